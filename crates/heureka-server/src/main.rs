@@ -1,0 +1,2 @@
+//! The `heureka` binary.
+fn main() {}
