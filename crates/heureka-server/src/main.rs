@@ -1,2 +1,98 @@
-//! The `heureka` binary.
-fn main() {}
+//! The `heureka` binary: reads Spring-style configuration, sets up logging, serves.
+
+use std::net::SocketAddr;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use heureka_server::config::{self, Config, Loaded};
+use tracing_subscriber::EnvFilter;
+
+fn main() -> ExitCode {
+    let started = Instant::now();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let cwd = std::env::current_dir().unwrap_or_else(|_| ".".into());
+    let config = match config::load(&args, &|name| std::env::var(name).ok(), &cwd) {
+        Ok(Loaded::Run(config)) => config,
+        Ok(Loaded::Help(text)) | Ok(Loaded::Version(text)) => {
+            println!("{text}");
+            return ExitCode::SUCCESS;
+        }
+        Err(error) => {
+            eprintln!("heureka: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    init_logging(&config);
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("heureka: cannot start the async runtime: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(config, started)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("heureka: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(config: Config, started: Instant) -> std::io::Result<()> {
+    let address = SocketAddr::new(config.server.address, config.server.port);
+    let listener = tokio::net::TcpListener::bind(address)
+        .await
+        .map_err(|error| std::io::Error::new(error.kind(), format!("cannot listen on {address}: {error}")))?;
+    tracing::info!(
+        %address,
+        base_path = %config.heureka.base_path,
+        self_preservation = config.eureka_server.enable_self_preservation,
+        sources = ?config.sources,
+        startup_ms = started.elapsed().as_millis() as u64,
+        "heureka is serving the Eureka API"
+    );
+    heureka_server::serve(config, listener, shutdown_signal()).await
+}
+
+/// Completes on Ctrl-C or SIGTERM, so leases and connections end cleanly.
+async fn shutdown_signal() {
+    let ctrl_c = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        let mut terminate = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(signal) => signal,
+            Err(_) => return ctrl_c.await.unwrap_or(()),
+        };
+        tokio::select! {
+            _ = ctrl_c => {}
+            _ = terminate.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    ctrl_c.await.unwrap_or(());
+    tracing::info!("shutting down");
+}
+
+/// `logging.level.root` sets the default; `logging.level.<target>` refines one target.
+/// `RUST_LOG`, when set, wins, as it does for every Rust program.
+fn init_logging(config: &Config) {
+    let mut directives = vec!["info".to_owned()];
+    for (target, level) in &config.logging_levels {
+        let level = level.to_ascii_lowercase();
+        if target.eq_ignore_ascii_case("root") {
+            directives[0] = level;
+        } else {
+            let target = match target.as_str() {
+                "heureka" => "heureka_server".to_owned(),
+                other => other.replace('.', "::"),
+            };
+            directives.push(format!("{target}={level}"));
+        }
+    }
+    let filter = std::env::var("RUST_LOG")
+        .ok()
+        .and_then(|value| EnvFilter::try_new(value).ok())
+        .unwrap_or_else(|| EnvFilter::new(directives.join(",")));
+    tracing_subscriber::fmt().with_env_filter(filter).with_target(false).init();
+}

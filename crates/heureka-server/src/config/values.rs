@@ -1,0 +1,84 @@
+//! Parsers for the value types of the bound keys, with Spring's conversion rules.
+
+use std::net::{IpAddr, Ipv4Addr};
+
+/// Spring's `StringToBooleanConverter`: true/on/yes/1 and false/off/no/0, any case.
+pub(crate) fn parse_bool(text: &str) -> Option<bool> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "true" | "on" | "yes" | "1" => Some(true),
+        "false" | "off" | "no" | "0" => Some(false),
+        _ => None,
+    }
+}
+
+/// An integer of any width, surrounding whitespace allowed as in Spring's `NumberUtils`.
+pub(crate) fn parse_number<T: std::str::FromStr>(text: &str) -> Option<T> {
+    text.trim().parse().ok()
+}
+
+/// Spring's `DataSize.parse`: a whole number with an optional unit B, KB, MB, GB or TB
+/// (binary multiples, any case); a bare number is bytes. Zero and overflow are rejected.
+pub(crate) fn parse_data_size(text: &str) -> Option<usize> {
+    let text = text.trim();
+    let digits_end = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let number: u64 = text[..digits_end].parse().ok()?;
+    let multiplier: u64 = match text[digits_end..].trim().to_ascii_uppercase().as_str() {
+        "" | "B" => 1,
+        "KB" => 1 << 10,
+        "MB" => 1 << 20,
+        "GB" => 1 << 30,
+        "TB" => 1 << 40,
+        _ => return None,
+    };
+    let bytes = number.checked_mul(multiplier).filter(|bytes| *bytes > 0)?;
+    usize::try_from(bytes).ok()
+}
+
+/// A log level Spring Boot accepts, lower-cased. Spring's `fatal` maps to `error`, the most
+/// severe level `tracing` has.
+pub(crate) fn parse_level(text: &str) -> Option<&'static str> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "trace" => Some("trace"),
+        "debug" => Some("debug"),
+        "info" => Some("info"),
+        "warn" => Some("warn"),
+        "error" | "fatal" => Some("error"),
+        "off" => Some("off"),
+        _ => None,
+    }
+}
+
+/// A literal IP address; `localhost` is accepted as 127.0.0.1 since Spring would resolve it.
+pub(crate) fn parse_ip(text: &str) -> Option<IpAddr> {
+    match text.trim() {
+        "localhost" => Some(IpAddr::V4(Ipv4Addr::LOCALHOST)),
+        other => other.parse().ok(),
+    }
+}
+
+/// `heureka.base-path`: starts with `/` and does not end with one.
+pub(crate) fn parse_base_path(text: &str) -> Option<String> {
+    let text = text.trim();
+    (text.starts_with('/') && !text.ends_with('/') && !text.contains(char::is_whitespace))
+        .then(|| text.to_owned())
+}
+
+/// A peer URL list entry: http(s), normalised to end with `/` as Spring Cloud's
+/// `EurekaClientConfigBean.getEurekaServerServiceUrls` does.
+pub(crate) fn parse_service_url(text: &str) -> Option<String> {
+    let text = text.trim();
+    let lower = text.to_ascii_lowercase();
+    let has_host = ["http://", "https://"]
+        .iter()
+        .any(|scheme| lower.starts_with(scheme) && lower.len() > scheme.len());
+    if !has_host {
+        return None;
+    }
+    Some(if text.ends_with('/') {
+        text.to_owned()
+    } else {
+        format!("{text}/")
+    })
+}

@@ -1,0 +1,101 @@
+//! Instance writes and reads: register, renew, cancel, and single-instance lookups.
+
+use axum::body::Bytes;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use heureka_core::RenewOutcome;
+
+use crate::clock;
+use crate::handlers::{document, first, last_dirty_timestamp, origin, status_param};
+use crate::http::error::ApiError;
+use crate::http::negotiate;
+use crate::registration;
+use crate::state::SharedState;
+
+/// `POST {base}/apps/{app}`: register or re-register. Always 204 on success — the Java and
+/// JavaScript clients treat any other 2xx as a failed registration.
+pub(crate) async fn register(
+    State(state): State<SharedState>,
+    Path(app): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<StatusCode, ApiError> {
+    let format = negotiate::body_format(&headers, &body)?;
+    let now = clock::now_millis();
+    let mut instance = heureka_wire::decode_instance(&body, format, now)
+        .map_err(|error| ApiError::BadRequest(error.to_string()))?;
+    registration::validate(&mut instance, &app)?;
+    let origin = origin(&headers);
+    tracing::info!(app = %instance.app, id = %instance.id(), status = %instance.status, ?origin, "registered instance");
+    state.registry.lock().register(instance, origin, now);
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// `PUT {base}/apps/{app}/{id}`: heartbeat. 404 asks the client to re-register; 409 (peers
+/// only) sends back our newer copy.
+pub(crate) async fn renew(
+    State(state): State<SharedState>,
+    Path((app, id)): Path<(String, String)>,
+    Query(query): Query<Vec<(String, String)>>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let dirty = last_dirty_timestamp(&query)?;
+    let overridden = match first(&query, "overriddenstatus") {
+        Some(value) => Some(status_param("overriddenstatus", value)?),
+        None => None,
+    };
+    let outcome = state
+        .registry
+        .lock()
+        .renew(&app, &id, dirty, overridden, origin(&headers), clock::now_millis());
+    match outcome {
+        RenewOutcome::Renewed => Ok(StatusCode::OK.into_response()),
+        RenewOutcome::NotFound | RenewOutcome::ClientNewer => Err(ApiError::NotFound),
+        RenewOutcome::RegistryNewer(ours) => {
+            let format = negotiate::instance_format(&headers);
+            let mut response = document(format, heureka_wire::encode_instance(&ours, format));
+            *response.status_mut() = StatusCode::CONFLICT;
+            Ok(response)
+        }
+    }
+}
+
+/// `DELETE {base}/apps/{app}/{id}`: cancel (deregister).
+pub(crate) async fn cancel(
+    State(state): State<SharedState>,
+    Path((app, id)): Path<(String, String)>,
+    headers: HeaderMap,
+) -> Result<StatusCode, ApiError> {
+    let cancelled = state.registry.lock().cancel(&app, &id, origin(&headers), clock::now_millis());
+    if cancelled {
+        tracing::info!(%app, %id, "cancelled lease");
+        Ok(StatusCode::OK)
+    } else {
+        Err(ApiError::NotFound)
+    }
+}
+
+/// `GET {base}/apps/{app}/{id}`.
+pub(crate) async fn one(
+    State(state): State<SharedState>,
+    Path((app, id)): Path<(String, String)>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let instance = state.registry.lock().instance(&app, &id, clock::now_millis());
+    let instance = instance.ok_or(ApiError::NotFound)?;
+    let format = negotiate::instance_format(&headers);
+    Ok(document(format, heureka_wire::encode_instance(&instance, format)))
+}
+
+/// `GET {base}/instances/{id}`: the first instance with this id in any application.
+pub(crate) async fn by_id(
+    State(state): State<SharedState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let instance = state.registry.lock().instance_by_id(&id, clock::now_millis());
+    let instance = instance.ok_or(ApiError::NotFound)?;
+    let format = negotiate::instance_format(&headers);
+    Ok(document(format, heureka_wire::encode_instance(&instance, format)))
+}

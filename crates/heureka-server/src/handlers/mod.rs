@@ -1,0 +1,61 @@
+//! Request handlers: extract, call the registry under a short lock, map the outcome.
+//!
+//! Protocol decisions live in `heureka-core`; a handler only translates between HTTP and the
+//! registry's calls and outcomes.
+
+pub(crate) mod apps;
+pub(crate) mod instances;
+pub(crate) mod overrides;
+
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
+use heureka_core::{InstanceStatus, Millis, Origin};
+use heureka_wire::Format;
+
+use crate::http::error::ApiError;
+use crate::http::negotiate;
+
+/// The header peers put on replicated writes; they are applied but never replicated again.
+const REPLICATION_HEADER: &str = "x-netflix-discovery-replication";
+
+/// Eureka treats a write as a replica only when the header is exactly `true`.
+pub(crate) fn origin(headers: &HeaderMap) -> Origin {
+    match headers.get(REPLICATION_HEADER) {
+        Some(value) if value.as_bytes() == b"true" => Origin::Peer,
+        _ => Origin::Client,
+    }
+}
+
+/// A 200 response carrying an encoded document.
+pub(crate) fn document(format: Format, body: impl Into<Bytes>) -> Response {
+    let mut response = (StatusCode::OK, body.into()).into_response();
+    response
+        .headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static(negotiate::content_type(format)));
+    response
+}
+
+/// Query parameters in order, first value per key (Eureka's `getFirst`).
+pub(crate) fn first<'a>(query: &'a [(String, String)], key: &str) -> Option<&'a str> {
+    query.iter().find(|(name, _)| name == key).map(|(_, value)| value.as_str())
+}
+
+/// `lastDirtyTimestamp` must be a number when present; Eureka would throw a 500 here.
+pub(crate) fn last_dirty_timestamp(query: &[(String, String)]) -> Result<Option<Millis>, ApiError> {
+    match first(query, "lastDirtyTimestamp") {
+        None | Some("") => Ok(None),
+        Some(value) => value.trim().parse().map(Some).map_err(|_| {
+            ApiError::BadRequest(format!("lastDirtyTimestamp '{value}' is not a number of milliseconds"))
+        }),
+    }
+}
+
+/// A status named in a query parameter: exact enum names only, as Eureka's `valueOf`.
+pub(crate) fn status_param(name: &str, value: &str) -> Result<InstanceStatus, ApiError> {
+    InstanceStatus::from_name(value).ok_or_else(|| {
+        ApiError::BadRequest(format!(
+            "{name} '{value}' is not one of UP, DOWN, STARTING, OUT_OF_SERVICE, UNKNOWN"
+        ))
+    })
+}

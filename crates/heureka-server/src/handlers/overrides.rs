@@ -1,0 +1,85 @@
+//! Operator writes on one instance: status override set and remove, metadata update.
+
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, StatusCode};
+
+use crate::clock;
+use crate::handlers::{first, last_dirty_timestamp, origin, status_param};
+use crate::http::error::ApiError;
+use crate::state::SharedState;
+
+/// `PUT {base}/apps/{app}/{id}/status?value=S`: set a status override.
+pub(crate) async fn set_status(
+    State(state): State<SharedState>,
+    Path((app, id)): Path<(String, String)>,
+    Query(query): Query<Vec<(String, String)>>,
+    headers: HeaderMap,
+) -> Result<StatusCode, ApiError> {
+    let now = clock::now_millis();
+    // Eureka looks the instance up before it reads `value`: unknown instances are 404 first.
+    if state.registry.lock().instance(&app, &id, now).is_none() {
+        return Err(ApiError::NotFound);
+    }
+    let value = first(&query, "value").ok_or_else(|| ApiError::BadRequest("missing query parameter 'value'".to_owned()))?;
+    let status = status_param("value", value)?;
+    let dirty = last_dirty_timestamp(&query)?;
+    let updated = state
+        .registry
+        .lock()
+        .set_status_override(&app, &id, status, dirty, origin(&headers), now);
+    if updated {
+        tracing::info!(%app, %id, %status, "status override set");
+        Ok(StatusCode::OK)
+    } else {
+        Err(ApiError::NotFound)
+    }
+}
+
+/// `DELETE {base}/apps/{app}/{id}/status[?value=S]`: remove the override. Without `value` the
+/// instance becomes `UNKNOWN`, so its next heartbeat gets 404 and it re-registers its real status.
+pub(crate) async fn delete_status(
+    State(state): State<SharedState>,
+    Path((app, id)): Path<(String, String)>,
+    Query(query): Query<Vec<(String, String)>>,
+    headers: HeaderMap,
+) -> Result<StatusCode, ApiError> {
+    let new_status = match first(&query, "value") {
+        Some(value) => Some(status_param("value", value)?),
+        None => None,
+    };
+    let dirty = last_dirty_timestamp(&query)?;
+    let removed = state.registry.lock().delete_status_override(
+        &app,
+        &id,
+        new_status,
+        dirty,
+        origin(&headers),
+        clock::now_millis(),
+    );
+    if removed {
+        tracing::info!(%app, %id, "status override removed");
+        Ok(StatusCode::OK)
+    } else {
+        Err(ApiError::NotFound)
+    }
+}
+
+/// `PUT {base}/apps/{app}/{id}/metadata?k=v…`: merge every query parameter into the metadata.
+pub(crate) async fn update_metadata(
+    State(state): State<SharedState>,
+    Path((app, id)): Path<(String, String)>,
+    Query(query): Query<Vec<(String, String)>>,
+) -> Result<StatusCode, ApiError> {
+    let mut entries: Vec<(String, String)> = Vec::with_capacity(query.len());
+    for (key, value) in query {
+        if !entries.iter().any(|(seen, _)| *seen == key) {
+            entries.push((key, value));
+        }
+    }
+    let updated = state.registry.lock().update_metadata(&app, &id, entries, clock::now_millis());
+    if updated {
+        Ok(StatusCode::OK)
+    } else {
+        Err(ApiError::NotFound)
+    }
+}

@@ -1,0 +1,48 @@
+//! `ApiError`: every way a request can fail, and the one place that maps them to status codes.
+//!
+//! Eureka answers most failures with an empty body; where we add a body it is one line of
+//! plain text saying why, so a human with `curl` learns what to fix. Real clients ignore it.
+
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+
+#[derive(Debug)]
+pub(crate) enum ApiError {
+    /// Unknown app or instance. Eureka sends no body.
+    NotFound,
+    /// Malformed or invalid input; the reason is sent as the body.
+    BadRequest(String),
+    /// Eureka's answer to a delta fetch while deltas are disabled.
+    Forbidden,
+    /// Missing or wrong credentials while basic auth is configured.
+    Unauthorized,
+    /// A body in a format neither codec reads.
+    UnsupportedMediaType(String),
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        match self {
+            ApiError::NotFound => StatusCode::NOT_FOUND.into_response(),
+            ApiError::Forbidden => StatusCode::FORBIDDEN.into_response(),
+            ApiError::BadRequest(reason) => plain(StatusCode::BAD_REQUEST, reason),
+            ApiError::UnsupportedMediaType(reason) => plain(StatusCode::UNSUPPORTED_MEDIA_TYPE, reason),
+            ApiError::Unauthorized => {
+                let mut response = plain(StatusCode::UNAUTHORIZED, "authentication required".to_owned());
+                response.headers_mut().insert(
+                    header::WWW_AUTHENTICATE,
+                    HeaderValue::from_static("Basic realm=\"heureka\""),
+                );
+                response
+            }
+        }
+    }
+}
+
+fn plain(status: StatusCode, reason: String) -> Response {
+    let mut response = (status, reason).into_response();
+    response
+        .headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8"));
+    response
+}

@@ -1,0 +1,73 @@
+//! What every request handler shares: the registry behind its lock, the response cache, and
+//! the few settings handlers consult.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use heureka_core::{LeaseExpiry, Registry, RegistryPolicy};
+use parking_lot::Mutex;
+
+use crate::cache::ResponseCache;
+use crate::clock;
+use crate::config::Config;
+
+pub(crate) type SharedState = Arc<AppState>;
+
+#[derive(Debug)]
+pub(crate) struct AppState {
+    /// The registry. A blocking mutex, not an async one: every critical section is a few hash
+    /// lookups (or one snapshot copy) and never spans an `.await`, so contention stays short and
+    /// no task is ever parked holding it (the reasoning of mini-redis's `Db`).
+    pub(crate) registry: Mutex<Registry>,
+    /// Pre-encoded (and pre-compressed) full and delta documents, keyed by registry version.
+    pub(crate) cache: ResponseCache,
+    pub(crate) settings: Settings,
+}
+
+/// The handful of configuration values request handlers need, resolved once at start-up.
+#[derive(Debug)]
+pub(crate) struct Settings {
+    /// `eureka.server.disable-delta`: delta fetches answer 403.
+    pub(crate) disable_delta: bool,
+    /// The `Authorization` header value required on every request, when auth is configured.
+    pub(crate) basic_auth_header: Option<String>,
+}
+
+impl AppState {
+    pub(crate) fn new(config: &Config) -> SharedState {
+        let now = clock::now_millis();
+        let mut registry = Registry::new(registry_policy(config), now);
+        // A single node has no peers to sync from, so it opens at once with Spring's
+        // default-open-for-traffic-count: reads answer 200 from the first second.
+        registry.open_for_traffic(config.registry.default_open_for_traffic_count, now);
+        let max_age = Duration::from_secs(config.eureka_server.response_cache_auto_expiration_in_seconds);
+        Arc::new(AppState {
+            registry: Mutex::new(registry),
+            cache: ResponseCache::new(max_age),
+            settings: Settings {
+                disable_delta: config.eureka_server.disable_delta,
+                basic_auth_header: config
+                    .security
+                    .as_ref()
+                    .map(|auth| crate::http::auth::basic_auth_header(&auth.name, &auth.password)),
+            },
+        })
+    }
+}
+
+/// Translates configuration into the registry's own parameter struct; config never reaches core.
+fn registry_policy(config: &Config) -> RegistryPolicy {
+    let server = &config.eureka_server;
+    RegistryPolicy {
+        lease_expiry: if config.heureka.legacy_lease_expiry {
+            LeaseExpiry::LegacyDoubleDuration
+        } else {
+            LeaseExpiry::Documented
+        },
+        enable_self_preservation: server.enable_self_preservation,
+        renewal_percent_threshold: server.renewal_percent_threshold,
+        expected_client_renewal_interval_secs: server.expected_client_renewal_interval_seconds,
+        delta_retention_ms: server.retention_time_in_ms_in_delta_queue as i64,
+        expected_number_of_clients_sending_renews: config.registry.expected_number_of_clients_sending_renews,
+    }
+}

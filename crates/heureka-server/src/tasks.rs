@@ -1,0 +1,143 @@
+//! The background jobs of a Eureka server: eviction, the renews-per-minute bucket, the
+//! renewal-threshold update and delta-queue retention. Each is a Tokio task on its own timer;
+//! each takes the registry lock briefly and logs what it decided, with the numbers behind it.
+
+use std::time::Duration;
+
+use tokio::task::JoinSet;
+use tokio::time::{interval_at, Instant, MissedTickBehavior};
+
+use crate::clock;
+use crate::config::Config;
+use crate::state::SharedState;
+
+/// Starts every background job; they stop when the returned set is dropped or aborted.
+pub(crate) fn spawn_all(state: &SharedState, config: &Config) -> JoinSet<()> {
+    let server = &config.eureka_server;
+    let mut tasks = JoinSet::new();
+    tasks.spawn(evict_expired_leases(state.clone(), millis(server.eviction_interval_timer_in_ms)));
+    tasks.spawn(roll_renews_bucket(state.clone(), server.enable_self_preservation));
+    tasks.spawn(update_renewal_threshold(
+        state.clone(),
+        millis(server.renewal_threshold_update_interval_ms),
+    ));
+    tasks.spawn(purge_delta_queue(state.clone(), millis(server.delta_retention_timer_interval_in_ms)));
+    tasks
+}
+
+fn millis(ms: u64) -> Duration {
+    Duration::from_millis(ms.max(1))
+}
+
+/// A timer whose first tick is one period from now, as Eureka's timers start.
+fn every(period: Duration) -> tokio::time::Interval {
+    let mut timer = interval_at(Instant::now() + period, period);
+    timer.set_missed_tick_behavior(MissedTickBehavior::Delay);
+    timer
+}
+
+/// Eureka's `EvictionTask`: evicts expired leases, capped, unless self-preservation holds.
+async fn evict_expired_leases(state: SharedState, period: Duration) {
+    let mut timer = every(period);
+    let mut previous = Instant::now();
+    loop {
+        timer.tick().await;
+        // Time beyond the period since the previous run (a stalled process, a suspended VM)
+        // counts towards expiry, so a late run does not evict less than it should.
+        let compensation = previous.elapsed().saturating_sub(period);
+        previous = Instant::now();
+        let seed = clock::now_millis() as u64;
+        let report = state
+            .registry
+            .lock()
+            .evict(clock::now_millis(), compensation.as_millis() as i64, seed);
+        if !report.lease_expiration_enabled {
+            if report.expired > 0 {
+                let numbers = state.registry.lock().self_preservation();
+                tracing::warn!(
+                    expired = report.expired,
+                    renews_last_min = numbers.renews_last_min,
+                    renews_threshold = numbers.renews_threshold,
+                    "self-preservation: not evicting expired leases"
+                );
+            }
+            continue;
+        }
+        for (app, id) in &report.evicted {
+            tracing::info!(%app, %id, "evicted expired lease");
+        }
+        if !report.evicted.is_empty() {
+            tracing::info!(
+                evicted = report.evicted.len(),
+                expired = report.expired,
+                eviction_limit = report.eviction_limit,
+                registry_size = report.registry_size,
+                "eviction run"
+            );
+        }
+        if !report.evicted.is_empty() || report.expired > 0 {
+            state.cache.clear();
+        }
+    }
+}
+
+/// Rolls the renews-per-minute counter and reports entering or leaving self-preservation.
+async fn roll_renews_bucket(state: SharedState, self_preservation_enabled: bool) {
+    let mut timer = every(Duration::from_secs(60));
+    loop {
+        timer.tick().await;
+        let (before, after) = {
+            let mut registry = state.registry.lock();
+            let before = registry.self_preservation();
+            registry.roll_renews_bucket();
+            (before, registry.self_preservation())
+        };
+        if !self_preservation_enabled || before.lease_expiration_enabled == after.lease_expiration_enabled {
+            continue;
+        }
+        if after.lease_expiration_enabled {
+            tracing::info!(
+                renews_last_min = after.renews_last_min,
+                renews_threshold = after.renews_threshold,
+                expected_clients = after.expected_clients,
+                "left self-preservation: renews are above the threshold, expired leases will be evicted"
+            );
+        } else {
+            tracing::warn!(
+                renews_last_min = after.renews_last_min,
+                renews_threshold = after.renews_threshold,
+                expected_clients = after.expected_clients,
+                "entered self-preservation: renews are at or below the threshold, expired leases are kept"
+            );
+        }
+    }
+}
+
+/// Eureka's renewal-threshold task: re-derives the expected number of clients from the registry.
+async fn update_renewal_threshold(state: SharedState, period: Duration) {
+    let mut timer = every(period);
+    loop {
+        timer.tick().await;
+        let numbers = {
+            let mut registry = state.registry.lock();
+            registry.update_renewal_threshold();
+            registry.self_preservation()
+        };
+        tracing::debug!(
+            expected_clients = numbers.expected_clients,
+            renews_threshold = numbers.renews_threshold,
+            "renewal threshold updated"
+        );
+    }
+}
+
+/// Drops delta-queue entries older than the retention window.
+async fn purge_delta_queue(state: SharedState, period: Duration) {
+    let mut timer = every(period);
+    loop {
+        timer.tick().await;
+        state.registry.lock().purge_recently_changed(clock::now_millis());
+        // The delta document changes without a registry version bump; re-encode it next time.
+        state.cache.clear();
+    }
+}

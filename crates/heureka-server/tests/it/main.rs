@@ -1,0 +1,10 @@
+//! End-to-end tests of the `heureka` server over real sockets on 127.0.0.1.
+//!
+//! Each test starts its own server on a free port, so tests are independent and run in
+//! parallel. The registry rules themselves are specified in `heureka-core`'s unit tests; these
+//! tests specify the HTTP contract: routes, status codes, formats, errors.
+
+mod api;
+mod auth;
+mod bad_input;
+mod support;
