@@ -5,15 +5,33 @@
 //! knows no wire format. Every time-dependent call takes `now` (milliseconds since the epoch),
 //! and randomness (eviction order) is passed in as a seed. That makes every rule testable
 //! without sleeping.
+//!
+//! Map of the crate: `registry.rs` holds the state and the writes, `reads.rs` the documents
+//! readers get, `lease.rs` expiry, `status_rules.rs` the override rules, `delta.rs` the
+//! recently-changed queue and `apps__hashcode`, `eviction.rs` and `self_preservation.rs` the
+//! two timer-driven rules.
 
+mod delta;
+mod eviction;
+mod lease;
 mod model;
+mod outcomes;
+mod policy;
+mod reads;
 mod registry;
+mod self_preservation;
+mod status_rules;
+#[cfg(test)]
+mod test_util;
 
+pub use delta::apps_hashcode;
+pub use eviction::eviction_limit;
+pub use lease::LeaseExpiry;
 pub use model::{
-    ActionType, Application, Applications, DataCenterClass, DataCenterInfo, Instance, InstanceStatus,
-    LeaseInfo, Millis, Port,
+    ActionType, Application, Applications, DataCenterClass, DataCenterInfo, Instance,
+    InstanceStatus, LeaseInfo, Millis, Port,
 };
 pub use registry::{
-    apps_hashcode, EvictionReport, LeaseExpiry, Origin, Registry, RegistryPolicy, RenewOutcome,
-    SelfPreservation,
+    EvictionReport, Origin, Registry, RegistryPolicy, RenewOutcome, SelfPreservation,
 };
+pub use self_preservation::{lease_expiration_enabled, renews_threshold};

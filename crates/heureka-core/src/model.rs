@@ -100,9 +100,15 @@ pub struct Port {
 
 impl Port {
     /// Eureka's default when a body has no `port`: 7001, enabled.
-    pub const DEFAULT_PLAIN: Port = Port { number: 7001, enabled: true };
+    pub const DEFAULT_PLAIN: Port = Port {
+        number: 7001,
+        enabled: true,
+    };
     /// Eureka's default when a body has no `securePort`: 7002, disabled.
-    pub const DEFAULT_SECURE: Port = Port { number: 7002, enabled: false };
+    pub const DEFAULT_SECURE: Port = Port {
+        number: 7002,
+        enabled: false,
+    };
 }
 
 /// Which Java class a `dataCenterInfo` is. Clients send it as `@class` (JSON) or `class` (XML).
@@ -213,7 +219,13 @@ impl Instance {
     /// An instance with Eureka's defaults for every optional field, as a reader would build it
     /// from a body that names only these fields. `now` stands for "parse time", Eureka's default
     /// for both `lastUpdatedTimestamp` and `lastDirtyTimestamp`.
-    pub fn new(app: &str, instance_id: &str, host_name: &str, ip_addr: &str, now: Millis) -> Instance {
+    pub fn new(
+        app: &str,
+        instance_id: &str,
+        host_name: &str,
+        ip_addr: &str,
+        now: Millis,
+    ) -> Instance {
         Instance {
             instance_id: Some(instance_id.to_owned()).filter(|id| !id.is_empty()),
             host_name: host_name.to_owned(),

@@ -1,114 +1,127 @@
-//! API STUB — replaced by the real implementation.
+//! The registry: applications → instances → leases, and the writes clients and peers make to
+//! it (register, renew, cancel, status overrides, metadata).
+//!
+//! Eureka's `AbstractInstanceRegistry` and `PeerAwareInstanceRegistryImpl`, minus replication,
+//! caching and timers, which belong to the server. Reads live in `reads.rs`, eviction in
+//! `eviction.rs`, self-preservation in `self_preservation.rs`; the public
+//! policy and outcome types in `policy.rs` and `outcomes.rs`.
 
-use crate::model::{Application, Applications, Instance, InstanceStatus, Millis};
+use std::borrow::Cow;
+use std::collections::HashMap;
 
-/// Who sent a write: a client, or a peer server replicating one (Eureka's `isReplication`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Origin {
-    Client,
-    Peer,
-}
+use crate::delta::RecentlyChanged;
+use crate::lease::Lease;
+use crate::model::{ActionType, Instance, InstanceStatus, Millis};
+pub use crate::outcomes::{EvictionReport, RenewOutcome, SelfPreservation};
+pub use crate::policy::{Origin, RegistryPolicy};
+use crate::self_preservation::RenewalCounters;
+use crate::status_rules::{effective_status, OverrideMap, StatusInput};
 
-/// How a lease's expiry is computed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LeaseExpiry {
-    /// Expires `durationInSecs` after the last renewal, as Eureka documents it.
-    Documented,
-    /// Eureka's won't-fix bug: a renewed lease expires 2 × duration after the last renewal.
-    LegacyDoubleDuration,
-}
-
-/// The knobs the registry's rules depend on, built by the server from its configuration.
-#[derive(Clone, Debug)]
-pub struct RegistryPolicy {
-    pub lease_expiry: LeaseExpiry,
-    pub enable_self_preservation: bool,
-    /// `renewal-percent-threshold`, 0.85.
-    pub renewal_percent_threshold: f64,
-    /// `expected-client-renewal-interval-seconds`, 30.
-    pub expected_client_renewal_interval_secs: u32,
-    /// `retention-time-in-m-s-in-delta-queue`, 180 000.
-    pub delta_retention_ms: Millis,
-    /// `eureka.instance.registry.expected-number-of-clients-sending-renews`, 1.
-    pub expected_number_of_clients_sending_renews: u32,
-}
-
-impl Default for RegistryPolicy {
-    fn default() -> Self {
-        RegistryPolicy {
-            lease_expiry: LeaseExpiry::Documented,
-            enable_self_preservation: true,
-            renewal_percent_threshold: 0.85,
-            expected_client_renewal_interval_secs: 30,
-            delta_retention_ms: 180_000,
-            expected_number_of_clients_sending_renews: 1,
-        }
-    }
-}
-
-/// Result of a heartbeat, before any HTTP mapping.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum RenewOutcome {
-    /// 200.
-    Renewed,
-    /// Unknown instance, or the override rules say `UNKNOWN`: the client must re-register (404).
-    NotFound,
-    /// The client's `lastDirtyTimestamp` is newer than ours: ask it to re-register (404).
-    ClientNewer,
-    /// Our copy is newer and the caller is a peer: send ours back (409 + body).
-    RegistryNewer(Box<Instance>),
-}
-
-/// What one eviction run did, with the numbers behind it (for the log line).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct EvictionReport {
-    /// False when self-preservation held eviction back; nothing was evicted then.
-    pub lease_expiration_enabled: bool,
-    pub registry_size: usize,
-    pub expired: usize,
-    pub eviction_limit: usize,
-    /// `(app, id)` of every evicted lease.
-    pub evicted: Vec<(String, String)>,
-}
-
-/// The self-preservation numbers, for logs, the dashboard and the status endpoint.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SelfPreservation {
-    /// E: expected number of clients sending renews.
-    pub expected_clients: u32,
-    /// T: renews per minute below which expiry stops.
-    pub renews_threshold: u32,
-    /// Renews counted in the previous complete minute.
-    pub renews_last_min: u64,
-    /// `isLeaseExpirationEnabled()`: false means the server is in self-preservation.
-    pub lease_expiration_enabled: bool,
-}
+/// Leases by upper-cased app name, then by case-sensitive instance id.
+pub(crate) type Leases = HashMap<String, HashMap<String, Lease>>;
 
 /// The registry: applications → instances → leases, plus the delta queue and the
 /// self-preservation counters.
 #[derive(Debug)]
-pub struct Registry {}
-
-/// `apps__hashcode` over a set of statuses: `STATUS_count_` per status present, by status name.
-pub fn apps_hashcode<'a>(statuses: impl IntoIterator<Item = &'a InstanceStatus>) -> String {
-    let _ = statuses;
-    unimplemented!()
+pub struct Registry {
+    pub(crate) policy: RegistryPolicy,
+    /// Apps stay in the map when their last lease goes, as in Eureka; reads skip empty ones.
+    pub(crate) apps: Leases,
+    pub(crate) overrides: OverrideMap,
+    pub(crate) recently_changed: RecentlyChanged,
+    pub(crate) renewals: RenewalCounters,
+    /// See [`Registry::version`]. Starts at 1 so that a delta's `versions__delta` is never 0.
+    pub(crate) version: u64,
+    /// The answering server's own instance id, for `isCoordinatingDiscoveryServer`.
+    pub(crate) own_instance_id: Option<String>,
 }
 
-#[allow(unused_variables)]
 impl Registry {
+    /// An empty registry with E = `expected_number_of_clients_sending_renews`, as Spring's
+    /// `InstanceRegistry` starts. Nothing here depends on the creation time.
     pub fn new(policy: RegistryPolicy, now: Millis) -> Registry {
-        unimplemented!()
+        let _ = now;
+        Registry {
+            renewals: RenewalCounters::new(&policy),
+            policy,
+            apps: HashMap::new(),
+            overrides: OverrideMap::default(),
+            recently_changed: RecentlyChanged::default(),
+            version: 1,
+            own_instance_id: None,
+        }
     }
-    /// Eureka's `openForTraffic(count)`: sets E (0 is replaced by 1, Spring's default-open-for-traffic-count), T, start time.
-    pub fn open_for_traffic(&mut self, count: u32, now: Millis) {
-        unimplemented!()
+
+    /// Tells the registry which instance is the answering server itself, so reads mark it
+    /// `isCoordinatingDiscoveryServer` (Eureka's `decorateInstanceInfo`).
+    pub fn set_own_instance_id(&mut self, id: Option<String>) {
+        self.own_instance_id = id;
     }
+
     /// Register or re-register (§6.3). The instance has been validated by the caller.
     pub fn register(&mut self, instance: Instance, origin: Origin, now: Millis) {
-        unimplemented!()
+        let mut incoming = instance;
+        incoming.app = app_key(&incoming.app).into_owned();
+        let app = incoming.app.clone();
+        let id = incoming.id().to_owned();
+
+        let existing = self
+            .apps
+            .get_mut(&app)
+            .and_then(|leases| leases.remove(&id));
+        if existing.is_none() {
+            self.renewals.client_registered(&self.policy);
+        }
+        let existing_status = existing.as_ref().map(|lease| lease.holder.status);
+        let service_up = existing.as_ref().map(Lease::service_up_timestamp);
+        // A register carrying older data than we hold keeps our instance: strictly newer
+        // wins, so on equal timestamps the incoming copy replaces ours.
+        let mut holder = match existing {
+            Some(lease) if lease.holder.last_dirty_timestamp > incoming.last_dirty_timestamp => {
+                lease.holder
+            }
+            _ => incoming,
+        };
+
+        // An override the instance carries (e.g. replicated from a peer) seeds the map; the
+        // map's entry then wins over what the instance says.
+        if holder.overridden_status != InstanceStatus::Unknown
+            && self.overrides.get(&id, now).is_none()
+        {
+            self.overrides.insert(&id, holder.overridden_status, now);
+        }
+        if let Some(overridden) = self.overrides.get(&id, now) {
+            holder.overridden_status = overridden;
+        }
+        let input = StatusInput {
+            own: holder.status,
+            existing: existing_status,
+            origin,
+        };
+        let overrides = &mut self.overrides;
+        holder.status = effective_status(input, || overrides.get(&id, now)).0;
+        holder.action_type = Some(ActionType::Added);
+        holder.last_updated_timestamp = now;
+
+        let mut lease = Lease::new(holder, self.policy.lease_expiry, now);
+        if let Some(service_up) = service_up {
+            lease.inherit_service_up(service_up);
+        }
+        if lease.holder.status == InstanceStatus::Up {
+            lease.service_up(now);
+        }
+        self.apps
+            .entry(app.clone())
+            .or_default()
+            .insert(id.clone(), lease);
+        self.recently_changed.push_live(&app, &id, now);
+        self.version += 1;
     }
+
     /// Heartbeat (§6.4 + the lastDirtyTimestamp rules of §3.9).
+    ///
+    /// The lease is renewed before the dirty-timestamp comparison, so it is renewed even when
+    /// the outcome asks for a re-register or a conflict (Eureka's `InstanceResource.renewLease`).
     pub fn renew(
         &mut self,
         app: &str,
@@ -118,69 +131,256 @@ impl Registry {
         origin: Origin,
         now: Millis,
     ) -> RenewOutcome {
-        unimplemented!()
+        let app = app_key(app);
+        let Some(lease) = self
+            .apps
+            .get_mut(app.as_ref())
+            .and_then(|leases| leases.get_mut(id))
+        else {
+            return RenewOutcome::NotFound;
+        };
+        let stored_status = lease.holder.status;
+        let input = StatusInput {
+            own: stored_status,
+            existing: Some(stored_status),
+            origin,
+        };
+        let overrides = &mut self.overrides;
+        let (status, _) = effective_status(input, || overrides.get(id, now));
+        if status == InstanceStatus::Unknown {
+            // A deleted override leaves UNKNOWN behind; 404 makes the client re-register.
+            return RenewOutcome::NotFound;
+        }
+        if status != stored_status {
+            // Eureka flips the status silently (no delta item, no cache invalidation), which
+            // clients only notice through the hash. We record it as a MODIFIED change.
+            lease.holder.status = status;
+            lease.holder.action_type = Some(ActionType::Modified);
+            lease.holder.last_updated_timestamp = now;
+            if status == InstanceStatus::Up {
+                lease.service_up(now);
+            }
+            self.recently_changed.push_live(&app, id, now);
+            self.version += 1;
+        }
+        self.renewals.count_renew();
+        lease.renew(now);
+
+        let stored_dirty = lease.holder.last_dirty_timestamp;
+        match last_dirty_timestamp {
+            Some(incoming) if incoming > stored_dirty => {
+                let peer_override =
+                    overridden_status.filter(|status| *status != InstanceStatus::Unknown);
+                if let (Origin::Peer, Some(overridden)) = (origin, peer_override) {
+                    // Eureka's `storeOverriddenStatusIfRequired`: the peer knows an override we
+                    // do not; keep it so the re-register that follows honours it.
+                    if self.overrides.get(id, now) != Some(overridden) {
+                        self.overrides.insert(id, overridden, now);
+                        lease.holder.overridden_status = overridden;
+                        self.version += 1;
+                    }
+                }
+                RenewOutcome::ClientNewer
+            }
+            Some(incoming) if incoming < stored_dirty && origin == Origin::Peer => {
+                RenewOutcome::RegistryNewer(Box::new(decorate(
+                    lease,
+                    self.own_instance_id.as_deref(),
+                )))
+            }
+            _ => RenewOutcome::Renewed,
+        }
     }
+
     /// Cancel (§6.5). False when there was no such lease.
     pub fn cancel(&mut self, app: &str, id: &str, origin: Origin, now: Millis) -> bool {
-        unimplemented!()
+        // Cancels from clients and peers are applied alike; only replication differs.
+        let _ = origin;
+        self.remove_lease(&app_key(app), id, now)
     }
+
     /// `statusUpdate` (§6.7). False when unknown (404) — including expired-not-evicted leases.
-    pub fn set_status_override(&mut self, app: &str, id: &str, status: InstanceStatus, last_dirty_timestamp: Option<Millis>, origin: Origin, now: Millis) -> bool {
-        unimplemented!()
+    pub fn set_status_override(
+        &mut self,
+        app: &str,
+        id: &str,
+        status: InstanceStatus,
+        last_dirty_timestamp: Option<Millis>,
+        origin: Origin,
+        now: Millis,
+    ) -> bool {
+        let _ = origin;
+        let app = app_key(app);
+        let expiration_enabled = self.lease_expiration_enabled();
+        let Some(lease) = visible_lease_mut(&mut self.apps, &app, id, now, expiration_enabled)
+        else {
+            return false;
+        };
+        // Eureka renews here but does not count it towards renewsLastMin.
+        lease.renew(now);
+        if lease.holder.status == status {
+            // Nothing is recorded, not even an override: setting UP on an UP instance is a no-op.
+            return true;
+        }
+        if status == InstanceStatus::Up {
+            lease.service_up(now);
+        }
+        self.overrides.insert(id, status, now);
+        let holder = &mut lease.holder;
+        holder.overridden_status = status;
+        holder.status = status;
+        mark_modified(holder, last_dirty_timestamp, now);
+        self.recently_changed.push_live(&app, id, now);
+        self.version += 1;
+        true
     }
+
     /// `deleteStatusOverride` (§6.7). `new_status` None means UNKNOWN.
-    pub fn delete_status_override(&mut self, app: &str, id: &str, new_status: Option<InstanceStatus>, last_dirty_timestamp: Option<Millis>, origin: Origin, now: Millis) -> bool {
-        unimplemented!()
+    ///
+    /// With UNKNOWN (what real clients send) the next heartbeat gets 404 and the client
+    /// re-registers with its real status.
+    pub fn delete_status_override(
+        &mut self,
+        app: &str,
+        id: &str,
+        new_status: Option<InstanceStatus>,
+        last_dirty_timestamp: Option<Millis>,
+        origin: Origin,
+        now: Millis,
+    ) -> bool {
+        let _ = origin;
+        let app = app_key(app);
+        let expiration_enabled = self.lease_expiration_enabled();
+        let Some(lease) = visible_lease_mut(&mut self.apps, &app, id, now, expiration_enabled)
+        else {
+            return false;
+        };
+        lease.renew(now);
+        if self.overrides.remove(id, now).is_none() {
+            return true;
+        }
+        let holder = &mut lease.holder;
+        holder.overridden_status = InstanceStatus::Unknown;
+        holder.status = new_status.unwrap_or(InstanceStatus::Unknown);
+        mark_modified(holder, last_dirty_timestamp, now);
+        self.recently_changed.push_live(&app, id, now);
+        self.version += 1;
+        true
     }
+
     /// Merge metadata in place, then re-register the stored instance (§3.13). False when unknown.
-    pub fn update_metadata(&mut self, app: &str, id: &str, entries: Vec<(String, String)>, now: Millis) -> bool {
-        unimplemented!()
+    ///
+    /// The first value of a repeated key wins, as Eureka reads only `values[0]`.
+    /// `lastDirtyTimestamp` is not bumped, so the client's next re-register overwrites this.
+    pub fn update_metadata(
+        &mut self,
+        app: &str,
+        id: &str,
+        entries: Vec<(String, String)>,
+        now: Millis,
+    ) -> bool {
+        let app = app_key(app);
+        let expiration_enabled = self.lease_expiration_enabled();
+        let Some(lease) = visible_lease_mut(&mut self.apps, &app, id, now, expiration_enabled)
+        else {
+            return false;
+        };
+        let metadata = &mut lease.holder.metadata;
+        let mut seen: Vec<&str> = Vec::with_capacity(entries.len());
+        for (key, value) in &entries {
+            if !seen.contains(&key.as_str()) {
+                seen.push(key);
+                metadata.insert(key.clone(), value.clone());
+            }
+        }
+        let instance = lease.holder.clone();
+        self.register(instance, Origin::Client, now);
+        true
     }
-    /// One eviction run (§6.12). `compensation_ms` as Eureka computes it; `seed` drives the random choice.
-    pub fn evict(&mut self, now: Millis, compensation_ms: Millis, seed: u64) -> EvictionReport {
-        unimplemented!()
-    }
+
     /// Drops delta-queue items older than the retention window.
+    ///
+    /// Bumps [`Registry::version`] when items were dropped, because the delta document changed;
+    /// also forgets status overrides that idled out (Eureka's map expires after an hour).
     pub fn purge_recently_changed(&mut self, now: Millis) {
-        unimplemented!()
+        let purged = self
+            .recently_changed
+            .purge(now, self.policy.delta_retention_ms);
+        if purged > 0 {
+            self.version += 1;
+        }
+        self.overrides.purge_idle(now);
     }
-    /// Roll the one-minute renew bucket (called every 60 s).
-    pub fn roll_renews_bucket(&mut self) {
-        unimplemented!()
+
+    /// The live status overrides by instance id, for `/serverinfo/statusoverrides`.
+    pub fn status_overrides(&self, now: Millis) -> Vec<(String, InstanceStatus)> {
+        self.overrides.snapshot(now)
     }
-    /// The 15-minute task: E = instance count if count > pct × E or self-preservation is off.
-    pub fn update_renewal_threshold(&mut self) {
-        unimplemented!()
-    }
-    pub fn self_preservation(&self) -> SelfPreservation {
-        unimplemented!()
-    }
-    /// Bumped on every change a reader can see (not on plain renews). Response caches key on it.
-    pub fn version(&self) -> u64 {
-        unimplemented!()
-    }
-    /// Full registry (`versions__delta` 1), apps with no instances omitted.
-    pub fn applications(&self) -> Applications {
-        unimplemented!()
-    }
-    /// The delta document (§6.9): hash of the full registry, `versions__delta` = a counter.
-    pub fn delta(&self) -> Applications {
-        unimplemented!()
-    }
-    /// One application, None if unknown or empty.
-    pub fn application(&self, app: &str) -> Option<Application> {
-        unimplemented!()
-    }
-    /// One instance; None if unknown or (when expiration is enabled) expired.
-    pub fn instance(&self, app: &str, id: &str, now: Millis) -> Option<Instance> {
-        unimplemented!()
-    }
-    /// First instance with this id across all apps, same filter.
-    pub fn instance_by_id(&self, id: &str, now: Millis) -> Option<Instance> {
-        unimplemented!()
-    }
-    /// VIP (or secure VIP when `secure`) selection, `versions__delta` -1.
-    pub fn vip(&self, vip: &str, secure: bool) -> Applications {
-        unimplemented!()
+
+    /// Eureka's `internalCancel`, shared by cancel and eviction. `app` is already upper-cased.
+    pub(crate) fn remove_lease(&mut self, app: &str, id: &str, now: Millis) -> bool {
+        // The override goes even when there is no lease, as in Eureka.
+        self.overrides.remove(id, now);
+        let Some(mut lease) = self.apps.get_mut(app).and_then(|leases| leases.remove(id)) else {
+            return false;
+        };
+        lease.cancel(now);
+        lease.holder.action_type = Some(ActionType::Deleted);
+        lease.holder.last_updated_timestamp = now;
+        self.recently_changed.push_deleted(app, id, lease, now);
+        self.renewals.client_cancelled(&self.policy);
+        self.version += 1;
+        true
     }
 }
+
+/// App names are case-insensitive on the way in and upper-case in the registry, as Eureka's
+/// `InstanceInfo.Builder` upper-cases them. Borrows when the name already is upper-case, so
+/// a heartbeat allocates nothing.
+pub(crate) fn app_key(app: &str) -> Cow<'_, str> {
+    if app.chars().any(char::is_lowercase) {
+        Cow::Owned(app.to_uppercase())
+    } else {
+        Cow::Borrowed(app)
+    }
+}
+
+/// A lease as reads see it: missing, or expired while lease expiration is enabled, reads as
+/// absent (Eureka's `getInstanceByAppAndId`). Expired leases stay visible during
+/// self-preservation, since they are not going to be evicted.
+pub(crate) fn is_visible(lease: &Lease, now: Millis, expiration_enabled: bool) -> bool {
+    !(expiration_enabled && lease.is_expired(now, 0))
+}
+
+fn visible_lease_mut<'a>(
+    apps: &'a mut Leases,
+    app: &str,
+    id: &str,
+    now: Millis,
+    expiration_enabled: bool,
+) -> Option<&'a mut Lease> {
+    apps.get_mut(app)
+        .and_then(|leases| leases.get_mut(id))
+        .filter(|lease| is_visible(lease, now, expiration_enabled))
+}
+
+/// Eureka's `decorateInstanceInfo`.
+pub(crate) fn decorate(lease: &Lease, own_instance_id: Option<&str>) -> Instance {
+    let mut instance = lease.decorated();
+    instance.is_coordinating_discovery_server = own_instance_id == Some(instance.id());
+    instance
+}
+
+/// The bookkeeping of an effective status change: adopt a newer dirty timestamp, MODIFIED.
+fn mark_modified(holder: &mut Instance, last_dirty_timestamp: Option<Millis>, now: Millis) {
+    if let Some(incoming) = last_dirty_timestamp {
+        if incoming > holder.last_dirty_timestamp {
+            holder.last_dirty_timestamp = incoming;
+        }
+    }
+    holder.action_type = Some(ActionType::Modified);
+    holder.last_updated_timestamp = now;
+}
+
+#[cfg(test)]
+mod tests;

@@ -77,12 +77,6 @@ impl ResponseCache {
         }
         encoded
     }
-
-    /// Forgets everything; used when something other than a versioned change alters a document
-    /// (the delta queue's retention purge).
-    pub(crate) fn clear(&self) {
-        self.entries.lock().clear();
-    }
 }
 
 /// Fast gzip: these payloads are highly repetitive, so level 1 already shrinks them ~10×

@@ -75,9 +75,6 @@ async fn evict_expired_leases(state: SharedState, period: Duration) {
                 "eviction run"
             );
         }
-        if !report.evicted.is_empty() || report.expired > 0 {
-            state.cache.clear();
-        }
     }
 }
 
@@ -136,8 +133,7 @@ async fn purge_delta_queue(state: SharedState, period: Duration) {
     let mut timer = every(period);
     loop {
         timer.tick().await;
+        // Dropping items changes the delta document, so this bumps the registry version too.
         state.registry.lock().purge_recently_changed(clock::now_millis());
-        // The delta document changes without a registry version bump; re-encode it next time.
-        state.cache.clear();
     }
 }

@@ -42,10 +42,10 @@ struct ParsedFile {
 
 /// Reads every configuration file that applies, in precedence order.
 pub(crate) fn load(settings: &FileSettings, cwd: &Path) -> Result<LoadedFiles, ConfigError> {
-    let base_name = settings
-        .name
-        .as_ref()
-        .map_or_else(|| "application".to_owned(), |name| name.value.trim().to_owned());
+    let base_name = settings.name.as_ref().map_or_else(
+        || "application".to_owned(),
+        |name| name.value.trim().to_owned(),
+    );
     let mut locations = match &settings.location {
         Some(location) => explicit_locations(location, cwd)?,
         None => default_locations(cwd),
@@ -67,7 +67,10 @@ pub(crate) fn load(settings: &FileSettings, cwd: &Path) -> Result<LoadedFiles, C
 
     let mut loaded = LoadedFiles::default();
     for file in &base_files {
-        let plain = file.documents.iter().filter(|doc| doc.on_profile().is_none());
+        let plain = file
+            .documents
+            .iter()
+            .filter(|doc| doc.on_profile().is_none());
         loaded.push(&file.path, plain);
     }
     let profiles = active_profiles(settings.profiles.as_ref(), &loaded);
@@ -141,7 +144,12 @@ fn default_locations(cwd: &Path) -> Vec<Location> {
 /// Parses `path[,path]`; `optional:` entries may be missing, others must exist.
 fn explicit_locations(setting: &Property, cwd: &Path) -> Result<Vec<Location>, ConfigError> {
     let mut locations = Vec::new();
-    for entry in setting.value.split(',').map(str::trim).filter(|e| !e.is_empty()) {
+    for entry in setting
+        .value
+        .split(',')
+        .map(str::trim)
+        .filter(|e| !e.is_empty())
+    {
         let (optional, rest) = match entry.strip_prefix("optional:") {
             Some(rest) => (true, rest),
             None => (false, entry),
@@ -150,7 +158,11 @@ fn explicit_locations(setting: &Property, cwd: &Path) -> Result<Vec<Location>, C
             if optional {
                 continue;
             }
-            return Err(location_error(setting, entry, "classpath: locations do not exist here"));
+            return Err(location_error(
+                setting,
+                entry,
+                "classpath: locations do not exist here",
+            ));
         }
         let rest = rest.strip_prefix("file:").unwrap_or(rest);
         let path = cwd.join(rest);
@@ -193,7 +205,11 @@ fn read(path: &Path) -> Result<ParsedFile, ConfigError> {
     let documents = match extension.to_ascii_lowercase().as_str() {
         "properties" => formats::parse_properties(&text),
         "yml" | "yaml" => formats::parse_yaml(&text).map_err(fail)?,
-        _ => return Err(fail("expected a .properties, .yml or .yaml file".to_owned())),
+        _ => {
+            return Err(fail(
+                "expected a .properties, .yml or .yaml file".to_owned(),
+            ))
+        }
     };
     Ok(ParsedFile {
         path: path.to_owned(),
@@ -209,9 +225,10 @@ fn active_profiles(early: Option<&Property>, loaded: &LoadedFiles) -> Vec<String
         .sources
         .iter()
         .flatten()
-        .filter(|property| keys::canonical(&property.name) == wanted)
-        .last();
-    let value = early.or(from_files).map_or("", |property| property.value.as_str());
+        .rfind(|property| keys::canonical(&property.name) == wanted);
+    let value = early
+        .or(from_files)
+        .map_or("", |property| property.value.as_str());
     let profiles: Vec<String> = value
         .split(',')
         .map(str::trim)
@@ -228,8 +245,13 @@ fn active_profiles(early: Option<&Property>, loaded: &LoadedFiles) -> Vec<String
 /// Whether an `on-profile` expression (`a`, `a,b`, `!a`) selects a document while `current`
 /// is being applied: it must name `current`, or be a negation true for the active set.
 fn matches_profile(expression: &str, current: &str, active: &[String]) -> bool {
-    expression.split(',').map(str::trim).any(|item| match item.strip_prefix('!') {
-        Some(negated) => current == active[active.len() - 1] && !active.iter().any(|p| p == negated),
-        None => item == current,
-    })
+    expression
+        .split(',')
+        .map(str::trim)
+        .any(|item| match item.strip_prefix('!') {
+            Some(negated) => {
+                current == active[active.len() - 1] && !active.iter().any(|p| p == negated)
+            }
+            None => item == current,
+        })
 }

@@ -18,7 +18,8 @@ impl Document {
     /// The profile expression of `spring.config.activate.on-profile` (or the legacy
     /// `spring.profiles`), if the document has one.
     pub(crate) fn on_profile(&self) -> Option<&str> {
-        let activation = ["spring.config.activate.on-profile", "spring.profiles"].map(keys::canonical);
+        let activation =
+            ["spring.config.activate.on-profile", "spring.profiles"].map(keys::canonical);
         self.entries
             .iter()
             .rev()

@@ -3,6 +3,8 @@
 //! `KEYS` is the single source of truth: the binder reads defaults from it, the environment
 //! source derives variable names from it, and `--help` prints it, so the three cannot drift.
 
+use std::sync::OnceLock;
+
 /// One key the binder reads.
 #[derive(Debug)]
 pub(crate) struct Key {
@@ -29,38 +31,154 @@ pub(crate) const KEYS: &[Key] = &[
     key("server.port", "8761", "HTTP port (0 picks a free one)"),
     key("server.address", "0.0.0.0", "IP address to listen on"),
     key("spring.application.name", "heureka", "application name"),
-    key("spring.security.user.name", "", "HTTP basic-auth user (needs the password too)"),
-    key("spring.security.user.password", "", "HTTP basic-auth password"),
-    key("spring.profiles.active", "", "profiles: also read application-{profile}.*"),
-    key("spring.config.name", "application", "base name of the config files"),
-    key("spring.config.location", "", "files/directories replacing the default locations"),
-    key("spring.config.additional-location", "", "files/directories read on top of them"),
-    key("eureka.server.enable-self-preservation", "true", "stop evicting when renewals drop"),
-    key("eureka.server.renewal-percent-threshold", "0.85", "share of expected renewals, in (0, 1]"),
-    key("eureka.server.renewal-threshold-update-interval-ms", "900000", "threshold recomputation"),
-    key("eureka.server.expected-client-renewal-interval-seconds", "30", "client heartbeat period"),
-    key("eureka.server.eviction-interval-timer-in-ms", "60000", "eviction task period"),
-    key("eureka.server.response-cache-update-interval-ms", "30000", "read-only cache refresh"),
-    key("eureka.server.response-cache-auto-expiration-in-seconds", "180", "cache entry lifetime"),
-    key("eureka.server.use-read-only-response-cache", "true", "accepted; reads are always fresh"),
-    key("eureka.server.retention-time-in-m-s-in-delta-queue", "180000", "delta queue retention"),
-    key("eureka.server.delta-retention-timer-interval-in-ms", "30000", "delta queue pruning"),
+    key(
+        "spring.security.user.name",
+        "",
+        "HTTP basic-auth user (needs the password too)",
+    ),
+    key(
+        "spring.security.user.password",
+        "",
+        "HTTP basic-auth password",
+    ),
+    key(
+        "spring.profiles.active",
+        "",
+        "profiles: also read application-{profile}.*",
+    ),
+    key(
+        "spring.config.name",
+        "application",
+        "base name of the config files",
+    ),
+    key(
+        "spring.config.location",
+        "",
+        "files/directories replacing the default locations",
+    ),
+    key(
+        "spring.config.additional-location",
+        "",
+        "files/directories read on top of them",
+    ),
+    key(
+        "eureka.server.enable-self-preservation",
+        "true",
+        "stop evicting when renewals drop",
+    ),
+    key(
+        "eureka.server.renewal-percent-threshold",
+        "0.85",
+        "share of expected renewals, in (0, 1]",
+    ),
+    key(
+        "eureka.server.renewal-threshold-update-interval-ms",
+        "900000",
+        "threshold recomputation",
+    ),
+    key(
+        "eureka.server.expected-client-renewal-interval-seconds",
+        "30",
+        "client heartbeat period",
+    ),
+    key(
+        "eureka.server.eviction-interval-timer-in-ms",
+        "60000",
+        "eviction task period",
+    ),
+    key(
+        "eureka.server.response-cache-update-interval-ms",
+        "30000",
+        "read-only cache refresh",
+    ),
+    key(
+        "eureka.server.response-cache-auto-expiration-in-seconds",
+        "180",
+        "cache entry lifetime",
+    ),
+    key(
+        "eureka.server.use-read-only-response-cache",
+        "true",
+        "accepted; reads are always fresh",
+    ),
+    key(
+        "eureka.server.retention-time-in-m-s-in-delta-queue",
+        "180000",
+        "delta queue retention",
+    ),
+    key(
+        "eureka.server.delta-retention-timer-interval-in-ms",
+        "30000",
+        "delta queue pruning",
+    ),
     key("eureka.server.disable-delta", "false", "serve no deltas"),
-    key("eureka.server.wait-time-in-ms-when-sync-empty", "300000", "refuse reads after empty sync"),
-    key("eureka.server.enable-replicated-request-compression", "false", "gzip replication"),
-    key("eureka.server.my-url", "", "this server's own URL among the peers"),
-    key("eureka.instance.registry.expected-number-of-clients-sending-renews", "1", "seed"),
-    key("eureka.instance.registry.default-open-for-traffic-count", "1", "seed when no peers"),
-    key("eureka.client.register-with-eureka", "true", "register with the peers"),
-    key("eureka.client.fetch-registry", "true", "sync the registry from the peers"),
-    key("eureka.client.service-url.<zone>", "", "peer URLs, comma-separated"),
+    key(
+        "eureka.server.wait-time-in-ms-when-sync-empty",
+        "300000",
+        "refuse reads after empty sync",
+    ),
+    key(
+        "eureka.server.enable-replicated-request-compression",
+        "false",
+        "gzip replication",
+    ),
+    key(
+        "eureka.server.my-url",
+        "",
+        "this server's own URL among the peers",
+    ),
+    key(
+        "eureka.instance.registry.expected-number-of-clients-sending-renews",
+        "1",
+        "seed",
+    ),
+    key(
+        "eureka.instance.registry.default-open-for-traffic-count",
+        "1",
+        "seed when no peers",
+    ),
+    key(
+        "eureka.client.register-with-eureka",
+        "true",
+        "register with the peers",
+    ),
+    key(
+        "eureka.client.fetch-registry",
+        "true",
+        "sync the registry from the peers",
+    ),
+    key(
+        "eureka.client.service-url.<zone>",
+        "",
+        "peer URLs, comma-separated",
+    ),
     key("eureka.instance.hostname", "", "advertised host name"),
-    key("eureka.instance.prefer-ip-address", "false", "advertise the IP instead"),
+    key(
+        "eureka.instance.prefer-ip-address",
+        "false",
+        "advertise the IP instead",
+    ),
     key("eureka.instance.ip-address", "", "advertised IP address"),
-    key("eureka.instance.instance-id", "", "this server's instance id"),
-    key("logging.level.<target>", "", "trace|debug|info|warn|error|off; root for all"),
-    key("heureka.legacy-lease-expiry", "false", "reproduce Eureka's 2x lease expiry bug"),
-    key("heureka.max-request-body-size", "1MB", "request body limit (B, KB, MB, GB)"),
+    key(
+        "eureka.instance.instance-id",
+        "",
+        "this server's instance id",
+    ),
+    key(
+        "logging.level.<target>",
+        "",
+        "trace|debug|info|warn|error|off; root for all",
+    ),
+    key(
+        "heureka.legacy-lease-expiry",
+        "false",
+        "reproduce Eureka's 2x lease expiry bug",
+    ),
+    key(
+        "heureka.max-request-body-size",
+        "1MB",
+        "request body limit (B, KB, MB, GB)",
+    ),
     key("heureka.base-path", "/eureka", "REST API prefix"),
 ];
 
@@ -145,8 +263,14 @@ const IGNORED_SERVER_MAPS: &[&str] = &[
 
 /// The key-table entry for `name` in any relaxed spelling.
 pub(crate) fn find(name: &str) -> Option<&'static Key> {
+    static CANONICAL_KEYS: OnceLock<Vec<(String, &'static Key)>> = OnceLock::new();
+    let table =
+        CANONICAL_KEYS.get_or_init(|| KEYS.iter().map(|key| (canonical(key.name), key)).collect());
     let wanted = canonical(name);
-    KEYS.iter().find(|key| canonical(key.name) == wanted)
+    table
+        .iter()
+        .find(|(canonical_name, _)| *canonical_name == wanted)
+        .map(|(_, key)| *key)
 }
 
 /// The default of a bound key, or "" when it has none.
@@ -165,7 +289,7 @@ pub(crate) fn is_accepted(canonical_name: &str) -> bool {
                 .any(|ignored| canonical(ignored) == first)
             || IGNORED_SERVER_MAPS
                 .iter()
-                .any(|ignored| canonical(ignored) == first && rest.len() > first.len());
+                .any(|ignored| canonical(ignored) == first);
     }
     if canonical_name.starts_with("heureka.") {
         return find(canonical_name).is_some();
@@ -177,7 +301,12 @@ pub(crate) fn is_accepted(canonical_name: &str) -> bool {
 pub(crate) fn suggestion(canonical_name: &str) -> Option<&'static str> {
     KEYS.iter()
         .filter(|key| !key.name.contains('<'))
-        .map(|key| (edit_distance(&canonical(key.name), canonical_name), key.name))
+        .map(|key| {
+            (
+                edit_distance(&canonical(key.name), canonical_name),
+                key.name,
+            )
+        })
         .filter(|(distance, _)| *distance <= 3)
         .min_by_key(|(distance, _)| *distance)
         .map(|(_, name)| name)
@@ -212,7 +341,7 @@ pub(crate) fn canonical(name: &str) -> String {
                 .filter(|c| *c != '-' && *c != '_')
                 .flat_map(char::to_lowercase),
         );
-        in_map_key = MAP_PREFIXES.iter().any(|prefix| canonical_plain(prefix) == out);
+        in_map_key = canonical_map_prefixes().contains(&out);
     }
     out
 }
@@ -222,18 +351,20 @@ pub(crate) fn canonical(name: &str) -> String {
 /// `EUREKA_SERVER_ENABLE_SELF_PRESERVATION`. Map keys are upper-cased with `.`/`-` as `_`.
 pub(crate) fn env_names(name: &str) -> Vec<String> {
     let canonical_name = canonical(name);
-    let map_prefix = MAP_PREFIXES
+    let map_prefix = canonical_map_prefixes()
         .iter()
-        .map(|prefix| canonical_plain(prefix))
         .find(|prefix| canonical_name.starts_with(&format!("{prefix}.")));
     let (head, map_key) = match &map_prefix {
         Some(prefix) => (
-            prefix.clone(),
+            (*prefix).clone(),
             Some(canonical_name[prefix.len() + 1..].replace(['.', '-'], "_")),
         ),
         None => (canonical_name.clone(), None),
     };
-    let written_head: Vec<&str> = elements(name).into_iter().take(head.split('.').count()).collect();
+    let written_head: Vec<&str> = elements(name)
+        .into_iter()
+        .take(head.split('.').count())
+        .collect();
     let uniform = head.replace('.', "_");
     let legacy = written_head.join("_").replace('-', "_");
     let mut names = Vec::new();
@@ -288,7 +419,10 @@ Keys:
             _ if key.default.is_empty() => "-",
             _ => key.default,
         };
-        text.push_str(&format!("  {:width$}  {default:default_width$}  {}\n", key.name, key.about));
+        text.push_str(&format!(
+            "  {:width$}  {default:default_width$}  {}\n",
+            key.name, key.about
+        ));
     }
     text.push_str(&format!(
         "  (default eureka.client.service-url.{}={})\n\n\
@@ -335,6 +469,17 @@ pub(crate) fn elements(name: &str) -> Vec<&str> {
         parts.push(&name[start..]);
     }
     parts
+}
+
+/// `MAP_PREFIXES` in canonical form.
+pub(crate) fn canonical_map_prefixes() -> &'static [String] {
+    static CANONICAL: OnceLock<Vec<String>> = OnceLock::new();
+    CANONICAL.get_or_init(|| {
+        MAP_PREFIXES
+            .iter()
+            .map(|prefix| canonical_plain(prefix))
+            .collect()
+    })
 }
 
 /// The canonical form of a name without map-key handling (used on the prefixes themselves).

@@ -103,7 +103,9 @@ impl Properties {
 
     /// All entries, by canonical name.
     pub(crate) fn iter(&self) -> impl Iterator<Item = (&str, &Property)> {
-        self.by_name.iter().map(|(name, property)| (name.as_str(), property))
+        self.by_name
+            .iter()
+            .map(|(name, property)| (name.as_str(), property))
     }
 }
 

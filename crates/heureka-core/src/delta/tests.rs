@@ -1,0 +1,175 @@
+//! `apps__hashcode` and the delta document (§5, §6.9).
+
+use crate::delta::apps_hashcode;
+use crate::model::ActionType;
+use crate::model::InstanceStatus::{self, Down, OutOfService, Starting, Up};
+use crate::registry::Origin;
+use crate::test_util::{instance, register_all, registry};
+
+fn delta_entries(registry: &crate::Registry) -> Vec<(String, String, Option<ActionType>)> {
+    registry
+        .delta()
+        .applications
+        .into_iter()
+        .flat_map(|app| {
+            app.instances
+                .into_iter()
+                .map(move |i| (app.name.clone(), i.id().to_owned(), i.action_type))
+        })
+        .collect()
+}
+
+fn entry(app: &str, id: &str, action: ActionType) -> (String, String, Option<ActionType>) {
+    (app.to_owned(), id.to_owned(), Some(action))
+}
+
+#[test]
+fn hashcode_counts_statuses_sorted_by_name() {
+    assert_eq!(apps_hashcode(&[Up, Down, Up, Up]), "DOWN_1_UP_3_");
+}
+
+#[test]
+fn hashcode_orders_out_of_service_before_starting() {
+    let statuses = [Up, OutOfService, Up, Starting, Up, OutOfService, Up, Up];
+    assert_eq!(
+        apps_hashcode(&statuses),
+        "OUT_OF_SERVICE_2_STARTING_1_UP_5_"
+    );
+}
+
+#[test]
+fn hashcode_of_nothing_is_empty() {
+    assert_eq!(apps_hashcode(&[] as &[InstanceStatus]), "");
+}
+
+#[test]
+fn delta_lists_registrations_as_added() {
+    let mut registry = registry();
+    register_all(&mut registry, &[("a", "a1"), ("b", "b1")], 0);
+    assert_eq!(
+        delta_entries(&registry),
+        vec![
+            entry("A", "a1", ActionType::Added),
+            entry("B", "b1", ActionType::Added)
+        ]
+    );
+}
+
+#[test]
+fn delta_shows_cancelled_instance_as_deleted() {
+    let mut registry = registry();
+    register_all(&mut registry, &[("a", "a1")], 0);
+    registry.cancel("a", "a1", Origin::Client, 10);
+    let delta = registry.delta();
+    let deleted = &delta.applications[0].instances[0];
+    assert_eq!(deleted.action_type, Some(ActionType::Deleted));
+    assert_eq!(deleted.lease_info.eviction_timestamp, 10);
+    assert_eq!(delta.applications[0].instances.len(), 1);
+}
+
+#[test]
+fn delta_shows_reregistration_after_cancel_as_added() {
+    let mut registry = registry();
+    register_all(&mut registry, &[("a", "a1")], 0);
+    registry.cancel("a", "a1", Origin::Client, 10);
+    register_all(&mut registry, &[("a", "a1")], 20);
+    assert_eq!(
+        delta_entries(&registry),
+        vec![entry("A", "a1", ActionType::Added)]
+    );
+}
+
+#[test]
+fn delta_shows_register_then_status_update_as_one_modified_entry() {
+    let mut registry = registry();
+    register_all(&mut registry, &[("a", "a1")], 0);
+    registry.set_status_override("a", "a1", OutOfService, None, Origin::Client, 10);
+    assert_eq!(
+        delta_entries(&registry),
+        vec![entry("A", "a1", ActionType::Modified)]
+    );
+}
+
+#[test]
+fn later_change_moves_an_instance_to_the_end_of_its_app() {
+    let mut registry = registry();
+    register_all(&mut registry, &[("a", "a1"), ("a", "a2")], 0);
+    registry.set_status_override("a", "a1", OutOfService, None, Origin::Client, 10);
+    let ids: Vec<String> = registry.delta().applications[0]
+        .instances
+        .iter()
+        .map(|i| i.id().to_owned())
+        .collect();
+    assert_eq!(ids, ["a2", "a1"]);
+}
+
+#[test]
+fn delta_shows_the_instance_as_it_is_now() {
+    let mut registry = registry();
+    register_all(&mut registry, &[("a", "a1")], 0);
+    let mut newer = instance("a", "a1");
+    newer.ip_addr = "10.9.9.9".to_owned();
+    registry.register(newer, Origin::Client, 10);
+    let delta = registry.delta();
+    assert_eq!(delta.applications[0].instances.len(), 1);
+    assert_eq!(delta.applications[0].instances[0].ip_addr, "10.9.9.9");
+}
+
+#[test]
+fn delta_hash_covers_the_full_registry() {
+    let mut registry = registry();
+    register_all(&mut registry, &[("a", "a1"), ("a", "a2"), ("b", "b1")], 0);
+    registry.purge_recently_changed(1_000_000);
+    register_all(&mut registry, &[("c", "c1")], 1_000_000);
+    let delta = registry.delta();
+    assert_eq!(delta.applications.len(), 1);
+    assert_eq!(delta.apps_hashcode, "UP_4_");
+}
+
+#[test]
+fn delta_entries_older_than_retention_are_purged() {
+    let mut registry = registry();
+    register_all(&mut registry, &[("a", "a1")], 0);
+    register_all(&mut registry, &[("b", "b1")], 100_000);
+    registry.purge_recently_changed(180_001);
+    assert_eq!(
+        delta_entries(&registry),
+        vec![entry("B", "b1", ActionType::Added)]
+    );
+}
+
+#[test]
+fn delta_entries_exactly_at_retention_are_kept() {
+    let mut registry = registry();
+    register_all(&mut registry, &[("a", "a1")], 0);
+    registry.purge_recently_changed(180_000);
+    assert_eq!(registry.recently_changed_len(), 1);
+}
+
+#[test]
+fn purge_that_drops_items_bumps_the_version() {
+    let mut registry = registry();
+    register_all(&mut registry, &[("a", "a1")], 0);
+    let before = registry.version();
+    registry.purge_recently_changed(100_000);
+    assert_eq!(registry.version(), before);
+    registry.purge_recently_changed(200_000);
+    assert!(registry.version() > before);
+}
+
+#[test]
+fn empty_delta_still_has_version_and_hash() {
+    let registry = registry();
+    let delta = registry.delta();
+    assert!(delta.applications.is_empty());
+    assert!(delta.versions_delta >= 1);
+    assert_eq!(delta.apps_hashcode, "");
+}
+
+#[test]
+fn delta_version_increases_with_changes() {
+    let mut registry = registry();
+    let first = registry.delta().versions_delta;
+    register_all(&mut registry, &[("a", "a1")], 0);
+    assert!(registry.delta().versions_delta > first);
+}

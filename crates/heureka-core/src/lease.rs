@@ -1,0 +1,131 @@
+//! Leases: how long an instance stays registered without a heartbeat.
+//!
+//! A lease wraps the stored instance (its "holder", in Eureka's `Lease<InstanceInfo>` terms) and
+//! the four timestamps readers see in `leaseInfo`. This is the one place where expiry is
+//! defined, including Eureka's double-duration bug.
+
+use crate::model::{Instance, LeaseInfo, Millis};
+
+/// How a lease's expiry is computed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LeaseExpiry {
+    /// Expires `durationInSecs` after the last renewal, as Eureka documents it.
+    Documented,
+    /// Eureka's won't-fix bug: a renewed lease expires 2 × duration after the last renewal.
+    LegacyDoubleDuration,
+}
+
+/// One registered instance and the timestamps of its lease (Eureka's `Lease`).
+#[derive(Clone, Debug)]
+pub(crate) struct Lease {
+    /// The stored instance. Its `leaseInfo` timestamps are stale; readers get them from the
+    /// lease through [`Lease::decorated`].
+    pub(crate) holder: Instance,
+    registration_timestamp: Millis,
+    /// Eureka's `lastUpdateTimestamp`; see [`Lease::renew`] for what it means per mode.
+    last_update_timestamp: Millis,
+    eviction_timestamp: Millis,
+    service_up_timestamp: Millis,
+    duration_ms: Millis,
+    expiry: LeaseExpiry,
+}
+
+impl Lease {
+    /// A fresh lease, as every (re-)register creates one. The duration comes from the
+    /// holder's `leaseInfo.durationInSecs`, 90 s when that is 0.
+    pub(crate) fn new(holder: Instance, expiry: LeaseExpiry, now: Millis) -> Lease {
+        let duration_ms = Millis::from(effective_duration_secs(&holder.lease_info)) * 1000;
+        Lease {
+            holder,
+            registration_timestamp: now,
+            last_update_timestamp: now,
+            eviction_timestamp: 0,
+            service_up_timestamp: 0,
+            duration_ms,
+            expiry,
+        }
+    }
+
+    /// A heartbeat (also used by status updates).
+    ///
+    /// Eureka's `Lease.renew` stores `now + duration`, and `isExpired` adds `duration` again, so
+    /// a renewed lease lives twice as long as documented. Its own comment calls this wrong and
+    /// keeps it for compatibility; `LegacyDoubleDuration` reproduces it, `Documented` does not.
+    pub(crate) fn renew(&mut self, now: Millis) {
+        self.last_update_timestamp = match self.expiry {
+            LeaseExpiry::Documented => now,
+            LeaseExpiry::LegacyDoubleDuration => now + self.duration_ms,
+        };
+    }
+
+    /// Marks the lease cancelled; the first cancel time sticks.
+    pub(crate) fn cancel(&mut self, now: Millis) {
+        if self.eviction_timestamp <= 0 {
+            self.eviction_timestamp = now;
+        }
+    }
+
+    /// Records when the instance first came up; later calls keep the first time.
+    pub(crate) fn service_up(&mut self, now: Millis) {
+        if self.service_up_timestamp == 0 {
+            self.service_up_timestamp = now;
+        }
+    }
+
+    pub(crate) fn service_up_timestamp(&self) -> Millis {
+        self.service_up_timestamp
+    }
+
+    /// Carries `serviceUpTimestamp` over from the lease this one replaces (§6.3 step 3), so a
+    /// re-register does not look like a fresh start.
+    pub(crate) fn inherit_service_up(&mut self, service_up_timestamp: Millis) {
+        self.service_up_timestamp = service_up_timestamp;
+    }
+
+    /// Eureka's `isExpired(additionalLeaseMs)`: cancelled, or silent for longer than the
+    /// duration plus `additional_ms` (the eviction task's clock-drift compensation).
+    pub(crate) fn is_expired(&self, now: Millis, additional_ms: Millis) -> bool {
+        self.eviction_timestamp > 0
+            || now > self.last_update_timestamp + self.duration_ms + additional_ms
+    }
+
+    /// A copy of the holder as readers see it: `leaseInfo` timestamps from this lease,
+    /// durations from the client's lease terms with Eureka's defaults (Eureka's
+    /// `decorateInstanceInfo`).
+    pub(crate) fn decorated(&self) -> Instance {
+        let mut instance = self.holder.clone();
+        instance.lease_info = self.lease_info();
+        instance
+    }
+
+    /// The `leaseInfo` a reader sees for this lease.
+    pub(crate) fn lease_info(&self) -> LeaseInfo {
+        let terms = &self.holder.lease_info;
+        LeaseInfo {
+            renewal_interval_in_secs: nonzero_or(
+                terms.renewal_interval_in_secs,
+                LeaseInfo::DEFAULT_RENEWAL_INTERVAL_SECS,
+            ),
+            duration_in_secs: effective_duration_secs(terms),
+            registration_timestamp: self.registration_timestamp,
+            last_renewal_timestamp: self.last_update_timestamp,
+            eviction_timestamp: self.eviction_timestamp,
+            service_up_timestamp: self.service_up_timestamp,
+        }
+    }
+}
+
+fn effective_duration_secs(terms: &LeaseInfo) -> u32 {
+    nonzero_or(terms.duration_in_secs, LeaseInfo::DEFAULT_DURATION_SECS)
+}
+
+fn nonzero_or(value: u32, default: u32) -> u32 {
+    if value == 0 {
+        default
+    } else {
+        value
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,130 @@
+//! Lease expiry, in both modes, and the timestamps readers see.
+
+use crate::lease::{Lease, LeaseExpiry};
+use crate::model::LeaseInfo;
+use crate::test_util::instance;
+
+const DURATION: i64 = 90_000;
+
+fn lease(expiry: LeaseExpiry) -> Lease {
+    Lease::new(instance("app", "a1"), expiry, 0)
+}
+
+#[test]
+fn never_renewed_lease_expires_after_duration() {
+    for expiry in [LeaseExpiry::Documented, LeaseExpiry::LegacyDoubleDuration] {
+        let lease = lease(expiry);
+        assert!(!lease.is_expired(DURATION, 0), "{expiry:?}");
+        assert!(lease.is_expired(DURATION + 1, 0), "{expiry:?}");
+    }
+}
+
+#[test]
+fn renewed_lease_expires_after_duration() {
+    let mut lease = lease(LeaseExpiry::Documented);
+    lease.renew(30_000);
+    assert!(!lease.is_expired(30_000 + DURATION, 0));
+    assert!(lease.is_expired(30_000 + DURATION + 1, 0));
+}
+
+#[test]
+fn legacy_expiry_waits_twice_the_duration() {
+    let mut lease = lease(LeaseExpiry::LegacyDoubleDuration);
+    lease.renew(30_000);
+    assert!(!lease.is_expired(30_000 + 2 * DURATION, 0));
+    assert!(lease.is_expired(30_000 + 2 * DURATION + 1, 0));
+}
+
+#[test]
+fn compensation_delays_expiry() {
+    let lease = lease(LeaseExpiry::Documented);
+    assert!(!lease.is_expired(DURATION + 5_000, 5_000));
+    assert!(lease.is_expired(DURATION + 5_001, 5_000));
+}
+
+#[test]
+fn cancelled_lease_is_expired_at_once() {
+    let mut lease = lease(LeaseExpiry::Documented);
+    lease.cancel(10);
+    assert!(lease.is_expired(11, 0));
+}
+
+#[test]
+fn cancel_keeps_the_first_eviction_time() {
+    let mut lease = lease(LeaseExpiry::Documented);
+    lease.cancel(10);
+    lease.cancel(20);
+    assert_eq!(lease.lease_info().eviction_timestamp, 10);
+}
+
+#[test]
+fn client_duration_sets_the_lease_length() {
+    let mut holder = instance("app", "a1");
+    holder.lease_info.duration_in_secs = 10;
+    let lease = Lease::new(holder, LeaseExpiry::Documented, 0);
+    assert!(lease.is_expired(10_001, 0));
+}
+
+#[test]
+fn zero_durations_fall_back_to_eureka_defaults() {
+    let mut holder = instance("app", "a1");
+    holder.lease_info.duration_in_secs = 0;
+    holder.lease_info.renewal_interval_in_secs = 0;
+    let lease = Lease::new(holder, LeaseExpiry::Documented, 0);
+    assert!(!lease.is_expired(DURATION, 0));
+    let info = lease.lease_info();
+    assert_eq!(
+        (info.renewal_interval_in_secs, info.duration_in_secs),
+        (30, 90)
+    );
+}
+
+#[test]
+fn last_renewal_equals_registration_before_any_renew() {
+    let lease = Lease::new(
+        instance("app", "a1"),
+        LeaseExpiry::LegacyDoubleDuration,
+        1_000,
+    );
+    let info = lease.lease_info();
+    assert_eq!(
+        (info.registration_timestamp, info.last_renewal_timestamp),
+        (1_000, 1_000)
+    );
+}
+
+#[test]
+fn documented_last_renewal_is_the_renew_time() {
+    let mut lease = lease(LeaseExpiry::Documented);
+    lease.renew(30_000);
+    assert_eq!(lease.lease_info().last_renewal_timestamp, 30_000);
+}
+
+#[test]
+fn legacy_last_renewal_is_renew_time_plus_duration() {
+    let mut lease = lease(LeaseExpiry::LegacyDoubleDuration);
+    lease.renew(30_000);
+    assert_eq!(lease.lease_info().last_renewal_timestamp, 30_000 + DURATION);
+}
+
+#[test]
+fn service_up_keeps_the_first_time() {
+    let mut lease = lease(LeaseExpiry::Documented);
+    lease.service_up(5);
+    lease.service_up(9);
+    assert_eq!(lease.lease_info().service_up_timestamp, 5);
+}
+
+#[test]
+fn decorated_instance_overwrites_client_timestamps() {
+    let mut holder = instance("app", "a1");
+    holder.lease_info = LeaseInfo {
+        registration_timestamp: 777,
+        last_renewal_timestamp: 777,
+        ..LeaseInfo::default()
+    };
+    let lease = Lease::new(holder, LeaseExpiry::Documented, 1_000);
+    let decorated = lease.decorated();
+    assert_eq!(decorated.lease_info.registration_timestamp, 1_000);
+    assert_eq!(decorated.lease_info.last_renewal_timestamp, 1_000);
+}

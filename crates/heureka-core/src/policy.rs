@@ -1,0 +1,40 @@
+//! What the registry is configured with and who is talking to it: the knobs its rules read,
+//! built by the server from `eureka.server.*` configuration.
+
+use crate::lease::LeaseExpiry;
+use crate::model::Millis;
+
+/// Who sent a write: a client, or a peer server replicating one (Eureka's `isReplication`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin {
+    Client,
+    Peer,
+}
+
+/// The knobs the registry's rules depend on, built by the server from its configuration.
+#[derive(Clone, Debug)]
+pub struct RegistryPolicy {
+    pub lease_expiry: LeaseExpiry,
+    pub enable_self_preservation: bool,
+    /// `renewal-percent-threshold`, 0.85.
+    pub renewal_percent_threshold: f64,
+    /// `expected-client-renewal-interval-seconds`, 30.
+    pub expected_client_renewal_interval_secs: u32,
+    /// `retention-time-in-m-s-in-delta-queue`, 180 000.
+    pub delta_retention_ms: Millis,
+    /// `eureka.instance.registry.expected-number-of-clients-sending-renews`, 1.
+    pub expected_number_of_clients_sending_renews: u32,
+}
+
+impl Default for RegistryPolicy {
+    fn default() -> Self {
+        RegistryPolicy {
+            lease_expiry: LeaseExpiry::Documented,
+            enable_self_preservation: true,
+            renewal_percent_threshold: 0.85,
+            expected_client_renewal_interval_secs: 30,
+            delta_retention_ms: 180_000,
+            expected_number_of_clients_sending_renews: 1,
+        }
+    }
+}

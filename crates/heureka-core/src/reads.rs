@@ -1,0 +1,198 @@
+//! Reads: the documents the server renders (full registry, delta, one app, one instance, VIP
+//! selections), each instance "decorated" with its lease's timestamps (§6.1, §6.2).
+//!
+//! Full and VIP documents are sorted by app name and instance id. Eureka's order is hash-map
+//! order and clients ignore it; a stable order keeps cached payloads and tests reproducible.
+
+use std::collections::HashMap;
+
+use crate::delta::{apps_hashcode, Change};
+use crate::lease::Lease;
+use crate::model::{Application, Applications, Instance, Millis};
+use crate::registry::{app_key, decorate, is_visible, Registry};
+
+/// `versions__delta` of a full fetch: always 1.
+const FULL_FETCH_VERSION: i64 = 1;
+/// `versions__delta` of a VIP read: a fresh Java `Applications` defaults to -1.
+const VIP_VERSION: i64 = -1;
+
+impl Registry {
+    /// Bumped on every change a reader can see (not on plain renews). Response caches key on it.
+    ///
+    /// Starts at 1. Bumped by register, cancel, eviction, an effective status update or
+    /// override delete, a metadata update, a status flip decided by the rules on renew, a peer
+    /// override stored on renew, and a delta-queue purge that dropped items. Heartbeats alone
+    /// never bump it: lease timestamps in cached documents lag, as they do behind Eureka's cache.
+    pub fn version(&self) -> u64 {
+        self.version
+    }
+
+    /// Number of leases, expired-not-evicted ones included (Eureka's `getLocalRegistrySize`).
+    pub fn registry_size(&self) -> usize {
+        self.apps.values().map(HashMap::len).sum()
+    }
+
+    /// Full registry (`versions__delta` 1), apps with no instances omitted.
+    ///
+    /// No expiry filter: during self-preservation expired leases are still served.
+    pub fn applications(&self) -> Applications {
+        let applications = self.sorted_applications(|_| true);
+        Applications {
+            versions_delta: FULL_FETCH_VERSION,
+            apps_hashcode: hashcode_of(&applications),
+            applications,
+        }
+    }
+
+    /// The delta document (§6.9): hash of the full registry, `versions__delta` = a counter.
+    ///
+    /// The counter is [`Registry::version`]: it never goes backwards, starts at 1 and never is
+    /// -1, which is all clients check. Eureka counts payload generations instead; a cache keyed
+    /// on `version()` generates exactly one payload per version, so the two agree in effect.
+    pub fn delta(&self) -> Applications {
+        let mut applications: Vec<Application> = Vec::new();
+        let mut app_index: HashMap<&str, usize> = HashMap::new();
+        for item in self.recently_changed.latest() {
+            let instance = match &item.change {
+                Change::Live => match self.lease(&item.app, &item.id) {
+                    Some(lease) => self.decorate(lease),
+                    // Unreachable in practice: a removal always queues a later DELETED item.
+                    None => continue,
+                },
+                Change::Deleted(lease) => self.decorate(lease),
+            };
+            let index = *app_index.entry(&item.app).or_insert_with(|| {
+                applications.push(Application {
+                    name: item.app.clone(),
+                    instances: Vec::new(),
+                });
+                applications.len() - 1
+            });
+            applications[index].instances.push(instance);
+        }
+        Applications {
+            versions_delta: i64::try_from(self.version).unwrap_or(i64::MAX),
+            apps_hashcode: self.full_hashcode(),
+            applications,
+        }
+    }
+
+    /// Number of items in the delta queue, before the latest-per-instance reduction.
+    pub fn recently_changed_len(&self) -> usize {
+        self.recently_changed.len()
+    }
+
+    /// One application, None if unknown or empty. No expiry filter, as in Eureka.
+    pub fn application(&self, app: &str) -> Option<Application> {
+        let app = app_key(app);
+        let leases = self
+            .apps
+            .get(app.as_ref())
+            .filter(|leases| !leases.is_empty())?;
+        Some(Application {
+            name: app.into_owned(),
+            instances: self.sorted_instances(leases.values(), |_| true),
+        })
+    }
+
+    /// One instance; None if unknown or (when expiration is enabled) expired.
+    pub fn instance(&self, app: &str, id: &str, now: Millis) -> Option<Instance> {
+        let expiration_enabled = self.lease_expiration_enabled();
+        self.lease(&app_key(app), id)
+            .filter(|lease| is_visible(lease, now, expiration_enabled))
+            .map(|lease| self.decorate(lease))
+    }
+
+    /// First instance with this id across all apps, same filter.
+    ///
+    /// Eureka returns the first match in hash-map order; we take the alphabetically first
+    /// app, so the answer is the same on every call.
+    pub fn instance_by_id(&self, id: &str, now: Millis) -> Option<Instance> {
+        let expiration_enabled = self.lease_expiration_enabled();
+        self.apps
+            .iter()
+            .filter_map(|(app, leases)| Some((app, leases.get(id)?)))
+            .filter(|(_, lease)| is_visible(lease, now, expiration_enabled))
+            .min_by(|(app_a, _), (app_b, _)| app_a.cmp(app_b))
+            .map(|(_, lease)| self.decorate(lease))
+    }
+
+    /// VIP (or secure VIP when `secure`) selection, `versions__delta` -1.
+    ///
+    /// An instance matches when one comma-separated part of its address equals `vip` exactly:
+    /// no trimming, case-sensitive, as Eureka's `ResponseCacheImpl.getApplicationsForVip`.
+    pub fn vip(&self, vip: &str, secure: bool) -> Applications {
+        let applications = self.sorted_applications(|instance| {
+            let address = if secure {
+                &instance.secure_vip_address
+            } else {
+                &instance.vip_address
+            };
+            address
+                .as_deref()
+                .is_some_and(|address| address.split(',').any(|part| part == vip))
+        });
+        Applications {
+            versions_delta: VIP_VERSION,
+            apps_hashcode: hashcode_of(&applications),
+            applications,
+        }
+    }
+
+    fn lease(&self, app: &str, id: &str) -> Option<&Lease> {
+        self.apps.get(app)?.get(id)
+    }
+
+    fn decorate(&self, lease: &Lease) -> Instance {
+        decorate(lease, self.own_instance_id.as_deref())
+    }
+
+    /// Hash over every lease, expired-not-evicted included (§5).
+    fn full_hashcode(&self) -> String {
+        apps_hashcode(
+            self.apps
+                .values()
+                .flat_map(|leases| leases.values().map(|lease| &lease.holder.status)),
+        )
+    }
+
+    /// Apps with at least one selected instance, by name; instances by id.
+    fn sorted_applications(&self, select: impl Fn(&Instance) -> bool) -> Vec<Application> {
+        let mut applications: Vec<Application> = self
+            .apps
+            .iter()
+            .map(|(name, leases)| Application {
+                name: name.clone(),
+                instances: self.sorted_instances(leases.values(), &select),
+            })
+            .filter(|application| !application.instances.is_empty())
+            .collect();
+        applications.sort_unstable_by(|a, b| a.name.cmp(&b.name));
+        applications
+    }
+
+    fn sorted_instances<'a>(
+        &self,
+        leases: impl Iterator<Item = &'a Lease>,
+        select: impl Fn(&Instance) -> bool,
+    ) -> Vec<Instance> {
+        let mut instances: Vec<Instance> = leases
+            .filter(|lease| select(&lease.holder))
+            .map(|lease| self.decorate(lease))
+            .collect();
+        instances.sort_unstable_by(|a, b| a.id().cmp(b.id()));
+        instances
+    }
+}
+
+fn hashcode_of(applications: &[Application]) -> String {
+    apps_hashcode(applications.iter().flat_map(|application| {
+        application
+            .instances
+            .iter()
+            .map(|instance| &instance.status)
+    }))
+}
+
+#[cfg(test)]
+mod tests;

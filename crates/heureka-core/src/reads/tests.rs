@@ -1,0 +1,211 @@
+//! What readers get: decorated instances, full and VIP documents, single lookups (§3.2–3.6,
+//! §3.14, §6.1).
+
+use crate::model::InstanceStatus::{Down, Up};
+use crate::registry::{Origin, RegistryPolicy};
+use crate::test_util::{
+    expiring_registry, heartbeat, instance, instance_with_status, register_all, registry,
+    registry_with,
+};
+use crate::{Instance, LeaseExpiry};
+
+fn with_vips(app: &str, id: &str, vip: &str, secure_vip: &str) -> Instance {
+    Instance {
+        vip_address: Some(vip.to_owned()),
+        secure_vip_address: Some(secure_vip.to_owned()),
+        ..instance(app, id)
+    }
+}
+
+fn vip_ids(registry: &crate::Registry, vip: &str, secure: bool) -> Vec<String> {
+    let apps = registry.vip(vip, secure).applications;
+    apps.iter()
+        .flat_map(|app| app.instances.iter().map(|i| i.id().to_owned()))
+        .collect()
+}
+
+#[test]
+fn full_registry_has_version_one_and_hash_of_all_instances() {
+    let mut registry = registry();
+    register_all(&mut registry, &[("b", "b1"), ("a", "a1")], 0);
+    registry.register(instance_with_status("a", "a2", Down), Origin::Client, 0);
+    let apps = registry.applications();
+    assert_eq!(
+        (apps.versions_delta, apps.apps_hashcode.as_str()),
+        (1, "DOWN_1_UP_2_")
+    );
+    let names: Vec<&str> = apps
+        .applications
+        .iter()
+        .map(|app| app.name.as_str())
+        .collect();
+    assert_eq!(names, ["A", "B"]);
+}
+
+#[test]
+fn applications_omits_apps_with_no_instances() {
+    let mut registry = registry();
+    register_all(&mut registry, &[("a", "a1"), ("b", "b1")], 0);
+    registry.cancel("a", "a1", Origin::Client, 1);
+    let apps = registry.applications();
+    assert_eq!(apps.applications.len(), 1);
+    assert_eq!(apps.apps_hashcode, "UP_1_");
+}
+
+#[test]
+fn full_registry_serves_expired_leases_not_yet_evicted() {
+    let mut registry = expiring_registry();
+    register_all(&mut registry, &[("a", "a1")], 0);
+    assert!(registry.instance("a", "a1", 200_000).is_none());
+    assert_eq!(registry.applications().apps_hashcode, "UP_1_");
+}
+
+#[test]
+fn reads_carry_lease_timestamps() {
+    let policy = RegistryPolicy {
+        lease_expiry: LeaseExpiry::LegacyDoubleDuration,
+        ..RegistryPolicy::default()
+    };
+    let mut registry = registry_with(policy);
+    register_all(&mut registry, &[("a", "a1")], 1_000);
+    heartbeat(&mut registry, "a", "a1", 31_000);
+    let lease_info = registry.applications().applications[0].instances[0].lease_info;
+    assert_eq!(lease_info.registration_timestamp, 1_000);
+    assert_eq!(lease_info.last_renewal_timestamp, 121_000);
+    assert_eq!(
+        (
+            lease_info.renewal_interval_in_secs,
+            lease_info.duration_in_secs
+        ),
+        (30, 90)
+    );
+}
+
+#[test]
+fn application_is_none_when_unknown_or_empty() {
+    let mut registry = registry();
+    assert!(registry.application("a").is_none());
+    register_all(&mut registry, &[("a", "a1")], 0);
+    registry.cancel("a", "a1", Origin::Client, 1);
+    assert!(registry.application("a").is_none());
+}
+
+#[test]
+fn application_lists_instances_by_id() {
+    let mut registry = registry();
+    register_all(&mut registry, &[("a", "a2"), ("a", "a1")], 0);
+    let app = registry.application("a").unwrap();
+    let ids: Vec<&str> = app.instances.iter().map(Instance::id).collect();
+    assert_eq!(ids, ["a1", "a2"]);
+}
+
+#[test]
+fn expired_instance_is_hidden_when_expiry_is_enabled() {
+    let mut registry = expiring_registry();
+    register_all(&mut registry, &[("a", "a1")], 0);
+    assert!(registry.instance("a", "a1", 90_000).is_some());
+    assert!(registry.instance("a", "a1", 90_001).is_none());
+    assert!(registry.instance_by_id("a1", 90_001).is_none());
+}
+
+#[test]
+fn expired_instance_is_served_in_self_preservation() {
+    let mut registry = registry();
+    register_all(&mut registry, &[("a", "a1")], 0);
+    assert!(registry.instance("a", "a1", 500_000).is_some());
+}
+
+#[test]
+fn instance_by_id_searches_every_app() {
+    let mut registry = registry();
+    register_all(
+        &mut registry,
+        &[("a", "a1"), ("b", "shared"), ("c", "shared")],
+        0,
+    );
+    assert_eq!(registry.instance_by_id("shared", 0).unwrap().app, "B");
+    assert!(registry.instance_by_id("nope", 0).is_none());
+}
+
+#[test]
+fn own_instance_is_marked_coordinating_server() {
+    let mut registry = registry();
+    registry.set_own_instance_id(Some("me".to_owned()));
+    let mut claims = instance("eureka", "other");
+    claims.is_coordinating_discovery_server = true;
+    registry.register(claims, Origin::Client, 0);
+    register_all(&mut registry, &[("eureka", "me")], 0);
+    assert!(
+        registry
+            .instance("eureka", "me", 0)
+            .unwrap()
+            .is_coordinating_discovery_server
+    );
+    assert!(
+        !registry
+            .instance("eureka", "other", 0)
+            .unwrap()
+            .is_coordinating_discovery_server
+    );
+}
+
+#[test]
+fn vip_matches_one_comma_separated_part_exactly() {
+    let mut registry = registry();
+    registry.register(
+        with_vips("a", "a1", "orders,billing", "s-orders"),
+        Origin::Client,
+        0,
+    );
+    registry.register(
+        with_vips("b", "b1", "orders-v2", "s-orders"),
+        Origin::Client,
+        0,
+    );
+    assert_eq!(vip_ids(&registry, "billing", false), ["a1"]);
+    assert_eq!(vip_ids(&registry, "orders", false), ["a1"]);
+    assert!(
+        vip_ids(&registry, "ORDERS", false).is_empty(),
+        "case-sensitive"
+    );
+}
+
+#[test]
+fn vip_parts_are_not_trimmed() {
+    let mut registry = registry();
+    registry.register(
+        with_vips("a", "a1", "orders, billing", ""),
+        Origin::Client,
+        0,
+    );
+    assert!(vip_ids(&registry, "billing", false).is_empty());
+    assert_eq!(vip_ids(&registry, " billing", false), ["a1"]);
+}
+
+#[test]
+fn secure_vip_uses_the_secure_address() {
+    let mut registry = registry();
+    registry.register(
+        with_vips("a", "a1", "orders", "s-orders"),
+        Origin::Client,
+        0,
+    );
+    assert_eq!(vip_ids(&registry, "s-orders", true), ["a1"]);
+    assert!(vip_ids(&registry, "orders", true).is_empty());
+}
+
+#[test]
+fn vip_document_has_version_minus_one_and_hash_of_the_subset() {
+    let mut registry = registry();
+    registry.register(with_vips("a", "a1", "orders", ""), Origin::Client, 0);
+    register_all(&mut registry, &[("b", "b1")], 0);
+    let selection = registry.vip("orders", false);
+    assert_eq!(
+        (selection.versions_delta, selection.apps_hashcode.as_str()),
+        (-1, "UP_1_")
+    );
+    let empty = registry.vip("unknown", false);
+    assert!(empty.applications.is_empty());
+    assert_eq!(empty.apps_hashcode, "");
+    assert_eq!(Up.as_str(), "UP");
+}

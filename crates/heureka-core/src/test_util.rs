@@ -1,0 +1,70 @@
+//! Helpers shared by the unit tests: instances with test defaults and registries in the
+//! states the rules care about.
+
+use crate::model::{Instance, InstanceStatus, Millis};
+use crate::registry::{Origin, Registry, RegistryPolicy};
+
+/// An UP instance of `app` with id `id`, dirty timestamp 0, default lease terms (30/90 s).
+pub(crate) fn instance(app: &str, id: &str) -> Instance {
+    Instance::new(app, id, &format!("{id}.example.com"), "10.0.0.1", 0)
+}
+
+pub(crate) fn instance_with_status(app: &str, id: &str, status: InstanceStatus) -> Instance {
+    Instance {
+        status,
+        ..instance(app, id)
+    }
+}
+
+pub(crate) fn instance_with_dirty(app: &str, id: &str, last_dirty_timestamp: Millis) -> Instance {
+    Instance {
+        last_dirty_timestamp,
+        ..instance(app, id)
+    }
+}
+
+/// A Spring-like registry after open-for-traffic at time 0, self-preservation on.
+pub(crate) fn registry() -> Registry {
+    registry_with(RegistryPolicy::default())
+}
+
+/// A registry where leases always expire: self-preservation is off.
+pub(crate) fn expiring_registry() -> Registry {
+    registry_with(RegistryPolicy {
+        enable_self_preservation: false,
+        ..RegistryPolicy::default()
+    })
+}
+
+pub(crate) fn registry_with(policy: RegistryPolicy) -> Registry {
+    let mut registry = Registry::new(policy, 0);
+    registry.open_for_traffic(0, 0);
+    registry
+}
+
+/// Registers each `(app, id)` as a client at time `now`.
+pub(crate) fn register_all(registry: &mut Registry, ids: &[(&str, &str)], now: Millis) {
+    for (app, id) in ids {
+        registry.register(instance(app, id), Origin::Client, now);
+    }
+}
+
+/// A plain client heartbeat without a dirty timestamp.
+pub(crate) fn heartbeat(
+    registry: &mut Registry,
+    app: &str,
+    id: &str,
+    now: Millis,
+) -> crate::RenewOutcome {
+    registry.renew(app, id, None, None, Origin::Client, now)
+}
+
+/// The status the registry currently holds for `app/id`, ignoring expiry.
+pub(crate) fn status_of(registry: &Registry, app: &str, id: &str) -> Option<InstanceStatus> {
+    registry
+        .application(app)?
+        .instances
+        .into_iter()
+        .find(|i| i.id() == id)
+        .map(|i| i.status)
+}
