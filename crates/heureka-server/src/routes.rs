@@ -32,7 +32,8 @@ pub(crate) fn router(state: SharedState, base_path: &str, max_body_bytes: usize)
         .route("/apps/{app}/{id}/metadata", put(overrides::update_metadata))
         .route("/instances/{id}", get(instances::by_id))
         .route("/vips/{vip}", get(apps::vip))
-        .route("/svips/{svip}", get(apps::svip));
+        .route("/svips/{svip}", get(apps::svip))
+        .route("/asg/{asg}/status", put(overrides::asg_status));
 
     Router::new()
         .nest(&format!("{base_path}/v2"), api.clone())

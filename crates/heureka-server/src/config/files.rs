@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use super::formats::{self, Document};
 use super::sources::{Origin, Property};
-use super::{keys, ConfigError};
+use super::{names, ConfigError};
 
 /// The early settings that decide which files are read.
 #[derive(Debug, Default)]
@@ -220,12 +220,12 @@ fn read(path: &Path) -> Result<ParsedFile, ConfigError> {
 /// `spring.profiles.active` from the command line or environment, else from the files; when
 /// none is active, Spring activates the `default` profile.
 fn active_profiles(early: Option<&Property>, loaded: &LoadedFiles) -> Vec<String> {
-    let wanted = keys::canonical("spring.profiles.active");
+    let wanted = names::canonical("spring.profiles.active");
     let from_files = loaded
         .sources
         .iter()
         .flatten()
-        .rfind(|property| keys::canonical(&property.name) == wanted);
+        .rfind(|property| names::canonical(&property.name) == wanted);
     let value = early
         .or(from_files)
         .map_or("", |property| property.value.as_str());

@@ -6,7 +6,7 @@
 
 use yaml_rust2::{Yaml, YamlLoader};
 
-use super::keys;
+use super::names;
 
 /// One document of a file, flattened to dotted keys in file order.
 #[derive(Debug, Default)]
@@ -19,11 +19,11 @@ impl Document {
     /// `spring.profiles`), if the document has one.
     pub(crate) fn on_profile(&self) -> Option<&str> {
         let activation =
-            ["spring.config.activate.on-profile", "spring.profiles"].map(keys::canonical);
+            ["spring.config.activate.on-profile", "spring.profiles"].map(names::canonical);
         self.entries
             .iter()
             .rev()
-            .find(|(key, _)| activation.contains(&keys::canonical(key)))
+            .find(|(key, _)| activation.contains(&names::canonical(key)))
             .map(|(_, value)| value.as_str())
     }
 }

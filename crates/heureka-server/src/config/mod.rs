@@ -9,9 +9,12 @@
 //! Names are compared in Spring's relaxed canonical form (`keys.rs`), which also holds the
 //! table of keys and defaults that `--help` prints.
 
+mod bind;
 mod files;
 mod formats;
+mod help;
 mod keys;
+mod names;
 mod placeholders;
 mod sources;
 mod values;
@@ -24,7 +27,6 @@ use std::fmt;
 use std::net::{IpAddr, SocketAddr};
 use std::path::Path;
 
-use self::placeholders::{PlaceholderError, Resolver};
 use self::sources::{CommandLine, Origin, Properties};
 
 /// Environment variable naming config files that replace the default locations.
@@ -83,7 +85,7 @@ impl ServerConfig {
 #[derive(Clone, PartialEq, Eq)]
 pub struct BasicAuth {
     /// `spring.security.user.name`.
-    pub username: String,
+    pub name: String,
     /// `spring.security.user.password`.
     pub password: String,
 }
@@ -92,7 +94,7 @@ impl fmt::Debug for BasicAuth {
     /// Redacts the password so that logging the config cannot leak it.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("BasicAuth")
-            .field("username", &self.username)
+            .field("name", &self.name)
             .field("password", &"<redacted>")
             .finish()
     }
@@ -227,7 +229,7 @@ impl std::error::Error for ConfigError {}
 impl Default for Config {
     /// The configuration with no sources at all: every key at its default.
     fn default() -> Self {
-        bind(&Properties::default(), &|_| None).expect("the built-in defaults are valid")
+        bind::bind(&Properties::default(), &|_| None).expect("the built-in defaults are valid")
     }
 }
 
@@ -239,7 +241,7 @@ pub fn load(
     cwd: &Path,
 ) -> Result<Loaded, ConfigError> {
     let command_line = match sources::parse_command_line(args)? {
-        CommandLine::Help => return Ok(Loaded::Help(keys::help_text())),
+        CommandLine::Help => return Ok(Loaded::Help(help::help_text())),
         CommandLine::Version => {
             return Ok(Loaded::Version(format!(
                 "heureka {}",
@@ -263,8 +265,8 @@ pub fn load(
         .flatten()
         .chain(&command_line)
         .filter(|property| {
-            let canonical = keys::canonical(&property.name);
-            keys::canonical_map_prefixes()
+            let canonical = names::canonical(&property.name);
+            names::canonical_map_prefixes()
                 .iter()
                 .any(|prefix| canonical.starts_with(&format!("{prefix}.")))
         })
@@ -298,7 +300,7 @@ pub fn load(
     properties.overlay(command_line);
 
     reject_unknown_keys(&properties)?;
-    let mut config = bind(&properties, env)?;
+    let mut config = bind::bind(&properties, env)?;
     config.sources = sources_read;
     Ok(Loaded::Run(config))
 }
@@ -326,262 +328,4 @@ fn reject_unknown_keys(properties: &Properties) -> Result<(), ConfigError> {
         )));
     }
     Ok(())
-}
-
-/// Stage two: typed, validated values.
-fn bind(
-    properties: &Properties,
-    env: &dyn Fn(&str) -> Option<String>,
-) -> Result<Config, ConfigError> {
-    let binder = Binder {
-        properties,
-        resolver: Resolver { properties, env },
-    };
-    let boolean = |key: &'static str| binder.parse(key, "true or false", values::parse_bool);
-    let number_u64 =
-        |key: &'static str| binder.parse(key, "a whole number", values::parse_number::<u64>);
-    let number_u32 =
-        |key: &'static str| binder.parse(key, "a whole number", values::parse_number::<u32>);
-    Ok(Config {
-        server: ServerConfig {
-            port: binder.parse(
-                "server.port",
-                "a port from 0 to 65535",
-                values::parse_number,
-            )?,
-            address: binder.parse("server.address", "an IP address", values::parse_ip)?,
-        },
-        application_name: binder.setting("spring.application.name")?.value,
-        security: bind_security(&binder)?,
-        eureka_server: EurekaServerConfig {
-            enable_self_preservation: boolean("eureka.server.enable-self-preservation")?,
-            renewal_percent_threshold: binder.parse(
-                "eureka.server.renewal-percent-threshold",
-                "a number greater than 0 and at most 1",
-                |text| values::parse_number::<f64>(text).filter(|p| *p > 0.0 && *p <= 1.0),
-            )?,
-            renewal_threshold_update_interval_ms: number_u64(
-                "eureka.server.renewal-threshold-update-interval-ms",
-            )?,
-            expected_client_renewal_interval_seconds: binder.parse(
-                "eureka.server.expected-client-renewal-interval-seconds",
-                "a whole number of seconds",
-                |text| match values::parse_number::<i64>(text)? {
-                    seconds if seconds <= 0 => Some(30),
-                    seconds => u32::try_from(seconds).ok(),
-                },
-            )?,
-            eviction_interval_timer_in_ms: number_u64(
-                "eureka.server.eviction-interval-timer-in-ms",
-            )?,
-            response_cache_update_interval_ms: number_u64(
-                "eureka.server.response-cache-update-interval-ms",
-            )?,
-            response_cache_auto_expiration_in_seconds: number_u64(
-                "eureka.server.response-cache-auto-expiration-in-seconds",
-            )?,
-            use_read_only_response_cache: boolean("eureka.server.use-read-only-response-cache")?,
-            retention_time_in_ms_in_delta_queue: number_u64(
-                "eureka.server.retention-time-in-m-s-in-delta-queue",
-            )?,
-            delta_retention_timer_interval_in_ms: number_u64(
-                "eureka.server.delta-retention-timer-interval-in-ms",
-            )?,
-            disable_delta: boolean("eureka.server.disable-delta")?,
-            wait_time_in_ms_when_sync_empty: number_u64(
-                "eureka.server.wait-time-in-ms-when-sync-empty",
-            )?,
-            enable_replicated_request_compression: boolean(
-                "eureka.server.enable-replicated-request-compression",
-            )?,
-            my_url: binder.optional("eureka.server.my-url", "a URL", |t| {
-                Some(t.trim().to_owned())
-            })?,
-        },
-        registry: RegistryConfig {
-            expected_number_of_clients_sending_renews: number_u32(
-                "eureka.instance.registry.expected-number-of-clients-sending-renews",
-            )?,
-            default_open_for_traffic_count: number_u32(
-                "eureka.instance.registry.default-open-for-traffic-count",
-            )?,
-        },
-        client: EurekaClientConfig {
-            register_with_eureka: boolean("eureka.client.register-with-eureka")?,
-            fetch_registry: boolean("eureka.client.fetch-registry")?,
-            service_url: bind_service_urls(&binder)?,
-        },
-        instance: EurekaInstanceConfig {
-            hostname: binder.optional("eureka.instance.hostname", "a host name", |t| {
-                Some(t.trim().to_owned())
-            })?,
-            prefer_ip_address: boolean("eureka.instance.prefer-ip-address")?,
-            ip_address: binder.optional(
-                "eureka.instance.ip-address",
-                "an IP address",
-                values::parse_ip,
-            )?,
-            instance_id: binder.optional("eureka.instance.instance-id", "an id", |t| {
-                Some(t.trim().to_owned())
-            })?,
-        },
-        heureka: HeurekaConfig {
-            legacy_lease_expiry: boolean("heureka.legacy-lease-expiry")?,
-            max_request_body_bytes: binder.parse(
-                "heureka.max-request-body-size",
-                "a size such as 1048576, 512KB or 2MB",
-                values::parse_data_size,
-            )?,
-            base_path: binder.parse(
-                "heureka.base-path",
-                "a path starting with '/' and not ending with '/', such as /eureka",
-                values::parse_base_path,
-            )?,
-        },
-        logging_levels: bind_logging_levels(&binder)?,
-        sources: Vec::new(),
-    })
-}
-
-/// A resolved value and where it came from.
-struct Setting {
-    value: String,
-    origin: Origin,
-}
-
-/// Reads bound keys: the merged value with placeholders resolved, or the table default.
-struct Binder<'a> {
-    properties: &'a Properties,
-    resolver: Resolver<'a>,
-}
-
-impl Binder<'_> {
-    fn setting(&self, key: &'static str) -> Result<Setting, ConfigError> {
-        debug_assert!(
-            keys::find(key).is_some(),
-            "{key} is missing from keys::KEYS"
-        );
-        match self.properties.get(key) {
-            Some(property) => self.resolve(key, &property.value, &property.origin),
-            None => Ok(Setting {
-                value: keys::default_of(key).to_owned(),
-                origin: Origin::Default,
-            }),
-        }
-    }
-
-    fn resolve(&self, key: &str, raw: &str, origin: &Origin) -> Result<Setting, ConfigError> {
-        let value = self.resolver.resolve(raw).map_err(|error| {
-            let why = match error {
-                PlaceholderError::Unresolvable(placeholder) => {
-                    format!("could not resolve placeholder '{placeholder}'")
-                }
-                PlaceholderError::Circular(placeholder) => {
-                    format!("circular placeholder reference '{placeholder}'")
-                }
-            };
-            ConfigError::new(format!("{why} in value '{raw}' of {key} ({origin})"))
-        })?;
-        Ok(Setting {
-            value,
-            origin: origin.clone(),
-        })
-    }
-
-    fn parse<T>(
-        &self,
-        key: &'static str,
-        expected: &str,
-        parse: impl Fn(&str) -> Option<T>,
-    ) -> Result<T, ConfigError> {
-        let setting = self.setting(key)?;
-        parse(&setting.value)
-            .ok_or_else(|| ConfigError::invalid(key, &setting.value, &setting.origin, expected))
-    }
-
-    /// Like `parse`, but unset or blank means `None`.
-    fn optional<T>(
-        &self,
-        key: &'static str,
-        expected: &str,
-        parse: impl Fn(&str) -> Option<T>,
-    ) -> Result<Option<T>, ConfigError> {
-        let setting = self.setting(key)?;
-        if setting.value.trim().is_empty() {
-            return Ok(None);
-        }
-        parse(&setting.value)
-            .map(Some)
-            .ok_or_else(|| ConfigError::invalid(key, &setting.value, &setting.origin, expected))
-    }
-}
-
-fn bind_security(binder: &Binder<'_>) -> Result<Option<BasicAuth>, ConfigError> {
-    let name = binder.setting("spring.security.user.name")?;
-    let password = binder.setting("spring.security.user.password")?;
-    match (name.value.is_empty(), password.value.is_empty()) {
-        (true, true) => Ok(None),
-        (false, false) => Ok(Some(BasicAuth {
-            username: name.value,
-            password: password.value,
-        })),
-        (false, true) => Err(ConfigError::new(format!(
-            "spring.security.user.name is set ({}) but spring.security.user.password is not: \
-             basic authentication needs both",
-            name.origin
-        ))),
-        (true, false) => Err(ConfigError::new(format!(
-            "spring.security.user.password is set ({}) but spring.security.user.name is not: \
-             basic authentication needs both (Spring Boot's implicit name 'user' must be \
-             written out)",
-            password.origin
-        ))),
-    }
-}
-
-fn bind_service_urls(binder: &Binder<'_>) -> Result<BTreeMap<String, Vec<String>>, ConfigError> {
-    let mut zones = BTreeMap::new();
-    for (zone, property) in binder.properties.map_entries("eureka.client.service-url") {
-        let key = format!("eureka.client.service-url.{zone}");
-        let setting = binder.resolve(&key, &property.value, &property.origin)?;
-        let mut urls = Vec::new();
-        for url in setting
-            .value
-            .split(',')
-            .map(str::trim)
-            .filter(|u| !u.is_empty())
-        {
-            let url = values::parse_service_url(url).ok_or_else(|| {
-                ConfigError::invalid(&key, url, &setting.origin, "an http:// or https:// URL")
-            })?;
-            urls.push(url);
-        }
-        if !urls.is_empty() {
-            zones.insert(zone.to_owned(), urls);
-        }
-    }
-    if zones.is_empty() {
-        let (zone, url) = keys::DEFAULT_ZONE;
-        zones.insert(zone.to_owned(), vec![url.to_owned()]);
-    }
-    Ok(zones)
-}
-
-fn bind_logging_levels(binder: &Binder<'_>) -> Result<Vec<(String, String)>, ConfigError> {
-    let mut levels = Vec::new();
-    for (target, property) in binder.properties.map_entries("logging.level") {
-        let key = format!("logging.level.{target}");
-        let setting = binder.resolve(&key, &property.value, &property.origin)?;
-        let level = values::parse_level(&setting.value).ok_or_else(|| {
-            ConfigError::invalid(
-                &key,
-                &setting.value,
-                &setting.origin,
-                "one of trace, debug, info, warn, error, off",
-            )
-        })?;
-        levels.push((target.to_owned(), level.to_owned()));
-    }
-    levels.sort_by_key(|(target, _)| !target.eq_ignore_ascii_case("root"));
-    Ok(levels)
 }

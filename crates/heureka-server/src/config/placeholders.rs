@@ -2,8 +2,8 @@
 //! `PropertySourcesPlaceholderResolver`: against the merged properties, then the environment
 //! (`${server.port}` also finds `SERVER_PORT`), then the placeholder's own default.
 
-use super::keys;
 use super::sources::Properties;
+use super::{keys, names};
 
 /// Nesting deeper than this is taken for a reference cycle.
 const MAX_DEPTH: usize = 32;
@@ -74,7 +74,7 @@ impl Resolver<'_> {
         if !table_default.is_empty() {
             return Ok(table_default.to_owned());
         }
-        if keys::canonical(&key) == keys::canonical("spring.cloud.client.hostname") {
+        if names::canonical(&key) == names::canonical("spring.cloud.client.hostname") {
             // Spring Cloud's HostInfoEnvironmentPostProcessor provides this one; instance ids
             // are commonly built from it.
             return Ok((self.env)("HOSTNAME").unwrap_or_else(|| "localhost".to_owned()));

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::PathBuf;
 
-use super::{keys, ConfigError};
+use super::{keys, names, ConfigError};
 
 /// Where a value came from; error messages name it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,7 +49,7 @@ impl Properties {
     pub(crate) fn overlay(&mut self, source: Vec<Property>) {
         let mut lists: BTreeMap<String, Vec<(u64, Property)>> = BTreeMap::new();
         for property in source {
-            let canonical = keys::canonical(&property.name);
+            let canonical = names::canonical(&property.name);
             match split_trailing_index(&canonical) {
                 Some((base, index)) => lists
                     .entry(base.to_owned())
@@ -85,7 +85,7 @@ impl Properties {
 
     /// The property for `name`, in any relaxed spelling.
     pub(crate) fn get(&self, name: &str) -> Option<&Property> {
-        self.by_name.get(&keys::canonical(name))
+        self.by_name.get(&names::canonical(name))
     }
 
     /// The entries of a map-valued key: `(map key, property)` for `prefix.<map key>`.
@@ -93,7 +93,7 @@ impl Properties {
         &'a self,
         prefix: &str,
     ) -> impl Iterator<Item = (&'a str, &'a Property)> + 'a {
-        let start = format!("{}.", keys::canonical(prefix));
+        let start = format!("{}.", names::canonical(prefix));
         let skip = start.len();
         self.by_name
             .range(start.clone()..)
@@ -169,10 +169,10 @@ pub(crate) fn env_properties<'a>(
     let mut seen = std::collections::BTreeSet::new();
     let mut properties = Vec::new();
     for name in candidates {
-        if !seen.insert(keys::canonical(&name)) {
+        if !seen.insert(names::canonical(&name)) {
             continue;
         }
-        let found = keys::env_names(&name)
+        let found = names::env_names(&name)
             .into_iter()
             .find_map(|var| env(&var).map(|value| (var, value)));
         if let Some((var, value)) = found {
@@ -193,15 +193,15 @@ pub(crate) fn early_setting(
     env: &dyn Fn(&str) -> Option<String>,
     name: &str,
 ) -> Option<Property> {
-    let canonical = keys::canonical(name);
+    let canonical = names::canonical(name);
     if let Some(property) = command_line
         .iter()
         .rev()
-        .find(|property| keys::canonical(&property.name) == canonical)
+        .find(|property| names::canonical(&property.name) == canonical)
     {
         return Some(property.clone());
     }
-    keys::env_names(name).into_iter().find_map(|var| {
+    names::env_names(name).into_iter().find_map(|var| {
         env(&var).map(|value| Property {
             name: name.to_owned(),
             value,

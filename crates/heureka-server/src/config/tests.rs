@@ -632,7 +632,7 @@ fn security_requires_both_name_and_password() {
     );
     let auth = config.security.expect("both are set");
     assert_eq!(
-        (auth.username.as_str(), auth.password.as_str()),
+        (auth.name.as_str(), auth.password.as_str()),
         ("admin", "s3cret")
     );
 }
@@ -890,7 +890,7 @@ logging:
     assert_eq!(config.application_name, "eureka-server");
     let auth = config.security.clone().expect("credentials");
     assert_eq!(
-        (auth.username.as_str(), auth.password.as_str()),
+        (auth.name.as_str(), auth.password.as_str()),
         ("eureka", "pw")
     );
     assert_eq!(

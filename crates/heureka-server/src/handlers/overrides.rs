@@ -83,3 +83,9 @@ pub(crate) async fn update_metadata(
         Err(ApiError::NotFound)
     }
 }
+
+/// `PUT {base}/asg/{asg}/status`: AWS auto-scaling-group switches. Like Spring's (non-AWS)
+/// Eureka server, Heureka has no ASG support and answers 400.
+pub(crate) async fn asg_status(Path(asg): Path<String>) -> ApiError {
+    ApiError::BadRequest(format!("auto-scaling group '{asg}': ASG status is only supported on AWS-aware servers"))
+}

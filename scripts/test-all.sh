@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Runs every test Heureka has, from a fresh clone: lint, unit and HTTP tests, the real-client
+# and Java-interop suites (which install their own Python, npm and Maven dependencies), and a
+# smoke run of the benchmark harness. Exits non-zero if any suite fails.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+passed=0
+failed=0
+failures=()
+
+suite() {
+    local name=$1
+    shift
+    echo
+    echo "==> $name"
+    if "$@"; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1))
+        failures+=("$name")
+    fi
+}
+
+suite "cargo fmt" cargo fmt --all --check
+suite "cargo clippy" cargo clippy --workspace --all-targets --quiet -- -D warnings
+suite "cargo test" cargo test --workspace
+suite "release build" cargo build --release --quiet -p heureka-server
+suite "benchmark smoke" python3 bench/run.py --smoke
+suite "real clients and Java interop" env HEUREKA_BIN="$PWD/target/release/heureka" bash interop/run.sh
+
+echo
+if [ "$failed" -gt 0 ]; then
+    echo "failed suites: ${failures[*]}"
+fi
+echo "suites: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
