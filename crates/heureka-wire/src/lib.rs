@@ -1,6 +1,24 @@
-//! API STUB — replaced by the real implementation.
+//! Eureka's two wire encodings, JSON and XML, and nothing else: this is the only crate that knows
+//! how an `InstanceInfo` is spelled on the wire.
+//!
+//! Output is strict and byte-compatible with the Java server (Jackson's legacy
+//! `EurekaJacksonCodec` for JSON, XStream for XML), because the Spring client rejects any field it
+//! does not know. Input is lenient: it reads every shape that real clients send (Spring's bean
+//! shape, the legacy string-typed shape, Python, JS and fargo bodies) and fills Java's defaults.
+//! The encoders write bytes by hand into one pre-sized `Vec<u8>`, since a full fetch of a large
+//! registry is the server's hot path.
+
+mod error;
+mod fields;
+mod json;
+mod numbers;
+mod size;
+mod xml;
 
 use heureka_core::{Application, Applications, Instance, Millis};
+
+pub use error::DecodeError;
+pub use xml::metadata_key_fits_xml;
 
 /// Which of Eureka's two encodings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -9,31 +27,63 @@ pub enum Format {
     Xml,
 }
 
-/// Why a body could not be read. The message is one line, fit for a 400 response.
-#[derive(Debug, thiserror::Error)]
-pub enum DecodeError {
-    #[error("{0}")]
-    Malformed(String),
+impl Format {
+    /// The `Content-Type` to send with a body in this format.
+    pub fn content_type(self) -> &'static str {
+        match self {
+            Format::Json => "application/json",
+            Format::Xml => "application/xml",
+        }
+    }
 }
 
+/// A registry document: `{"applications":{…}}` or `<applications>…</applications>`.
 pub fn encode_applications(apps: &Applications, format: Format) -> Vec<u8> {
-    let _ = (apps, format);
-    unimplemented!()
+    match format {
+        Format::Json => json::encode::applications(apps),
+        Format::Xml => xml::encode::applications(apps),
+    }
 }
+
+/// One application: `{"application":{…}}` or `<application>…</application>`.
 pub fn encode_application(app: &Application, format: Format) -> Vec<u8> {
-    let _ = (app, format);
-    unimplemented!()
+    match format {
+        Format::Json => json::encode::application(app),
+        Format::Xml => xml::encode::application(app),
+    }
 }
+
+/// One instance: `{"instance":{…}}` or `<instance>…</instance>`.
 pub fn encode_instance(instance: &Instance, format: Format) -> Vec<u8> {
-    let _ = (instance, format);
-    unimplemented!()
+    match format {
+        Format::Json => json::encode::instance(instance),
+        Format::Xml => xml::encode::instance(instance),
+    }
 }
-/// Reads a register body (`{"instance":{…}}` or `<instance>…</instance>`); `now` is "parse time".
+
+/// Reads a register body (`{"instance":{…}}` or `<instance>…</instance>`); `now` is "parse time",
+/// Java's default for `lastUpdatedTimestamp` and `lastDirtyTimestamp`.
 pub fn decode_instance(body: &[u8], format: Format, now: Millis) -> Result<Instance, DecodeError> {
-    let _ = (body, format, now);
-    unimplemented!()
+    match format {
+        Format::Json => json::decode::instance(body, now),
+        Format::Xml => xml::decode::instance(body, now),
+    }
 }
+
+/// Reads one application document (`{"application":{…}}` or `<application>…</application>`).
+/// Instances without timestamps get `0`.
+pub fn decode_application(body: &[u8], format: Format) -> Result<Application, DecodeError> {
+    match format {
+        Format::Json => json::decode::application(body),
+        Format::Xml => xml::decode::application(body),
+    }
+}
+
+/// Reads a registry document, as a peer or a client does. `application` and `instance` may each
+/// be an array or a single object. Instances without timestamps get `0`.
 pub fn decode_applications(body: &[u8], format: Format) -> Result<Applications, DecodeError> {
-    let _ = (body, format);
-    unimplemented!()
+    match format {
+        Format::Json => json::decode::applications(body),
+        Format::Xml => xml::decode::applications(body),
+    }
 }

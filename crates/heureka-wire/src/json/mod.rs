@@ -1,0 +1,5 @@
+//! Eureka's JSON, as written by the legacy `EurekaJacksonCodec` and read leniently.
+
+pub(crate) mod decode;
+pub(crate) mod encode;
+mod tree;

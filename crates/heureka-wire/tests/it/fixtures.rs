@@ -1,0 +1,110 @@
+//! Instances and documents shared by the tests: the canonical `ORDERS` instance of the protocol
+//! spec (§4.5) and helpers to read files from `tests/data/`.
+
+use std::collections::BTreeMap;
+
+use heureka_core::{
+    ActionType, Application, Applications, DataCenterClass, DataCenterInfo, Instance,
+    InstanceStatus, LeaseInfo, Millis, Port,
+};
+
+/// "Parse time" handed to decoders.
+pub const NOW: Millis = 1_800_000_000_000;
+
+/// The instance of the spec's canonical full-registry example.
+pub fn orders() -> Instance {
+    let mut i = Instance::new(
+        "orders",
+        "10.0.0.5:orders:8080",
+        "10.0.0.5",
+        "10.0.0.5",
+        1_714_550_400_012,
+    );
+    i.port = Port {
+        number: 8080,
+        enabled: true,
+    };
+    i.secure_port = Port {
+        number: 443,
+        enabled: false,
+    };
+    i.lease_info = LeaseInfo {
+        renewal_interval_in_secs: 30,
+        duration_in_secs: 90,
+        registration_timestamp: 1_714_550_400_000,
+        last_renewal_timestamp: 1_714_550_580_000,
+        eviction_timestamp: 0,
+        service_up_timestamp: 1_714_550_400_000,
+    };
+    i.metadata = BTreeMap::from([("management.port".to_owned(), "8080".to_owned())]);
+    i.home_page_url = Some("http://10.0.0.5:8080/".to_owned());
+    i.status_page_url = Some("http://10.0.0.5:8080/actuator/info".to_owned());
+    i.health_check_url = Some("http://10.0.0.5:8080/actuator/health".to_owned());
+    i.vip_address = Some("orders".to_owned());
+    i.secure_vip_address = Some("orders".to_owned());
+    i.last_dirty_timestamp = 1_714_550_399_000;
+    i.action_type = Some(ActionType::Added);
+    i
+}
+
+/// A registry document holding the given instances, one application per distinct `app`.
+pub fn registry(versions_delta: i64, hash: &str, instances: Vec<Instance>) -> Applications {
+    let mut applications: Vec<Application> = Vec::new();
+    for instance in instances {
+        match applications.iter_mut().find(|a| a.name == instance.app) {
+            Some(app) => app.instances.push(instance),
+            None => applications.push(Application {
+                name: instance.app.clone(),
+                instances: vec![instance],
+            }),
+        }
+    }
+    Applications {
+        versions_delta,
+        apps_hashcode: hash.to_owned(),
+        applications,
+    }
+}
+
+/// An instance that exercises every optional part of the model.
+pub fn everything() -> Instance {
+    let mut i = orders();
+    i.instance_id = Some("i-0abc".to_owned());
+    i.app = "BILLING_SVC".to_owned();
+    i.sid = "42".to_owned();
+    i.status = InstanceStatus::OutOfService;
+    i.overridden_status = InstanceStatus::OutOfService;
+    i.country_id = 7;
+    i.data_center_info = Some(DataCenterInfo {
+        class: DataCenterClass::Amazon,
+        name: "Amazon".to_owned(),
+        metadata: BTreeMap::from([
+            ("instance-id".to_owned(), "i-0abc".to_owned()),
+            ("availability-zone".to_owned(), "us-east-1c".to_owned()),
+        ]),
+    });
+    i.metadata = BTreeMap::from([
+        (
+            "my_key".to_owned(),
+            "a \"quoted\" <value> & 'more'".to_owned(),
+        ),
+        ("price$".to_owned(), "€5\ttab\r\nnewline".to_owned()),
+        ("empty".to_owned(), String::new()),
+    ]);
+    i.app_group_name = Some("PAYMENTS".to_owned());
+    i.secure_health_check_url = Some(String::new());
+    i.is_coordinating_discovery_server = true;
+    i.action_type = Some(ActionType::Modified);
+    i.asg_name = Some("billing-asg".to_owned());
+    i
+}
+
+/// A file of `tests/data/`, recorded from a real client.
+pub fn data(name: &str) -> Vec<u8> {
+    let path = format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+pub fn text(bytes: Vec<u8>) -> String {
+    String::from_utf8(bytes).expect("encoders write UTF-8")
+}

@@ -1,0 +1,10 @@
+//! Integration tests of heureka-wire: golden output, real client bodies, leniency, errors and
+//! round trips. One test binary; one module per concern.
+
+mod clients;
+mod errors;
+mod fixtures;
+mod golden_json;
+mod golden_xml;
+mod leniency;
+mod round_trip;
