@@ -52,18 +52,33 @@ pub(crate) struct ResponseCache {
 
 impl ResponseCache {
     pub(crate) fn new(max_age: Duration) -> ResponseCache {
-        ResponseCache { entries: Mutex::new(HashMap::new()), max_age }
+        ResponseCache {
+            entries: Mutex::new(HashMap::new()),
+            max_age,
+        }
     }
 
     /// The cached document if it was encoded from registry `version` and is fresh enough.
-    pub(crate) fn get(&self, document: Document, format: Format, version: u64) -> Option<Arc<Encoded>> {
+    pub(crate) fn get(
+        &self,
+        document: Document,
+        format: Format,
+        version: u64,
+    ) -> Option<Arc<Encoded>> {
         let entries = self.entries.lock();
         let entry = entries.get(&(document, format))?;
-        (entry.version == version && entry.encoded_at.elapsed() < self.max_age).then(|| entry.clone())
+        (entry.version == version && entry.encoded_at.elapsed() < self.max_age)
+            .then(|| entry.clone())
     }
 
     /// Stores a freshly encoded document, unless a newer version got there first.
-    pub(crate) fn put(&self, document: Document, format: Format, version: u64, body: Vec<u8>) -> Arc<Encoded> {
+    pub(crate) fn put(
+        &self,
+        document: Document,
+        format: Format,
+        version: u64,
+        body: Vec<u8>,
+    ) -> Arc<Encoded> {
         let encoded = Arc::new(Encoded {
             version,
             encoded_at: Instant::now(),
@@ -71,7 +86,9 @@ impl ResponseCache {
             gzipped: OnceLock::new(),
         });
         let mut entries = self.entries.lock();
-        let slot = entries.entry((document, format)).or_insert_with(|| encoded.clone());
+        let slot = entries
+            .entry((document, format))
+            .or_insert_with(|| encoded.clone());
         if slot.version <= version {
             *slot = encoded.clone();
         }
@@ -83,6 +100,8 @@ impl ResponseCache {
 /// at a fraction of the default level's cost on the request path.
 fn gzip(body: &[u8]) -> Bytes {
     let mut encoder = GzEncoder::new(Vec::with_capacity(body.len() / 8 + 64), Compression::fast());
-    encoder.write_all(body).expect("writing to a Vec cannot fail");
+    encoder
+        .write_all(body)
+        .expect("writing to a Vec cannot fail");
     Bytes::from(encoder.finish().expect("writing to a Vec cannot fail"))
 }

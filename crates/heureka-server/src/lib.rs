@@ -5,7 +5,6 @@
 //! to a status code (`http::error`). Full and delta reads are served from `cache`. `tasks` runs
 //! eviction and the other timers. `config` turns Spring-style settings into a `Config`.
 
-#[path = "config_stub.rs"]
 pub mod config;
 
 mod cache;
@@ -30,9 +29,17 @@ use crate::config::Config;
 use crate::state::AppState;
 
 /// Serves the API on `listener` until `shutdown` completes, running the background jobs.
-pub async fn serve(config: Config, listener: TcpListener, shutdown: impl Future<Output = ()> + Send + 'static) -> io::Result<()> {
+pub async fn serve(
+    config: Config,
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> io::Result<()> {
     let state = AppState::new(&config);
-    let router = routes::router(state.clone(), &config.heureka.base_path, config.heureka.max_request_body_bytes);
+    let router = routes::router(
+        state.clone(),
+        &config.heureka.base_path,
+        config.heureka.max_request_body_bytes,
+    );
     // Trim trailing slashes before routing: Eureka (Jersey) treats them as optional.
     let app = NormalizePathLayer::trim_trailing_slash().layer(router);
     let mut background = tasks::spawn_all(&state, &config);

@@ -23,7 +23,10 @@ fn main() -> ExitCode {
         }
     };
     init_logging(&config);
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(runtime) => runtime,
         Err(error) => {
             eprintln!("heureka: cannot start the async runtime: {error}");
@@ -43,7 +46,9 @@ async fn run(config: Config, started: Instant) -> std::io::Result<()> {
     let address = SocketAddr::new(config.server.address, config.server.port);
     let listener = tokio::net::TcpListener::bind(address)
         .await
-        .map_err(|error| std::io::Error::new(error.kind(), format!("cannot listen on {address}: {error}")))?;
+        .map_err(|error| {
+            std::io::Error::new(error.kind(), format!("cannot listen on {address}: {error}"))
+        })?;
     tracing::info!(
         %address,
         base_path = %config.heureka.base_path,
@@ -60,10 +65,11 @@ async fn shutdown_signal() {
     let ctrl_c = tokio::signal::ctrl_c();
     #[cfg(unix)]
     {
-        let mut terminate = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(signal) => signal,
-            Err(_) => return ctrl_c.await.unwrap_or(()),
-        };
+        let mut terminate =
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(signal) => signal,
+                Err(_) => return ctrl_c.await.unwrap_or(()),
+            };
         tokio::select! {
             _ = ctrl_c => {}
             _ = terminate.recv() => {}
@@ -94,5 +100,8 @@ fn init_logging(config: &Config) {
         .ok()
         .and_then(|value| EnvFilter::try_new(value).ok())
         .unwrap_or_else(|| EnvFilter::new(directives.join(",")));
-    tracing_subscriber::fmt().with_env_filter(filter).with_target(false).init();
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_target(false)
+        .init();
 }

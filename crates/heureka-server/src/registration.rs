@@ -25,7 +25,10 @@ pub(crate) fn validate(instance: &mut Instance, path_app: &str) -> Result<(), Ap
     }
     let expected = path_app.to_uppercase();
     if instance.app.to_uppercase() != expected {
-        return reject(format!("Mismatched appName, expecting {expected} but was {}", instance.app));
+        return reject(format!(
+            "Mismatched appName, expecting {expected} but was {}",
+            instance.app
+        ));
     }
     let id = instance.id().to_owned();
     let Some(data_center) = instance.data_center_info.as_mut() else {
@@ -35,7 +38,10 @@ pub(crate) fn validate(instance: &mut Instance, path_app: &str) -> Result<(), Ap
         return reject("Missing dataCenterInfo Name".to_owned());
     }
     if data_center.class == DataCenterClass::Amazon
-        && data_center.metadata.get("instance-id").is_none_or(|value| value.trim().is_empty())
+        && data_center
+            .metadata
+            .get("instance-id")
+            .is_none_or(|value| value.trim().is_empty())
     {
         data_center.metadata.insert("instance-id".to_owned(), id);
     }
@@ -86,7 +92,10 @@ mod tests {
 
     #[test]
     fn app_name_differing_from_path_is_refused() {
-        assert_eq!(reason(valid(), "PAYMENTS"), "Mismatched appName, expecting PAYMENTS but was ORDERS");
+        assert_eq!(
+            reason(valid(), "PAYMENTS"),
+            "Mismatched appName, expecting PAYMENTS but was ORDERS"
+        );
     }
 
     #[test]
@@ -105,6 +114,9 @@ mod tests {
         }
         validate(&mut instance, "ORDERS").unwrap();
         let dc = instance.data_center_info.unwrap();
-        assert_eq!(dc.metadata.get("instance-id").map(String::as_str), Some("10.0.0.5:orders:8080"));
+        assert_eq!(
+            dc.metadata.get("instance-id").map(String::as_str),
+            Some("10.0.0.5:orders:8080")
+        );
     }
 }

@@ -23,7 +23,9 @@ pub(crate) fn router(state: SharedState, base_path: &str, max_body_bytes: usize)
         .route("/apps/{app}", get(apps::one).post(instances::register))
         .route(
             "/apps/{app}/{id}",
-            get(instances::one).put(instances::renew).delete(instances::cancel),
+            get(instances::one)
+                .put(instances::renew)
+                .delete(instances::cancel),
         )
         .route(
             "/apps/{app}/{id}/status",
@@ -38,7 +40,10 @@ pub(crate) fn router(state: SharedState, base_path: &str, max_body_bytes: usize)
     Router::new()
         .nest(&format!("{base_path}/v2"), api.clone())
         .nest(base_path, api)
-        .layer(middleware::from_fn_with_state(state.clone(), auth::require_basic_auth))
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            auth::require_basic_auth,
+        ))
         // Applies to the decompressed body, so a small gzip bomb is still refused with 413.
         .layer(DefaultBodyLimit::max(max_body_bytes))
         // Peers may gzip request bodies (`Content-Encoding: gzip`); unknown encodings get 415.

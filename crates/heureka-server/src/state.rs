@@ -40,7 +40,11 @@ impl AppState {
         // A single node has no peers to sync from, so it opens at once with Spring's
         // default-open-for-traffic-count: reads answer 200 from the first second.
         registry.open_for_traffic(config.registry.default_open_for_traffic_count, now);
-        let max_age = Duration::from_secs(config.eureka_server.response_cache_auto_expiration_in_seconds);
+        let max_age = Duration::from_secs(
+            config
+                .eureka_server
+                .response_cache_auto_expiration_in_seconds,
+        );
         Arc::new(AppState {
             registry: Mutex::new(registry),
             cache: ResponseCache::new(max_age),
@@ -68,6 +72,8 @@ fn registry_policy(config: &Config) -> RegistryPolicy {
         renewal_percent_threshold: server.renewal_percent_threshold,
         expected_client_renewal_interval_secs: server.expected_client_renewal_interval_seconds,
         delta_retention_ms: server.retention_time_in_ms_in_delta_queue as i64,
-        expected_number_of_clients_sending_renews: config.registry.expected_number_of_clients_sending_renews,
+        expected_number_of_clients_sending_renews: config
+            .registry
+            .expected_number_of_clients_sending_renews,
     }
 }

@@ -15,13 +15,22 @@ use crate::state::SharedState;
 pub(crate) fn spawn_all(state: &SharedState, config: &Config) -> JoinSet<()> {
     let server = &config.eureka_server;
     let mut tasks = JoinSet::new();
-    tasks.spawn(evict_expired_leases(state.clone(), millis(server.eviction_interval_timer_in_ms)));
-    tasks.spawn(roll_renews_bucket(state.clone(), server.enable_self_preservation));
+    tasks.spawn(evict_expired_leases(
+        state.clone(),
+        millis(server.eviction_interval_timer_in_ms),
+    ));
+    tasks.spawn(roll_renews_bucket(
+        state.clone(),
+        server.enable_self_preservation,
+    ));
     tasks.spawn(update_renewal_threshold(
         state.clone(),
         millis(server.renewal_threshold_update_interval_ms),
     ));
-    tasks.spawn(purge_delta_queue(state.clone(), millis(server.delta_retention_timer_interval_in_ms)));
+    tasks.spawn(purge_delta_queue(
+        state.clone(),
+        millis(server.delta_retention_timer_interval_in_ms),
+    ));
     tasks
 }
 
@@ -47,10 +56,11 @@ async fn evict_expired_leases(state: SharedState, period: Duration) {
         let compensation = previous.elapsed().saturating_sub(period);
         previous = Instant::now();
         let seed = clock::now_millis() as u64;
-        let report = state
-            .registry
-            .lock()
-            .evict(clock::now_millis(), compensation.as_millis() as i64, seed);
+        let report =
+            state
+                .registry
+                .lock()
+                .evict(clock::now_millis(), compensation.as_millis() as i64, seed);
         if !report.lease_expiration_enabled {
             if report.expired > 0 {
                 let numbers = state.registry.lock().self_preservation();
@@ -89,7 +99,9 @@ async fn roll_renews_bucket(state: SharedState, self_preservation_enabled: bool)
             registry.roll_renews_bucket();
             (before, registry.self_preservation())
         };
-        if !self_preservation_enabled || before.lease_expiration_enabled == after.lease_expiration_enabled {
+        if !self_preservation_enabled
+            || before.lease_expiration_enabled == after.lease_expiration_enabled
+        {
             continue;
         }
         if after.lease_expiration_enabled {
@@ -134,6 +146,9 @@ async fn purge_delta_queue(state: SharedState, period: Duration) {
     loop {
         timer.tick().await;
         // Dropping items changes the delta document, so this bumps the registry version too.
-        state.registry.lock().purge_recently_changed(clock::now_millis());
+        state
+            .registry
+            .lock()
+            .purge_recently_changed(clock::now_millis());
     }
 }

@@ -132,12 +132,12 @@ pub(crate) const KEYS: &[Key] = &[
     key(
         "eureka.instance.registry.expected-number-of-clients-sending-renews",
         "1",
-        "seed",
+        "clients assumed before any register",
     ),
     key(
         "eureka.instance.registry.default-open-for-traffic-count",
         "1",
-        "seed when no peers",
+        "clients assumed when peers had none",
     ),
     key(
         "eureka.client.register-with-eureka",

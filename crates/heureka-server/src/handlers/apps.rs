@@ -19,7 +19,10 @@ pub(crate) async fn all(State(state): State<SharedState>, headers: HeaderMap) ->
 }
 
 /// `GET {base}/apps/delta`: what changed within the retention window.
-pub(crate) async fn delta(State(state): State<SharedState>, headers: HeaderMap) -> Result<Response, ApiError> {
+pub(crate) async fn delta(
+    State(state): State<SharedState>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
     if state.settings.disable_delta {
         return Err(ApiError::Forbidden);
     }
@@ -33,25 +36,43 @@ pub(crate) async fn one(
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let format = negotiate::collection_format(&headers);
-    let application = state.registry.lock().application(&app).ok_or(ApiError::NotFound)?;
-    Ok(document(format, heureka_wire::encode_application(&application, format)))
+    let application = state
+        .registry
+        .lock()
+        .application(&app)
+        .ok_or(ApiError::NotFound)?;
+    Ok(document(
+        format,
+        heureka_wire::encode_application(&application, format),
+    ))
 }
 
 /// `GET {base}/vips/{vip}`: instances whose `vipAddress` lists `vip`; never 404.
-pub(crate) async fn vip(State(state): State<SharedState>, Path(vip): Path<String>, headers: HeaderMap) -> Response {
+pub(crate) async fn vip(
+    State(state): State<SharedState>,
+    Path(vip): Path<String>,
+    headers: HeaderMap,
+) -> Response {
     let selection = state.registry.lock().vip(&vip, false);
     encode_now(&selection, &headers)
 }
 
 /// `GET {base}/svips/{svip}`: the same for `secureVipAddress`.
-pub(crate) async fn svip(State(state): State<SharedState>, Path(svip): Path<String>, headers: HeaderMap) -> Response {
+pub(crate) async fn svip(
+    State(state): State<SharedState>,
+    Path(svip): Path<String>,
+    headers: HeaderMap,
+) -> Response {
     let selection = state.registry.lock().vip(&svip, true);
     encode_now(&selection, &headers)
 }
 
 fn encode_now(applications: &Applications, headers: &HeaderMap) -> Response {
     let format = negotiate::collection_format(headers);
-    document(format, heureka_wire::encode_applications(applications, format))
+    document(
+        format,
+        heureka_wire::encode_applications(applications, format),
+    )
 }
 
 /// Serves a full or delta document from the cache, encoding it first if the registry moved on.

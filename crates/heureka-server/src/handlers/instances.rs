@@ -45,10 +45,14 @@ pub(crate) async fn renew(
         Some(value) => Some(status_param("overriddenstatus", value)?),
         None => None,
     };
-    let outcome = state
-        .registry
-        .lock()
-        .renew(&app, &id, dirty, overridden, origin(&headers), clock::now_millis());
+    let outcome = state.registry.lock().renew(
+        &app,
+        &id,
+        dirty,
+        overridden,
+        origin(&headers),
+        clock::now_millis(),
+    );
     match outcome {
         RenewOutcome::Renewed => Ok(StatusCode::OK.into_response()),
         RenewOutcome::NotFound | RenewOutcome::ClientNewer => Err(ApiError::NotFound),
@@ -67,7 +71,10 @@ pub(crate) async fn cancel(
     Path((app, id)): Path<(String, String)>,
     headers: HeaderMap,
 ) -> Result<StatusCode, ApiError> {
-    let cancelled = state.registry.lock().cancel(&app, &id, origin(&headers), clock::now_millis());
+    let cancelled = state
+        .registry
+        .lock()
+        .cancel(&app, &id, origin(&headers), clock::now_millis());
     if cancelled {
         tracing::info!(%app, %id, "cancelled lease");
         Ok(StatusCode::OK)
@@ -82,10 +89,16 @@ pub(crate) async fn one(
     Path((app, id)): Path<(String, String)>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let instance = state.registry.lock().instance(&app, &id, clock::now_millis());
+    let instance = state
+        .registry
+        .lock()
+        .instance(&app, &id, clock::now_millis());
     let instance = instance.ok_or(ApiError::NotFound)?;
     let format = negotiate::instance_format(&headers);
-    Ok(document(format, heureka_wire::encode_instance(&instance, format)))
+    Ok(document(
+        format,
+        heureka_wire::encode_instance(&instance, format),
+    ))
 }
 
 /// `GET {base}/instances/{id}`: the first instance with this id in any application.
@@ -94,8 +107,14 @@ pub(crate) async fn by_id(
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let instance = state.registry.lock().instance_by_id(&id, clock::now_millis());
+    let instance = state
+        .registry
+        .lock()
+        .instance_by_id(&id, clock::now_millis());
     let instance = instance.ok_or(ApiError::NotFound)?;
     let format = negotiate::instance_format(&headers);
-    Ok(document(format, heureka_wire::encode_instance(&instance, format)))
+    Ok(document(
+        format,
+        heureka_wire::encode_instance(&instance, format),
+    ))
 }

@@ -30,15 +30,19 @@ pub(crate) fn origin(headers: &HeaderMap) -> Origin {
 /// A 200 response carrying an encoded document.
 pub(crate) fn document(format: Format, body: impl Into<Bytes>) -> Response {
     let mut response = (StatusCode::OK, body.into()).into_response();
-    response
-        .headers_mut()
-        .insert(header::CONTENT_TYPE, HeaderValue::from_static(negotiate::content_type(format)));
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static(negotiate::content_type(format)),
+    );
     response
 }
 
 /// Query parameters in order, first value per key (Eureka's `getFirst`).
 pub(crate) fn first<'a>(query: &'a [(String, String)], key: &str) -> Option<&'a str> {
-    query.iter().find(|(name, _)| name == key).map(|(_, value)| value.as_str())
+    query
+        .iter()
+        .find(|(name, _)| name == key)
+        .map(|(_, value)| value.as_str())
 }
 
 /// `lastDirtyTimestamp` must be a number when present; Eureka would throw a 500 here.
@@ -46,7 +50,9 @@ pub(crate) fn last_dirty_timestamp(query: &[(String, String)]) -> Result<Option<
     match first(query, "lastDirtyTimestamp") {
         None | Some("") => Ok(None),
         Some(value) => value.trim().parse().map(Some).map_err(|_| {
-            ApiError::BadRequest(format!("lastDirtyTimestamp '{value}' is not a number of milliseconds"))
+            ApiError::BadRequest(format!(
+                "lastDirtyTimestamp '{value}' is not a number of milliseconds"
+            ))
         }),
     }
 }

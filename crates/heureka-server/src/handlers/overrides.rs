@@ -20,13 +20,15 @@ pub(crate) async fn set_status(
     if state.registry.lock().instance(&app, &id, now).is_none() {
         return Err(ApiError::NotFound);
     }
-    let value = first(&query, "value").ok_or_else(|| ApiError::BadRequest("missing query parameter 'value'".to_owned()))?;
+    let value = first(&query, "value")
+        .ok_or_else(|| ApiError::BadRequest("missing query parameter 'value'".to_owned()))?;
     let status = status_param("value", value)?;
     let dirty = last_dirty_timestamp(&query)?;
-    let updated = state
-        .registry
-        .lock()
-        .set_status_override(&app, &id, status, dirty, origin(&headers), now);
+    let updated =
+        state
+            .registry
+            .lock()
+            .set_status_override(&app, &id, status, dirty, origin(&headers), now);
     if updated {
         tracing::info!(%app, %id, %status, "status override set");
         Ok(StatusCode::OK)
@@ -76,7 +78,10 @@ pub(crate) async fn update_metadata(
             entries.push((key, value));
         }
     }
-    let updated = state.registry.lock().update_metadata(&app, &id, entries, clock::now_millis());
+    let updated = state
+        .registry
+        .lock()
+        .update_metadata(&app, &id, entries, clock::now_millis());
     if updated {
         Ok(StatusCode::OK)
     } else {
@@ -87,5 +92,7 @@ pub(crate) async fn update_metadata(
 /// `PUT {base}/asg/{asg}/status`: AWS auto-scaling-group switches. Like Spring's (non-AWS)
 /// Eureka server, Heureka has no ASG support and answers 400.
 pub(crate) async fn asg_status(Path(asg): Path<String>) -> ApiError {
-    ApiError::BadRequest(format!("auto-scaling group '{asg}': ASG status is only supported on AWS-aware servers"))
+    ApiError::BadRequest(format!(
+        "auto-scaling group '{asg}': ASG status is only supported on AWS-aware servers"
+    ))
 }

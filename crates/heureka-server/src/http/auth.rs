@@ -13,11 +13,18 @@ use crate::http::error::ApiError;
 use crate::state::SharedState;
 
 /// Middleware: lets the request through only with the configured credentials.
-pub(crate) async fn require_basic_auth(State(state): State<SharedState>, request: Request, next: Next) -> Response {
+pub(crate) async fn require_basic_auth(
+    State(state): State<SharedState>,
+    request: Request,
+    next: Next,
+) -> Response {
     let Some(expected) = &state.settings.basic_auth_header else {
         return next.run(request).await;
     };
-    let presented = request.headers().get(header::AUTHORIZATION).map(|value| value.as_bytes());
+    let presented = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .map(|value| value.as_bytes());
     if presented.is_some_and(|presented| constant_time_eq(presented, expected.as_bytes())) {
         next.run(request).await
     } else {

@@ -26,9 +26,14 @@ impl IntoResponse for ApiError {
             ApiError::NotFound => StatusCode::NOT_FOUND.into_response(),
             ApiError::Forbidden => StatusCode::FORBIDDEN.into_response(),
             ApiError::BadRequest(reason) => plain(StatusCode::BAD_REQUEST, reason),
-            ApiError::UnsupportedMediaType(reason) => plain(StatusCode::UNSUPPORTED_MEDIA_TYPE, reason),
+            ApiError::UnsupportedMediaType(reason) => {
+                plain(StatusCode::UNSUPPORTED_MEDIA_TYPE, reason)
+            }
             ApiError::Unauthorized => {
-                let mut response = plain(StatusCode::UNAUTHORIZED, "authentication required".to_owned());
+                let mut response = plain(
+                    StatusCode::UNAUTHORIZED,
+                    "authentication required".to_owned(),
+                );
                 response.headers_mut().insert(
                     header::WWW_AUTHENTICATE,
                     HeaderValue::from_static("Basic realm=\"heureka\""),
@@ -41,8 +46,9 @@ impl IntoResponse for ApiError {
 
 fn plain(status: StatusCode, reason: String) -> Response {
     let mut response = (status, reason).into_response();
-    response
-        .headers_mut()
-        .insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8"));
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
     response
 }

@@ -67,7 +67,13 @@ pub(crate) fn body_format(headers: &HeaderMap, body: &[u8]) -> Result<Format, Ap
     let mut parts = content_type.split(';');
     let media = parts.next().unwrap_or("").trim().to_ascii_lowercase();
     let charset = parts
-        .filter_map(|param| param.trim().to_ascii_lowercase().strip_prefix("charset=").map(str::to_owned))
+        .filter_map(|param| {
+            param
+                .trim()
+                .to_ascii_lowercase()
+                .strip_prefix("charset=")
+                .map(str::to_owned)
+        })
         .next();
     if let Some(charset) = charset {
         let charset = charset.trim_matches('"');
@@ -129,7 +135,10 @@ mod tests {
 
     #[test]
     fn collection_reads_answer_json_when_accept_mentions_json() {
-        assert_eq!(collection_format(&with(header::ACCEPT, "application/json, */*")), Format::Json);
+        assert_eq!(
+            collection_format(&with(header::ACCEPT, "application/json, */*")),
+            Format::Json
+        );
     }
 
     #[test]
@@ -140,23 +149,38 @@ mod tests {
 
     #[test]
     fn instance_reads_answer_json_when_preferred() {
-        assert_eq!(instance_format(&with(header::ACCEPT, "application/json")), Format::Json);
         assert_eq!(
-            instance_format(&with(header::ACCEPT, "application/xml;q=0.5, application/json")),
+            instance_format(&with(header::ACCEPT, "application/json")),
+            Format::Json
+        );
+        assert_eq!(
+            instance_format(&with(
+                header::ACCEPT,
+                "application/xml;q=0.5, application/json"
+            )),
             Format::Json
         );
     }
 
     #[test]
     fn body_without_content_type_is_sniffed() {
-        assert_eq!(body_format(&HeaderMap::new(), b" {\"instance\":{}}").unwrap(), Format::Json);
-        assert_eq!(body_format(&HeaderMap::new(), b"<instance/>").unwrap(), Format::Xml);
+        assert_eq!(
+            body_format(&HeaderMap::new(), b" {\"instance\":{}}").unwrap(),
+            Format::Json
+        );
+        assert_eq!(
+            body_format(&HeaderMap::new(), b"<instance/>").unwrap(),
+            Format::Xml
+        );
     }
 
     #[test]
     fn unsupported_content_type_is_refused() {
         let headers = with(header::CONTENT_TYPE, "text/plain");
-        assert!(matches!(body_format(&headers, b"{}"), Err(ApiError::UnsupportedMediaType(_))));
+        assert!(matches!(
+            body_format(&headers, b"{}"),
+            Err(ApiError::UnsupportedMediaType(_))
+        ));
     }
 
     #[test]

@@ -9,13 +9,21 @@ async fn full_fetch_answers_200_right_after_start() {
     let server = TestServer::start(&[]).await;
     let (status, body) = server.get_text("/apps", Some("application/json")).await;
     assert_eq!(status, 200);
-    assert_eq!(body, r#"{"applications":{"versions__delta":"1","apps__hashcode":"","application":[]}}"#);
+    assert_eq!(
+        body,
+        r#"{"applications":{"versions__delta":"1","apps__hashcode":"","application":[]}}"#
+    );
 }
 
 #[tokio::test]
 async fn register_answers_204_with_no_body() {
     let server = TestServer::start(&[]).await;
-    let response = server.post_json("/apps/ORDERS", &crate::support::spring_body("ORDERS", "o-1")).await;
+    let response = server
+        .post_json(
+            "/apps/ORDERS",
+            &crate::support::spring_body("ORDERS", "o-1"),
+        )
+        .await;
     assert_eq!(response.status(), 204);
     assert!(response.bytes().await.unwrap().is_empty());
 }
@@ -25,7 +33,10 @@ async fn registration_is_visible_in_the_very_next_full_fetch() {
     let server = TestServer::start(&[]).await;
     server.registry_json().await; // warm the cache
     server.register("ORDERS", "o-1").await;
-    assert!(server.registry_json().await.contains(r#""instanceId":"o-1""#));
+    assert!(server
+        .registry_json()
+        .await
+        .contains(r#""instanceId":"o-1""#));
 }
 
 #[tokio::test]
@@ -54,7 +65,9 @@ async fn full_fetch_is_gzipped_when_asked() {
     assert_eq!(response.headers()["content-encoding"], "gzip");
     let compressed = response.bytes().await.unwrap();
     let mut json = String::new();
-    flate2::read::GzDecoder::new(&compressed[..]).read_to_string(&mut json).unwrap();
+    flate2::read::GzDecoder::new(&compressed[..])
+        .read_to_string(&mut json)
+        .unwrap();
     assert!(json.contains(r#""instanceId":"o-1""#));
 }
 
@@ -62,7 +75,9 @@ async fn full_fetch_is_gzipped_when_asked() {
 async fn gzip_request_bodies_are_inflated() {
     let server = TestServer::start(&[]).await;
     let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    encoder.write_all(crate::support::spring_body("ORDERS", "o-1").as_bytes()).unwrap();
+    encoder
+        .write_all(crate::support::spring_body("ORDERS", "o-1").as_bytes())
+        .unwrap();
     let response = server
         .http
         .post(server.url("/apps/ORDERS"))
@@ -80,7 +95,13 @@ async fn gzip_request_bodies_are_inflated() {
 async fn v2_prefix_and_trailing_slashes_reach_the_same_registry() {
     let server = TestServer::start(&[]).await;
     server.register("ORDERS", "o-1").await;
-    for path in ["/v2/apps", "/v2/apps/", "/apps/", "/v2/apps/ORDERS/", "/apps/orders/o-1/"] {
+    for path in [
+        "/v2/apps",
+        "/v2/apps/",
+        "/apps/",
+        "/v2/apps/ORDERS/",
+        "/apps/orders/o-1/",
+    ] {
         let (status, body) = server.get_text(path, Some("application/json")).await;
         assert_eq!(status, 200, "{path}");
         assert!(body.contains("o-1"), "{path}: {body}");
@@ -91,7 +112,12 @@ async fn v2_prefix_and_trailing_slashes_reach_the_same_registry() {
 async fn percent_encoded_instance_ids_are_decoded() {
     let server = TestServer::start(&[]).await;
     server.register("PY-APP", "127.0.0.1:py-app:9090").await;
-    assert_eq!(server.put("/apps/PY-APP/127.0.0.1%3Apy-app%3A9090?status=UP").await, 200);
+    assert_eq!(
+        server
+            .put("/apps/PY-APP/127.0.0.1%3Apy-app%3A9090?status=UP")
+            .await,
+        200
+    );
     assert_eq!(server.put("/apps/PY-APP/127.0.0.1:py-app:9090").await, 200);
 }
 
@@ -99,7 +125,9 @@ async fn percent_encoded_instance_ids_are_decoded() {
 async fn app_names_are_case_insensitive_in_paths() {
     let server = TestServer::start(&[]).await;
     server.register("js-app", "js-1").await;
-    let (status, body) = server.get_text("/apps/JS-APP", Some("application/json")).await;
+    let (status, body) = server
+        .get_text("/apps/JS-APP", Some("application/json"))
+        .await;
     assert_eq!(status, 200);
     assert!(body.contains(r#""name":"JS-APP""#), "{body}");
     assert_eq!(server.put("/apps/js-app/js-1").await, 200);
@@ -109,14 +137,24 @@ async fn app_names_are_case_insensitive_in_paths() {
 async fn renew_of_a_registered_instance_answers_200() {
     let server = TestServer::start(&[]).await;
     server.register("ORDERS", "o-1").await;
-    assert_eq!(server.put("/apps/ORDERS/o-1?status=UP&lastDirtyTimestamp=1714550399000").await, 200);
+    assert_eq!(
+        server
+            .put("/apps/ORDERS/o-1?status=UP&lastDirtyTimestamp=1714550399000")
+            .await,
+        200
+    );
 }
 
 #[tokio::test]
 async fn renew_with_a_newer_client_copy_answers_404_so_the_client_reregisters() {
     let server = TestServer::start(&[]).await;
     server.register("ORDERS", "o-1").await;
-    assert_eq!(server.put("/apps/ORDERS/o-1?status=UP&lastDirtyTimestamp=1714550399001").await, 404);
+    assert_eq!(
+        server
+            .put("/apps/ORDERS/o-1?status=UP&lastDirtyTimestamp=1714550399001")
+            .await,
+        404
+    );
 }
 
 #[tokio::test]
@@ -139,7 +177,9 @@ async fn cancelled_instance_appears_in_delta_as_deleted() {
     let server = TestServer::start(&[]).await;
     server.register("ORDERS", "o-1").await;
     server.delete("/apps/ORDERS/o-1").await;
-    let (status, delta) = server.get_text("/apps/delta", Some("application/json")).await;
+    let (status, delta) = server
+        .get_text("/apps/delta", Some("application/json"))
+        .await;
     assert_eq!(status, 200);
     assert!(delta.contains(r#""actionType":"DELETED""#), "{delta}");
 }
@@ -148,20 +188,42 @@ async fn cancelled_instance_appears_in_delta_as_deleted() {
 async fn status_override_is_served_and_removable() {
     let server = TestServer::start(&[]).await;
     server.register("ORDERS", "o-1").await;
-    assert_eq!(server.put("/apps/ORDERS/o-1/status?value=OUT_OF_SERVICE").await, 200);
-    let (_, body) = server.get_text("/apps/ORDERS/o-1", Some("application/json")).await;
-    assert!(body.contains(r#""status":"OUT_OF_SERVICE","overriddenStatus":"OUT_OF_SERVICE""#), "{body}");
+    assert_eq!(
+        server
+            .put("/apps/ORDERS/o-1/status?value=OUT_OF_SERVICE")
+            .await,
+        200
+    );
+    let (_, body) = server
+        .get_text("/apps/ORDERS/o-1", Some("application/json"))
+        .await;
+    assert!(
+        body.contains(r#""status":"OUT_OF_SERVICE","overriddenStatus":"OUT_OF_SERVICE""#),
+        "{body}"
+    );
     assert_eq!(server.delete("/apps/ORDERS/o-1/status").await, 200);
-    let (_, body) = server.get_text("/apps/ORDERS/o-1", Some("application/json")).await;
-    assert!(body.contains(r#""status":"UNKNOWN","overriddenStatus":"UNKNOWN""#), "{body}");
+    let (_, body) = server
+        .get_text("/apps/ORDERS/o-1", Some("application/json"))
+        .await;
+    assert!(
+        body.contains(r#""status":"UNKNOWN","overriddenStatus":"UNKNOWN""#),
+        "{body}"
+    );
 }
 
 #[tokio::test]
 async fn metadata_update_merges_query_parameters() {
     let server = TestServer::start(&[]).await;
     server.register("ORDERS", "o-1").await;
-    assert_eq!(server.put("/apps/ORDERS/o-1/metadata?zone=eu-1&team=core").await, 200);
-    let (_, body) = server.get_text("/apps/ORDERS/o-1", Some("application/json")).await;
+    assert_eq!(
+        server
+            .put("/apps/ORDERS/o-1/metadata?zone=eu-1&team=core")
+            .await,
+        200
+    );
+    let (_, body) = server
+        .get_text("/apps/ORDERS/o-1", Some("application/json"))
+        .await;
     assert!(body.contains(r#""management.port":"8080""#), "{body}");
     assert!(body.contains(r#""zone":"eu-1""#), "{body}");
 }
@@ -170,9 +232,14 @@ async fn metadata_update_merges_query_parameters() {
 async fn instance_lookup_by_id_searches_all_apps() {
     let server = TestServer::start(&[]).await;
     server.register("ORDERS", "o-1").await;
-    let (status, body) = server.get_text("/instances/o-1", Some("application/json")).await;
+    let (status, body) = server
+        .get_text("/instances/o-1", Some("application/json"))
+        .await;
     assert_eq!(status, 200);
-    assert!(body.starts_with(r#"{"instance":{"instanceId":"o-1""#), "{body}");
+    assert!(
+        body.starts_with(r#"{"instance":{"instanceId":"o-1""#),
+        "{body}"
+    );
     assert_eq!(server.get_text("/instances/nobody", None).await.0, 404);
 }
 
@@ -180,10 +247,17 @@ async fn instance_lookup_by_id_searches_all_apps() {
 async fn vip_lookup_selects_by_vip_address_and_never_404s() {
     let server = TestServer::start(&[]).await;
     server.register("ORDERS", "o-1").await;
-    let (status, body) = server.get_text("/vips/orders", Some("application/json")).await;
+    let (status, body) = server
+        .get_text("/vips/orders", Some("application/json"))
+        .await;
     assert_eq!(status, 200);
-    assert!(body.contains("o-1") && body.contains(r#""versions__delta":"-1""#), "{body}");
-    let (status, body) = server.get_text("/svips/nothing", Some("application/json")).await;
+    assert!(
+        body.contains("o-1") && body.contains(r#""versions__delta":"-1""#),
+        "{body}"
+    );
+    let (status, body) = server
+        .get_text("/svips/nothing", Some("application/json"))
+        .await;
     assert_eq!(status, 200);
     assert!(body.contains(r#""application":[]"#), "{body}");
 }

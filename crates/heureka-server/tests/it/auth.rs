@@ -2,27 +2,41 @@
 
 use crate::support::TestServer;
 
-const CREDENTIALS: [&str; 2] = ["--spring.security.user.name=eureka", "--spring.security.user.password=s3cret"];
+const CREDENTIALS: [&str; 2] = [
+    "--spring.security.user.name=eureka",
+    "--spring.security.user.password=s3cret",
+];
 
 #[tokio::test]
 async fn requests_without_credentials_get_401() {
     let server = TestServer::start(&CREDENTIALS).await;
     let response = server.get("/apps", None).await;
     assert_eq!(response.status(), 401);
-    assert!(response.headers()["www-authenticate"].to_str().unwrap().starts_with("Basic"));
+    assert!(response.headers()["www-authenticate"]
+        .to_str()
+        .unwrap()
+        .starts_with("Basic"));
 }
 
 #[tokio::test]
 async fn wrong_password_gets_401() {
     let server = TestServer::start(&CREDENTIALS).await;
-    let response = server.http.get(server.url("/apps")).basic_auth("eureka", Some("guess")).send().await.unwrap();
+    let response = server
+        .http
+        .get(server.url("/apps"))
+        .basic_auth("eureka", Some("guess"))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(response.status(), 401);
 }
 
 #[tokio::test]
 async fn credentials_in_the_service_url_are_accepted() {
     let server = TestServer::start(&CREDENTIALS).await;
-    let url = server.url("/apps").replace("http://", "http://eureka:s3cret@");
+    let url = server
+        .url("/apps")
+        .replace("http://", "http://eureka:s3cret@");
     let response = server.http.get(url).send().await.unwrap();
     assert_eq!(response.status(), 200);
 }

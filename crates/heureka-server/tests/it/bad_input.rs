@@ -23,7 +23,14 @@ async fn post(server: &TestServer, content_type: &str, body: &str) -> (u16, Stri
     (response.status().as_u16(), response.text().await.unwrap())
 }
 
-async fn assert_refused(server: &TestServer, before: &str, content_type: &str, body: &str, status: u16, reason: &str) {
+async fn assert_refused(
+    server: &TestServer,
+    before: &str,
+    content_type: &str,
+    body: &str,
+    status: u16,
+    reason: &str,
+) {
     let (got, text) = post(server, content_type, body).await;
     assert_eq!(got, status, "body: {text}");
     assert!(text.contains(reason), "expected {reason:?} in {text:?}");
@@ -34,13 +41,29 @@ async fn assert_refused(server: &TestServer, before: &str, content_type: &str, b
 #[tokio::test]
 async fn malformed_json_is_400_and_changes_nothing() {
     let (server, before) = with_one_instance(&[]).await;
-    assert_refused(&server, &before, "application/json", r#"{"instance": {"app": "ORDERS""#, 400, "").await;
+    assert_refused(
+        &server,
+        &before,
+        "application/json",
+        r#"{"instance": {"app": "ORDERS""#,
+        400,
+        "",
+    )
+    .await;
 }
 
 #[tokio::test]
 async fn malformed_xml_is_400_and_changes_nothing() {
     let (server, before) = with_one_instance(&[]).await;
-    assert_refused(&server, &before, "application/xml", "<instance><app>ORDERS</instance>", 400, "").await;
+    assert_refused(
+        &server,
+        &before,
+        "application/xml",
+        "<instance><app>ORDERS</instance>",
+        400,
+        "",
+    )
+    .await;
 }
 
 #[tokio::test]
@@ -61,7 +84,10 @@ async fn xml_entity_bomb_is_refused() {
 async fn oversized_body_is_413_and_changes_nothing() {
     let (server, before) = with_one_instance(&["--heureka.max-request-body-size=1KB"]).await;
     let mut body = spring_body("ORDERS", "o-2");
-    body.insert_str(body.len() - 2, &format!(r#","padding":"{}""#, "x".repeat(4096)));
+    body.insert_str(
+        body.len() - 2,
+        &format!(r#","padding":"{}""#, "x".repeat(4096)),
+    );
     let (status, _) = post(&server, "application/json", &body).await;
     assert_eq!(status, 413);
     assert_eq!(server.registry_json().await, before);
@@ -70,28 +96,60 @@ async fn oversized_body_is_413_and_changes_nothing() {
 #[tokio::test]
 async fn unsupported_content_type_is_415_and_changes_nothing() {
     let (server, before) = with_one_instance(&[]).await;
-    assert_refused(&server, &before, "text/plain", &spring_body("ORDERS", "o-2"), 415, "content type").await;
+    assert_refused(
+        &server,
+        &before,
+        "text/plain",
+        &spring_body("ORDERS", "o-2"),
+        415,
+        "content type",
+    )
+    .await;
 }
 
 #[tokio::test]
 async fn app_name_differing_from_the_path_is_400_and_changes_nothing() {
     let (server, before) = with_one_instance(&[]).await;
     let body = spring_body("PAYMENTS", "p-1");
-    assert_refused(&server, &before, "application/json", &body, 400, "Mismatched appName").await;
+    assert_refused(
+        &server,
+        &before,
+        "application/json",
+        &body,
+        400,
+        "Mismatched appName",
+    )
+    .await;
 }
 
 #[tokio::test]
 async fn missing_hostname_is_400_naming_the_field() {
     let (server, before) = with_one_instance(&[]).await;
     let body = spring_body("ORDERS", "o-2").replace(r#""hostName":"10.0.0.5","#, "");
-    assert_refused(&server, &before, "application/json", &body, 400, "Missing hostname").await;
+    assert_refused(
+        &server,
+        &before,
+        "application/json",
+        &body,
+        400,
+        "Missing hostname",
+    )
+    .await;
 }
 
 #[tokio::test]
 async fn missing_ip_address_is_400_naming_the_field() {
     let (server, before) = with_one_instance(&[]).await;
     let body = spring_body("ORDERS", "o-2").replace(r#""ipAddr":"10.0.0.5","#, "");
-    assert_refused(&server, &before, "application/json", &body, 400, "Missing ip address").await;
+    assert_refused(
+        &server,
+        &before,
+        "application/json",
+        &body,
+        400,
+        "Missing ip address",
+    )
+    .await;
 }
 
 #[tokio::test]
@@ -101,14 +159,30 @@ async fn missing_data_center_info_is_400_naming_the_field() {
         r#""dataCenterInfo":{"@class":"com.netflix.appinfo.InstanceInfo$DefaultDataCenterInfo","name":"MyOwn"},"#,
         "",
     );
-    assert_refused(&server, &before, "application/json", &body, 400, "Missing dataCenterInfo").await;
+    assert_refused(
+        &server,
+        &before,
+        "application/json",
+        &body,
+        400,
+        "Missing dataCenterInfo",
+    )
+    .await;
 }
 
 #[tokio::test]
 async fn missing_app_is_400_naming_the_field() {
     let (server, before) = with_one_instance(&[]).await;
     let body = spring_body("ORDERS", "o-2").replace(r#""app":"ORDERS","#, "");
-    assert_refused(&server, &before, "application/json", &body, 400, "Missing appName").await;
+    assert_refused(
+        &server,
+        &before,
+        "application/json",
+        &body,
+        400,
+        "Missing appName",
+    )
+    .await;
 }
 
 #[tokio::test]
@@ -116,13 +190,26 @@ async fn unwrapped_instance_body_is_400() {
     let (server, before) = with_one_instance(&[]).await;
     let body = spring_body("ORDERS", "o-2");
     let unwrapped = &body[r#"{"instance":"#.len()..body.len() - 1];
-    assert_refused(&server, &before, "application/json", unwrapped, 400, "instance").await;
+    assert_refused(
+        &server,
+        &before,
+        "application/json",
+        unwrapped,
+        400,
+        "instance",
+    )
+    .await;
 }
 
 #[tokio::test]
 async fn unknown_status_value_is_400_and_changes_nothing() {
     let (server, before) = with_one_instance(&[]).await;
-    let response = server.http.put(server.url("/apps/ORDERS/o-1/status?value=SLEEPY")).send().await.unwrap();
+    let response = server
+        .http
+        .put(server.url("/apps/ORDERS/o-1/status?value=SLEEPY"))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(response.status(), 400);
     assert!(response.text().await.unwrap().contains("SLEEPY"));
     assert_eq!(server.registry_json().await, before);
@@ -138,7 +225,12 @@ async fn missing_status_value_is_400() {
 #[tokio::test]
 async fn non_numeric_last_dirty_timestamp_is_400() {
     let (server, before) = with_one_instance(&[]).await;
-    assert_eq!(server.put("/apps/ORDERS/o-1?lastDirtyTimestamp=yesterday").await, 400);
+    assert_eq!(
+        server
+            .put("/apps/ORDERS/o-1?lastDirtyTimestamp=yesterday")
+            .await,
+        400
+    );
     assert_eq!(server.registry_json().await, before);
 }
 
@@ -155,7 +247,10 @@ async fn unknown_instance_is_404_for_every_instance_operation() {
     assert_eq!(server.get_text("/apps/ORDERS/nobody", None).await.0, 404);
     assert_eq!(server.put("/apps/ORDERS/nobody").await, 404);
     assert_eq!(server.delete("/apps/ORDERS/nobody").await, 404);
-    assert_eq!(server.put("/apps/ORDERS/nobody/status?value=DOWN").await, 404);
+    assert_eq!(
+        server.put("/apps/ORDERS/nobody/status?value=DOWN").await,
+        404
+    );
     assert_eq!(server.delete("/apps/ORDERS/nobody/status").await, 404);
     assert_eq!(server.put("/apps/ORDERS/nobody/metadata?a=b").await, 404);
     assert_eq!(server.registry_json().await, before);

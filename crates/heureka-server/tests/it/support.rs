@@ -17,14 +17,22 @@ impl TestServer {
         let mut args: Vec<String> = args.iter().map(|arg| arg.to_string()).collect();
         args.push("--server.address=127.0.0.1".to_owned());
         let empty_dir = empty_dir();
-        let Loaded::Run(config) = config::load(&args, &|_| None, &empty_dir).expect("config loads") else {
+        let Loaded::Run(config) = config::load(&args, &|_| None, &empty_dir).expect("config loads")
+        else {
             panic!("expected a runnable config");
         };
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let port = listener.local_addr().unwrap().port();
-        tokio::spawn(heureka_server::serve(config, listener, std::future::pending()));
+        tokio::spawn(heureka_server::serve(
+            config,
+            listener,
+            std::future::pending(),
+        ));
         let http = Client::builder().no_gzip().build().unwrap();
-        TestServer { base: format!("http://127.0.0.1:{port}/eureka"), http }
+        TestServer {
+            base: format!("http://127.0.0.1:{port}/eureka"),
+            http,
+        }
     }
 
     pub fn url(&self, path: &str) -> String {
@@ -33,7 +41,9 @@ impl TestServer {
 
     /// Registers an instance with a Spring-client-shaped JSON body; asserts 204.
     pub async fn register(&self, app: &str, id: &str) {
-        let response = self.post_json(&format!("/apps/{app}"), &spring_body(app, id)).await;
+        let response = self
+            .post_json(&format!("/apps/{app}"), &spring_body(app, id))
+            .await;
         assert_eq!(response.status(), 204, "register {app}/{id}");
     }
 
@@ -68,11 +78,23 @@ impl TestServer {
     }
 
     pub async fn put(&self, path: &str) -> u16 {
-        self.http.put(self.url(path)).send().await.unwrap().status().as_u16()
+        self.http
+            .put(self.url(path))
+            .send()
+            .await
+            .unwrap()
+            .status()
+            .as_u16()
     }
 
     pub async fn delete(&self, path: &str) -> u16 {
-        self.http.delete(self.url(path)).send().await.unwrap().status().as_u16()
+        self.http
+            .delete(self.url(path))
+            .send()
+            .await
+            .unwrap()
+            .status()
+            .as_u16()
     }
 }
 
