@@ -1,0 +1,128 @@
+"""Fixtures of the real-client, real-process interop suite.
+
+``--server=heureka|java`` (or env INTEROP_SERVER) picks the registry the client tests run
+against; default heureka. The differential test always runs both.
+Logs of every process go to a per-module temp dir; on a failure the logs of the processes
+involved are attached to the report (pytest prints them under "Captured ... log").
+"""
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from support import procs  # noqa: E402
+
+
+def pytest_addoption(parser):
+    parser.addoption("--server", action="store", default=os.environ.get("INTEROP_SERVER", "heureka"),
+                     choices=["heureka", "java"],
+                     help="registry the client tests run against (default: heureka)")
+    parser.addoption("--diff-against", action="store", default=os.environ.get("INTEROP_DIFF_AGAINST", "heureka"),
+                     choices=["heureka", "java"],
+                     help="what test_differential compares with the Java reference (default: heureka; "
+                          "java = a second reference server, a self-test of the harness)")
+
+
+@pytest.fixture(scope="session")
+def server_kind(request) -> str:
+    return request.config.getoption("--server")
+
+
+def _check_prerequisites(kind: str) -> None:
+    if kind == "heureka":
+        b = procs.HeurekaServer.binary()
+        if not b.exists():
+            pytest.fail(f"Heureka binary {b} not found: build it (cargo build --release -p heureka-server) "
+                        f"or set HEUREKA_BIN", pytrace=False)
+    elif not procs.EUREKA_SERVER_JAR.exists():
+        pytest.fail(f"{procs.EUREKA_SERVER_JAR} not found: run mvn -q -B -DskipTests package in interop/java",
+                    pytrace=False)
+
+
+@pytest.fixture(scope="module")
+def log_dir(tmp_path_factory, request) -> Path:
+    return tmp_path_factory.mktemp(request.module.__name__.replace("test_", "logs_"))
+
+
+class ProcessTracker:
+    """Everything started for a module; torn down (killed if need be) at module end."""
+
+    def __init__(self):
+        self.items: list = []
+
+    def add(self, item):
+        self.items.append(item)
+        return item
+
+    def procs(self) -> list:
+        return [i.proc for i in self.items]
+
+    def teardown(self):
+        # clients first (graceful, so they deregister), then servers
+        for item in reversed(self.items):
+            try:
+                if isinstance(item, procs.ClientApp):
+                    item.stop(timeout=10)
+                else:
+                    item.stop(sig=signal.SIGTERM)
+            finally:
+                item.kill()   # no-op when already gone
+
+
+_TRACKERS: list[ProcessTracker] = []
+
+
+@pytest.fixture(scope="module")
+def tracker():
+    t = ProcessTracker()
+    _TRACKERS.append(t)
+    yield t
+    _TRACKERS.remove(t)
+    t.teardown()
+
+
+@pytest.fixture(scope="module")
+def server_factory(tracker, log_dir):
+    """Start a registry of the given kind (default: the --server one)."""
+    def make(kind: str, port: int | None = None, settings: dict | None = None) -> procs.RegistryServer:
+        _check_prerequisites(kind)
+        srv = tracker.add(procs.make_server(kind, log_dir, port, settings))
+        srv.start()
+        return srv
+    return make
+
+
+@pytest.fixture(scope="module")
+def registry(server_factory, server_kind) -> procs.RegistryServer:
+    """The registry under test for the client tests of one module."""
+    return server_factory(server_kind)
+
+
+@pytest.fixture(scope="module")
+def client_factory(tracker, log_dir):
+    def make(kind: str, name: str, server: procs.RegistryServer, metadata=None, start=True):
+        cls = {"python": procs.PythonClient, "js": procs.JsClient, "spring": procs.SpringClient}[kind]
+        if kind == "spring" and not procs.SPRING_CLIENT_JAR.exists():
+            pytest.fail(f"{procs.SPRING_CLIENT_JAR} not found: run mvn package in interop/java", pytrace=False)
+        c = tracker.add(cls(name, server, log_dir, metadata=metadata))
+        if start:
+            c.start()
+        return c
+    return make
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if report.failed and report.when in ("setup", "call") and not item.get_closest_marker("no_process_logs"):
+        for t in _TRACKERS:
+            for p in t.procs():
+                if p.log_path is not None:
+                    report.sections.append((f"process log: {p.name}", p.log_text(max_chars=6000)))
