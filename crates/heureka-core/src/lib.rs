@@ -23,6 +23,7 @@ mod self_preservation;
 mod status_rules;
 #[cfg(test)]
 mod test_util;
+mod versions;
 
 pub use delta::apps_hashcode;
 pub use eviction::eviction_limit;

@@ -24,7 +24,21 @@ impl Registry {
     /// override stored on renew, and a delta-queue purge that dropped items. Heartbeats alone
     /// never bump it: lease timestamps in cached documents lag, as they do behind Eureka's cache.
     pub fn version(&self) -> u64 {
-        self.version
+        self.versions.global()
+    }
+
+    /// Every application that has instances, by name, with the [`Registry::version`] of its
+    /// last change. A cache of per-application fragments of the full document re-encodes
+    /// exactly the applications whose version moved.
+    pub fn application_versions(&self) -> Vec<(&str, u64)> {
+        let mut versions: Vec<(&str, u64)> = self
+            .apps
+            .iter()
+            .filter(|(_, leases)| !leases.is_empty())
+            .map(|(name, _)| (name.as_str(), self.versions.of_app(name)))
+            .collect();
+        versions.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        versions
     }
 
     /// Number of leases, expired-not-evicted ones included (Eureka's `getLocalRegistrySize`).
@@ -71,7 +85,7 @@ impl Registry {
             applications[index].instances.push(instance);
         }
         Applications {
-            versions_delta: i64::try_from(self.version).unwrap_or(i64::MAX),
+            versions_delta: i64::try_from(self.version()).unwrap_or(i64::MAX),
             apps_hashcode: self.full_hashcode(),
             applications,
         }
@@ -148,7 +162,8 @@ impl Registry {
     }
 
     /// Hash over every lease, expired-not-evicted included (§5).
-    fn full_hashcode(&self) -> String {
+    /// `apps__hashcode` of the whole registry, expired-not-evicted leases included.
+    pub fn full_hashcode(&self) -> String {
         apps_hashcode(
             self.apps
                 .values()

@@ -16,6 +16,7 @@ pub use crate::outcomes::{EvictionReport, RenewOutcome, SelfPreservation};
 pub use crate::policy::{Origin, RegistryPolicy};
 use crate::self_preservation::RenewalCounters;
 use crate::status_rules::{effective_status, OverrideMap, StatusInput};
+use crate::versions::Versions;
 
 /// Leases by upper-cased app name, then by case-sensitive instance id.
 pub(crate) type Leases = HashMap<String, HashMap<String, Lease>>;
@@ -30,8 +31,8 @@ pub struct Registry {
     pub(crate) overrides: OverrideMap,
     pub(crate) recently_changed: RecentlyChanged,
     pub(crate) renewals: RenewalCounters,
-    /// See [`Registry::version`]. Starts at 1 so that a delta's `versions__delta` is never 0.
-    pub(crate) version: u64,
+    /// See [`Registry::version`] and [`Registry::application_versions`].
+    pub(crate) versions: Versions,
     /// The answering server's own instance id, for `isCoordinatingDiscoveryServer`.
     pub(crate) own_instance_id: Option<String>,
 }
@@ -47,7 +48,7 @@ impl Registry {
             apps: HashMap::new(),
             overrides: OverrideMap::default(),
             recently_changed: RecentlyChanged::default(),
-            version: 1,
+            versions: Versions::default(),
             own_instance_id: None,
         }
     }
@@ -115,7 +116,7 @@ impl Registry {
             .or_default()
             .insert(id.clone(), lease);
         self.recently_changed.push_live(&app, &id, now);
-        self.version += 1;
+        self.versions.app_changed(&app);
     }
 
     /// Heartbeat (§6.4 + the lastDirtyTimestamp rules of §3.9).
@@ -161,7 +162,7 @@ impl Registry {
                 lease.service_up(now);
             }
             self.recently_changed.push_live(&app, id, now);
-            self.version += 1;
+            self.versions.app_changed(&app);
         }
         self.renewals.count_renew();
         lease.renew(now);
@@ -177,7 +178,7 @@ impl Registry {
                     if self.overrides.get(id, now) != Some(overridden) {
                         self.overrides.insert(id, overridden, now);
                         lease.holder.overridden_status = overridden;
-                        self.version += 1;
+                        self.versions.app_changed(&app);
                     }
                 }
                 RenewOutcome::ClientNewer
@@ -231,7 +232,7 @@ impl Registry {
         holder.status = status;
         mark_modified(holder, last_dirty_timestamp, now);
         self.recently_changed.push_live(&app, id, now);
-        self.version += 1;
+        self.versions.app_changed(&app);
         true
     }
 
@@ -264,7 +265,7 @@ impl Registry {
         holder.status = new_status.unwrap_or(InstanceStatus::Unknown);
         mark_modified(holder, last_dirty_timestamp, now);
         self.recently_changed.push_live(&app, id, now);
-        self.version += 1;
+        self.versions.app_changed(&app);
         true
     }
 
@@ -307,7 +308,7 @@ impl Registry {
             .recently_changed
             .purge(now, self.policy.delta_retention_ms);
         if purged > 0 {
-            self.version += 1;
+            self.versions.other_change();
         }
         self.overrides.purge_idle(now);
     }
@@ -329,7 +330,7 @@ impl Registry {
         lease.holder.last_updated_timestamp = now;
         self.recently_changed.push_deleted(app, id, lease, now);
         self.renewals.client_cancelled(&self.policy);
-        self.version += 1;
+        self.versions.app_changed(app);
         true
     }
 }

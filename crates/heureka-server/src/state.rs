@@ -7,7 +7,7 @@ use std::time::Duration;
 use heureka_core::{LeaseExpiry, Registry, RegistryPolicy};
 use parking_lot::Mutex;
 
-use crate::cache::ResponseCache;
+use crate::cache::{DeltaCache, FullFetchCache};
 use crate::clock;
 use crate::config::Config;
 
@@ -19,8 +19,10 @@ pub(crate) struct AppState {
     /// lookups (or one snapshot copy) and never spans an `.await`, so contention stays short and
     /// no task is ever parked holding it (the reasoning of mini-redis's `Db`).
     pub(crate) registry: Mutex<Registry>,
-    /// Pre-encoded (and pre-compressed) full and delta documents, keyed by registry version.
-    pub(crate) cache: ResponseCache,
+    /// Pre-encoded, pre-compressed full documents, per application, keyed by version.
+    pub(crate) full_fetch: FullFetchCache,
+    /// Pre-encoded, pre-compressed delta documents, keyed by registry version.
+    pub(crate) delta: DeltaCache,
     pub(crate) settings: Settings,
 }
 
@@ -47,7 +49,8 @@ impl AppState {
         );
         Arc::new(AppState {
             registry: Mutex::new(registry),
-            cache: ResponseCache::new(max_age),
+            full_fetch: FullFetchCache::new(max_age),
+            delta: DeltaCache::new(max_age),
             settings: Settings {
                 disable_delta: config.eureka_server.disable_delta,
                 basic_auth_header: config

@@ -45,6 +45,45 @@ pub fn encode_applications(apps: &Applications, format: Format) -> Vec<u8> {
     }
 }
 
+/// An `applications` document in pieces, so a server can keep each application encoded and
+/// re-encode only the ones that change. The document is `head`, then each `entry` with
+/// `separator` between consecutive entries, then `tail`; byte for byte what
+/// [`encode_applications`] writes for the same content.
+#[derive(Clone, Copy, Debug)]
+pub struct ApplicationsPieces {
+    pub format: Format,
+}
+
+impl ApplicationsPieces {
+    pub fn head(self, versions_delta: i64, apps_hashcode: &str) -> Vec<u8> {
+        match self.format {
+            Format::Json => json::encode::applications_head(versions_delta, apps_hashcode),
+            Format::Xml => xml::encode::applications_head(versions_delta, apps_hashcode),
+        }
+    }
+
+    pub fn entry(self, app: &Application) -> Vec<u8> {
+        match self.format {
+            Format::Json => json::encode::applications_entry(app),
+            Format::Xml => xml::encode::applications_entry(app),
+        }
+    }
+
+    pub fn separator(self) -> &'static [u8] {
+        match self.format {
+            Format::Json => json::encode::APPLICATIONS_SEPARATOR,
+            Format::Xml => xml::encode::APPLICATIONS_SEPARATOR,
+        }
+    }
+
+    pub fn tail(self) -> &'static [u8] {
+        match self.format {
+            Format::Json => json::encode::APPLICATIONS_TAIL,
+            Format::Xml => xml::encode::APPLICATIONS_TAIL,
+        }
+    }
+}
+
 /// One application: `{"application":{…}}` or `<application>…</application>`.
 pub fn encode_application(app: &Application, format: Format) -> Vec<u8> {
     match format {

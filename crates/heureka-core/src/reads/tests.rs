@@ -1,7 +1,7 @@
 //! What readers get: decorated instances, full and VIP documents, single lookups (§3.2–3.6,
 //! §3.14, §6.1).
 
-use crate::model::InstanceStatus::{Down, Up};
+use crate::model::InstanceStatus::{self, Down, Up};
 use crate::registry::{Origin, RegistryPolicy};
 use crate::test_util::{
     expiring_registry, heartbeat, instance, instance_with_status, register_all, registry,
@@ -208,4 +208,61 @@ fn vip_document_has_version_minus_one_and_hash_of_the_subset() {
     assert!(empty.applications.is_empty());
     assert_eq!(empty.apps_hashcode, "");
     assert_eq!(Up.as_str(), "UP");
+}
+
+fn app_version(registry: &crate::Registry, app: &str) -> u64 {
+    registry
+        .application_versions()
+        .into_iter()
+        .find(|(name, _)| *name == app)
+        .map(|(_, version)| version)
+        .expect("app is listed")
+}
+
+#[test]
+fn application_versions_list_non_empty_apps_by_name() {
+    let mut registry = registry();
+    register_all(&mut registry, &[("b", "b1"), ("a", "a1"), ("c", "c1")], 0);
+    registry.cancel("c", "c1", Origin::Client, 1);
+    let names: Vec<&str> = registry
+        .application_versions()
+        .into_iter()
+        .map(|(name, _)| name)
+        .collect();
+    assert_eq!(names, ["A", "B"]);
+}
+
+#[test]
+fn application_version_moves_only_for_the_application_that_changed() {
+    let mut registry = registry();
+    register_all(&mut registry, &[("a", "a1"), ("b", "b1")], 0);
+    let (a_before, b_before) = (app_version(&registry, "A"), app_version(&registry, "B"));
+    registry.set_status_override(
+        "a",
+        "a1",
+        InstanceStatus::OutOfService,
+        None,
+        Origin::Client,
+        1,
+    );
+    assert!(app_version(&registry, "A") > a_before);
+    assert_eq!(app_version(&registry, "B"), b_before);
+    assert_eq!(app_version(&registry, "A"), registry.version());
+}
+
+#[test]
+fn heartbeats_move_no_application_version() {
+    let mut registry = registry();
+    register_all(&mut registry, &[("a", "a1")], 0);
+    let before = app_version(&registry, "A");
+    heartbeat(&mut registry, "a", "a1", 30_000);
+    assert_eq!(app_version(&registry, "A"), before);
+}
+
+#[test]
+fn full_hashcode_counts_every_lease() {
+    let mut registry = registry();
+    register_all(&mut registry, &[("a", "a1"), ("a", "a2")], 0);
+    registry.register(instance_with_status("b", "b1", Down), Origin::Client, 0);
+    assert_eq!(registry.full_hashcode(), "DOWN_1_UP_2_");
 }

@@ -1,27 +1,28 @@
 //! Registry reads: full fetch, delta, one application, VIP selections.
 
+use std::convert::Infallible;
+
+use axum::body::Body;
 use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, HeaderValue};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use heureka_core::Applications;
-use heureka_wire::Format;
 
-use crate::cache::Document;
-use crate::handlers::document;
+use crate::handlers::{document, document_body, Headers};
 use crate::http::error::ApiError;
 use crate::http::negotiate;
 use crate::state::SharedState;
 
 /// `GET {base}/apps`: the whole registry. The `regions` parameter is accepted and, with no
 /// remote regions configured, changes nothing (as in Eureka).
-pub(crate) async fn all(State(state): State<SharedState>, headers: HeaderMap) -> Response {
+pub(crate) async fn all(State(state): State<SharedState>, Headers(headers): Headers) -> Response {
     cached(&state, &headers, Document::AllApps)
 }
 
 /// `GET {base}/apps/delta`: what changed within the retention window.
 pub(crate) async fn delta(
     State(state): State<SharedState>,
-    headers: HeaderMap,
+    Headers(headers): Headers,
 ) -> Result<Response, ApiError> {
     if state.settings.disable_delta {
         return Err(ApiError::Forbidden);
@@ -33,7 +34,7 @@ pub(crate) async fn delta(
 pub(crate) async fn one(
     State(state): State<SharedState>,
     Path(app): Path<String>,
-    headers: HeaderMap,
+    Headers(headers): Headers,
 ) -> Result<Response, ApiError> {
     let format = negotiate::collection_format(&headers);
     let application = state
@@ -51,7 +52,7 @@ pub(crate) async fn one(
 pub(crate) async fn vip(
     State(state): State<SharedState>,
     Path(vip): Path<String>,
-    headers: HeaderMap,
+    Headers(headers): Headers,
 ) -> Response {
     let selection = state.registry.lock().vip(&vip, false);
     encode_now(&selection, &headers)
@@ -61,7 +62,7 @@ pub(crate) async fn vip(
 pub(crate) async fn svip(
     State(state): State<SharedState>,
     Path(svip): Path<String>,
-    headers: HeaderMap,
+    Headers(headers): Headers,
 ) -> Response {
     let selection = state.registry.lock().vip(&svip, true);
     encode_now(&selection, &headers)
@@ -75,37 +76,46 @@ fn encode_now(applications: &Applications, headers: &HeaderMap) -> Response {
     )
 }
 
-/// Serves a full or delta document from the cache, encoding it first if the registry moved on.
+/// Serves a full or delta document from its cache, gzipped when the client accepts it.
 fn cached(state: &SharedState, headers: &HeaderMap, which: Document) -> Response {
     let format = negotiate::collection_format(headers);
-    let version = state.registry.lock().version();
-    let encoded = match state.cache.get(which, format, version) {
-        Some(encoded) => encoded,
-        None => {
-            // Copy the document out under the lock, encode outside it.
-            let (version, snapshot) = {
-                let registry = state.registry.lock();
-                let snapshot = match which {
-                    Document::AllApps => registry.applications(),
-                    Document::Delta => registry.delta(),
-                };
-                (registry.version(), snapshot)
-            };
-            let body = heureka_wire::encode_applications(&snapshot, format);
-            state.cache.put(which, format, version, body)
-        }
+    let encoded = match which {
+        Document::AllApps => state.full_fetch.get(&state.registry, format),
+        Document::Delta => state.delta.get(&state.registry, format),
     };
     if negotiate::accepts_gzip(headers) {
-        gzipped(format, encoded.gzipped())
-    } else {
-        document(format, encoded.body.clone())
+        let mut response = document(format, encoded.gzipped.clone());
+        response
+            .headers_mut()
+            .insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+        return response;
     }
-}
-
-fn gzipped(format: Format, body: bytes::Bytes) -> Response {
-    let mut response = document(format, body);
+    let mut response = match encoded.body.as_slice() {
+        [single] => document(format, single.clone()),
+        pieces => {
+            // A full document is sent as its fragments, without first copying them together.
+            let chunks = pieces
+                .iter()
+                .cloned()
+                .map(Ok::<_, Infallible>)
+                .collect::<Vec<_>>();
+            document_body(
+                format,
+                Body::from_stream(futures_util::stream::iter(chunks)),
+            )
+        }
+    };
     response
         .headers_mut()
-        .insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
-    response.into_response()
+        .insert(header::CONTENT_LENGTH, HeaderValue::from(encoded.body_len));
+    response
+}
+
+/// Which cached document.
+#[derive(Clone, Copy, Debug)]
+enum Document {
+    /// `GET /apps`.
+    AllApps,
+    /// `GET /apps/delta`.
+    Delta,
 }

@@ -2,12 +2,12 @@
 
 use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use heureka_core::RenewOutcome;
 
 use crate::clock;
-use crate::handlers::{document, first, last_dirty_timestamp, origin, status_param};
+use crate::handlers::{document, first, last_dirty_timestamp, origin, status_param, Headers};
 use crate::http::error::ApiError;
 use crate::http::negotiate;
 use crate::registration;
@@ -18,7 +18,7 @@ use crate::state::SharedState;
 pub(crate) async fn register(
     State(state): State<SharedState>,
     Path(app): Path<String>,
-    headers: HeaderMap,
+    Headers(headers): Headers,
     body: Bytes,
 ) -> Result<StatusCode, ApiError> {
     let format = negotiate::body_format(&headers, &body)?;
@@ -38,7 +38,7 @@ pub(crate) async fn renew(
     State(state): State<SharedState>,
     Path((app, id)): Path<(String, String)>,
     Query(query): Query<Vec<(String, String)>>,
-    headers: HeaderMap,
+    Headers(headers): Headers,
 ) -> Result<Response, ApiError> {
     let dirty = last_dirty_timestamp(&query)?;
     let overridden = match first(&query, "overriddenstatus") {
@@ -69,7 +69,7 @@ pub(crate) async fn renew(
 pub(crate) async fn cancel(
     State(state): State<SharedState>,
     Path((app, id)): Path<(String, String)>,
-    headers: HeaderMap,
+    Headers(headers): Headers,
 ) -> Result<StatusCode, ApiError> {
     let cancelled = state
         .registry
@@ -87,7 +87,7 @@ pub(crate) async fn cancel(
 pub(crate) async fn one(
     State(state): State<SharedState>,
     Path((app, id)): Path<(String, String)>,
-    headers: HeaderMap,
+    Headers(headers): Headers,
 ) -> Result<Response, ApiError> {
     let instance = state
         .registry
@@ -105,7 +105,7 @@ pub(crate) async fn one(
 pub(crate) async fn by_id(
     State(state): State<SharedState>,
     Path(id): Path<String>,
-    headers: HeaderMap,
+    Headers(headers): Headers,
 ) -> Result<Response, ApiError> {
     let instance = state
         .registry

@@ -7,6 +7,11 @@ pub(crate) mod apps;
 pub(crate) mod instances;
 pub(crate) mod overrides;
 
+use std::convert::Infallible;
+
+use axum::body::Body;
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
@@ -15,6 +20,20 @@ use heureka_wire::Format;
 
 use crate::http::error::ApiError;
 use crate::http::negotiate;
+
+/// The request's headers, moved out of the request instead of copied (axum's `HeaderMap`
+/// extractor clones the map, an allocation per request on the heartbeat path). Handlers take
+/// it after every other parts extractor; nothing after it reads headers.
+#[derive(Debug)]
+pub(crate) struct Headers(pub(crate) HeaderMap);
+
+impl<S: Send + Sync> FromRequestParts<S> for Headers {
+    type Rejection = Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Headers, Infallible> {
+        Ok(Headers(std::mem::take(&mut parts.headers)))
+    }
+}
 
 /// The header peers put on replicated writes; they are applied but never replicated again.
 const REPLICATION_HEADER: &str = "x-netflix-discovery-replication";
@@ -29,7 +48,12 @@ pub(crate) fn origin(headers: &HeaderMap) -> Origin {
 
 /// A 200 response carrying an encoded document.
 pub(crate) fn document(format: Format, body: impl Into<Bytes>) -> Response {
-    let mut response = (StatusCode::OK, body.into()).into_response();
+    document_body(format, Body::from(body.into()))
+}
+
+/// A 200 response carrying a document of `format` from any body.
+pub(crate) fn document_body(format: Format, body: Body) -> Response {
+    let mut response = (StatusCode::OK, body).into_response();
     response.headers_mut().insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static(negotiate::content_type(format)),

@@ -1,10 +1,10 @@
 //! Operator writes on one instance: status override set and remove, metadata update.
 
 use axum::extract::{Path, Query, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::StatusCode;
 
 use crate::clock;
-use crate::handlers::{first, last_dirty_timestamp, origin, status_param};
+use crate::handlers::{first, last_dirty_timestamp, origin, status_param, Headers};
 use crate::http::error::ApiError;
 use crate::state::SharedState;
 
@@ -13,7 +13,7 @@ pub(crate) async fn set_status(
     State(state): State<SharedState>,
     Path((app, id)): Path<(String, String)>,
     Query(query): Query<Vec<(String, String)>>,
-    headers: HeaderMap,
+    Headers(headers): Headers,
 ) -> Result<StatusCode, ApiError> {
     let now = clock::now_millis();
     // Eureka looks the instance up before it reads `value`: unknown instances are 404 first.
@@ -43,7 +43,7 @@ pub(crate) async fn delete_status(
     State(state): State<SharedState>,
     Path((app, id)): Path<(String, String)>,
     Query(query): Query<Vec<(String, String)>>,
-    headers: HeaderMap,
+    Headers(headers): Headers,
 ) -> Result<StatusCode, ApiError> {
     let new_status = match first(&query, "value") {
         Some(value) => Some(status_param("value", value)?),

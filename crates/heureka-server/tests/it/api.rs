@@ -276,3 +276,50 @@ async fn single_instance_reads_prefer_xml_without_accept() {
     assert_eq!(response.headers()["content-type"], "application/xml");
     assert!(response.text().await.unwrap().starts_with("<instance>"));
 }
+
+async fn full_fetch(server: &TestServer, accept: &str, gzip: bool) -> String {
+    let mut request = server
+        .http
+        .get(server.url("/apps"))
+        .header("Accept", accept);
+    if gzip {
+        request = request.header("Accept-Encoding", "gzip");
+    }
+    let body = request.send().await.unwrap().bytes().await.unwrap();
+    if !gzip {
+        return String::from_utf8(body.to_vec()).unwrap();
+    }
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(&body[..])
+        .read_to_string(&mut text)
+        .unwrap();
+    text
+}
+
+#[tokio::test]
+async fn full_fetch_after_changes_to_some_apps_is_the_whole_current_registry() {
+    let server = TestServer::start(&[]).await;
+    for app in ["ALPHA", "BRAVO", "CHARLIE"] {
+        server
+            .register(app, &format!("{}-1", app.to_lowercase()))
+            .await;
+    }
+    for accept in ["application/json", "application/xml"] {
+        full_fetch(&server, accept, true).await; // every fragment encoded once
+    }
+    server.register("BRAVO", "bravo-2").await;
+    assert_eq!(server.delete("/apps/CHARLIE/charlie-1").await, 200);
+    for accept in ["application/json", "application/xml"] {
+        let plain = full_fetch(&server, accept, false).await;
+        assert_eq!(
+            full_fetch(&server, accept, true).await,
+            plain,
+            "gzip and plain bodies agree"
+        );
+        for id in ["alpha-1", "bravo-1", "bravo-2"] {
+            assert!(plain.contains(id), "{id} missing from {plain}");
+        }
+        assert!(!plain.contains("charlie-1"), "{plain}");
+        assert!(plain.contains("UP_3_"), "{plain}");
+    }
+}

@@ -39,6 +39,32 @@ pub(crate) fn applications(apps: &Applications) -> Vec<u8> {
     out
 }
 
+/// The start of an `applications` document, up to and including the `[` of its list.
+pub(crate) fn applications_head(versions_delta: i64, apps_hashcode: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(96 + apps_hashcode.len());
+    out.extend_from_slice(br#"{"applications":{"versions__delta":""#);
+    push_i64(&mut out, versions_delta);
+    out.extend_from_slice(br#"","apps__hashcode":"#);
+    string(&mut out, apps_hashcode);
+    out.extend_from_slice(br#","application":["#);
+    out
+}
+
+/// One application as an element of the `applications` list (no separator).
+pub(crate) fn applications_entry(app: &Application) -> Vec<u8> {
+    let hint = app
+        .instances
+        .iter()
+        .map(|i| INSTANCE_MARKUP + size::instance_text(i))
+        .sum::<usize>();
+    let mut out = Vec::with_capacity(hint + 32);
+    application_body(&mut out, app);
+    out
+}
+
+pub(crate) const APPLICATIONS_SEPARATOR: &[u8] = b",";
+pub(crate) const APPLICATIONS_TAIL: &[u8] = b"]}}";
+
 pub(crate) fn application(app: &Application) -> Vec<u8> {
     let hint = app
         .instances

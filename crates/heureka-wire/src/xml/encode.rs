@@ -33,6 +33,37 @@ pub(crate) fn applications(apps: &Applications) -> Vec<u8> {
     out
 }
 
+/// The start of an `applications` document, up to the first `<application>`.
+pub(crate) fn applications_head(versions_delta: i64, apps_hashcode: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(96 + apps_hashcode.len());
+    out.extend_from_slice(b"<applications>");
+    leaf_int(&mut out, 1, b"versions__delta", versions_delta);
+    leaf(&mut out, 1, b"apps__hashcode", apps_hashcode);
+    out
+}
+
+/// One `<application>` element as nested in an `applications` document.
+pub(crate) fn applications_entry(app: &Application) -> Vec<u8> {
+    let hint = app
+        .instances
+        .iter()
+        .map(|i| INSTANCE_MARKUP + size::instance_text(i))
+        .sum::<usize>();
+    let mut out = Vec::with_capacity(hint + 64);
+    // Written out rather than through `application_element`, whose `indent` starts no new line
+    // in an empty buffer: in the document this element does follow a line.
+    out.extend_from_slice(b"\n  <application>");
+    leaf(&mut out, 2, b"name", &app.name);
+    for instance in &app.instances {
+        instance_element(&mut out, 2, instance);
+    }
+    close(&mut out, 1, b"application");
+    out
+}
+
+pub(crate) const APPLICATIONS_SEPARATOR: &[u8] = b"";
+pub(crate) const APPLICATIONS_TAIL: &[u8] = b"\n</applications>";
+
 pub(crate) fn application(app: &Application) -> Vec<u8> {
     let hint = app
         .instances

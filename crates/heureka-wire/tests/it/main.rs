@@ -7,4 +7,5 @@ mod fixtures;
 mod golden_json;
 mod golden_xml;
 mod leniency;
+mod pieces;
 mod round_trip;
