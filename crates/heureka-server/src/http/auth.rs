@@ -18,6 +18,7 @@ pub(crate) async fn require_basic_auth(
     request: Request,
     next: Next,
 ) -> Response {
+    // The layer is only installed when credentials are configured.
     let Some(expected) = &state.settings.basic_auth_header else {
         return next.run(request).await;
     };
