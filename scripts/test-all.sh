@@ -22,6 +22,16 @@ suite() {
     fi
 }
 
+# wrk drives the benchmark smoke run; it comes from Debian's packages.
+if ! command -v wrk >/dev/null 2>&1; then
+    echo "==> installing wrk"
+    if [ "$(id -u)" -eq 0 ]; then
+        apt-get update -qq && apt-get install -y -qq wrk >/dev/null
+    else
+        sudo apt-get update -qq && sudo apt-get install -y -qq wrk >/dev/null
+    fi
+fi
+
 suite "cargo fmt" cargo fmt --all --check
 suite "cargo clippy" cargo clippy --workspace --all-targets --quiet -- -D warnings
 suite "cargo test" cargo test --workspace
