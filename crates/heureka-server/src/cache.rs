@@ -6,22 +6,23 @@
 //! burst of reads between changes (and all heartbeats, which do not change the version) is
 //! served from the same pre-encoded, pre-compressed bytes.
 //!
-//! The full document is kept as one encoded fragment per application, each with its own
-//! deflate segment. A change re-encodes and re-compresses only the applications it touched;
-//! the document is then the unchanged fragments in order. The gzip body is the fragments'
-//! deflate segments laid end to end inside one gzip member (each segment ends on a byte
-//! boundary with a sync flush and none refers back past its start, which is how `pigz` builds
-//! one stream from parallel pieces), so clients receive ordinary single-member gzip.
-//! Rebuilding after a registration among 10,000 instances costs one application's encoding,
-//! not the registry's.
+//! The full document is kept as one encoded fragment per application, and runs of
+//! consecutive applications as deflate segments. A change re-encodes only the applications it
+//! touched and recompresses only the runs holding them; the document is then the fragments in
+//! order. The gzip body is the runs' deflate segments laid end to end inside one gzip member
+//! (each segment ends on a byte boundary with a sync flush and none refers back past its
+//! start, which is how `pigz` builds one stream from parallel pieces), so clients receive
+//! ordinary single-member gzip. Rebuilding after a registration among 10,000 instances costs
+//! one application's encoding and one run's compression, not the registry's.
 
 use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use flate2::{Compress, Compression, Crc, FlushCompress};
-use heureka_core::{Application, Registry};
+use heureka_core::Registry;
 use heureka_wire::{ApplicationsPieces, Format};
 use parking_lot::Mutex;
 
@@ -76,7 +77,7 @@ impl DeltaCache {
         };
         let body = heureka_wire::encode_applications(&delta, format);
         let mut gzip = GzipMember::new();
-        gzip.push_deflated(&deflate(&body), &body);
+        gzip.push_deflated(&deflate(&body), &[&body]);
         let encoded = Arc::new(Encoded {
             version,
             encoded_at: Instant::now(),
@@ -109,7 +110,21 @@ pub(crate) struct FullFetchCache {
 #[derive(Debug, Default)]
 struct Fragments {
     by_app: HashMap<String, Arc<Fragment>>,
+    /// Compressed runs of consecutive applications, by the name of each run's first one.
+    chunks: HashMap<String, Chunk>,
     document: Option<Arc<Encoded>>,
+}
+
+/// A run of consecutive applications compressed together. Compressing each application
+/// alone would lose most of deflate's gain (a 32 KiB window sees the instances of one small
+/// application only); compressing the whole document would redo megabytes per change.
+/// Runs end at content-defined boundaries (see [`ends_chunk`]), so a change to one
+/// application moves at most its own run's boundaries, and only that run is recompressed.
+#[derive(Debug)]
+struct Chunk {
+    members: Vec<Arc<Fragment>>,
+    /// The members' bodies, with separators, as one raw deflate segment.
+    deflated: Bytes,
 }
 
 /// One application, encoded as it stands inside the `applications` list.
@@ -119,8 +134,6 @@ struct Fragment {
     version: u64,
     encoded_at: Instant,
     body: Bytes,
-    /// `body` as a raw deflate segment ending in a sync flush.
-    deflated: Bytes,
 }
 
 impl FullFetchCache {
@@ -161,19 +174,23 @@ impl Fragments {
         format: Format,
         max_age: Duration,
     ) -> Encoded {
-        // Under the registry lock: which applications exist, and copies of those whose
-        // fragment is missing or out of date. Everything else happens after it is released.
+        // Under the registry lock: which applications exist, and the encoding of those whose
+        // fragment is missing or out of date. Encoding one application takes microseconds and
+        // needs only a copy of that application, so no copy of the whole registry is ever held
+        // (after loading 10,000 instances the first read would otherwise hold two). The costly
+        // part, compression, happens after the lock is released.
+        let pieces = ApplicationsPieces { format };
         let (version, hashcode, order, changed) = {
             let registry = registry.lock();
             let mut order = Vec::new();
-            let mut changed: Vec<(u64, Application)> = Vec::new();
+            let mut changed: Vec<(String, u64, Vec<u8>)> = Vec::new();
             for (name, app_version) in registry.application_versions() {
                 let current = self.by_app.get(name).is_some_and(|fragment| {
                     fragment.version == app_version && fragment.encoded_at.elapsed() < max_age
                 });
                 if !current {
                     if let Some(application) = registry.application(name) {
-                        changed.push((app_version, application));
+                        changed.push((name.to_owned(), app_version, pieces.entry(&application)));
                     }
                 }
                 order.push(name.to_owned());
@@ -181,44 +198,129 @@ impl Fragments {
             (registry.version(), registry.full_hashcode(), order, changed)
         };
 
-        let pieces = ApplicationsPieces { format };
-        for (app_version, application) in changed {
-            let body = pieces.entry(&application);
+        for (name, app_version, body) in changed {
             let fragment = Fragment {
                 version: app_version,
                 encoded_at: Instant::now(),
-                deflated: Bytes::from(deflate(&body)),
                 body: Bytes::from(body),
             };
-            self.by_app.insert(application.name, Arc::new(fragment));
+            self.by_app.insert(name, Arc::new(fragment));
         }
         self.by_app
             .retain(|name, _| order.binary_search(name).is_ok());
 
-        let head = pieces.head(1, &hashcode);
-        let tail = pieces.tail();
+        let head = Bytes::from(pieces.head(1, &hashcode));
         let separator = pieces.separator();
-        let mut body = Vec::with_capacity(order.len() * 2 + 2);
-        let mut gzip = GzipMember::new();
-        body.push(Bytes::from(head));
-        gzip.push_deflated(&deflate(&body[0]), &body[0]);
+        let mut document = DocumentBuilder::new(head, separator);
+        let mut chunks = HashMap::new();
+        let mut run: Vec<(&String, Arc<Fragment>)> = Vec::new();
+        let mut run_len = 0;
         for (n, name) in order.iter().enumerate() {
-            let fragment = &self.by_app[name];
-            if n > 0 && !separator.is_empty() {
-                body.push(Bytes::from_static(separator));
-                gzip.push_stored(separator);
+            let fragment = self.by_app[name].clone();
+            run_len += fragment.body.len();
+            run.push((name, fragment));
+            if n + 1 == order.len() || ends_chunk(name, run_len) {
+                let first = run[0].0.clone();
+                let members: Vec<Arc<Fragment>> =
+                    run.drain(..).map(|(_, fragment)| fragment).collect();
+                let chunk = match self.chunks.remove(&first) {
+                    Some(old) if same_members(&old.members, &members) => old,
+                    _ => Chunk {
+                        deflated: Bytes::from(deflate(&concat(&members, separator))),
+                        members,
+                    },
+                };
+                document.push_chunk(&chunk);
+                chunks.insert(first, chunk);
+                run_len = 0;
             }
-            body.push(fragment.body.clone());
-            gzip.push_deflated(&fragment.deflated, &fragment.body);
         }
-        body.push(Bytes::from_static(tail));
-        gzip.push_stored(tail);
+        self.chunks = chunks;
+        document.finish(version, pieces.tail())
+    }
+}
+
+/// Whether a run of applications ends after `name`, `run_len` bytes into it. Boundaries come
+/// from the application's name, not from positions, so they stay put when other applications
+/// come, go or change size; the size limits keep every run big enough to compress well and
+/// small enough to recompress in about a millisecond.
+fn ends_chunk(name: &str, run_len: usize) -> bool {
+    const MIN_LEN: usize = 32 * 1024;
+    const MAX_LEN: usize = 256 * 1024;
+    let mut hasher = std::hash::DefaultHasher::new();
+    name.hash(&mut hasher);
+    run_len >= MAX_LEN || (run_len >= MIN_LEN && hasher.finish().is_multiple_of(8))
+}
+
+fn same_members(old: &[Arc<Fragment>], new: &[Arc<Fragment>]) -> bool {
+    old.len() == new.len() && old.iter().zip(new).all(|(a, b)| Arc::ptr_eq(a, b))
+}
+
+/// The members' bodies joined by `separator`, as they appear in the document.
+fn concat(members: &[Arc<Fragment>], separator: &[u8]) -> Vec<u8> {
+    let len = members.iter().map(|m| m.body.len() + separator.len()).sum();
+    let mut plain = Vec::with_capacity(len);
+    for (n, member) in members.iter().enumerate() {
+        if n > 0 {
+            plain.extend_from_slice(separator);
+        }
+        plain.extend_from_slice(&member.body);
+    }
+    plain
+}
+
+/// Lays out a full document from its head and chunks, both plain and gzipped.
+struct DocumentBuilder {
+    body: Vec<Bytes>,
+    gzip: GzipMember,
+    separator: &'static [u8],
+    chunks: usize,
+}
+
+impl DocumentBuilder {
+    fn new(head: Bytes, separator: &'static [u8]) -> DocumentBuilder {
+        let mut gzip = GzipMember::new();
+        gzip.push_deflated(&deflate(&head), &[&head]);
+        DocumentBuilder {
+            body: vec![head],
+            gzip,
+            separator,
+            chunks: 0,
+        }
+    }
+
+    fn push_chunk(&mut self, chunk: &Chunk) {
+        if self.chunks > 0 {
+            self.push_plain(self.separator);
+        }
+        self.chunks += 1;
+        let mut plain: Vec<&[u8]> = Vec::with_capacity(chunk.members.len() * 2);
+        for (n, member) in chunk.members.iter().enumerate() {
+            if n > 0 && !self.separator.is_empty() {
+                self.body.push(Bytes::from_static(self.separator));
+                plain.push(self.separator);
+            }
+            self.body.push(member.body.clone());
+            plain.push(&member.body);
+        }
+        self.gzip.push_deflated(&chunk.deflated, &plain);
+    }
+
+    fn push_plain(&mut self, bytes: &'static [u8]) {
+        if !bytes.is_empty() {
+            self.body.push(Bytes::from_static(bytes));
+            self.gzip.push_stored(bytes);
+        }
+    }
+
+    fn finish(mut self, version: u64, tail: &'static [u8]) -> Encoded {
+        self.push_plain(tail);
         Encoded {
             version,
             encoded_at: Instant::now(),
-            body_len: body.iter().map(Bytes::len).sum(),
-            body,
-            gzipped: gzip.finish(),
+            body_len: self.body.iter().map(Bytes::len).sum(),
+            body: self.body,
+            gzipped: self.gzip.finish(),
         }
     }
 }
@@ -260,10 +362,12 @@ impl GzipMember {
         }
     }
 
-    /// Appends a segment produced by [`deflate`] of `plain`.
-    fn push_deflated(&mut self, segment: &[u8], plain: &[u8]) {
+    /// Appends a segment produced by [`deflate`] of the concatenation of `plain`.
+    fn push_deflated(&mut self, segment: &[u8], plain: &[&[u8]]) {
         self.out.extend_from_slice(segment);
-        self.crc.update(plain);
+        for part in plain {
+            self.crc.update(part);
+        }
     }
 
     /// Appends `plain` uncompressed, as one stored block (used for the few bytes of
@@ -310,10 +414,10 @@ mod tests {
             b"{\"name\":\"B\"}",
         ];
         let mut gzip = GzipMember::new();
-        gzip.push_deflated(&deflate(parts[0]), parts[0]);
-        gzip.push_deflated(&deflate(parts[1]), parts[1]);
+        gzip.push_deflated(&deflate(parts[0]), &[parts[0]]);
+        gzip.push_deflated(&deflate(parts[1]), &[parts[1]]);
         gzip.push_stored(b",");
-        gzip.push_deflated(&deflate(parts[2]), parts[2]);
+        gzip.push_deflated(&deflate(parts[2]), &[parts[2]]);
         gzip.push_stored(b"]}");
         let member = gzip.finish();
         let mut single = Vec::new();
@@ -327,11 +431,82 @@ mod tests {
         );
     }
 
+    fn registry_with(apps: usize, per_app: usize) -> Mutex<Registry> {
+        let mut registry = Registry::new(heureka_core::RegistryPolicy::default(), 0);
+        for app in 0..apps {
+            for n in 0..per_app {
+                let name = format!("APP-{app}");
+                let instance = heureka_core::Instance::new(
+                    &name,
+                    &format!("{name}-{n}"),
+                    "host",
+                    "10.0.0.1",
+                    0,
+                );
+                registry.register(instance, heureka_core::Origin::Client, 0);
+            }
+        }
+        Mutex::new(registry)
+    }
+
+    fn plain(document: &Encoded) -> Vec<u8> {
+        document
+            .body
+            .iter()
+            .flat_map(|piece| piece.iter().copied())
+            .collect()
+    }
+
+    fn compressed_runs(cache: &FullFetchCache) -> Vec<Bytes> {
+        cache
+            .json
+            .lock()
+            .chunks
+            .values()
+            .map(|chunk| chunk.deflated.clone())
+            .collect()
+    }
+
+    #[test]
+    fn full_document_in_pieces_equals_a_whole_encoding_in_both_formats() {
+        let registry = registry_with(300, 3);
+        let cache = FullFetchCache::new(Duration::from_secs(180));
+        for format in [Format::Json, Format::Xml] {
+            let document = cache.get(&registry, format);
+            let whole = heureka_wire::encode_applications(&registry.lock().applications(), format);
+            assert_eq!(plain(&document), whole);
+            assert_eq!(gunzip(&document.gzipped), whole);
+        }
+    }
+
+    #[test]
+    fn a_registration_recompresses_only_its_own_run() {
+        let registry = registry_with(300, 3);
+        let cache = FullFetchCache::new(Duration::from_secs(180));
+        cache.get(&registry, Format::Json);
+        let before = compressed_runs(&cache);
+        assert!(before.len() > 3, "the document is split into runs");
+        let newcomer = heureka_core::Instance::new("APP-42", "APP-42-new", "host", "10.0.0.1", 0);
+        registry
+            .lock()
+            .register(newcomer, heureka_core::Origin::Client, 1);
+        let document = cache.get(&registry, Format::Json);
+        let after = compressed_runs(&cache);
+        let recompressed = after
+            .iter()
+            .filter(|run| !before.iter().any(|old| old.as_ptr() == run.as_ptr()))
+            .count();
+        assert_eq!(recompressed, 1);
+        let whole =
+            heureka_wire::encode_applications(&registry.lock().applications(), Format::Json);
+        assert_eq!(gunzip(&document.gzipped), whole);
+    }
+
     #[test]
     fn large_inputs_deflate_completely() {
         let data: Vec<u8> = (0..200_000u32).flat_map(|n| n.to_le_bytes()).collect();
         let mut gzip = GzipMember::new();
-        gzip.push_deflated(&deflate(&data), &data);
+        gzip.push_deflated(&deflate(&data), &[&data]);
         assert_eq!(gunzip(&gzip.finish()), data);
     }
 }
