@@ -32,6 +32,7 @@ pub use model::{
     ActionType, Application, Applications, DataCenterClass, DataCenterInfo, Instance,
     InstanceStatus, LeaseInfo, Millis, Port,
 };
+pub use reads::ApplicationVersion;
 pub use registry::{
     EvictionReport, Origin, Registry, RegistryPolicy, RenewOutcome, SelfPreservation,
 };

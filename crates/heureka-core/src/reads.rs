@@ -11,6 +11,15 @@ use crate::lease::Lease;
 use crate::model::{Application, Applications, Instance, Millis};
 use crate::registry::{app_key, decorate, is_visible, Registry};
 
+/// One entry of [`Registry::application_versions`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ApplicationVersion<'a> {
+    pub name: &'a str,
+    /// The registry version of this application's last visible change.
+    pub version: u64,
+    pub instances: usize,
+}
+
 /// `versions__delta` of a full fetch: always 1.
 const FULL_FETCH_VERSION: i64 = 1;
 /// `versions__delta` of a VIP read: a fresh Java `Applications` defaults to -1.
@@ -28,16 +37,20 @@ impl Registry {
     }
 
     /// Every application that has instances, by name, with the [`Registry::version`] of its
-    /// last change. A cache of per-application fragments of the full document re-encodes
-    /// exactly the applications whose version moved.
-    pub fn application_versions(&self) -> Vec<(&str, u64)> {
-        let mut versions: Vec<(&str, u64)> = self
+    /// last change and its number of instances. A cache of pieces of the full document
+    /// re-encodes exactly the applications whose version moved.
+    pub fn application_versions(&self) -> Vec<ApplicationVersion<'_>> {
+        let mut versions: Vec<ApplicationVersion<'_>> = self
             .apps
             .iter()
             .filter(|(_, leases)| !leases.is_empty())
-            .map(|(name, _)| (name.as_str(), self.versions.of_app(name)))
+            .map(|(name, leases)| ApplicationVersion {
+                name: name.as_str(),
+                version: self.versions.of_app(name),
+                instances: leases.len(),
+            })
             .collect();
-        versions.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        versions.sort_unstable_by(|a, b| a.name.cmp(b.name));
         versions
     }
 

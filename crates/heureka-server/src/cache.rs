@@ -17,7 +17,8 @@
 
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
-use std::sync::Arc;
+use std::io::Read;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -26,22 +27,33 @@ use heureka_core::Registry;
 use heureka_wire::{ApplicationsPieces, Format};
 use parking_lot::Mutex;
 
-/// One encoded document and the registry version it was encoded from.
+/// One document, kept gzipped: every real client asks for gzip. The plain form is made from
+/// it the first time someone asks without gzip, and kept from then on.
 #[derive(Debug)]
 pub(crate) struct Encoded {
     version: u64,
     encoded_at: Instant,
-    /// The document, in pieces to be sent in order (a full document is sent without being
-    /// copied into one buffer).
-    pub(crate) body: Vec<Bytes>,
-    pub(crate) body_len: usize,
-    /// The same document as a single gzip member.
     pub(crate) gzipped: Bytes,
+    plain: OnceLock<Bytes>,
 }
 
 impl Encoded {
+    fn new(version: u64, gzipped: Bytes) -> Encoded {
+        Encoded {
+            version,
+            encoded_at: Instant::now(),
+            gzipped,
+            plain: OnceLock::new(),
+        }
+    }
+
     fn is_fresh(&self, version: u64, max_age: Duration) -> bool {
         self.version == version && self.encoded_at.elapsed() < max_age
+    }
+
+    /// The document uncompressed.
+    pub(crate) fn plain(&self) -> Bytes {
+        self.plain.get_or_init(|| gunzip(&self.gzipped)).clone()
     }
 }
 
@@ -60,7 +72,7 @@ impl DeltaCache {
         }
     }
 
-    /// The delta for registry `version`, encoding it (outside the registry lock) if needed.
+    /// The delta for the registry's current version, encoded (outside the registry lock) if needed.
     pub(crate) fn get(&self, registry: &Mutex<Registry>, format: Format) -> Arc<Encoded> {
         let version = registry.lock().version();
         if let Some(entry) = self
@@ -77,63 +89,60 @@ impl DeltaCache {
         };
         let body = heureka_wire::encode_applications(&delta, format);
         let mut gzip = GzipMember::new();
-        gzip.push_deflated(&deflate(&body), &[&body]);
-        let encoded = Arc::new(Encoded {
-            version,
-            encoded_at: Instant::now(),
-            body_len: body.len(),
-            body: vec![Bytes::from(body)],
-            gzipped: gzip.finish(),
-        });
+        gzip.push_deflated(&deflate(&body), &crc_of(&body));
+        let encoded = Arc::new(Encoded::new(version, gzip.finish()));
         let mut entries = self.entries.lock();
-        let newest = entries
+        if entries
             .get(&format)
-            .is_none_or(|entry| entry.version <= version);
-        if newest {
+            .is_none_or(|entry| entry.version <= version)
+        {
             entries.insert(format, encoded.clone());
         }
         encoded
     }
 }
 
-/// The full document (`GET /apps`), per format, kept as per-application fragments.
+/// The full document (`GET /apps`), per format, kept as compressed runs of applications.
 #[derive(Debug)]
 pub(crate) struct FullFetchCache {
-    json: Mutex<Fragments>,
-    xml: Mutex<Fragments>,
-    /// `response-cache-auto-expiration-in-seconds`: even without changes, fragments are
-    /// re-encoded this often so the lease timestamps they show do not age indefinitely.
+    json: Mutex<Runs>,
+    xml: Mutex<Runs>,
+    /// `response-cache-auto-expiration-in-seconds`: even without changes, runs are re-encoded
+    /// this often so the lease timestamps they show do not age indefinitely.
     max_age: Duration,
 }
 
-/// One format's fragments and the document last assembled from them.
+/// One format's compressed runs and the document last assembled from them.
 #[derive(Debug, Default)]
-struct Fragments {
-    by_app: HashMap<String, Arc<Fragment>>,
-    /// Compressed runs of consecutive applications, by the name of each run's first one.
-    chunks: HashMap<String, Chunk>,
+struct Runs {
+    /// By the name of each run's first application.
+    by_first_app: HashMap<String, Run>,
     document: Option<Arc<Encoded>>,
 }
 
-/// A run of consecutive applications compressed together. Compressing each application
-/// alone would lose most of deflate's gain (a 32 KiB window sees the instances of one small
-/// application only); compressing the whole document would redo megabytes per change.
-/// Runs end at content-defined boundaries (see [`ends_chunk`]), so a change to one
-/// application moves at most its own run's boundaries, and only that run is recompressed.
+/// A run of consecutive applications, encoded and compressed together. Compressing each
+/// application alone would lose most of deflate's gain (its 32 KiB window would see one small
+/// application's instances only); compressing the whole document would redo megabytes per
+/// change. Runs end at content-defined boundaries (see [`ends_run`]), so a change to one
+/// application moves at most its own run's boundaries, and only that run is re-encoded.
 #[derive(Debug)]
-struct Chunk {
-    members: Vec<Arc<Fragment>>,
-    /// The members' bodies, with separators, as one raw deflate segment.
+struct Run {
+    /// Each application's name and change version when the run was encoded.
+    members: Vec<(String, u64)>,
+    encoded_at: Instant,
+    /// The members' entries, with separators, as one raw deflate segment.
     deflated: Bytes,
+    /// CRC-32 and length of the uncompressed run, for the gzip trailer.
+    crc: Crc,
 }
 
-/// One application, encoded as it stands inside the `applications` list.
-#[derive(Debug)]
-struct Fragment {
-    /// The application's change version ([`Registry::application_versions`]) when encoded.
-    version: u64,
-    encoded_at: Instant,
-    body: Bytes,
+/// What a rebuild does with each run: keep the compressed one, or compress a new encoding.
+enum Planned {
+    Keep(String),
+    Encode {
+        members: Vec<(String, u64)>,
+        plain: Vec<u8>,
+    },
 }
 
 impl FullFetchCache {
@@ -148,181 +157,149 @@ impl FullFetchCache {
     /// The full document for the registry's current version.
     pub(crate) fn get(&self, registry: &Mutex<Registry>, format: Format) -> Arc<Encoded> {
         // One rebuild per format at a time; readers arriving meanwhile wait for its result
-        // rather than encoding the same document again. Lock order: fragments, then registry.
-        let mut fragments = match format {
+        // rather than encoding the same document again. Lock order: runs, then registry.
+        let mut runs = match format {
             Format::Json => self.json.lock(),
             Format::Xml => self.xml.lock(),
         };
         let version = registry.lock().version();
-        if let Some(document) = fragments
+        if let Some(document) = runs
             .document
             .as_ref()
             .filter(|doc| doc.is_fresh(version, self.max_age))
         {
             return document.clone();
         }
-        let document = Arc::new(fragments.rebuild(registry, format, self.max_age));
-        fragments.document = Some(document.clone());
+        let document = Arc::new(runs.rebuild(registry, format, self.max_age));
+        runs.document = Some(document.clone());
         document
     }
 }
 
-impl Fragments {
+impl Runs {
     fn rebuild(
         &mut self,
         registry: &Mutex<Registry>,
         format: Format,
         max_age: Duration,
     ) -> Encoded {
-        // Under the registry lock: which applications exist, and the encoding of those whose
-        // fragment is missing or out of date. Encoding one application takes microseconds and
-        // needs only a copy of that application, so no copy of the whole registry is ever held
-        // (after loading 10,000 instances the first read would otherwise hold two). The costly
-        // part, compression, happens after the lock is released.
         let pieces = ApplicationsPieces { format };
-        let (version, hashcode, order, changed) = {
-            let registry = registry.lock();
-            let mut order = Vec::new();
-            let mut changed: Vec<(String, u64, Vec<u8>)> = Vec::new();
-            for (name, app_version) in registry.application_versions() {
-                let current = self.by_app.get(name).is_some_and(|fragment| {
-                    fragment.version == app_version && fragment.encoded_at.elapsed() < max_age
-                });
-                if !current {
-                    if let Some(application) = registry.application(name) {
-                        changed.push((name.to_owned(), app_version, pieces.entry(&application)));
-                    }
-                }
-                order.push(name.to_owned());
-            }
-            (registry.version(), registry.full_hashcode(), order, changed)
-        };
+        let (version, hashcode, plan) = self.plan(registry, pieces, max_age);
 
-        for (name, app_version, body) in changed {
-            let fragment = Fragment {
-                version: app_version,
-                encoded_at: Instant::now(),
-                body: Bytes::from(body),
+        let head = pieces.head(1, &hashcode);
+        let mut gzip = GzipMember::new();
+        gzip.push_deflated(&deflate(&head), &crc_of(&head));
+        let mut runs = HashMap::with_capacity(plan.len());
+        for (n, planned) in plan.into_iter().enumerate() {
+            if n > 0 {
+                gzip.push_stored(pieces.separator());
+            }
+            let run = match planned {
+                Planned::Keep(first) => self
+                    .by_first_app
+                    .remove(&first)
+                    .expect("planned from this map"),
+                Planned::Encode { members, plain } => Run {
+                    members,
+                    encoded_at: Instant::now(),
+                    deflated: Bytes::from(deflate(&plain)),
+                    crc: crc_of(&plain),
+                },
             };
-            self.by_app.insert(name, Arc::new(fragment));
+            gzip.push_deflated(&run.deflated, &run.crc);
+            runs.insert(run.members[0].0.clone(), run);
         }
-        self.by_app
-            .retain(|name, _| order.binary_search(name).is_ok());
+        gzip.push_stored(pieces.tail());
+        self.by_first_app = runs;
+        Encoded::new(version, gzip.finish())
+    }
 
-        let head = Bytes::from(pieces.head(1, &hashcode));
-        let separator = pieces.separator();
-        let mut document = DocumentBuilder::new(head, separator);
-        let mut chunks = HashMap::new();
-        let mut run: Vec<(&String, Arc<Fragment>)> = Vec::new();
-        let mut run_len = 0;
-        for (n, name) in order.iter().enumerate() {
-            let fragment = self.by_app[name].clone();
-            run_len += fragment.body.len();
-            run.push((name, fragment));
-            if n + 1 == order.len() || ends_chunk(name, run_len) {
-                let first = run[0].0.clone();
-                let members: Vec<Arc<Fragment>> =
-                    run.drain(..).map(|(_, fragment)| fragment).collect();
-                let chunk = match self.chunks.remove(&first) {
-                    Some(old) if same_members(&old.members, &members) => old,
-                    _ => Chunk {
-                        deflated: Bytes::from(deflate(&concat(&members, separator))),
-                        members,
-                    },
-                };
-                document.push_chunk(&chunk);
-                chunks.insert(first, chunk);
-                run_len = 0;
+    /// Under the registry lock: the runs of the current registry, and the encoding of those
+    /// that changed. Encoding takes microseconds per application and copies one application
+    /// at a time, so no copy of the whole registry is ever held; compression, the costly part,
+    /// happens after the lock is released.
+    fn plan(
+        &self,
+        registry: &Mutex<Registry>,
+        pieces: ApplicationsPieces,
+        max_age: Duration,
+    ) -> (u64, String, Vec<Planned>) {
+        let registry = registry.lock();
+        let applications = registry.application_versions();
+        let mut plan = Vec::new();
+        let mut run: Vec<(&str, u64)> = Vec::new();
+        let mut run_instances = 0;
+        for (n, application) in applications.iter().enumerate() {
+            run.push((application.name, application.version));
+            run_instances += application.instances;
+            if n + 1 < applications.len() && !ends_run(application.name, run_instances) {
+                continue;
             }
+            let kept = self.by_first_app.get(run[0].0).filter(|old| {
+                old.encoded_at.elapsed() < max_age
+                    && old
+                        .members
+                        .iter()
+                        .map(|(name, version)| (name.as_str(), *version))
+                        .eq(run.iter().copied())
+            });
+            plan.push(match kept {
+                Some(_) => Planned::Keep(run[0].0.to_owned()),
+                None => Planned::Encode {
+                    members: run
+                        .iter()
+                        .map(|(name, version)| ((*name).to_owned(), *version))
+                        .collect(),
+                    plain: encode_run(&registry, &run, pieces),
+                },
+            });
+            run.clear();
+            run_instances = 0;
         }
-        self.chunks = chunks;
-        document.finish(version, pieces.tail())
+        (registry.version(), registry.full_hashcode(), plan)
     }
 }
 
-/// Whether a run of applications ends after `name`, `run_len` bytes into it. Boundaries come
-/// from the application's name, not from positions, so they stay put when other applications
-/// come, go or change size; the size limits keep every run big enough to compress well and
-/// small enough to recompress in about a millisecond.
-fn ends_chunk(name: &str, run_len: usize) -> bool {
-    const MIN_LEN: usize = 32 * 1024;
-    const MAX_LEN: usize = 256 * 1024;
-    let mut hasher = std::hash::DefaultHasher::new();
-    name.hash(&mut hasher);
-    run_len >= MAX_LEN || (run_len >= MIN_LEN && hasher.finish().is_multiple_of(8))
-}
-
-fn same_members(old: &[Arc<Fragment>], new: &[Arc<Fragment>]) -> bool {
-    old.len() == new.len() && old.iter().zip(new).all(|(a, b)| Arc::ptr_eq(a, b))
-}
-
-/// The members' bodies joined by `separator`, as they appear in the document.
-fn concat(members: &[Arc<Fragment>], separator: &[u8]) -> Vec<u8> {
-    let len = members.iter().map(|m| m.body.len() + separator.len()).sum();
-    let mut plain = Vec::with_capacity(len);
-    for (n, member) in members.iter().enumerate() {
+/// The entries of a run's applications, joined by the format's separator.
+fn encode_run(registry: &Registry, run: &[(&str, u64)], pieces: ApplicationsPieces) -> Vec<u8> {
+    let mut plain = Vec::new();
+    for (n, (name, _)) in run.iter().enumerate() {
         if n > 0 {
-            plain.extend_from_slice(separator);
+            plain.extend_from_slice(pieces.separator());
         }
-        plain.extend_from_slice(&member.body);
+        if let Some(application) = registry.application(name) {
+            plain.extend_from_slice(&pieces.entry(&application));
+        }
     }
     plain
 }
 
-/// Lays out a full document from its head and chunks, both plain and gzipped.
-struct DocumentBuilder {
-    body: Vec<Bytes>,
-    gzip: GzipMember,
-    separator: &'static [u8],
-    chunks: usize,
+/// Whether a run of applications ends after `name`, `run_instances` instances into it.
+/// Boundaries come from application names, not positions, so they stay put when other
+/// applications come, go or change size; the size limits keep every run big enough to
+/// compress well (32 instances are about 30 KiB, deflate's window) and small enough to
+/// re-encode in about a millisecond.
+fn ends_run(name: &str, run_instances: usize) -> bool {
+    const MIN_INSTANCES: usize = 32;
+    const MAX_INSTANCES: usize = 256;
+    let mut hasher = std::hash::DefaultHasher::new();
+    name.hash(&mut hasher);
+    run_instances >= MAX_INSTANCES
+        || (run_instances >= MIN_INSTANCES && hasher.finish().is_multiple_of(8))
 }
 
-impl DocumentBuilder {
-    fn new(head: Bytes, separator: &'static [u8]) -> DocumentBuilder {
-        let mut gzip = GzipMember::new();
-        gzip.push_deflated(&deflate(&head), &[&head]);
-        DocumentBuilder {
-            body: vec![head],
-            gzip,
-            separator,
-            chunks: 0,
-        }
-    }
+fn crc_of(data: &[u8]) -> Crc {
+    let mut crc = Crc::new();
+    crc.update(data);
+    crc
+}
 
-    fn push_chunk(&mut self, chunk: &Chunk) {
-        if self.chunks > 0 {
-            self.push_plain(self.separator);
-        }
-        self.chunks += 1;
-        let mut plain: Vec<&[u8]> = Vec::with_capacity(chunk.members.len() * 2);
-        for (n, member) in chunk.members.iter().enumerate() {
-            if n > 0 && !self.separator.is_empty() {
-                self.body.push(Bytes::from_static(self.separator));
-                plain.push(self.separator);
-            }
-            self.body.push(member.body.clone());
-            plain.push(&member.body);
-        }
-        self.gzip.push_deflated(&chunk.deflated, &plain);
-    }
-
-    fn push_plain(&mut self, bytes: &'static [u8]) {
-        if !bytes.is_empty() {
-            self.body.push(Bytes::from_static(bytes));
-            self.gzip.push_stored(bytes);
-        }
-    }
-
-    fn finish(mut self, version: u64, tail: &'static [u8]) -> Encoded {
-        self.push_plain(tail);
-        Encoded {
-            version,
-            encoded_at: Instant::now(),
-            body_len: self.body.iter().map(Bytes::len).sum(),
-            body: self.body,
-            gzipped: self.gzip.finish(),
-        }
-    }
+fn gunzip(gzipped: &[u8]) -> Bytes {
+    let mut plain = Vec::with_capacity(gzipped.len() * 8);
+    flate2::read::GzDecoder::new(gzipped)
+        .read_to_end(&mut plain)
+        .expect("our own gzip member decodes");
+    Bytes::from(plain)
 }
 
 /// `data` as a raw deflate segment that ends with a sync flush, so segments can be
@@ -362,12 +339,10 @@ impl GzipMember {
         }
     }
 
-    /// Appends a segment produced by [`deflate`] of the concatenation of `plain`.
-    fn push_deflated(&mut self, segment: &[u8], plain: &[&[u8]]) {
+    /// Appends a segment produced by [`deflate`] from data whose CRC is `crc`.
+    fn push_deflated(&mut self, segment: &[u8], crc: &Crc) {
         self.out.extend_from_slice(segment);
-        for part in plain {
-            self.crc.update(part);
-        }
+        self.crc.combine(crc);
     }
 
     /// Appends `plain` uncompressed, as one stored block (used for the few bytes of
@@ -394,13 +369,12 @@ impl GzipMember {
 
 #[cfg(test)]
 mod tests {
-    use std::io::Read;
-
     use super::*;
 
-    fn gunzip(data: &[u8]) -> Vec<u8> {
+    fn gunzip_single_member(data: &[u8]) -> Vec<u8> {
+        // A single-member decoder (like httpx's): must not need to look past the first member.
         let mut out = Vec::new();
-        flate2::read::MultiGzDecoder::new(data)
+        flate2::read::GzDecoder::new(data)
             .read_to_end(&mut out)
             .unwrap();
         out
@@ -414,17 +388,12 @@ mod tests {
             b"{\"name\":\"B\"}",
         ];
         let mut gzip = GzipMember::new();
-        gzip.push_deflated(&deflate(parts[0]), &[parts[0]]);
-        gzip.push_deflated(&deflate(parts[1]), &[parts[1]]);
+        gzip.push_deflated(&deflate(parts[0]), &crc_of(parts[0]));
+        gzip.push_deflated(&deflate(parts[1]), &crc_of(parts[1]));
         gzip.push_stored(b",");
-        gzip.push_deflated(&deflate(parts[2]), &[parts[2]]);
+        gzip.push_deflated(&deflate(parts[2]), &crc_of(parts[2]));
         gzip.push_stored(b"]}");
-        let member = gzip.finish();
-        let mut single = Vec::new();
-        // A single-member decoder: must not need to look past the first member.
-        flate2::read::GzDecoder::new(&member[..])
-            .read_to_end(&mut single)
-            .unwrap();
+        let single = gunzip_single_member(&gzip.finish());
         assert_eq!(
             single,
             b"{\"applications\":[{\"name\":\"A\"},{\"name\":\"B\"}]}"
@@ -449,38 +418,42 @@ mod tests {
         Mutex::new(registry)
     }
 
-    fn plain(document: &Encoded) -> Vec<u8> {
-        document
-            .body
-            .iter()
-            .flat_map(|piece| piece.iter().copied())
-            .collect()
-    }
-
     fn compressed_runs(cache: &FullFetchCache) -> Vec<Bytes> {
         cache
             .json
             .lock()
-            .chunks
+            .by_first_app
             .values()
-            .map(|chunk| chunk.deflated.clone())
+            .map(|run| run.deflated.clone())
             .collect()
     }
 
     #[test]
-    fn full_document_in_pieces_equals_a_whole_encoding_in_both_formats() {
+    fn full_document_from_runs_equals_a_whole_encoding_in_both_formats() {
         let registry = registry_with(300, 3);
         let cache = FullFetchCache::new(Duration::from_secs(180));
         for format in [Format::Json, Format::Xml] {
             let document = cache.get(&registry, format);
             let whole = heureka_wire::encode_applications(&registry.lock().applications(), format);
-            assert_eq!(plain(&document), whole);
-            assert_eq!(gunzip(&document.gzipped), whole);
+            assert_eq!(document.plain(), whole);
+            assert_eq!(gunzip_single_member(&document.gzipped), whole);
         }
     }
 
     #[test]
-    fn a_registration_recompresses_only_its_own_run() {
+    fn empty_registry_document_is_complete() {
+        let registry = registry_with(0, 0);
+        let cache = FullFetchCache::new(Duration::from_secs(180));
+        let document = cache.get(&registry, Format::Json);
+        assert_eq!(
+            document.plain(),
+            r#"{"applications":{"versions__delta":"1","apps__hashcode":"","application":[]}}"#
+                .as_bytes()
+        );
+    }
+
+    #[test]
+    fn a_registration_re_encodes_only_its_own_run() {
         let registry = registry_with(300, 3);
         let cache = FullFetchCache::new(Duration::from_secs(180));
         cache.get(&registry, Format::Json);
@@ -499,14 +472,14 @@ mod tests {
         assert_eq!(recompressed, 1);
         let whole =
             heureka_wire::encode_applications(&registry.lock().applications(), Format::Json);
-        assert_eq!(gunzip(&document.gzipped), whole);
+        assert_eq!(document.plain(), whole);
     }
 
     #[test]
     fn large_inputs_deflate_completely() {
         let data: Vec<u8> = (0..200_000u32).flat_map(|n| n.to_le_bytes()).collect();
         let mut gzip = GzipMember::new();
-        gzip.push_deflated(&deflate(&data), &[&data]);
-        assert_eq!(gunzip(&gzip.finish()), data);
+        gzip.push_deflated(&deflate(&data), &crc_of(&data));
+        assert_eq!(gunzip_single_member(&gzip.finish()), data);
     }
 }

@@ -214,22 +214,23 @@ fn app_version(registry: &crate::Registry, app: &str) -> u64 {
     registry
         .application_versions()
         .into_iter()
-        .find(|(name, _)| *name == app)
-        .map(|(_, version)| version)
+        .find(|entry| entry.name == app)
+        .map(|entry| entry.version)
         .expect("app is listed")
 }
 
 #[test]
-fn application_versions_list_non_empty_apps_by_name() {
+fn application_versions_list_non_empty_apps_by_name_with_instance_counts() {
     let mut registry = registry();
     register_all(&mut registry, &[("b", "b1"), ("a", "a1"), ("c", "c1")], 0);
     registry.cancel("c", "c1", Origin::Client, 1);
-    let names: Vec<&str> = registry
+    registry.register(instance("b", "b2"), Origin::Client, 1);
+    let listed: Vec<(&str, usize)> = registry
         .application_versions()
         .into_iter()
-        .map(|(name, _)| name)
+        .map(|entry| (entry.name, entry.instances))
         .collect();
-    assert_eq!(names, ["A", "B"]);
+    assert_eq!(listed, [("A", 1), ("B", 2)]);
 }
 
 #[test]

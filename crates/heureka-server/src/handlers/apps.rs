@@ -1,14 +1,11 @@
 //! Registry reads: full fetch, delta, one application, VIP selections.
 
-use std::convert::Infallible;
-
-use axum::body::Body;
 use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, HeaderValue};
 use axum::response::Response;
 use heureka_core::Applications;
 
-use crate::handlers::{document, document_body, Headers};
+use crate::handlers::{document, Headers};
 use crate::http::error::ApiError;
 use crate::http::negotiate;
 use crate::state::SharedState;
@@ -88,27 +85,10 @@ fn cached(state: &SharedState, headers: &HeaderMap, which: Document) -> Response
         response
             .headers_mut()
             .insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
-        return response;
+        response
+    } else {
+        document(format, encoded.plain())
     }
-    let mut response = match encoded.body.as_slice() {
-        [single] => document(format, single.clone()),
-        pieces => {
-            // A full document is sent as its fragments, without first copying them together.
-            let chunks = pieces
-                .iter()
-                .cloned()
-                .map(Ok::<_, Infallible>)
-                .collect::<Vec<_>>();
-            document_body(
-                format,
-                Body::from_stream(futures_util::stream::iter(chunks)),
-            )
-        }
-    };
-    response
-        .headers_mut()
-        .insert(header::CONTENT_LENGTH, HeaderValue::from(encoded.body_len));
-    response
 }
 
 /// Which cached document.

@@ -9,7 +9,6 @@ pub(crate) mod overrides;
 
 use std::convert::Infallible;
 
-use axum::body::Body;
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
@@ -48,12 +47,7 @@ pub(crate) fn origin(headers: &HeaderMap) -> Origin {
 
 /// A 200 response carrying an encoded document.
 pub(crate) fn document(format: Format, body: impl Into<Bytes>) -> Response {
-    document_body(format, Body::from(body.into()))
-}
-
-/// A 200 response carrying a document of `format` from any body.
-pub(crate) fn document_body(format: Format, body: Body) -> Response {
-    let mut response = (StatusCode::OK, body).into_response();
+    let mut response = (StatusCode::OK, body.into()).into_response();
     response.headers_mut().insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static(negotiate::content_type(format)),
