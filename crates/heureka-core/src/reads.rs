@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use crate::delta::{apps_hashcode, Change};
+use crate::delta::{apps_hashcode, Change, ChangeItem};
 use crate::lease::Lease;
 use crate::model::{Application, Applications, Instance, Millis};
 use crate::registry::{app_key, decorate, is_visible, Registry};
@@ -77,31 +77,52 @@ impl Registry {
     /// -1, which is all clients check. Eureka counts payload generations instead; a cache keyed
     /// on `version()` generates exactly one payload per version, so the two agree in effect.
     pub fn delta(&self) -> Applications {
-        let mut applications: Vec<Application> = Vec::new();
-        let mut app_index: HashMap<&str, usize> = HashMap::new();
-        for item in self.recently_changed.latest() {
-            let instance = match &item.change {
-                Change::Live => match self.lease(&item.app, &item.id) {
-                    Some(lease) => self.decorate(lease),
-                    // Unreachable in practice: a removal always queues a later DELETED item.
-                    None => continue,
-                },
-                Change::Deleted(lease) => self.decorate(lease),
-            };
-            let index = *app_index.entry(&item.app).or_insert_with(|| {
-                applications.push(Application {
-                    name: item.app.clone(),
-                    instances: Vec::new(),
-                });
-                applications.len() - 1
-            });
-            applications[index].instances.push(instance);
-        }
+        let mut applications = Vec::new();
+        let (versions_delta, apps_hashcode) =
+            self.visit_delta(|application| applications.push(application.clone()));
         Applications {
-            versions_delta: i64::try_from(self.version()).unwrap_or(i64::MAX),
-            apps_hashcode: self.full_hashcode(),
+            versions_delta,
+            apps_hashcode,
             applications,
         }
+    }
+
+    /// The applications of [`Registry::delta`], one at a time and in the same order, for
+    /// encoders that write as they go: only one application is copied at any moment, however
+    /// many instances the delta holds (all of them, minutes after a mass registration).
+    /// Returns the document's `versions__delta` and `apps__hashcode`.
+    pub fn visit_delta(&self, mut visit: impl FnMut(&Application)) -> (i64, String) {
+        let mut groups: Vec<(&str, Vec<&ChangeItem>)> = Vec::new();
+        let mut group_index: HashMap<&str, usize> = HashMap::new();
+        for item in self.recently_changed.latest() {
+            let index = *group_index.entry(&item.app).or_insert_with(|| {
+                groups.push((&item.app, Vec::new()));
+                groups.len() - 1
+            });
+            groups[index].1.push(item);
+        }
+        for (app, items) in groups {
+            let instances: Vec<Instance> = items
+                .into_iter()
+                .filter_map(|item| match &item.change {
+                    // None is unreachable in practice: a removal always queues a later DELETED item.
+                    Change::Live => self
+                        .lease(&item.app, &item.id)
+                        .map(|lease| self.decorate(lease)),
+                    Change::Deleted(lease) => Some(self.decorate(lease)),
+                })
+                .collect();
+            if !instances.is_empty() {
+                visit(&Application {
+                    name: app.to_owned(),
+                    instances,
+                });
+            }
+        }
+        (
+            i64::try_from(self.version()).unwrap_or(i64::MAX),
+            self.full_hashcode(),
+        )
     }
 
     /// Number of items in the delta queue, before the latest-per-instance reduction.

@@ -83,11 +83,23 @@ impl DeltaCache {
         {
             return entry.clone();
         }
-        let (version, delta) = {
+        // Encoded under the lock one application at a time, so a large delta (all instances,
+        // right after a mass registration) is never copied whole; compressed after it.
+        let pieces = ApplicationsPieces { format };
+        let (version, body) = {
             let registry = registry.lock();
-            (registry.version(), registry.delta())
+            let mut entries = Vec::new();
+            let (versions_delta, hashcode) = registry.visit_delta(|application| {
+                if !entries.is_empty() {
+                    entries.extend_from_slice(pieces.separator());
+                }
+                entries.extend_from_slice(&pieces.entry(application));
+            });
+            let mut body = pieces.head(versions_delta, &hashcode);
+            body.extend_from_slice(&entries);
+            body.extend_from_slice(pieces.tail());
+            (registry.version(), body)
         };
-        let body = heureka_wire::encode_applications(&delta, format);
         let mut gzip = GzipMember::new();
         gzip.push_deflated(&deflate(&body), &crc_of(&body));
         let encoded = Arc::new(Encoded::new(version, gzip.finish()));
@@ -437,6 +449,20 @@ mod tests {
             let whole = heureka_wire::encode_applications(&registry.lock().applications(), format);
             assert_eq!(document.plain(), whole);
             assert_eq!(gunzip_single_member(&document.gzipped), whole);
+        }
+    }
+
+    #[test]
+    fn delta_written_one_application_at_a_time_equals_a_whole_encoding() {
+        let registry = registry_with(40, 3);
+        registry
+            .lock()
+            .cancel("APP-7", "APP-7-1", heureka_core::Origin::Client, 1);
+        let cache = DeltaCache::new(Duration::from_secs(180));
+        for format in [Format::Json, Format::Xml] {
+            let document = cache.get(&registry, format);
+            let whole = heureka_wire::encode_applications(&registry.lock().delta(), format);
+            assert_eq!(document.plain(), whole);
         }
     }
 
