@@ -1,0 +1,34 @@
+-- Registration load: POST /eureka/apps/{APP} with a Spring-client-shaped JSON body and an
+-- instance id never used before in this run (ids "reg<RUN>t<tid>-<k>:bench-app-A:8080").
+-- With REUSE_N, it instead re-registers the N pre-loaded instances in turn (same code path, but
+-- the registry does not grow): run.py warms servers up this way.
+-- Usage: wrk ... -s register.lua http://127.0.0.1:PORT -- NAPPS RUN_TAG [REUSE_N]
+local common = dofile(debug.getinfo(1, "S").source:match("^@(.*/)") .. "common.lua")
+
+setup = common.setup
+done = common.done
+
+local napps, prefix, k, reuse
+local headers = { ["Content-Type"] = "application/json" }
+
+function init(args)
+  napps = tonumber(args[1])
+  prefix = "reg" .. (args[2] or "0") .. "t" .. (tid or 0) .. "-"
+  reuse = tonumber(args[3] or "")
+  k = 0
+  if reuse then k = ((tid or 0) * 7919) % reuse end
+end
+
+function request()
+  k = k + 1
+  if reuse then
+    local i = k % reuse
+    local a = common.app_index(i, napps)
+    return wrk.format("POST", "/eureka/apps/BENCH-APP-" .. a, headers,
+      common.register_body(common.instance_id(i, napps), a, common.ip(i)))
+  end
+  local a = k % napps
+  local ip = common.ip(k)
+  local id = prefix .. k .. ":bench-app-" .. a .. ":8080"
+  return wrk.format("POST", "/eureka/apps/BENCH-APP-" .. a, headers, common.register_body(id, a, ip))
+end
