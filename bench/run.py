@@ -552,6 +552,15 @@ def aggregate(rounds: list[dict]) -> dict:
     return agg
 
 
+def refresh_delta(srv: Running, name: str, n: int) -> None:
+    """Before a delta run: re-registers the N loaded instances, so that the delta holds all of
+    them, as right after they registered (after 3 minutes a server drops changes from its delta,
+    and the figure would depend on how long the workloads before took)."""
+    if name != "delta_fetch" or srv.key == "baseline":
+        return
+    load_instances(srv, n, napps_for(n), {204})
+
+
 def wait_until_idle(servers: list[Running], limit_s: float) -> None:
     """Waits (bounded) until the servers not being measured use < 3 % of a core: a JVM that was
     just loaded keeps compiling and collecting for a while, which would steal CPU from the next
@@ -577,6 +586,7 @@ def interleaved(running: dict[str, Running], name: str, n: int, cfg, log_dir: Pa
     if cfg.warmup > 0:
         for k in keys:
             try:
+                refresh_delta(running[k], name, n)
                 warmups[k] = warm_up(running[k], name, n, cfg, log_dir)
             except BenchError as e:
                 broken[k] = str(e)
@@ -590,6 +600,7 @@ def interleaved(running: dict[str, Running], name: str, n: int, cfg, log_dir: Pa
                 continue
             try:
                 idle = [running[o] for o in keys if o != k]
+                refresh_delta(running[k], name, n)
                 wait_until_idle(idle, cfg.idle_wait)
                 rounds[k].append(run_workload_round(running[k], name, n, cfg, log_dir, rnd, idle=idle))
             except BenchError as e:
@@ -1297,7 +1308,15 @@ def main(argv: list[str]) -> int:
     return 0
 
 
+def _terminate(signum, frame):  # noqa: ARG001
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
 if __name__ == "__main__":
+    # Ctrl-C or a CI timeout's SIGTERM: stop the servers this run started, then exit. (SIGINT is
+    # set explicitly: a shell starting us in the background may have left it ignored.)
+    signal.signal(signal.SIGTERM, _terminate)
+    signal.signal(signal.SIGINT, _terminate)
     try:
         sys.exit(main(sys.argv[1:]))
     finally:
