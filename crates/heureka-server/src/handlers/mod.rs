@@ -18,7 +18,6 @@ use heureka_core::{InstanceStatus, Millis, Origin};
 use heureka_wire::Format;
 
 use crate::http::error::ApiError;
-use crate::http::negotiate;
 
 /// The request's headers, moved out of the request instead of copied (axum's `HeaderMap`
 /// extractor clones the map, an allocation per request on the heartbeat path). Handlers take
@@ -50,7 +49,7 @@ pub(crate) fn document(format: Format, body: impl Into<Bytes>) -> Response {
     let mut response = (StatusCode::OK, body.into()).into_response();
     response.headers_mut().insert(
         header::CONTENT_TYPE,
-        HeaderValue::from_static(negotiate::content_type(format)),
+        HeaderValue::from_static(format.content_type()),
     );
     response
 }

@@ -108,14 +108,6 @@ fn header_str(headers: &HeaderMap, name: header::HeaderName) -> Option<&str> {
     headers.get(name).and_then(|value| value.to_str().ok())
 }
 
-/// The `Content-Type` of a response body in `format`.
-pub(crate) fn content_type(format: Format) -> &'static str {
-    match format {
-        Format::Json => "application/json",
-        Format::Xml => "application/xml",
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
