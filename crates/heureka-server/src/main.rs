@@ -1,5 +1,6 @@
 //! The `heureka` binary: reads Spring-style configuration, sets up logging, serves.
 
+use std::io::IsTerminal;
 use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::time::Instant;
