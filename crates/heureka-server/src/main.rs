@@ -101,8 +101,10 @@ fn init_logging(config: &Config) {
         .ok()
         .and_then(|value| EnvFilter::try_new(value).ok())
         .unwrap_or_else(|| EnvFilter::new(directives.join(",")));
+    // Colour codes only on a terminal: redirected logs stay plain text.
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_target(false)
+        .with_ansi(std::io::stdout().is_terminal())
         .init();
 }
