@@ -4,7 +4,7 @@
 //! it about twenty times. The estimate counts the variable-length text of each instance and adds
 //! the fixed overhead of its field names.
 
-use heureka_core::{Applications, Instance};
+use heureka_core::{Application, Applications, Instance};
 
 /// Bytes of text an instance carries, without any field names or markup.
 pub(crate) fn instance_text(i: &Instance) -> usize {
@@ -50,4 +50,12 @@ pub(crate) fn applications(apps: &Applications, per_instance: usize, per_entry: 
             .map(|a| a.name.len() + 64)
             .sum::<usize>()
         + 128
+}
+
+/// Estimated size of one application's instances, given the fixed markup cost of one instance.
+pub(crate) fn application(app: &Application, per_instance: usize) -> usize {
+    app.instances
+        .iter()
+        .map(|i| per_instance + instance_text(i))
+        .sum()
 }

@@ -52,11 +52,7 @@ pub(crate) fn applications_head(versions_delta: i64, apps_hashcode: &str) -> Vec
 
 /// One application as an element of the `applications` list (no separator).
 pub(crate) fn applications_entry(app: &Application) -> Vec<u8> {
-    let hint = app
-        .instances
-        .iter()
-        .map(|i| INSTANCE_MARKUP + size::instance_text(i))
-        .sum::<usize>();
+    let hint = size::application(app, INSTANCE_MARKUP);
     let mut out = Vec::with_capacity(hint + 32);
     application_body(&mut out, app);
     out
@@ -66,11 +62,7 @@ pub(crate) const APPLICATIONS_SEPARATOR: &[u8] = b",";
 pub(crate) const APPLICATIONS_TAIL: &[u8] = b"]}}";
 
 pub(crate) fn application(app: &Application) -> Vec<u8> {
-    let hint = app
-        .instances
-        .iter()
-        .map(|i| INSTANCE_MARKUP + size::instance_text(i))
-        .sum::<usize>();
+    let hint = size::application(app, INSTANCE_MARKUP);
     let mut out = Vec::with_capacity(hint + 64);
     out.extend_from_slice(br#"{"application":"#);
     application_body(&mut out, app);

@@ -44,11 +44,7 @@ pub(crate) fn applications_head(versions_delta: i64, apps_hashcode: &str) -> Vec
 
 /// One `<application>` element as nested in an `applications` document.
 pub(crate) fn applications_entry(app: &Application) -> Vec<u8> {
-    let hint = app
-        .instances
-        .iter()
-        .map(|i| INSTANCE_MARKUP + size::instance_text(i))
-        .sum::<usize>();
+    let hint = size::application(app, INSTANCE_MARKUP);
     let mut out = Vec::with_capacity(hint + 64);
     // Written out rather than through `application_element`, whose `indent` starts no new line
     // in an empty buffer: in the document this element does follow a line.
@@ -65,11 +61,7 @@ pub(crate) const APPLICATIONS_SEPARATOR: &[u8] = b"";
 pub(crate) const APPLICATIONS_TAIL: &[u8] = b"\n</applications>";
 
 pub(crate) fn application(app: &Application) -> Vec<u8> {
-    let hint = app
-        .instances
-        .iter()
-        .map(|i| INSTANCE_MARKUP + size::instance_text(i))
-        .sum::<usize>();
+    let hint = size::application(app, INSTANCE_MARKUP);
     let mut out = Vec::with_capacity(hint + 64);
     application_element(&mut out, 0, app);
     out
