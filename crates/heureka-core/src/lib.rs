@@ -11,6 +11,7 @@
 //! recently-changed queue and `apps__hashcode`, `eviction.rs` and `self_preservation.rs` the
 //! two timer-driven rules.
 
+mod change;
 mod delta;
 mod eviction;
 mod lease;
@@ -25,6 +26,7 @@ mod status_rules;
 mod test_util;
 mod versions;
 
+pub use change::{Change, ChangeKind};
 pub use delta::apps_hashcode;
 pub use eviction::eviction_limit;
 pub use lease::LeaseExpiry;

@@ -8,6 +8,7 @@
 pub mod config;
 
 mod cache;
+mod changes;
 mod clock;
 mod handlers;
 mod http;
@@ -34,7 +35,7 @@ pub async fn serve(
     listener: TcpListener,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> io::Result<()> {
-    let state = AppState::new(&config);
+    let state = AppState::new(&config, clock::Clock::System);
     let router = routes::router(
         state.clone(),
         &config.heureka.base_path,

@@ -4,11 +4,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use heureka_core::{LeaseExpiry, Registry, RegistryPolicy};
+use heureka_core::{LeaseExpiry, Millis, Registry, RegistryPolicy};
 use parking_lot::Mutex;
 
 use crate::cache::{DeltaCache, FullFetchCache};
-use crate::clock;
+use crate::clock::Clock;
 use crate::config::Config;
 
 pub(crate) type SharedState = Arc<AppState>;
@@ -17,8 +17,11 @@ pub(crate) type SharedState = Arc<AppState>;
 pub(crate) struct AppState {
     /// The registry. A blocking mutex, not an async one: every critical section is a few hash
     /// lookups (or one snapshot copy) and never spans an `.await`, so contention stays short and
-    /// no task is ever parked holding it (the reasoning of mini-redis's `Db`).
+    /// no task is ever parked holding it (the reasoning of mini-redis's `Db`). Writes go through
+    /// [`AppState::write`] (`changes.rs`), never through this lock directly.
     pub(crate) registry: Mutex<Registry>,
+    /// Where `now` comes from: the wall clock, or Tokio time in tests.
+    pub(crate) clock: Clock,
     /// Pre-encoded, pre-compressed full documents, per application, keyed by version.
     pub(crate) full_fetch: FullFetchCache,
     /// Pre-encoded, pre-compressed delta documents, keyed by registry version.
@@ -36,8 +39,8 @@ pub(crate) struct Settings {
 }
 
 impl AppState {
-    pub(crate) fn new(config: &Config) -> SharedState {
-        let now = clock::now_millis();
+    pub(crate) fn new(config: &Config, clock: Clock) -> SharedState {
+        let now = clock.now_millis();
         let mut registry = Registry::new(registry_policy(config), now);
         // A single node has no peers to sync from, so it opens at once with Spring's
         // default-open-for-traffic-count: reads answer 200 from the first second.
@@ -49,6 +52,7 @@ impl AppState {
         );
         Arc::new(AppState {
             registry: Mutex::new(registry),
+            clock,
             full_fetch: FullFetchCache::new(max_age),
             delta: DeltaCache::new(max_age),
             settings: Settings {
@@ -59,6 +63,13 @@ impl AppState {
                     .map(|auth| crate::http::auth::basic_auth_header(&auth.name, &auth.password)),
             },
         })
+    }
+}
+
+impl AppState {
+    /// The current time in Eureka's milliseconds, from the state's clock.
+    pub(crate) fn now(&self) -> Millis {
+        self.clock.now_millis()
     }
 }
 

@@ -37,6 +37,21 @@ fn app_names_are_upper_cased_on_every_entry_point() {
 }
 
 #[test]
+fn title_case_app_names_are_found_under_the_name_they_registered_with() {
+    // Issue 7, defect 5: `ǅ` was stored as `Ǆ` but looked up as `ǅ`, so renews got 404.
+    let mut registry = registry();
+    let mut title_case = instance("x", "o1");
+    title_case.app = "ǅ".to_owned();
+    registry.register(title_case, Origin::Client, 0);
+    assert_eq!(
+        heartbeat(&mut registry, "ǅ", "o1", 1),
+        RenewOutcome::Renewed
+    );
+    assert_eq!(registry.instance("ǅ", "o1", 1).unwrap().app, "Ǆ");
+    assert!(registry.application("ǅ").is_some());
+}
+
+#[test]
 fn instance_ids_are_case_sensitive() {
     let mut registry = registry();
     register_all(&mut registry, &[("a", "Node-1")], 0);
