@@ -12,12 +12,17 @@ mod error;
 mod fields;
 mod json;
 mod numbers;
+mod replication;
 mod size;
 mod xml;
 
 use heureka_core::{Application, Applications, Instance, Millis};
 
 pub use error::DecodeError;
+pub use replication::{
+    decode_replication_batch, decode_replication_response, encode_replication_batch,
+    encode_replication_response, ReplicationAction, ReplicationItem, ReplicationResult,
+};
 pub use xml::metadata_key_fits_xml;
 
 /// Which of Eureka's two encodings.

@@ -8,4 +8,5 @@ mod golden_json;
 mod golden_xml;
 mod leniency;
 mod pieces;
+mod replication;
 mod round_trip;
