@@ -314,6 +314,18 @@ impl Registry {
         true
     }
 
+    /// Takes a peer's copy of an instance as ours: Eureka's answer to a replicated heartbeat's
+    /// 409 (`syncWhenTimestampDiffers`), and anti-entropy's repair. The peer's override, when
+    /// it has one, is stored first, so the register that follows honours it; the write is a
+    /// peer's, so it is never replicated back.
+    pub fn adopt_peer_copy(&mut self, instance: Instance, now: Millis) {
+        if instance.overridden_status != InstanceStatus::Unknown {
+            self.overrides
+                .insert(instance.id(), instance.overridden_status, now);
+        }
+        self.register(instance, Origin::Peer, now);
+    }
+
     /// Drops delta-queue items older than the retention window.
     ///
     /// Bumps [`Registry::version`] when items were dropped, because the delta document changed;

@@ -34,7 +34,9 @@ impl AppState {
 
 /// Fans the changes of one write out to the listeners that queue them, under the lock.
 fn publish(state: &AppState, changes: &[Change]) {
-    let _ = (state, changes);
+    for change in changes {
+        state.replication.replicate(change);
+    }
 }
 
 /// One log line per change a reader can see; heartbeats only at debug level.

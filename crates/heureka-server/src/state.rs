@@ -1,6 +1,7 @@
 //! What every request handler shares: the registry behind its lock, the response cache, and
 //! the few settings handlers consult.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -10,6 +11,7 @@ use parking_lot::Mutex;
 use crate::cache::{DeltaCache, FullFetchCache};
 use crate::clock::Clock;
 use crate::config::Config;
+use crate::replication::{OwnAddress, Replication};
 
 pub(crate) type SharedState = Arc<AppState>;
 
@@ -27,6 +29,13 @@ pub(crate) struct AppState {
     /// Pre-encoded, pre-compressed delta documents, keyed by registry version.
     pub(crate) delta: DeltaCache,
     pub(crate) settings: Settings,
+    /// The peers, their queues and the client that talks to them.
+    pub(crate) replication: Replication,
+    /// `eureka.client.fetch-registry`: whether the start-up sync fetches from peers.
+    pub(crate) fetch_registry_at_start: bool,
+    /// False until the start-up sync is done; registry reads answer 403 until then, as
+    /// Eureka's do (clients try another server).
+    ready: AtomicBool,
 }
 
 /// The handful of configuration values request handlers need, resolved once at start-up.
@@ -39,12 +48,15 @@ pub(crate) struct Settings {
 }
 
 impl AppState {
-    pub(crate) fn new(config: &Config, clock: Clock) -> SharedState {
+    /// `port` is the port actually listened on (`server.port` may be 0), by which this
+    /// server recognises itself among the configured peers.
+    pub(crate) fn new(config: &Config, clock: Clock, port: u16) -> SharedState {
         let now = clock.now_millis();
         let mut registry = Registry::new(registry_policy(config), now);
-        // A single node has no peers to sync from, so it opens at once with Spring's
-        // default-open-for-traffic-count: reads answer 200 from the first second.
+        // Open with Spring's default-open-for-traffic-count; the start-up sync opens again
+        // with what it found.
         registry.open_for_traffic(config.registry.default_open_for_traffic_count, now);
+        let replication = Replication::new(config, OwnAddress::from_config(config, port));
         let max_age = Duration::from_secs(
             config
                 .eureka_server
@@ -62,11 +74,24 @@ impl AppState {
                     .as_ref()
                     .map(|auth| crate::http::auth::basic_auth_header(&auth.name, &auth.password)),
             },
+            // A single node has no one to sync from: it serves reads from the first request.
+            ready: AtomicBool::new(replication.peers().is_empty()),
+            replication,
+            fetch_registry_at_start: config.client.fetch_registry,
         })
     }
 }
 
 impl AppState {
+    /// Whether registry reads are served (the start-up sync is done).
+    pub(crate) fn is_ready(&self) -> bool {
+        self.ready.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn mark_ready(&self) {
+        self.ready.store(true, Ordering::Release);
+    }
+
     /// The current time in Eureka's milliseconds, from the state's clock.
     pub(crate) fn now(&self) -> Millis {
         self.clock.now_millis()
