@@ -8,6 +8,7 @@
 //! The encoders write bytes by hand into one pre-sized `Vec<u8>`, since a full fetch of a large
 //! registry is the server's hot path.
 
+mod digest;
 mod error;
 mod fields;
 mod json;
@@ -18,7 +19,9 @@ mod xml;
 
 use heureka_core::{Application, Applications, Instance, Millis};
 
+pub use digest::{decode_registry_digest, encode_registry_digest, RegistryDigest};
 pub use error::DecodeError;
+pub use heureka_core::InstanceDigest;
 pub use replication::{
     decode_replication_batch, decode_replication_response, encode_replication_batch,
     encode_replication_response, ReplicationAction, ReplicationItem, ReplicationResult,

@@ -6,6 +6,7 @@
 pub(crate) mod apps;
 pub(crate) mod instances;
 pub(crate) mod overrides;
+pub(crate) mod replication;
 
 use std::convert::Infallible;
 

@@ -7,4 +7,5 @@
 mod api;
 mod auth;
 mod bad_input;
+mod replication_receiver;
 mod support;

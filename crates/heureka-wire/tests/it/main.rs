@@ -2,6 +2,7 @@
 //! round trips. One test binary; one module per concern.
 
 mod clients;
+mod digest;
 mod errors;
 mod fixtures;
 mod golden_json;
