@@ -63,6 +63,11 @@ impl Registry {
         self.own_instance_id = id;
     }
 
+    /// The answering server's own instance id, when it registers itself.
+    pub fn own_instance_id(&self) -> Option<&str> {
+        self.own_instance_id.as_deref()
+    }
+
     /// Register or re-register (§6.3). The instance has been validated by the caller.
     pub fn register(&mut self, instance: Instance, origin: Origin, now: Millis) {
         self.register_as(ChangeKind::Registered, instance, origin, now);

@@ -11,7 +11,7 @@ use axum::routing::{get, post, put};
 use axum::Router;
 use tower_http::decompression::RequestDecompressionLayer;
 
-use crate::handlers::{apps, instances, overrides, replication};
+use crate::handlers::{apps, instances, overrides, replication, status};
 use crate::http::auth;
 use crate::state::SharedState;
 
@@ -37,7 +37,8 @@ pub(crate) fn router(state: SharedState, base_path: &str, max_body_bytes: usize)
         .route("/svips/{svip}", get(apps::svip))
         .route("/asg/{asg}/status", put(overrides::asg_status))
         .route("/peerreplication/batch", post(replication::batch))
-        .route("/peerreplication/digest", get(replication::digest));
+        .route("/peerreplication/digest", get(replication::digest))
+        .route("/status", get(status::status));
 
     Router::new()
         .nest(&format!("{base_path}/v2"), api.clone())

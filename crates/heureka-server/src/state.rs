@@ -31,6 +31,10 @@ pub(crate) struct AppState {
     pub(crate) settings: Settings,
     /// The peers, their queues and the client that talks to them.
     pub(crate) replication: Replication,
+    /// `spring.application.name`: the app this server (and its peers) register as.
+    pub(crate) application_name: String,
+    /// When the server started, on its clock.
+    pub(crate) started_at: Millis,
     /// `eureka.client.fetch-registry`: whether the start-up sync fetches from peers.
     pub(crate) fetch_registry_at_start: bool,
     /// False until the start-up sync is done; registry reads answer 403 until then, as
@@ -77,6 +81,8 @@ impl AppState {
             // A single node has no one to sync from: it serves reads from the first request.
             ready: AtomicBool::new(replication.peers().is_empty()),
             replication,
+            application_name: config.application_name.to_uppercase(),
+            started_at: now,
             fetch_registry_at_start: config.client.fetch_registry,
         })
     }

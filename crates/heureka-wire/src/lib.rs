@@ -15,6 +15,7 @@ mod json;
 mod numbers;
 mod replication;
 mod size;
+mod status;
 mod xml;
 
 use heureka_core::{Application, Applications, Instance, Millis};
@@ -26,6 +27,7 @@ pub use replication::{
     decode_replication_batch, decode_replication_response, encode_replication_batch,
     encode_replication_response, ReplicationAction, ReplicationItem, ReplicationResult,
 };
+pub use status::{encode_status, PeerStatus, StatusInfo};
 pub use xml::metadata_key_fits_xml;
 
 /// Which of Eureka's two encodings.

@@ -7,6 +7,7 @@ pub(crate) mod apps;
 pub(crate) mod instances;
 pub(crate) mod overrides;
 pub(crate) mod replication;
+pub(crate) mod status;
 
 use std::convert::Infallible;
 

@@ -12,6 +12,7 @@
 //! Writes reach the queues from the write path (`changes.rs`), under the registry lock, so
 //! each peer's queue holds an instance's changes in the order the registry made them.
 
+mod anti_entropy;
 mod dispatcher;
 mod peers;
 mod queue;
@@ -43,7 +44,6 @@ pub(crate) struct ReplicationSettings {
     pub(crate) timeouts: Timeouts,
     pub(crate) compress: bool,
     pub(crate) adopt_newer_copies: bool,
-    #[allow(dead_code)] // read by anti-entropy, the next commit
     pub(crate) anti_entropy_interval: Option<Duration>,
     pub(crate) peer_refresh_interval: Duration,
     pub(crate) sync_attempts: u32,
@@ -259,6 +259,9 @@ pub(crate) fn spawn_all(state: &SharedState, reload: Option<ConfigReload>) -> Jo
     }
     if replication.peers().is_empty() {
         tracing::info!("no peers configured: running as a single node");
+    }
+    if let Some(interval) = replication.settings.anti_entropy_interval {
+        tasks.spawn(anti_entropy::run(state.clone(), interval));
     }
     if let Some(reload) = reload {
         tasks.spawn(refresh_peers(state.clone(), reload));

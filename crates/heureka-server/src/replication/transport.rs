@@ -135,6 +135,34 @@ impl PeerClient {
             .map_err(|error| PeerError::Refused(format!("unreadable registry: {error}")))
     }
 
+    /// `GET {peer}peerreplication/digest`, Heureka's compact view of a registry for
+    /// anti-entropy. `Ok(None)` when the peer has none (a Java server answers 404).
+    pub(crate) async fn fetch_digest(
+        &self,
+        peer: &PeerUrl,
+    ) -> Result<Option<heureka_wire::RegistryDigest>, PeerError> {
+        match self.get(peer, "peerreplication/digest").await {
+            Ok(body) => heureka_wire::decode_registry_digest(&body, 0)
+                .map(Some)
+                .map_err(|error| PeerError::Refused(format!("unreadable digest: {error}"))),
+            Err(PeerError::Refused(why)) if why.starts_with("404") => Ok(None),
+            Err(error) => Err(error),
+        }
+    }
+
+    /// `GET {peer}apps/{app}/{id}`: one instance, as the peer holds it.
+    pub(crate) async fn fetch_instance(
+        &self,
+        peer: &PeerUrl,
+        app: &str,
+        id: &str,
+    ) -> Result<heureka_core::Instance, PeerError> {
+        let path = format!("apps/{}/{}", path_segment(app), path_segment(id));
+        let body = self.get(peer, &path).await?;
+        heureka_wire::decode_instance(&body, Format::Json, 0)
+            .map_err(|error| PeerError::Refused(format!("unreadable instance: {error}")))
+    }
+
     async fn get(&self, peer: &PeerUrl, path: &str) -> Result<bytes::Bytes, PeerError> {
         let mut request = self
             .http
@@ -183,6 +211,11 @@ fn error_chain(error: &dyn std::error::Error) -> String {
         source = cause.source();
     }
     text
+}
+
+/// An app name or instance id as one URL path segment.
+fn path_segment(text: &str) -> String {
+    percent_encoding::utf8_percent_encode(text, percent_encoding::NON_ALPHANUMERIC).to_string()
 }
 
 fn gzip(body: &[u8]) -> Vec<u8> {

@@ -7,5 +7,6 @@
 mod api;
 mod auth;
 mod bad_input;
+mod cluster;
 mod replication_receiver;
 mod support;

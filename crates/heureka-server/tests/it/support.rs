@@ -15,6 +15,11 @@ impl TestServer {
     /// Starts a server configured by Spring-style `--key=value` arguments.
     pub async fn start(args: &[&str]) -> TestServer {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        TestServer::start_on(listener, args).await
+    }
+
+    /// Starts a server on a listener bound beforehand, so that peers can name its port.
+    pub async fn start_on(listener: tokio::net::TcpListener, args: &[&str]) -> TestServer {
         let port = listener.local_addr().unwrap().port();
         let mut args: Vec<String> = args.iter().map(|arg| arg.to_string()).collect();
         args.push("--server.address=127.0.0.1".to_owned());
