@@ -210,7 +210,9 @@ pub(crate) async fn run(state: SharedState, interval: Duration) {
         if !state.is_ready() {
             continue;
         }
-        // Peers are compared side by side: one that hangs delays no other's repair.
+        // Peers are compared side by side, and a round lasts at most one interval: a peer that
+        // hangs delays no other's repair, and its comparison is abandoned (dropping the set
+        // aborts it) to be tried again next round.
         let mut rounds = tokio::task::JoinSet::new();
         for peer in state.replication.peers() {
             let state = state.clone();
@@ -219,7 +221,8 @@ pub(crate) async fn run(state: SharedState, interval: Duration) {
                 log_round(&peer, outcome);
             });
         }
-        while rounds.join_next().await.is_some() {}
+        let all_done = async { while rounds.join_next().await.is_some() {} };
+        let _ = tokio::time::timeout(interval.max(Duration::from_secs(1)), all_done).await;
     }
 }
 
