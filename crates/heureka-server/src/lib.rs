@@ -11,6 +11,7 @@ mod cache;
 mod clock;
 mod handlers;
 mod http;
+mod listener;
 mod registration;
 mod routes;
 mod state;
@@ -19,8 +20,6 @@ mod tasks;
 use std::future::Future;
 use std::io;
 
-use axum::extract::Request;
-use axum::ServiceExt;
 use tokio::net::TcpListener;
 use tower::Layer;
 use tower_http::normalize_path::NormalizePathLayer;
@@ -28,7 +27,8 @@ use tower_http::normalize_path::NormalizePathLayer;
 use crate::config::Config;
 use crate::state::AppState;
 
-/// Serves the API on `listener` until `shutdown` completes, running the background jobs.
+/// Serves the API on `listener` until `shutdown` completes, running the background jobs, then
+/// lets in-flight requests finish for up to the configured grace period.
 pub async fn serve(
     config: Config,
     listener: TcpListener,
@@ -43,9 +43,7 @@ pub async fn serve(
     // Trim trailing slashes before routing: Eureka (Jersey) treats them as optional.
     let app = NormalizePathLayer::trim_trailing_slash().layer(router);
     let mut background = tasks::spawn_all(&state, &config);
-    let result = axum::serve(listener, ServiceExt::<Request>::into_make_service(app))
-        .with_graceful_shutdown(shutdown)
-        .await;
+    listener::serve(listener, app, &config.connections, shutdown).await;
     background.abort_all();
-    result
+    Ok(())
 }
