@@ -70,7 +70,8 @@ pub(crate) async fn serve<S>(
     };
     let (stop, stopped) = watch::channel(());
     let mut connections = JoinSet::new();
-    let mut at_capacity = Throttle::default();
+    let mut evicting = Throttle::default();
+    let mut refusing = Throttle::default();
     let mut accept_errors = Throttle::default();
     let mut shutdown = pin!(shutdown);
     loop {
@@ -82,7 +83,7 @@ pub(crate) async fn serve<S>(
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => match table.admit(limits.connection_timeout) {
                     Admission::Admitted { slot, evicted } => {
-                        if let (true, Some(times)) = (evicted, at_capacity.hit()) {
+                        if let Some(times) = evicted.then(|| evicting.hit()).flatten() {
                             tracing::warn!(
                                 max_connections = limits.max_connections,
                                 times,
@@ -96,7 +97,7 @@ pub(crate) async fn serve<S>(
                         connections.spawn(task);
                     }
                     Admission::Refused => {
-                        if let Some(times) = at_capacity.hit() {
+                        if let Some(times) = refusing.hit() {
                             tracing::warn!(
                                 max_connections = limits.max_connections,
                                 times,
@@ -527,3 +528,6 @@ impl Throttle {
         Some(std::mem::take(&mut self.times))
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -6,7 +6,10 @@
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 
-use crate::process::{raise_own_open_file_limit, read_to_end, status_of, HeurekaProcess};
+use crate::process::{
+    closed_by_peer, connect, raise_own_open_file_limit, read_to_end, status_of, write_bounded,
+    HeurekaProcess,
+};
 
 /// What the server may hold beyond its connections: the listener, the runtime's own
 /// descriptors, standard streams.
@@ -20,10 +23,10 @@ const RSS_BOUND: u64 = 64 * 1024 * 1024;
 async fn connect_all(server: &HeurekaProcess, count: usize, bytes: &[u8]) -> Vec<TcpStream> {
     let mut streams = Vec::with_capacity(count);
     for _ in 0..count {
-        let mut stream = TcpStream::connect(server.address()).await.unwrap();
+        let mut stream = connect(server).await;
         // The server may already have closed an older one of these to make room; a write
         // that fails is part of the attack failing.
-        let _ = stream.write_all(bytes).await;
+        let _ = write_bounded(&mut stream, bytes).await;
         streams.push(stream);
     }
     streams
@@ -134,13 +137,13 @@ async fn endless_bodies_are_cut_off_at_the_body_limit() {
     let chunk = format!("4000\r\n{}\r\n", "x".repeat(0x4000));
     let mut attackers = tokio::task::JoinSet::new();
     for _ in 0..50 {
-        let mut stream = TcpStream::connect(server.address()).await.unwrap();
+        let mut stream = connect(&server).await;
         let chunk = chunk.clone();
         attackers.spawn(async move {
-            let _ = stream.write_all(head).await;
+            let _ = write_bounded(&mut stream, head).await;
             // Far past the 1 MB body limit, unless the server stops it first.
             for _ in 0..1024 {
-                if stream.write_all(chunk.as_bytes()).await.is_err() {
+                if write_bounded(&mut stream, chunk.as_bytes()).await.is_err() {
                     return true;
                 }
             }
@@ -183,7 +186,7 @@ async fn a_head_sent_a_byte_at_a_time_is_closed_at_the_connection_timeout() {
     let mut closed = false;
     for _ in 0..600 {
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-        if stream.write_all(b"a").await.is_err() {
+        if write_bounded(&mut stream, b"a").await.is_err() {
             closed = true;
             break;
         }
@@ -205,6 +208,10 @@ async fn an_idle_kept_alive_connection_is_closed_at_the_keep_alive_timeout() {
     // The response arrives, then, with no further request, the server closes.
     let received = read_to_end(&mut stream).await;
     assert_eq!(status_of(&received), Some(200));
+    assert!(
+        closed_by_peer(&mut stream).await,
+        "still open after a minute"
+    );
 }
 
 #[tokio::test]

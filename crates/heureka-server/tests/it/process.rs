@@ -176,22 +176,52 @@ fn serving_port(line: &str) -> Option<u16> {
     address.rsplit(':').next()?.parse().ok()
 }
 
+/// A new connection to the server, waiting at most `PATIENCE` for the server to take it.
+pub async fn connect(server: &HeurekaProcess) -> TcpStream {
+    tokio::time::timeout(PATIENCE, TcpStream::connect(server.address()))
+        .await
+        .expect("the server takes new connections")
+        .unwrap()
+}
+
 /// The status code of an HTTP response's first line.
 pub fn status_of(response: &[u8]) -> Option<u16> {
     let text = std::str::from_utf8(response.get(..12)?).ok()?;
     text.strip_prefix("HTTP/1.1 ")?.parse().ok()
 }
 
-/// Everything the peer sends until it closes (or resets) the connection.
+/// Everything the peer sends until it closes (or resets) the connection, or until `PATIENCE`
+/// runs out.
 pub async fn read_to_end(stream: &mut TcpStream) -> Vec<u8> {
     let mut received = Vec::new();
     let mut buffer = [0u8; 8192];
-    loop {
-        match stream.read(&mut buffer).await {
-            Ok(0) | Err(_) => return received,
-            Ok(n) => received.extend_from_slice(&buffer[..n]),
+    let _ = tokio::time::timeout(PATIENCE, async {
+        loop {
+            match stream.read(&mut buffer).await {
+                Ok(0) | Err(_) => return,
+                Ok(n) => received.extend_from_slice(&buffer[..n]),
+            }
         }
-    }
+    })
+    .await;
+    received
+}
+
+/// Whether the peer has closed (or reset) the connection: the next read says so at once.
+/// `false` if it sends more, or stays silent for `PATIENCE`.
+pub async fn closed_by_peer(stream: &mut TcpStream) -> bool {
+    let mut buffer = [0u8; 1];
+    matches!(
+        tokio::time::timeout(PATIENCE, stream.read(&mut buffer)).await,
+        Ok(Ok(0) | Err(_))
+    )
+}
+
+/// `write_all`, giving up after `PATIENCE` (a server that stops reading must not hang a test).
+pub async fn write_bounded(stream: &mut TcpStream, bytes: &[u8]) -> std::io::Result<()> {
+    tokio::time::timeout(PATIENCE, stream.write_all(bytes))
+        .await
+        .unwrap_or_else(|_| Err(std::io::ErrorKind::TimedOut.into()))
 }
 
 /// Lets this test process open as many sockets as its hard limit allows: the hostile tests

@@ -100,7 +100,10 @@ async fn sigterm_with_a_client_not_reading_its_response_exits_after_the_grace_pe
         .unwrap();
     // Read the start of the response, then stop reading.
     let mut status_line = [0u8; 12];
-    stream.read_exact(&mut status_line).await.unwrap();
+    tokio::time::timeout(PATIENCE, stream.read_exact(&mut status_line))
+        .await
+        .expect("the response starts")
+        .unwrap();
     assert_eq!(status_of(&status_line), Some(200));
     server.terminate();
     assert_exits_cleanly(&mut server).await;
