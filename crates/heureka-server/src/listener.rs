@@ -1,0 +1,533 @@
+//! Accepting and serving connections: HTTP/1.1 over hyper, under the limits of
+//! [`ConnectionConfig`] that keep slow, idle and hostile clients from holding the server.
+//!
+//! A connection is either *waiting* for a complete request head or *busy* with a request. Every
+//! wait has a deadline: `connection-timeout` after the connection was accepted, and
+//! `keep-alive-timeout` after each response was handed to hyper (so it also bounds a client
+//! that stops reading its response). A busy request's body must arrive within
+//! `request-body-timeout`, or it is answered 408. Nothing a client does, or fails to do, holds
+//! a connection open without a deadline.
+//!
+//! At `max-connections`, a new connection closes the one that has waited longest for a head.
+//! Under a slowloris the attackers, which never finish a head, are closed oldest first, while a
+//! real client, whose head arrives at once, is busy and left alone; so however many attackers
+//! connect, others are answered. Only when every connection is busy is the new one closed.
+//! Errors such as "too many open files" close the longest-waiting connection too, to free a
+//! descriptor, and the loop pauses briefly and goes on.
+//!
+//! Shutdown stops accepting, lets hyper close idle connections and finish in-flight exchanges,
+//! and after the grace period (`spring.lifecycle.timeout-per-shutdown-phase`) drops the rest.
+
+use std::collections::{BTreeMap, HashMap};
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::{pin, Pin};
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use axum::body::{Body, HttpBody};
+use axum::extract::Request;
+use axum::http;
+use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
+use hyper::body::{Frame, Incoming, SizeHint};
+use hyper::server::conn::http1;
+use hyper_util::rt::TokioIo;
+use parking_lot::Mutex;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{watch, Notify};
+use tokio::task::JoinSet;
+use tokio::time::{sleep, sleep_until, Instant};
+use tower::{Service, ServiceExt};
+
+use crate::config::ConnectionConfig;
+use crate::http::error::ApiError;
+
+/// How long the accept loop pauses after an error such as "too many open files", once it has
+/// closed a waiting connection to free a descriptor.
+const ACCEPT_ERROR_PAUSE: Duration = Duration::from_millis(20);
+
+/// hyper's own read-buffer limit; raised only for a header limit above it.
+const HYPER_DEFAULT_MAX_BUF: usize = 8192 + 4096 * 100;
+
+/// Serves `app` on every connection `listener` accepts until `shutdown` completes, then drains
+/// the connections for at most the grace period.
+pub(crate) async fn serve<S>(
+    listener: TcpListener,
+    app: S,
+    limits: &ConnectionConfig,
+    shutdown: impl Future<Output = ()>,
+) where
+    S: Service<Request, Response = Response, Error = Infallible> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+{
+    let table = Arc::new(Table::new(limits.max_connections));
+    let http = http1_builder(limits);
+    let timeouts = Timeouts {
+        keep_alive: limits.keep_alive_timeout,
+        request_body: limits.request_body_timeout,
+    };
+    let (stop, stopped) = watch::channel(());
+    let mut connections = JoinSet::new();
+    let mut evicting = Throttle::default();
+    let mut refusing = Throttle::default();
+    let mut accept_errors = Throttle::default();
+    let mut shutdown = pin!(shutdown);
+    loop {
+        tokio::select! {
+            biased;
+            () = &mut shutdown => break,
+            // Reap finished connections so the set holds only open ones.
+            Some(_) = connections.join_next(), if !connections.is_empty() => {}
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => match table.admit(limits.connection_timeout) {
+                    Admission::Admitted { slot, evicted } => {
+                        if let Some(times) = evicted.then(|| evicting.hit()).flatten() {
+                            tracing::warn!(
+                                max_connections = limits.max_connections,
+                                times,
+                                "connection limit reached: closing the connections that have \
+                                 waited longest for a request"
+                            );
+                        }
+                        let task = serve_connection(
+                            stream, slot, app.clone(), http.clone(), timeouts, stopped.clone(),
+                        );
+                        connections.spawn(task);
+                    }
+                    Admission::Refused => {
+                        if let Some(times) = refusing.hit() {
+                            tracing::warn!(
+                                max_connections = limits.max_connections,
+                                times,
+                                "connection limit reached with every connection mid-request: \
+                                 closing new connections"
+                            );
+                        }
+                    }
+                },
+                Err(error) if is_about_one_connection(&error) => {}
+                Err(error) => {
+                    if let Some(times) = accept_errors.hit() {
+                        tracing::warn!(
+                            %error,
+                            times,
+                            "cannot accept connections: closing the one that has waited longest \
+                             for a request, and retrying"
+                        );
+                    }
+                    table.close_longest_waiting();
+                    tokio::select! {
+                        () = &mut shutdown => break,
+                        () = sleep(ACCEPT_ERROR_PAUSE) => {}
+                    }
+                }
+            }
+        }
+    }
+    drop(listener);
+    drain(connections, stop, limits.shutdown_grace).await;
+}
+
+/// Asks every connection to finish its exchange and close, and waits up to `grace` for them.
+async fn drain(mut connections: JoinSet<()>, stop: watch::Sender<()>, grace: Duration) {
+    stop.send_replace(());
+    if !connections.is_empty() {
+        tracing::info!(
+            open = connections.len(),
+            ?grace,
+            "finishing in-flight requests"
+        );
+    }
+    let drained = tokio::time::timeout(grace, async {
+        while connections.join_next().await.is_some() {}
+    })
+    .await;
+    if drained.is_err() {
+        tracing::warn!(
+            open = connections.len(),
+            ?grace,
+            "grace period over: closing the remaining connections"
+        );
+        connections.abort_all();
+    }
+}
+
+fn http1_builder(limits: &ConnectionConfig) -> http1::Builder {
+    let mut builder = http1::Builder::new();
+    builder
+        // The deadlines here replace hyper's header timer, which cannot tell a first head
+        // from a kept-alive wait.
+        .header_read_timeout(None)
+        .max_header_size(limits.max_header_bytes)
+        .max_buf_size(limits.max_header_bytes.max(HYPER_DEFAULT_MAX_BUF));
+    builder
+}
+
+/// Errors that concern the one connection being accepted (it was reset before we took it);
+/// the listener itself is fine.
+fn is_about_one_connection(error: &std::io::Error) -> bool {
+    use std::io::ErrorKind;
+    matches!(
+        error.kind(),
+        ErrorKind::ConnectionAborted
+            | ErrorKind::ConnectionReset
+            | ErrorKind::ConnectionRefused
+            | ErrorKind::Interrupted
+    )
+}
+
+/// The deadlines a connection's task and service apply.
+#[derive(Debug, Clone, Copy)]
+struct Timeouts {
+    keep_alive: Duration,
+    request_body: Duration,
+}
+
+/// One connection, until its deadline, its eviction, its client, or the end of the grace period
+/// closes it.
+async fn serve_connection<S>(
+    stream: TcpStream,
+    slot: Arc<Slot>,
+    app: S,
+    http: http1::Builder,
+    timeouts: Timeouts,
+    mut stop: watch::Receiver<()>,
+) where
+    S: Service<Request, Response = Response, Error = Infallible> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+{
+    // As Tomcat does: responses are written whole, so Nagle's algorithm would only add delay.
+    let _ = stream.set_nodelay(true);
+    let service = Exchange {
+        app,
+        slot: Arc::clone(&slot),
+        timeouts,
+    };
+    let mut connection = pin!(http.serve_connection(TokioIo::new(stream), service));
+    let mut stopping = false;
+    loop {
+        let deadline = match slot.deadline(Instant::now()) {
+            Deadline::CloseNow => return,
+            Deadline::At(deadline) => Some(deadline),
+            Deadline::None => None,
+        };
+        tokio::select! {
+            result = connection.as_mut() => {
+                if let Err(error) = result {
+                    tracing::debug!(%error, "connection ended");
+                }
+                return;
+            }
+            // Both wake the loop to look at the phase again.
+            () = sleep_until(deadline.unwrap_or_else(Instant::now)), if deadline.is_some() => {}
+            () = slot.wake.notified() => {}
+            _ = stop.changed(), if !stopping => {
+                stopping = true;
+                connection.as_mut().graceful_shutdown();
+            }
+        }
+    }
+}
+
+/// The hyper service of one connection: marks the connection busy for each request, bounds the
+/// time its body may take, and hands back a body that marks the end of the exchange.
+#[derive(Debug)]
+struct Exchange<S> {
+    app: S,
+    slot: Arc<Slot>,
+    timeouts: Timeouts,
+}
+
+impl<S> hyper::service::Service<http::Request<Incoming>> for Exchange<S>
+where
+    S: Service<Request, Response = Response, Error = Infallible> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+{
+    type Response = http::Response<ExchangeBody>;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Infallible>> + Send>>;
+
+    fn call(&self, request: http::Request<Incoming>) -> Self::Future {
+        self.slot.begin_request();
+        let app = self.app.clone();
+        let slot = Arc::clone(&self.slot);
+        let timeouts = self.timeouts;
+        Box::pin(async move {
+            // The handler reads the body, so bounding the handler bounds the body; a trickle
+            // of bytes does not reset it.
+            let handled =
+                tokio::time::timeout(timeouts.request_body, app.oneshot(request.map(Body::new)))
+                    .await;
+            let response = match handled {
+                Ok(Ok(response)) => response,
+                Ok(Err(never)) => match never {},
+                Err(_elapsed) => ApiError::RequestTimeout(format!(
+                    "request not received in full within {:?}",
+                    timeouts.request_body
+                ))
+                .into_response(),
+            };
+            Ok(response.map(|body| ExchangeBody {
+                body,
+                slot,
+                keep_alive: timeouts.keep_alive,
+            }))
+        })
+    }
+}
+
+/// A response body that, once hyper has taken all of it (and drops it), starts the
+/// connection's wait for its next request head.
+#[derive(Debug)]
+struct ExchangeBody {
+    body: Body,
+    slot: Arc<Slot>,
+    keep_alive: Duration,
+}
+
+impl HttpBody for ExchangeBody {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
+        Pin::new(&mut self.get_mut().body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.body.size_hint()
+    }
+}
+
+impl Drop for ExchangeBody {
+    fn drop(&mut self) {
+        self.slot.end_response(self.keep_alive);
+    }
+}
+
+/// The open connections and which of them wait for a request head, oldest wait first.
+#[derive(Debug)]
+struct Table {
+    max_connections: usize,
+    /// A blocking mutex: every critical section is a few map operations, never an `.await`.
+    inner: Mutex<Inner>,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    /// Source of connection ids and wait tickets. It only grows, so a smaller ticket is an
+    /// older wait.
+    next_number: u64,
+    connections: HashMap<u64, Entry>,
+    /// Waiting connections by ticket: the first is the one to close for room.
+    waiting: BTreeMap<u64, u64>,
+    /// Connections told to close that have not closed yet; they no longer count against the
+    /// limit.
+    closing: usize,
+}
+
+#[derive(Debug)]
+struct Entry {
+    phase: Phase,
+    wake: Arc<Notify>,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Phase {
+    /// Waiting for a complete request head until `deadline`; `ticket` orders the waits.
+    Waiting { ticket: u64, deadline: Instant },
+    /// A request is being read, handled or answered.
+    Busy,
+    /// Told to close to make room.
+    Closing,
+}
+
+enum Admission {
+    Admitted { slot: Arc<Slot>, evicted: bool },
+    Refused,
+}
+
+impl Table {
+    fn new(max_connections: usize) -> Table {
+        Table {
+            max_connections,
+            inner: Mutex::new(Inner::default()),
+        }
+    }
+
+    /// Takes a new connection, closing the longest-waiting one when at the limit; refuses it
+    /// when every connection is busy.
+    fn admit(self: &Arc<Self>, connection_timeout: Duration) -> Admission {
+        let mut inner = self.inner.lock();
+        let mut evicted = false;
+        if inner.connections.len() - inner.closing >= self.max_connections {
+            if !inner.close_longest_waiting() {
+                return Admission::Refused;
+            }
+            evicted = true;
+        }
+        let id = inner.next();
+        let wake = Arc::new(Notify::new());
+        inner.connections.insert(
+            id,
+            Entry {
+                phase: Phase::Busy,
+                wake: Arc::clone(&wake),
+            },
+        );
+        inner.wait(id, Instant::now() + connection_timeout);
+        let slot = Slot {
+            table: Arc::clone(self),
+            id,
+            wake,
+        };
+        Admission::Admitted {
+            slot: Arc::new(slot),
+            evicted,
+        }
+    }
+
+    fn close_longest_waiting(&self) -> bool {
+        self.inner.lock().close_longest_waiting()
+    }
+}
+
+impl Inner {
+    fn next(&mut self) -> u64 {
+        self.next_number += 1;
+        self.next_number
+    }
+
+    fn wait(&mut self, id: u64, deadline: Instant) {
+        let ticket = self.next();
+        let entry = self
+            .connections
+            .get_mut(&id)
+            .expect("the connection is open");
+        entry.phase = Phase::Waiting { ticket, deadline };
+        self.waiting.insert(ticket, id);
+    }
+
+    fn close_longest_waiting(&mut self) -> bool {
+        let Some((_, id)) = self.waiting.pop_first() else {
+            return false;
+        };
+        let entry = self
+            .connections
+            .get_mut(&id)
+            .expect("waiting connections are open");
+        entry.phase = Phase::Closing;
+        entry.wake.notify_one();
+        self.closing += 1;
+        true
+    }
+
+    /// Takes the connection out of the waiting list or the closing count, whichever it is in.
+    fn leave(&mut self, phase: Phase) {
+        match phase {
+            Phase::Waiting { ticket, .. } => {
+                self.waiting.remove(&ticket);
+            }
+            Phase::Closing => self.closing -= 1,
+            Phase::Busy => {}
+        }
+    }
+}
+
+/// One connection's place in the table, shared by its task, its service and its response
+/// bodies; it leaves the table when the last of them is gone.
+#[derive(Debug)]
+struct Slot {
+    table: Arc<Table>,
+    id: u64,
+    /// Wakes the connection's task to look at its phase: on eviction, and when a wait begins.
+    wake: Arc<Notify>,
+}
+
+enum Deadline {
+    CloseNow,
+    At(Instant),
+    None,
+}
+
+impl Slot {
+    /// A request head arrived. A connection told to close whose head arrived before it could
+    /// is served all the same: eviction is for the idle, and the limit is exceeded by one
+    /// for a moment.
+    fn begin_request(&self) {
+        let mut inner = self.table.inner.lock();
+        let Some(phase) = inner.connections.get(&self.id).map(|entry| entry.phase) else {
+            return;
+        };
+        inner.leave(phase);
+        if let Some(entry) = inner.connections.get_mut(&self.id) {
+            entry.phase = Phase::Busy;
+        }
+    }
+
+    /// The response was handed to hyper: the wait for the next head begins.
+    fn end_response(&self, keep_alive: Duration) {
+        let mut inner = self.table.inner.lock();
+        let busy = inner
+            .connections
+            .get(&self.id)
+            .is_some_and(|entry| matches!(entry.phase, Phase::Busy));
+        if busy {
+            inner.wait(self.id, Instant::now() + keep_alive);
+            drop(inner);
+            self.wake.notify_one();
+        }
+    }
+
+    fn deadline(&self, now: Instant) -> Deadline {
+        let inner = self.table.inner.lock();
+        match inner.connections.get(&self.id).map(|entry| entry.phase) {
+            Some(Phase::Waiting { deadline, .. }) if deadline > now => Deadline::At(deadline),
+            Some(Phase::Busy) => Deadline::None,
+            _ => Deadline::CloseNow,
+        }
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        let mut inner = self.table.inner.lock();
+        if let Some(entry) = inner.connections.remove(&self.id) {
+            inner.leave(entry.phase);
+        }
+    }
+}
+
+/// A warning that repeats under load is logged at most once a minute, with how many times it
+/// happened since.
+#[derive(Debug, Default)]
+struct Throttle {
+    last: Option<Instant>,
+    times: u64,
+}
+
+impl Throttle {
+    fn hit(&mut self) -> Option<u64> {
+        self.times += 1;
+        let now = Instant::now();
+        if self
+            .last
+            .is_some_and(|last| now - last < Duration::from_secs(60))
+        {
+            return None;
+        }
+        self.last = Some(now);
+        Some(std::mem::take(&mut self.times))
+    }
+}
+
+#[cfg(test)]
+mod tests;
