@@ -203,6 +203,37 @@ fn several_xml_roots_are_malformed() {
 }
 
 #[test]
+fn xml_with_a_character_xml_forbids_is_malformed() {
+    assert_eq!(
+        xml_error("<instance><hostName>a\u{FFFE}</hostName></instance>").to_string(),
+        "invalid XML at byte 21: character U+FFFE is not allowed in XML 1.0"
+    );
+    for body in [
+        "<instance><hostName>\u{FFFF}</hostName></instance>",
+        "<instance><hostName>\u{1}</hostName></instance>",
+        "<instance><metadata><k\u{FFFE}>1</k\u{FFFE}></metadata></instance>",
+    ] {
+        assert!(
+            matches!(xml_error(body), DecodeError::Malformed(_)),
+            "{body:?}"
+        );
+    }
+}
+
+#[test]
+fn xml_character_references_to_forbidden_characters_are_malformed() {
+    for body in [
+        "<instance><hostName>&#xFFFE;</hostName></instance>",
+        "<instance><hostName>a&#1;</hostName></instance>",
+        "<instance><port enabled=\"&#x1b;\">80</port></instance>",
+    ] {
+        let error = xml_error(body).to_string();
+        assert!(error.starts_with("invalid XML at byte "), "{error}");
+        assert!(error.contains("is not allowed in XML 1.0"), "{error}");
+    }
+}
+
+#[test]
 fn non_utf8_xml_is_malformed() {
     let error = decode_instance(b"<instance>\xff</instance>", Format::Xml, NOW).unwrap_err();
     assert_eq!(error.to_string(), "XML body is not valid UTF-8 at byte 10");

@@ -2,10 +2,13 @@
 //! round trips. One test binary; one module per concern.
 
 mod clients;
+mod documents;
 mod errors;
 mod fixtures;
 mod golden_json;
 mod golden_xml;
 mod leniency;
 mod pieces;
+mod properties;
 mod round_trip;
+mod strict_parsers;
