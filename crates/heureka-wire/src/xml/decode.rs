@@ -20,6 +20,7 @@ use quick_xml::Reader;
 
 use super::is_xml_char;
 use super::names::decode_name;
+use crate::error::one_line;
 use crate::fields::{self, InstanceBuilder, Scalar};
 use crate::DecodeError;
 
@@ -190,7 +191,7 @@ fn parse(body: &[u8]) -> Result<Element, DecodeError> {
     let mut reader = Reader::from_str(text);
     // Our own findings are reported where the reader stands; syntax errors where they start.
     let malformed = |reader: &Reader<&[u8]>, reason: &dyn std::fmt::Display| {
-        let reason = reason.to_string().replace(['\n', '\r'], " ");
+        let reason = one_line(&reason.to_string());
         let at = reader.buffer_position();
         DecodeError::Malformed(format!("invalid XML at byte {at}: {reason}"))
     };
@@ -198,7 +199,7 @@ fn parse(body: &[u8]) -> Result<Element, DecodeError> {
     let mut root: Option<Element> = None;
     loop {
         let event = reader.read_event().map_err(|e| {
-            let reason = e.to_string().replace(['\n', '\r'], " ");
+            let reason = one_line(&e.to_string());
             DecodeError::Malformed(format!(
                 "invalid XML at byte {}: {reason}",
                 reader.error_position()

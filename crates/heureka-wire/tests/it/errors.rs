@@ -240,6 +240,23 @@ fn non_utf8_xml_is_malformed() {
 }
 
 #[test]
+fn a_metadata_key_quoted_in_a_message_keeps_it_on_one_line() {
+    // Found by fuzzing: a key is the client's text, and JSON lets it hold any line break.
+    assert_eq!(
+        json_error(r#"{"instance":{"metadata":{"a\nb\u2028c\u0085":{}}}}"#),
+        r"metadata.a\nb\u{2028}c\u{85} is not text"
+    );
+}
+
+#[test]
+fn a_long_metadata_key_is_cut_in_a_message() {
+    let key = "k".repeat(5000);
+    let error = json_error(&format!(r#"{{"instance":{{"metadata":{{"{key}":[]}}}}}}"#));
+    assert!(error.len() < 300, "{error}");
+    assert!(error.ends_with("… is not text"), "{error}");
+}
+
+#[test]
 fn every_message_is_one_line() {
     for body in [
         "{",
