@@ -55,18 +55,22 @@ impl DecodeError {
 const MAX_QUOTED_CHARS: usize = 200;
 
 /// `text` fit for a one-line message: control characters and Unicode's line and paragraph
-/// separators written as escapes (`\n`, `\u{2028}`), and cut after [`MAX_QUOTED_CHARS`]
-/// characters, since it may quote a client's metadata key or element name.
+/// separators written as escapes (`\n`, `\u{2028}`), and cut once [`MAX_QUOTED_CHARS`]
+/// characters are written, since it may quote a client's metadata key or element name.
 pub(crate) fn one_line(text: &str) -> String {
     let mut out = String::with_capacity(text.len().min(MAX_QUOTED_CHARS));
-    for (n, c) in text.chars().enumerate() {
-        if n == MAX_QUOTED_CHARS {
+    let mut written = 0;
+    for c in text.chars() {
+        if written >= MAX_QUOTED_CHARS {
             out.push('…');
             break;
         }
         if c.is_control() || matches!(c, '\u{2028}' | '\u{2029}') {
-            out.extend(c.escape_debug());
+            let escaped = c.escape_debug();
+            written += escaped.len();
+            out.extend(escaped);
         } else {
+            written += 1;
             out.push(c);
         }
     }

@@ -261,12 +261,12 @@ fn parse(body: &[u8]) -> Result<Element, DecodeError> {
 }
 
 fn element(start: &BytesStart<'_>) -> Result<Element, String> {
-    let name = coded_name(start.name().as_ref());
+    let name = decoded_name(start.name().as_ref());
     let mut attributes = Vec::new();
     for attribute in start.attributes() {
         let attribute = attribute.map_err(|e| e.to_string())?;
         let value = check_references(attribute.unescape_value().map_err(|e| e.to_string())?)?;
-        attributes.push((coded_name(attribute.key.as_ref()), value.into_owned()));
+        attributes.push((decoded_name(attribute.key.as_ref()), value.into_owned()));
     }
     Ok(Element {
         name,
@@ -275,8 +275,8 @@ fn element(start: &BytesStart<'_>) -> Result<Element, String> {
     })
 }
 
-/// A name as XStream reads it: decoded from its coding. The body is valid UTF-8 already.
-fn coded_name(raw: &[u8]) -> String {
+/// A name as XStream reads it, decoded from its coding. The body is valid UTF-8 already.
+fn decoded_name(raw: &[u8]) -> String {
     decode_name(&String::from_utf8_lossy(raw)).into_owned()
 }
 

@@ -35,11 +35,21 @@ pub fn metadata_key_fits_xml(key: &str) -> bool {
 
 /// Appends `name` in XStream's coding. `name` must not be empty.
 pub(crate) fn push_encoded_name(out: &mut Vec<u8>, name: &str) {
+    // Nearly every real key (`management.port`, `zone`) needs no coding; the full fetch writes
+    // one per metadata entry, so that case is one copy.
+    let bytes = name.as_bytes();
+    if bytes.first().is_some_and(u8::is_ascii_alphabetic)
+        && bytes
+            .iter()
+            .all(|&b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-')
+    {
+        out.extend_from_slice(bytes);
+        return;
+    }
     for (at, c) in name.char_indices() {
         match c {
             '$' => out.extend_from_slice(b"_-"),
             '_' => out.extend_from_slice(b"__"),
-            // Fast path for the letters, digits, `.` and `-` of nearly every real key.
             c if c.is_ascii_alphabetic() || (at > 0 && matches!(c, '0'..='9' | '.' | '-')) => {
                 out.push(c as u8);
             }

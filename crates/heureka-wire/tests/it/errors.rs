@@ -257,6 +257,15 @@ fn a_long_metadata_key_is_cut_in_a_message() {
 }
 
 #[test]
+fn a_long_name_of_control_characters_is_cut_after_its_escapes() {
+    // Found by fuzzing: the cut counted characters read, not characters written.
+    let name = "k".to_owned() + &"\u{7f}".repeat(500);
+    let body = format!("<instance><{name}></x></instance>");
+    let error = xml_error(&body).to_string();
+    assert!(error.chars().count() < 300, "{error}");
+}
+
+#[test]
 fn every_message_is_one_line() {
     for body in [
         "{",
