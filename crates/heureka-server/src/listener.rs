@@ -8,10 +8,12 @@
 //! `request-body-timeout`, or it is answered 408. Nothing a client does, or fails to do, holds
 //! a connection open without a deadline.
 //!
-//! At `max-connections`, a new connection closes the one that has waited longest for a head.
-//! Under a slowloris the attackers, which never finish a head, are closed oldest first, while a
-//! real client, whose head arrives at once, is busy and left alone; so however many attackers
-//! connect, others are answered. Only when every connection is busy is the new one closed.
+//! At `max-connections`, a new connection closes the one that has waited longest for a head
+//! (among those its task has looked at: a head may be sitting unread in a new one). Under a
+//! slowloris the attackers, which never finish a head, are closed oldest first, while a real
+//! client, whose head arrives at once, is busy and left alone; so however many attackers
+//! connect, others are answered. When no connection can be closed (all are busy, each within
+//! its deadline), new connections wait in the backlog, as in Tomcat.
 //! Errors such as "too many open files" close the longest-waiting connection too, to free a
 //! descriptor, and the loop pauses briefly and goes on.
 //!
@@ -71,42 +73,55 @@ pub(crate) async fn serve<S>(
     let (stop, stopped) = watch::channel(());
     let mut connections = JoinSet::new();
     let mut evicting = Throttle::default();
-    let mut refusing = Throttle::default();
+    let mut full = Throttle::default();
     let mut accept_errors = Throttle::default();
     let mut shutdown = pin!(shutdown);
-    loop {
+    'accept: loop {
         tokio::select! {
             biased;
             () = &mut shutdown => break,
             // Reap finished connections so the set holds only open ones.
             Some(_) = connections.join_next(), if !connections.is_empty() => {}
             accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => match table.admit(limits.connection_timeout) {
-                    Admission::Admitted { slot, evicted } => {
-                        if let Some(times) = evicted.then(|| evicting.hit()).flatten() {
+                Ok((stream, _)) => {
+                    let (slot, evicted) = loop {
+                        if let Some(admitted) = table.admit(limits.connection_timeout) {
+                            break admitted;
+                        }
+                        if let Some(times) = full.hit() {
                             tracing::warn!(
                                 max_connections = limits.max_connections,
                                 times,
-                                "connection limit reached: closing the connections that have \
-                                 waited longest for a request"
+                                "connection limit reached and no connection is waiting for a \
+                                 request: new connections wait"
                             );
                         }
-                        let task = serve_connection(
-                            stream, slot, app.clone(), http.clone(), timeouts, stopped.clone(),
+                        // Busy connections end within their deadlines, and new ones are
+                        // examined within moments; meanwhile newcomers queue in the backlog,
+                        // as they do in Tomcat.
+                        tokio::select! {
+                            () = &mut shutdown => break 'accept,
+                            () = table.room.notified() => {}
+                        }
+                    };
+                    if let Some(times) = evicted.then(|| evicting.hit()).flatten() {
+                        tracing::warn!(
+                            max_connections = limits.max_connections,
+                            times,
+                            "connection limit reached: closing the connections that have \
+                             waited longest for a request"
                         );
-                        connections.spawn(task);
                     }
-                    Admission::Refused => {
-                        if let Some(times) = refusing.hit() {
-                            tracing::warn!(
-                                max_connections = limits.max_connections,
-                                times,
-                                "connection limit reached with every connection mid-request: \
-                                 closing new connections"
-                            );
-                        }
+                    let task = serve_connection(
+                        stream, slot, app.clone(), http.clone(), timeouts, stopped.clone(),
+                    );
+                    connections.spawn(task);
+                    if evicted {
+                        // At the limit, let the new connection be examined before the next
+                        // one arrives and looks for a connection to close.
+                        tokio::task::yield_now().await;
                     }
-                },
+                }
                 Err(error) if is_about_one_connection(&error) => {}
                 Err(error) => {
                     if let Some(times) = accept_errors.hit() {
@@ -206,6 +221,12 @@ async fn serve_connection<S>(
         timeouts,
     };
     let mut connection = pin!(http.serve_connection(TokioIo::new(stream), service));
+    // One poll reads whatever the client has sent: a complete head makes the connection busy.
+    let first = std::future::poll_fn(|cx| Poll::Ready(connection.as_mut().poll(cx))).await;
+    if first.is_ready() {
+        return;
+    }
+    slot.examined();
     let mut stopping = false;
     loop {
         let deadline = match slot.deadline(Instant::now()) {
@@ -317,6 +338,9 @@ impl Drop for ExchangeBody {
 #[derive(Debug)]
 struct Table {
     max_connections: usize,
+    /// Signalled when a place may have become free or a connection may be closed for room:
+    /// the accept loop waits on it when the table is full.
+    room: Notify,
     /// A blocking mutex: every critical section is a few map operations, never an `.await`.
     inner: Mutex<Inner>,
 }
@@ -337,6 +361,10 @@ struct Inner {
 #[derive(Debug)]
 struct Entry {
     phase: Phase,
+    /// Whether its task has read what the client sent so far. Until then a head may be sitting
+    /// unread in the socket, so the connection is not closed for room: under a flood of new
+    /// connections, a real client would otherwise be closed before it was ever looked at.
+    examined: bool,
     wake: Arc<Notify>,
 }
 
@@ -350,27 +378,23 @@ enum Phase {
     Closing,
 }
 
-enum Admission {
-    Admitted { slot: Arc<Slot>, evicted: bool },
-    Refused,
-}
-
 impl Table {
     fn new(max_connections: usize) -> Table {
         Table {
             max_connections,
+            room: Notify::new(),
             inner: Mutex::new(Inner::default()),
         }
     }
 
-    /// Takes a new connection, closing the longest-waiting one when at the limit; refuses it
-    /// when every connection is busy.
-    fn admit(self: &Arc<Self>, connection_timeout: Duration) -> Admission {
+    /// Takes a new connection, closing the longest-waiting examined one when at the limit
+    /// (and saying so). `None` when the limit is reached and no connection can be closed.
+    fn admit(self: &Arc<Self>, connection_timeout: Duration) -> Option<(Arc<Slot>, bool)> {
         let mut inner = self.inner.lock();
         let mut evicted = false;
         if inner.connections.len() - inner.closing >= self.max_connections {
             if !inner.close_longest_waiting() {
-                return Admission::Refused;
+                return None;
             }
             evicted = true;
         }
@@ -380,6 +404,7 @@ impl Table {
             id,
             Entry {
                 phase: Phase::Busy,
+                examined: false,
                 wake: Arc::clone(&wake),
             },
         );
@@ -389,10 +414,7 @@ impl Table {
             id,
             wake,
         };
-        Admission::Admitted {
-            slot: Arc::new(slot),
-            evicted,
-        }
+        Some((Arc::new(slot), evicted))
     }
 
     fn close_longest_waiting(&self) -> bool {
@@ -416,10 +438,19 @@ impl Inner {
         self.waiting.insert(ticket, id);
     }
 
+    /// Closes the examined connection that has waited longest. The unexamined are the newest,
+    /// at the end of the list, so the search is short.
     fn close_longest_waiting(&mut self) -> bool {
-        let Some((_, id)) = self.waiting.pop_first() else {
+        let connections = &self.connections;
+        let found = self
+            .waiting
+            .iter()
+            .find(|(_, id)| connections.get(id).is_some_and(|entry| entry.examined))
+            .map(|(ticket, id)| (*ticket, *id));
+        let Some((ticket, id)) = found else {
             return false;
         };
+        self.waiting.remove(&ticket);
         let entry = self
             .connections
             .get_mut(&id)
@@ -473,6 +504,14 @@ impl Slot {
         }
     }
 
+    /// Its task has read what the client sent so far.
+    fn examined(&self) {
+        if let Some(entry) = self.table.inner.lock().connections.get_mut(&self.id) {
+            entry.examined = true;
+        }
+        self.table.room.notify_one();
+    }
+
     /// The response was handed to hyper: the wait for the next head begins.
     fn end_response(&self, keep_alive: Duration) {
         let mut inner = self.table.inner.lock();
@@ -484,6 +523,7 @@ impl Slot {
             inner.wait(self.id, Instant::now() + keep_alive);
             drop(inner);
             self.wake.notify_one();
+            self.table.room.notify_one();
         }
     }
 
@@ -503,6 +543,8 @@ impl Drop for Slot {
         if let Some(entry) = inner.connections.remove(&self.id) {
             inner.leave(entry.phase);
         }
+        drop(inner);
+        self.table.room.notify_one();
     }
 }
 
