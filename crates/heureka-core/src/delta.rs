@@ -6,7 +6,7 @@
 //! from the registry by then. Rendering keeps the latest item per (app, id), which is what the
 //! Java payload amounts to.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap};
 
 use crate::lease::Lease;
 use crate::model::{InstanceStatus, Millis};
@@ -36,10 +36,21 @@ fn by_name_index(status: InstanceStatus) -> usize {
         .expect("BY_NAME lists every status")
 }
 
-/// Eureka's `recentlyChangedQueue`, oldest item first.
+/// Eureka's `recentlyChangedQueue`, oldest item first, holding only the latest item per
+/// instance.
+///
+/// Only the latest item per instance is ever served, so an instance's earlier item is dropped
+/// when a new one arrives. Without that, a loop of registers and cancels of one instance kept a
+/// full copy of it per cancel for the whole retention window, memory growing with the write
+/// rate instead of with the registry. Removing the earlier item does not change what readers
+/// see or when the survivor is purged, since retention is measured from the newest item.
 #[derive(Debug, Default)]
 pub(crate) struct RecentlyChanged {
-    items: VecDeque<ChangeItem>,
+    /// Items by sequence number, which orders them as they were queued.
+    items: BTreeMap<u64, ChangeItem>,
+    /// The sequence number of each instance's item, by (app, id).
+    latest: HashMap<(String, String), u64>,
+    next_seq: u64,
 }
 
 #[derive(Debug)]
@@ -48,11 +59,11 @@ pub(crate) struct ChangeItem {
     at: Millis,
     pub(crate) app: String,
     pub(crate) id: String,
-    pub(crate) change: Change,
+    pub(crate) entry: DeltaEntry,
 }
 
 #[derive(Debug)]
-pub(crate) enum Change {
+pub(crate) enum DeltaEntry {
     /// Register or status change: show the registry's lease as it is at render time.
     Live,
     /// Cancel or eviction: the lease as it was when removed, `actionType` DELETED.
@@ -61,21 +72,27 @@ pub(crate) enum Change {
 
 impl RecentlyChanged {
     pub(crate) fn push_live(&mut self, app: &str, id: &str, now: Millis) {
-        self.push(app, id, Change::Live, now);
+        self.push(app, id, DeltaEntry::Live, now);
     }
 
     pub(crate) fn push_deleted(&mut self, app: &str, id: &str, lease: Lease, now: Millis) {
-        self.push(app, id, Change::Deleted(Box::new(lease)), now);
+        self.push(app, id, DeltaEntry::Deleted(Box::new(lease)), now);
     }
 
-    fn push(&mut self, app: &str, id: &str, change: Change, now: Millis) {
+    fn push(&mut self, app: &str, id: &str, entry: DeltaEntry, now: Millis) {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        let key = (app.to_owned(), id.to_owned());
+        if let Some(earlier) = self.latest.insert(key, seq) {
+            self.items.remove(&earlier);
+        }
         let item = ChangeItem {
             at: now,
             app: app.to_owned(),
             id: id.to_owned(),
-            change,
+            entry,
         };
-        self.items.push_back(item);
+        self.items.insert(seq, item);
     }
 
     /// Drops items older than `now - retention_ms` from the head, stopping at the first young
@@ -83,8 +100,12 @@ impl RecentlyChanged {
     pub(crate) fn purge(&mut self, now: Millis, retention_ms: Millis) -> usize {
         let cutoff = now - retention_ms;
         let mut purged = 0;
-        while self.items.front().is_some_and(|item| item.at < cutoff) {
-            self.items.pop_front();
+        while let Some(entry) = self.items.first_entry() {
+            if entry.get().at >= cutoff {
+                break;
+            }
+            let item = entry.remove();
+            self.latest.remove(&(item.app, item.id));
             purged += 1;
         }
         purged
@@ -94,19 +115,10 @@ impl RecentlyChanged {
         self.items.len()
     }
 
-    /// The latest item per (app, id), in the order of those latest items: a later change to
+    /// The latest item per (app, id), in the order those items were queued: a later change to
     /// the same instance replaces the earlier one and moves to the end, as in Eureka's payload.
-    pub(crate) fn latest(&self) -> Vec<&ChangeItem> {
-        let mut latest_index: HashMap<(&str, &str), usize> = HashMap::new();
-        for (index, item) in self.items.iter().enumerate() {
-            latest_index.insert((&item.app, &item.id), index);
-        }
-        let mut indices: Vec<usize> = latest_index.into_values().collect();
-        indices.sort_unstable();
-        indices
-            .into_iter()
-            .map(|index| &self.items[index])
-            .collect()
+    pub(crate) fn latest(&self) -> impl Iterator<Item = &ChangeItem> {
+        self.items.values()
     }
 }
 

@@ -5,7 +5,9 @@
 //! victims uniformly at random so no app is always hit first. The randomness is a seed passed
 //! in by the caller; the generator is a tiny SplitMix64, since this crate has no dependencies.
 
+use crate::change::ChangeKind;
 use crate::model::Millis;
+use crate::policy::Origin;
 use crate::registry::{EvictionReport, Registry};
 
 /// Eureka's `evictionLimit`: at most this many leases go in one run.
@@ -68,7 +70,7 @@ impl Registry {
         let to_evict = expired.len().min(eviction_limit);
         for (app, id) in choose_randomly(expired, to_evict, seed) {
             // Eureka's `internalCancel`: like a cancel (E shrinks, DELETED delta), never replicated.
-            if self.remove_lease(&app, &id, now) {
+            if self.remove_lease(ChangeKind::Evicted, &app, &id, Origin::Client, now) {
                 report.evicted.push((app, id));
             }
         }

@@ -8,10 +8,12 @@
 //!
 //! Map of the crate: `registry.rs` holds the state and the writes, `reads.rs` the documents
 //! readers get, `lease.rs` expiry, `status_rules.rs` the override rules, `delta.rs` the
-//! recently-changed queue and `apps__hashcode`, `eviction.rs` and `self_preservation.rs` the
-//! two timer-driven rules.
+//! recently-changed queue and `apps__hashcode`, `digest.rs` the digest peers compare for
+//! anti-entropy, `eviction.rs` and `self_preservation.rs` the two timer-driven rules.
 
+mod change;
 mod delta;
+mod digest;
 mod eviction;
 mod lease;
 mod model;
@@ -25,7 +27,9 @@ mod status_rules;
 mod test_util;
 mod versions;
 
+pub use change::{Change, ChangeKind};
 pub use delta::apps_hashcode;
+pub use digest::InstanceDigest;
 pub use eviction::eviction_limit;
 pub use lease::LeaseExpiry;
 pub use model::{

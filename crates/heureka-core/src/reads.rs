@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use crate::delta::{apps_hashcode, Change, ChangeItem};
+use crate::delta::{apps_hashcode, ChangeItem, DeltaEntry};
 use crate::lease::Lease;
 use crate::model::{Application, Applications, Instance, Millis};
 use crate::registry::{app_key, decorate, is_visible, Registry};
@@ -104,12 +104,12 @@ impl Registry {
         for (app, items) in groups {
             let instances: Vec<Instance> = items
                 .into_iter()
-                .filter_map(|item| match &item.change {
+                .filter_map(|item| match &item.entry {
                     // None is unreachable in practice: a removal always queues a later DELETED item.
-                    Change::Live => self
+                    DeltaEntry::Live => self
                         .lease(&item.app, &item.id)
                         .map(|lease| self.decorate(lease)),
-                    Change::Deleted(lease) => Some(self.decorate(lease)),
+                    DeltaEntry::Deleted(lease) => Some(self.decorate(lease)),
                 })
                 .collect();
             if !instances.is_empty() {
@@ -125,7 +125,7 @@ impl Registry {
         )
     }
 
-    /// Number of items in the delta queue, before the latest-per-instance reduction.
+    /// Number of items in the delta queue: one per instance changed within the retention window.
     pub fn recently_changed_len(&self) -> usize {
         self.recently_changed.len()
     }

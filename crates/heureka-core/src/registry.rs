@@ -9,6 +9,7 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
+use crate::change::{Change, ChangeKind};
 use crate::delta::RecentlyChanged;
 use crate::lease::Lease;
 use crate::model::{ActionType, Instance, InstanceStatus, Millis};
@@ -35,6 +36,8 @@ pub struct Registry {
     pub(crate) versions: Versions,
     /// The answering server's own instance id, for `isCoordinatingDiscoveryServer`.
     pub(crate) own_instance_id: Option<String>,
+    /// Changes recorded since the caller last took them ([`Registry::take_changes`]).
+    pub(crate) outbox: Vec<Change>,
 }
 
 impl Registry {
@@ -50,6 +53,7 @@ impl Registry {
             recently_changed: RecentlyChanged::default(),
             versions: Versions::default(),
             own_instance_id: None,
+            outbox: Vec::new(),
         }
     }
 
@@ -59,8 +63,18 @@ impl Registry {
         self.own_instance_id = id;
     }
 
+    /// The answering server's own instance id, when it registers itself.
+    pub fn own_instance_id(&self) -> Option<&str> {
+        self.own_instance_id.as_deref()
+    }
+
     /// Register or re-register (§6.3). The instance has been validated by the caller.
     pub fn register(&mut self, instance: Instance, origin: Origin, now: Millis) {
+        self.register_as(ChangeKind::Registered, instance, origin, now);
+    }
+
+    /// Register, recorded as `kind` (a metadata update is a register in Eureka).
+    fn register_as(&mut self, kind: ChangeKind, instance: Instance, origin: Origin, now: Millis) {
         let mut incoming = instance;
         incoming.app = app_key(&incoming.app).into_owned();
         let app = incoming.app.clone();
@@ -115,8 +129,7 @@ impl Registry {
             .entry(app.clone())
             .or_default()
             .insert(id.clone(), lease);
-        self.recently_changed.push_live(&app, &id, now);
-        self.versions.app_changed(&app);
+        self.record(kind, &app, &id, origin, None, now);
     }
 
     /// Heartbeat (§6.4 + the lastDirtyTimestamp rules of §3.9).
@@ -161,14 +174,17 @@ impl Registry {
             if status == InstanceStatus::Up {
                 lease.service_up(now);
             }
-            self.recently_changed.push_live(&app, id, now);
-            self.versions.app_changed(&app);
         }
+        let mut kind = if status != stored_status {
+            ChangeKind::StatusChanged
+        } else {
+            ChangeKind::Renewed
+        };
         self.renewals.count_renew();
         lease.renew(now);
 
         let stored_dirty = lease.holder.last_dirty_timestamp;
-        match last_dirty_timestamp {
+        let outcome = match last_dirty_timestamp {
             Some(incoming) if incoming > stored_dirty => {
                 let peer_override =
                     overridden_status.filter(|status| *status != InstanceStatus::Unknown);
@@ -178,7 +194,7 @@ impl Registry {
                     if self.overrides.get(id, now) != Some(overridden) {
                         self.overrides.insert(id, overridden, now);
                         lease.holder.overridden_status = overridden;
-                        self.versions.app_changed(&app);
+                        kind = ChangeKind::StatusOverridden;
                     }
                 }
                 RenewOutcome::ClientNewer
@@ -190,14 +206,15 @@ impl Registry {
                 )))
             }
             _ => RenewOutcome::Renewed,
-        }
+        };
+        self.record(kind, &app, id, origin, None, now);
+        outcome
     }
 
     /// Cancel (§6.5). False when there was no such lease.
     pub fn cancel(&mut self, app: &str, id: &str, origin: Origin, now: Millis) -> bool {
         // Cancels from clients and peers are applied alike; only replication differs.
-        let _ = origin;
-        self.remove_lease(&app_key(app), id, now)
+        self.remove_lease(ChangeKind::Cancelled, &app_key(app), id, origin, now)
     }
 
     /// `statusUpdate` (§6.7). False when unknown (404) — including expired-not-evicted leases.
@@ -210,7 +227,6 @@ impl Registry {
         origin: Origin,
         now: Millis,
     ) -> bool {
-        let _ = origin;
         let app = app_key(app);
         let expiration_enabled = self.lease_expiration_enabled();
         let Some(lease) = visible_lease_mut(&mut self.apps, &app, id, now, expiration_enabled)
@@ -231,8 +247,7 @@ impl Registry {
         holder.overridden_status = status;
         holder.status = status;
         mark_modified(holder, last_dirty_timestamp, now);
-        self.recently_changed.push_live(&app, id, now);
-        self.versions.app_changed(&app);
+        self.record(ChangeKind::StatusOverridden, &app, id, origin, None, now);
         true
     }
 
@@ -249,7 +264,6 @@ impl Registry {
         origin: Origin,
         now: Millis,
     ) -> bool {
-        let _ = origin;
         let app = app_key(app);
         let expiration_enabled = self.lease_expiration_enabled();
         let Some(lease) = visible_lease_mut(&mut self.apps, &app, id, now, expiration_enabled)
@@ -264,8 +278,14 @@ impl Registry {
         holder.overridden_status = InstanceStatus::Unknown;
         holder.status = new_status.unwrap_or(InstanceStatus::Unknown);
         mark_modified(holder, last_dirty_timestamp, now);
-        self.recently_changed.push_live(&app, id, now);
-        self.versions.app_changed(&app);
+        self.record(
+            ChangeKind::StatusOverrideRemoved,
+            &app,
+            id,
+            origin,
+            None,
+            now,
+        );
         true
     }
 
@@ -295,8 +315,20 @@ impl Registry {
             }
         }
         let instance = lease.holder.clone();
-        self.register(instance, Origin::Client, now);
+        self.register_as(ChangeKind::MetadataUpdated, instance, Origin::Client, now);
         true
+    }
+
+    /// Takes a peer's copy of an instance as ours: Eureka's answer to a replicated heartbeat's
+    /// 409 (`syncWhenTimestampDiffers`), and anti-entropy's repair. The peer's override, when
+    /// it has one, is stored first, so the register that follows honours it; the write is a
+    /// peer's, so it is never replicated back.
+    pub fn adopt_peer_copy(&mut self, instance: Instance, now: Millis) {
+        if instance.overridden_status != InstanceStatus::Unknown {
+            self.overrides
+                .insert(instance.id(), instance.overridden_status, now);
+        }
+        self.register(instance, Origin::Peer, now);
     }
 
     /// Drops delta-queue items older than the retention window.
@@ -319,7 +351,14 @@ impl Registry {
     }
 
     /// Eureka's `internalCancel`, shared by cancel and eviction. `app` is already upper-cased.
-    pub(crate) fn remove_lease(&mut self, app: &str, id: &str, now: Millis) -> bool {
+    pub(crate) fn remove_lease(
+        &mut self,
+        kind: ChangeKind,
+        app: &str,
+        id: &str,
+        origin: Origin,
+        now: Millis,
+    ) -> bool {
         // The override goes even when there is no lease, as in Eureka.
         self.overrides.remove(id, now);
         let Some(mut lease) = self.apps.get_mut(app).and_then(|leases| leases.remove(id)) else {
@@ -328,9 +367,8 @@ impl Registry {
         lease.cancel(now);
         lease.holder.action_type = Some(ActionType::Deleted);
         lease.holder.last_updated_timestamp = now;
-        self.recently_changed.push_deleted(app, id, lease, now);
         self.renewals.client_cancelled(&self.policy);
-        self.versions.app_changed(app);
+        self.record(kind, app, id, origin, Some(lease), now);
         true
     }
 }
@@ -339,7 +377,12 @@ impl Registry {
 /// `InstanceInfo.Builder` upper-cases them. Borrows when the name already is upper-case, so
 /// a heartbeat allocates nothing.
 pub(crate) fn app_key(app: &str) -> Cow<'_, str> {
-    if app.chars().any(char::is_lowercase) {
+    // Not `is_lowercase`: title-case letters such as `ǅ` upper-case too (to `Ǆ`), and a test
+    // that missed them stored `Ǆ` on register but looked up `ǅ` on renew.
+    if app
+        .chars()
+        .any(|c| !c.is_uppercase() && c.to_uppercase().ne([c]))
+    {
         Cow::Owned(app.to_uppercase())
     } else {
         Cow::Borrowed(app)

@@ -8,11 +8,14 @@
 pub mod config;
 
 mod cache;
+mod changes;
 mod clock;
 mod handlers;
 mod http;
 mod listener;
+mod own_instance;
 mod registration;
+mod replication;
 mod routes;
 mod state;
 mod tasks;
@@ -27,6 +30,8 @@ use tower_http::normalize_path::NormalizePathLayer;
 use crate::config::Config;
 use crate::state::AppState;
 
+pub use crate::replication::ConfigReload;
+
 /// Serves the API on `listener` until `shutdown` completes, running the background jobs, then
 /// lets in-flight requests finish for up to the configured grace period.
 pub async fn serve(
@@ -34,7 +39,19 @@ pub async fn serve(
     listener: TcpListener,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> io::Result<()> {
-    let state = AppState::new(&config);
+    serve_with_reload(config, listener, shutdown, None).await
+}
+
+/// [`serve`], re-reading the configuration with `reload` every
+/// `eureka.server.peer-eureka-nodes-update-interval-ms` to follow changes to the peer list.
+pub async fn serve_with_reload(
+    config: Config,
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+    reload: Option<ConfigReload>,
+) -> io::Result<()> {
+    let port = listener.local_addr()?.port();
+    let state = AppState::new(&config, clock::Clock::System, port);
     let router = routes::router(
         state.clone(),
         &config.heureka.base_path,
@@ -43,7 +60,26 @@ pub async fn serve(
     // Trim trailing slashes before routing: Eureka (Jersey) treats them as optional.
     let app = NormalizePathLayer::trim_trailing_slash().layer(router);
     let mut background = tasks::spawn_all(&state, &config);
+    let mut replicating = replication::spawn_all(&state, reload);
+    if !state.is_ready() {
+        let syncing = state.clone();
+        background.spawn(async move {
+            replication::sync_from_peers(&syncing).await;
+        });
+    }
+    let own = config
+        .client
+        .register_with_eureka
+        .then(|| own_instance::own_instance(&config, port, state.now()));
+    if let Some(own) = own.clone() {
+        background.spawn(own_instance::register_and_renew(state.clone(), own));
+    }
     listener::serve(listener, app, &config.connections, shutdown).await;
+    if let Some(own) = &own {
+        own_instance::cancel(&state, own);
+        replication::flush(&state).await;
+    }
     background.abort_all();
+    replicating.abort_all();
     Ok(())
 }

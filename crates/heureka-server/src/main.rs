@@ -34,7 +34,14 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(run(config, started)) {
+    let reload: heureka_server::ConfigReload =
+        Box::new(
+            move || match config::load(&args, &|name| std::env::var(name).ok(), &cwd) {
+                Ok(Loaded::Run(config)) => Some(config),
+                _ => None,
+            },
+        );
+    match runtime.block_on(run(config, started, reload)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("heureka: {error}");
@@ -43,7 +50,11 @@ fn main() -> ExitCode {
     }
 }
 
-async fn run(config: Config, started: Instant) -> std::io::Result<()> {
+async fn run(
+    config: Config,
+    started: Instant,
+    reload: heureka_server::ConfigReload,
+) -> std::io::Result<()> {
     let address = SocketAddr::new(config.server.address, config.server.port);
     let listener = tokio::net::TcpListener::bind(address)
         .await
@@ -63,7 +74,7 @@ async fn run(config: Config, started: Instant) -> std::io::Result<()> {
         startup_ms = started.elapsed().as_millis() as u64,
         "heureka is serving the Eureka API"
     );
-    heureka_server::serve(config, listener, shutdown_signal()).await
+    heureka_server::serve_with_reload(config, listener, shutdown_signal(), Some(reload)).await
 }
 
 /// Raises the soft limit on open files to the hard limit, as the JVM does by default

@@ -7,11 +7,11 @@
 
 use axum::extract::DefaultBodyLimit;
 use axum::middleware;
-use axum::routing::{get, put};
+use axum::routing::{get, post, put};
 use axum::Router;
 use tower_http::decompression::RequestDecompressionLayer;
 
-use crate::handlers::{apps, instances, overrides};
+use crate::handlers::{apps, instances, overrides, replication, status};
 use crate::http::auth;
 use crate::state::SharedState;
 
@@ -35,7 +35,10 @@ pub(crate) fn router(state: SharedState, base_path: &str, max_body_bytes: usize)
         .route("/instances/{id}", get(instances::by_id))
         .route("/vips/{vip}", get(apps::vip))
         .route("/svips/{svip}", get(apps::svip))
-        .route("/asg/{asg}/status", put(overrides::asg_status));
+        .route("/asg/{asg}/status", put(overrides::asg_status))
+        .route("/peerreplication/batch", post(replication::batch))
+        .route("/peerreplication/digest", get(replication::digest))
+        .route("/status", get(status::status));
 
     Router::new()
         .nest(&format!("{base_path}/v2"), api.clone())

@@ -1,15 +1,17 @@
 //! What every request handler shares: the registry behind its lock, the response cache, and
 //! the few settings handlers consult.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use heureka_core::{LeaseExpiry, Registry, RegistryPolicy};
+use heureka_core::{LeaseExpiry, Millis, Registry, RegistryPolicy};
 use parking_lot::Mutex;
 
 use crate::cache::{DeltaCache, FullFetchCache};
-use crate::clock;
+use crate::clock::Clock;
 use crate::config::Config;
+use crate::replication::{OwnAddress, Replication};
 
 pub(crate) type SharedState = Arc<AppState>;
 
@@ -17,13 +19,27 @@ pub(crate) type SharedState = Arc<AppState>;
 pub(crate) struct AppState {
     /// The registry. A blocking mutex, not an async one: every critical section is a few hash
     /// lookups (or one snapshot copy) and never spans an `.await`, so contention stays short and
-    /// no task is ever parked holding it (the reasoning of mini-redis's `Db`).
+    /// no task is ever parked holding it (the reasoning of mini-redis's `Db`). Writes go through
+    /// [`AppState::write`] (`changes.rs`), never through this lock directly.
     pub(crate) registry: Mutex<Registry>,
+    /// Where `now` comes from: the wall clock, or Tokio time in tests.
+    pub(crate) clock: Clock,
     /// Pre-encoded, pre-compressed full documents, per application, keyed by version.
     pub(crate) full_fetch: FullFetchCache,
     /// Pre-encoded, pre-compressed delta documents, keyed by registry version.
     pub(crate) delta: DeltaCache,
     pub(crate) settings: Settings,
+    /// The peers, their queues and the client that talks to them.
+    pub(crate) replication: Replication,
+    /// `spring.application.name`: the app this server (and its peers) register as.
+    pub(crate) application_name: String,
+    /// When the server started, on its clock.
+    pub(crate) started_at: Millis,
+    /// `eureka.client.fetch-registry`: whether the start-up sync fetches from peers.
+    pub(crate) fetch_registry_at_start: bool,
+    /// False until the start-up sync is done; registry reads answer 403 until then, as
+    /// Eureka's do (clients try another server).
+    ready: AtomicBool,
 }
 
 /// The handful of configuration values request handlers need, resolved once at start-up.
@@ -36,12 +52,15 @@ pub(crate) struct Settings {
 }
 
 impl AppState {
-    pub(crate) fn new(config: &Config) -> SharedState {
-        let now = clock::now_millis();
+    /// `port` is the port actually listened on (`server.port` may be 0), by which this
+    /// server recognises itself among the configured peers.
+    pub(crate) fn new(config: &Config, clock: Clock, port: u16) -> SharedState {
+        let now = clock.now_millis();
         let mut registry = Registry::new(registry_policy(config), now);
-        // A single node has no peers to sync from, so it opens at once with Spring's
-        // default-open-for-traffic-count: reads answer 200 from the first second.
+        // Open with Spring's default-open-for-traffic-count; the start-up sync opens again
+        // with what it found.
         registry.open_for_traffic(config.registry.default_open_for_traffic_count, now);
+        let replication = Replication::new(config, OwnAddress::from_config(config, port));
         let max_age = Duration::from_secs(
             config
                 .eureka_server
@@ -49,6 +68,7 @@ impl AppState {
         );
         Arc::new(AppState {
             registry: Mutex::new(registry),
+            clock,
             full_fetch: FullFetchCache::new(max_age),
             delta: DeltaCache::new(max_age),
             settings: Settings {
@@ -58,7 +78,29 @@ impl AppState {
                     .as_ref()
                     .map(|auth| crate::http::auth::basic_auth_header(&auth.name, &auth.password)),
             },
+            // A single node has no one to sync from: it serves reads from the first request.
+            ready: AtomicBool::new(replication.peers().is_empty()),
+            replication,
+            application_name: config.application_name.to_uppercase(),
+            started_at: now,
+            fetch_registry_at_start: config.client.fetch_registry,
         })
+    }
+}
+
+impl AppState {
+    /// Whether registry reads are served (the start-up sync is done).
+    pub(crate) fn is_ready(&self) -> bool {
+        self.ready.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn mark_ready(&self) {
+        self.ready.store(true, Ordering::Release);
+    }
+
+    /// The current time in Eureka's milliseconds, from the state's clock.
+    pub(crate) fn now(&self) -> Millis {
+        self.clock.now_millis()
     }
 }
 

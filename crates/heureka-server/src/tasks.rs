@@ -1,13 +1,12 @@
 //! The background jobs of a Eureka server: eviction, the renews-per-minute bucket, the
 //! renewal-threshold update and delta-queue retention. Each is a Tokio task on its own timer;
-//! each takes the registry lock briefly and logs what it decided, with the numbers behind it.
+//! each writes through the one write path (`changes.rs`) and logs what it decided, with the numbers behind it.
 
 use std::time::Duration;
 
 use tokio::task::JoinSet;
 use tokio::time::{interval_at, Instant, MissedTickBehavior};
 
-use crate::clock;
 use crate::config::Config;
 use crate::state::SharedState;
 
@@ -55,15 +54,12 @@ async fn evict_expired_leases(state: SharedState, period: Duration) {
         // counts towards expiry, so a late run does not evict less than it should.
         let compensation = previous.elapsed().saturating_sub(period);
         previous = Instant::now();
-        let seed = clock::now_millis() as u64;
-        let report =
-            state
-                .registry
-                .lock()
-                .evict(clock::now_millis(), compensation.as_millis() as i64, seed);
+        let (report, numbers) = state.write(|registry, now| {
+            let report = registry.evict(now, compensation.as_millis() as i64, now as u64);
+            (report, registry.self_preservation())
+        });
         if !report.lease_expiration_enabled {
             if report.expired > 0 {
-                let numbers = state.registry.lock().self_preservation();
                 tracing::warn!(
                     expired = report.expired,
                     renews_last_min = numbers.renews_last_min,
@@ -72,9 +68,6 @@ async fn evict_expired_leases(state: SharedState, period: Duration) {
                 );
             }
             continue;
-        }
-        for (app, id) in &report.evicted {
-            tracing::info!(%app, %id, "evicted expired lease");
         }
         if !report.evicted.is_empty() {
             tracing::info!(
@@ -93,12 +86,11 @@ async fn roll_renews_bucket(state: SharedState, self_preservation_enabled: bool)
     let mut timer = every(Duration::from_secs(60));
     loop {
         timer.tick().await;
-        let (before, after) = {
-            let mut registry = state.registry.lock();
+        let (before, after) = state.write(|registry, _| {
             let before = registry.self_preservation();
             registry.roll_renews_bucket();
             (before, registry.self_preservation())
-        };
+        });
         if !self_preservation_enabled
             || before.lease_expiration_enabled == after.lease_expiration_enabled
         {
@@ -127,11 +119,10 @@ async fn update_renewal_threshold(state: SharedState, period: Duration) {
     let mut timer = every(period);
     loop {
         timer.tick().await;
-        let numbers = {
-            let mut registry = state.registry.lock();
+        let numbers = state.write(|registry, _| {
             registry.update_renewal_threshold();
             registry.self_preservation()
-        };
+        });
         tracing::debug!(
             expected_clients = numbers.expected_clients,
             renews_threshold = numbers.renews_threshold,
@@ -146,9 +137,9 @@ async fn purge_delta_queue(state: SharedState, period: Duration) {
     loop {
         timer.tick().await;
         // Dropping items changes the delta document, so this bumps the registry version too.
-        state
-            .registry
-            .lock()
-            .purge_recently_changed(clock::now_millis());
+        state.write(|registry, now| registry.purge_recently_changed(now));
     }
 }
+
+#[cfg(test)]
+mod tests;

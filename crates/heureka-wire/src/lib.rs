@@ -8,16 +8,26 @@
 //! The encoders write bytes by hand into one pre-sized `Vec<u8>`, since a full fetch of a large
 //! registry is the server's hot path.
 
+mod digest;
 mod error;
 mod fields;
 mod json;
 mod numbers;
+mod replication;
 mod size;
+mod status;
 mod xml;
 
 use heureka_core::{Application, Applications, Instance, Millis};
 
+pub use digest::{decode_registry_digest, encode_registry_digest, RegistryDigest};
 pub use error::DecodeError;
+pub use heureka_core::InstanceDigest;
+pub use replication::{
+    decode_replication_batch, decode_replication_response, encode_replication_batch,
+    encode_replication_response, ReplicationAction, ReplicationItem, ReplicationResult,
+};
+pub use status::{encode_status, PeerStatus, StatusInfo};
 pub use xml::metadata_key_fits_xml;
 
 /// Which of Eureka's two encodings.

@@ -173,3 +173,18 @@ fn delta_version_increases_with_changes() {
     register_all(&mut registry, &[("a", "a1")], 0);
     assert!(registry.delta().versions_delta > first);
 }
+
+#[test]
+fn register_cancel_loop_keeps_one_delta_item_per_instance() {
+    // Issue 7, defect 4: each cancel kept a full copy of the instance for the retention window.
+    let mut registry = registry();
+    for round in 0..1_000 {
+        registry.register(instance("orders", "o1"), Origin::Client, round * 2);
+        registry.cancel("orders", "o1", Origin::Client, round * 2 + 1);
+    }
+    assert_eq!(registry.recently_changed_len(), 1);
+    assert_eq!(
+        delta_entries(&registry),
+        vec![entry("ORDERS", "o1", ActionType::Deleted)]
+    );
+}

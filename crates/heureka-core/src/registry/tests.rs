@@ -37,6 +37,21 @@ fn app_names_are_upper_cased_on_every_entry_point() {
 }
 
 #[test]
+fn title_case_app_names_are_found_under_the_name_they_registered_with() {
+    // Issue 7, defect 5: `ǅ` was stored as `Ǆ` but looked up as `ǅ`, so renews got 404.
+    let mut registry = registry();
+    let mut title_case = instance("x", "o1");
+    title_case.app = "ǅ".to_owned();
+    registry.register(title_case, Origin::Client, 0);
+    assert_eq!(
+        heartbeat(&mut registry, "ǅ", "o1", 1),
+        RenewOutcome::Renewed
+    );
+    assert_eq!(registry.instance("ǅ", "o1", 1).unwrap().app, "Ǆ");
+    assert!(registry.application("ǅ").is_some());
+}
+
+#[test]
 fn instance_ids_are_case_sensitive() {
     let mut registry = registry();
     register_all(&mut registry, &[("a", "Node-1")], 0);
@@ -516,4 +531,29 @@ fn hundred_thousand_instances_register_renew_and_evict() {
     }
     assert_eq!(registry.registry_size(), 100_000);
     assert_eq!(registry.evict(200_000, 0, 3).evicted.len(), 15_000);
+}
+
+// === adopting a peer's copy ===
+
+#[test]
+fn adopting_a_peer_copy_replaces_ours_even_with_an_override_of_our_own() {
+    let mut registry = registry();
+    registry.register(instance("orders", "o1"), Origin::Client, 0);
+    registry.set_status_override("orders", "o1", Down, None, Origin::Client, 1);
+    let mut theirs = instance_with_dirty("orders", "o1", 10);
+    theirs.status = OutOfService;
+    theirs.overridden_status = OutOfService;
+    registry.adopt_peer_copy(theirs, 2);
+    let stored = registry.instance("orders", "o1", 2).unwrap();
+    assert_eq!(stored.status, OutOfService);
+    assert_eq!(stored.overridden_status, OutOfService);
+    assert_eq!(stored.last_dirty_timestamp, 10);
+}
+
+#[test]
+fn adopting_a_peer_copy_is_a_peer_write() {
+    let mut registry = registry();
+    registry.adopt_peer_copy(instance("orders", "o1"), 0);
+    let changes = registry.take_changes();
+    assert_eq!(changes[0].origin, Origin::Peer);
 }

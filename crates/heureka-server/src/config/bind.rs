@@ -9,7 +9,7 @@ use super::sources::{Origin, Properties};
 use super::{keys, values};
 use super::{
     BasicAuth, Config, ConfigError, ConnectionConfig, EurekaClientConfig, EurekaInstanceConfig,
-    EurekaServerConfig, HeurekaConfig, RegistryConfig, ServerConfig,
+    EurekaServerConfig, HeurekaConfig, RegistryConfig, ReplicationConfig, ServerConfig,
 };
 
 /// Stage two: typed, validated values.
@@ -82,6 +82,18 @@ pub(crate) fn bind(
             my_url: binder.optional("eureka.server.my-url", "a URL", |t| {
                 Some(t.trim().to_owned())
             })?,
+            registry_sync_retries: number_u32("eureka.server.registry-sync-retries")?,
+            registry_sync_retry_wait_ms: number_u64("eureka.server.registry-sync-retry-wait-ms")?,
+            peer_eureka_nodes_update_interval_ms: number_u64(
+                "eureka.server.peer-eureka-nodes-update-interval-ms",
+            )?,
+            peer_node_connect_timeout_ms: number_u64("eureka.server.peer-node-connect-timeout-ms")?,
+            peer_node_read_timeout_ms: number_u64("eureka.server.peer-node-read-timeout-ms")?,
+            max_elements_in_peer_replication_pool: number_u32(
+                "eureka.server.max-elements-in-peer-replication-pool",
+            )? as usize,
+            max_time_for_replication: number_u64("eureka.server.max-time-for-replication")?,
+            sync_when_timestamp_differs: boolean("eureka.server.sync-when-timestamp-differs")?,
         },
         registry: RegistryConfig {
             expected_number_of_clients_sending_renews: number_u32(
@@ -95,6 +107,10 @@ pub(crate) fn bind(
             register_with_eureka: boolean("eureka.client.register-with-eureka")?,
             fetch_registry: boolean("eureka.client.fetch-registry")?,
             service_url: bind_service_urls(&binder)?,
+            region: binder.parse("eureka.client.region", "a region name", |t| {
+                Some(t.trim().to_owned()).filter(|t| !t.is_empty())
+            })?,
+            availability_zones: bind_availability_zones(&binder)?,
         },
         instance: EurekaInstanceConfig {
             hostname: binder.optional("eureka.instance.hostname", "a host name", |t| {
@@ -109,6 +125,14 @@ pub(crate) fn bind(
             instance_id: binder.optional("eureka.instance.instance-id", "an id", |t| {
                 Some(t.trim().to_owned())
             })?,
+            lease_renewal_interval_in_seconds: number_u32(
+                "eureka.instance.lease-renewal-interval-in-seconds",
+            )?
+            .max(1),
+            lease_expiration_duration_in_seconds: number_u32(
+                "eureka.instance.lease-expiration-duration-in-seconds",
+            )?
+            .max(1),
         },
         heureka: HeurekaConfig {
             legacy_lease_expiry: boolean("heureka.legacy-lease-expiry")?,
@@ -122,6 +146,13 @@ pub(crate) fn bind(
                 "a path starting with '/' and not ending with '/', such as /eureka",
                 values::parse_base_path,
             )?,
+            replication: ReplicationConfig {
+                anti_entropy_interval_ms: number_u64(
+                    "heureka.replication.anti-entropy-interval-ms",
+                )?,
+                batch_delay_ms: number_u64("heureka.replication.batch-delay-ms")?,
+                batch_size: (number_u32("heureka.replication.batch-size")?).max(1) as usize,
+            },
         },
         logging_levels: bind_logging_levels(&binder)?,
         sources: Vec::new(),
@@ -288,6 +319,30 @@ fn bind_service_urls(binder: &Binder<'_>) -> Result<BTreeMap<String, Vec<String>
         zones.insert(zone.to_owned(), vec![url.to_owned()]);
     }
     Ok(zones)
+}
+
+fn bind_availability_zones(
+    binder: &Binder<'_>,
+) -> Result<BTreeMap<String, Vec<String>>, ConfigError> {
+    let mut regions = BTreeMap::new();
+    for (region, property) in binder
+        .properties
+        .map_entries("eureka.client.availability-zones")
+    {
+        let key = format!("eureka.client.availability-zones.{region}");
+        let setting = binder.resolve(&key, &property.value, &property.origin)?;
+        let zones: Vec<String> = setting
+            .value
+            .split(',')
+            .map(str::trim)
+            .filter(|zone| !zone.is_empty())
+            .map(str::to_owned)
+            .collect();
+        if !zones.is_empty() {
+            regions.insert(region.to_owned(), zones);
+        }
+    }
+    Ok(regions)
 }
 
 fn bind_logging_levels(binder: &Binder<'_>) -> Result<Vec<(String, String)>, ConfigError> {

@@ -160,6 +160,51 @@ pub(crate) const KEYS: &[Key] = &[
         "this server's own URL among the peers",
     ),
     key(
+        "eureka.server.registry-sync-retries",
+        "0",
+        "start-up sync attempts (5 when registering)",
+    ),
+    key(
+        "eureka.server.registry-sync-retry-wait-ms",
+        "30000",
+        "wait between start-up sync attempts",
+    ),
+    key(
+        "eureka.server.peer-eureka-nodes-update-interval-ms",
+        "600000",
+        "re-read the config for the peer list",
+    ),
+    key(
+        "eureka.server.peer-node-connect-timeout-ms",
+        "200",
+        "replication connect timeout",
+    ),
+    key(
+        "eureka.server.peer-node-read-timeout-ms",
+        "200",
+        "replication batch answer timeout",
+    ),
+    key(
+        "eureka.server.max-elements-in-peer-replication-pool",
+        "10000",
+        "per-peer replication queue limit",
+    ),
+    key(
+        "eureka.server.max-time-for-replication",
+        "30000",
+        "drop replication tasks older than this",
+    ),
+    key(
+        "eureka.server.sync-when-timestamp-differs",
+        "true",
+        "adopt a peer's newer copy (409)",
+    ),
+    key(
+        "eureka.server.batch-replication",
+        "false",
+        "accepted and inert; batches are always sent",
+    ),
+    key(
         "eureka.instance.registry.expected-number-of-clients-sending-renews",
         "1",
         "clients assumed before any register",
@@ -184,7 +229,27 @@ pub(crate) const KEYS: &[Key] = &[
         "",
         "peer URLs, comma-separated",
     ),
+    key(
+        "eureka.client.region",
+        "us-east-1",
+        "region of the zones below",
+    ),
+    key(
+        "eureka.client.availability-zones.<region>",
+        "",
+        "zones in order, comma-separated; own first",
+    ),
     key("eureka.instance.hostname", "", "advertised host name"),
+    key(
+        "eureka.instance.lease-renewal-interval-in-seconds",
+        "30",
+        "this server's own heartbeat period",
+    ),
+    key(
+        "eureka.instance.lease-expiration-duration-in-seconds",
+        "90",
+        "this server's own lease duration",
+    ),
     key(
         "eureka.instance.prefer-ip-address",
         "false",
@@ -217,24 +282,37 @@ pub(crate) const KEYS: &[Key] = &[
         "a request body must arrive in full within (408)",
     ),
     key("heureka.base-path", "/eureka", "REST API prefix"),
+    key(
+        "heureka.replication.anti-entropy-interval-ms",
+        "10000",
+        "compare with peers and repair (0 = off)",
+    ),
+    key(
+        "heureka.replication.batch-delay-ms",
+        "500",
+        "longest a heartbeat waits to be batched",
+    ),
+    key(
+        "heureka.replication.batch-size",
+        "250",
+        "most tasks in one replication batch",
+    ),
 ];
 
 /// Keys whose last part is a map key that keeps its case (`defaultZone`, `com.example`).
-pub(crate) const MAP_PREFIXES: &[&str] = &["logging.level", "eureka.client.service-url"];
+pub(crate) const MAP_PREFIXES: &[&str] = &[
+    "logging.level",
+    "eureka.client.service-url",
+    "eureka.client.availability-zones",
+];
 
 /// `eureka.server.*` keys of Spring Cloud's `EurekaServerConfigBean` (spec §9.2) that Heureka
 /// accepts and ignores: they tune AWS binding, remote regions, peer connection pools and the
 /// rate limiter, none of which Heureka has. Listed so that only real typos are errors.
 const IGNORED_SERVER_KEYS: &[&str] = &[
-    "registry-sync-retries",
-    "registry-sync-retry-wait-ms",
-    "peer-eureka-nodes-update-interval-ms",
-    "peer-node-connect-timeout-ms",
-    "peer-node-read-timeout-ms",
     "peer-node-total-connections",
     "peer-node-total-connections-per-host",
     "peer-node-connection-idle-timeout-seconds",
-    "max-elements-in-peer-replication-pool",
     "min-threads-for-peer-replication",
     "max-threads-for-peer-replication",
     "max-idle-thread-age-in-minutes-for-peer-replication",
@@ -242,10 +320,7 @@ const IGNORED_SERVER_KEYS: &[&str] = &[
     "min-threads-for-status-replication",
     "max-threads-for-status-replication",
     "max-idle-thread-in-minutes-age-for-status-replication",
-    "max-time-for-replication",
     "number-of-replication-retries",
-    "sync-when-timestamp-differs",
-    "batch-replication",
     "min-available-instances-for-peer-replication",
     "peer-eureka-status-refresh-time-interval-ms",
     "rate-limiter-enabled",

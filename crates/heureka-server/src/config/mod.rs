@@ -174,6 +174,24 @@ pub struct EurekaServerConfig {
     pub enable_replicated_request_compression: bool,
     /// `eureka.server.my-url`, default none: this server's URL, to skip itself among peers.
     pub my_url: Option<String>,
+    /// `eureka.server.registry-sync-retries`, default `0`, which (as in Spring) means 5 when
+    /// `eureka.client.register-with-eureka` is true: start-up sync attempts (spec §6.15).
+    pub registry_sync_retries: u32,
+    /// `eureka.server.registry-sync-retry-wait-ms`, default `30000`.
+    pub registry_sync_retry_wait_ms: u64,
+    /// `eureka.server.peer-eureka-nodes-update-interval-ms`, default `600000`.
+    pub peer_eureka_nodes_update_interval_ms: u64,
+    /// `eureka.server.peer-node-connect-timeout-ms`, default `200` (Spring's).
+    pub peer_node_connect_timeout_ms: u64,
+    /// `eureka.server.peer-node-read-timeout-ms`, default `200` (Spring's): the wait for a
+    /// batch's answer.
+    pub peer_node_read_timeout_ms: u64,
+    /// `eureka.server.max-elements-in-peer-replication-pool`, default `10000`.
+    pub max_elements_in_peer_replication_pool: usize,
+    /// `eureka.server.max-time-for-replication`, default `30000`.
+    pub max_time_for_replication: u64,
+    /// `eureka.server.sync-when-timestamp-differs`, default `true`.
+    pub sync_when_timestamp_differs: bool,
 }
 
 /// `eureka.instance.registry.*`.
@@ -196,6 +214,10 @@ pub struct EurekaClientConfig {
     /// `eureka.client.service-url.<zone>`: zone to peer URLs (comma-separated or a YAML
     /// list), each ending in `/`. Default `{defaultZone: [http://localhost:8761/eureka/]}`.
     pub service_url: BTreeMap<String, Vec<String>>,
+    /// `eureka.client.region`, default `us-east-1`.
+    pub region: String,
+    /// `eureka.client.availability-zones.<region>`: the region's zones in order, default none.
+    pub availability_zones: BTreeMap<String, Vec<String>>,
 }
 
 /// `eureka.instance.*` (spec §9.3); only the keys a server uses.
@@ -209,6 +231,11 @@ pub struct EurekaInstanceConfig {
     pub ip_address: Option<IpAddr>,
     /// `eureka.instance.instance-id`, default none (`host:app:port`).
     pub instance_id: Option<String>,
+    /// `eureka.instance.lease-renewal-interval-in-seconds`, default `30`: how often this
+    /// server renews its own registration.
+    pub lease_renewal_interval_in_seconds: u32,
+    /// `eureka.instance.lease-expiration-duration-in-seconds`, default `90`.
+    pub lease_expiration_duration_in_seconds: u32,
 }
 
 /// `heureka.*`: Heureka's own keys. Unknown keys here are errors.
@@ -223,6 +250,20 @@ pub struct HeurekaConfig {
     /// `heureka.base-path`, default `/eureka`: the REST prefix. Starts with `/`, no trailing
     /// `/`.
     pub base_path: String,
+    /// `heureka.replication.*`: what Heureka adds to Eureka's replication.
+    pub replication: ReplicationConfig,
+}
+
+/// `heureka.replication.*`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplicationConfig {
+    /// `heureka.replication.anti-entropy-interval-ms`, default `10000`; `0` turns it off.
+    pub anti_entropy_interval_ms: u64,
+    /// `heureka.replication.batch-delay-ms`, default `500` (Eureka's fixed delay): how long a
+    /// heartbeat may wait for others to share its batch. Other changes are sent at once.
+    pub batch_delay_ms: u64,
+    /// `heureka.replication.batch-size`, default `250` (Eureka's fixed size).
+    pub batch_size: usize,
 }
 
 /// What the command line asked for.

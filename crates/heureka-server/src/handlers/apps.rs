@@ -12,8 +12,23 @@ use crate::state::SharedState;
 
 /// `GET {base}/apps`: the whole registry. The `regions` parameter is accepted and, with no
 /// remote regions configured, changes nothing (as in Eureka).
-pub(crate) async fn all(State(state): State<SharedState>, Headers(headers): Headers) -> Response {
-    cached(&state, &headers, Document::AllApps)
+pub(crate) async fn all(
+    State(state): State<SharedState>,
+    Headers(headers): Headers,
+) -> Result<Response, ApiError> {
+    ready(&state)?;
+    Ok(cached(&state, &headers, Document::AllApps))
+}
+
+/// Registry reads answer 403 until the start-up sync is done, as Eureka's do while
+/// `shouldAllowAccess` is false: a client then asks another server (§6.10). Writes and
+/// single-instance reads are always served.
+fn ready(state: &SharedState) -> Result<(), ApiError> {
+    if state.is_ready() {
+        Ok(())
+    } else {
+        Err(ApiError::Forbidden)
+    }
 }
 
 /// `GET {base}/apps/delta`: what changed within the retention window.
@@ -21,6 +36,7 @@ pub(crate) async fn delta(
     State(state): State<SharedState>,
     Headers(headers): Headers,
 ) -> Result<Response, ApiError> {
+    ready(&state)?;
     if state.settings.disable_delta {
         return Err(ApiError::Forbidden);
     }
@@ -33,6 +49,7 @@ pub(crate) async fn one(
     Path(app): Path<String>,
     Headers(headers): Headers,
 ) -> Result<Response, ApiError> {
+    ready(&state)?;
     let format = negotiate::collection_format(&headers);
     let application = state
         .registry
@@ -50,9 +67,10 @@ pub(crate) async fn vip(
     State(state): State<SharedState>,
     Path(vip): Path<String>,
     Headers(headers): Headers,
-) -> Response {
+) -> Result<Response, ApiError> {
+    ready(&state)?;
     let selection = state.registry.lock().vip(&vip, false);
-    encode_now(&selection, &headers)
+    Ok(encode_now(&selection, &headers))
 }
 
 /// `GET {base}/svips/{svip}`: the same for `secureVipAddress`.
@@ -60,9 +78,10 @@ pub(crate) async fn svip(
     State(state): State<SharedState>,
     Path(svip): Path<String>,
     Headers(headers): Headers,
-) -> Response {
+) -> Result<Response, ApiError> {
+    ready(&state)?;
     let selection = state.registry.lock().vip(&svip, true);
-    encode_now(&selection, &headers)
+    Ok(encode_now(&selection, &headers))
 }
 
 fn encode_now(applications: &Applications, headers: &HeaderMap) -> Response {

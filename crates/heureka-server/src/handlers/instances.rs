@@ -6,7 +6,6 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use heureka_core::RenewOutcome;
 
-use crate::clock;
 use crate::handlers::{document, first, last_dirty_timestamp, origin, status_param, Headers};
 use crate::http::error::ApiError;
 use crate::http::negotiate;
@@ -22,13 +21,11 @@ pub(crate) async fn register(
     body: Bytes,
 ) -> Result<StatusCode, ApiError> {
     let format = negotiate::body_format(&headers, &body)?;
-    let now = clock::now_millis();
-    let mut instance = heureka_wire::decode_instance(&body, format, now)
+    let mut instance = heureka_wire::decode_instance(&body, format, state.now())
         .map_err(|error| ApiError::BadRequest(error.to_string()))?;
     registration::validate(&mut instance, &app)?;
     let origin = origin(&headers);
-    tracing::info!(app = %instance.app, id = %instance.id(), status = %instance.status, ?origin, "registered instance");
-    state.registry.lock().register(instance, origin, now);
+    state.write(|registry, now| registry.register(instance, origin, now));
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -45,14 +42,9 @@ pub(crate) async fn renew(
         Some(value) => Some(status_param("overriddenstatus", value)?),
         None => None,
     };
-    let outcome = state.registry.lock().renew(
-        &app,
-        &id,
-        dirty,
-        overridden,
-        origin(&headers),
-        clock::now_millis(),
-    );
+    let origin = origin(&headers);
+    let outcome =
+        state.write(|registry, now| registry.renew(&app, &id, dirty, overridden, origin, now));
     match outcome {
         RenewOutcome::Renewed => Ok(StatusCode::OK.into_response()),
         RenewOutcome::NotFound | RenewOutcome::ClientNewer => Err(ApiError::NotFound),
@@ -71,12 +63,9 @@ pub(crate) async fn cancel(
     Path((app, id)): Path<(String, String)>,
     Headers(headers): Headers,
 ) -> Result<StatusCode, ApiError> {
-    let cancelled = state
-        .registry
-        .lock()
-        .cancel(&app, &id, origin(&headers), clock::now_millis());
+    let origin = origin(&headers);
+    let cancelled = state.write(|registry, now| registry.cancel(&app, &id, origin, now));
     if cancelled {
-        tracing::info!(%app, %id, "cancelled lease");
         Ok(StatusCode::OK)
     } else {
         Err(ApiError::NotFound)
@@ -89,10 +78,8 @@ pub(crate) async fn one(
     Path((app, id)): Path<(String, String)>,
     Headers(headers): Headers,
 ) -> Result<Response, ApiError> {
-    let instance = state
-        .registry
-        .lock()
-        .instance(&app, &id, clock::now_millis());
+    let now = state.now();
+    let instance = state.registry.lock().instance(&app, &id, now);
     let instance = instance.ok_or(ApiError::NotFound)?;
     let format = negotiate::instance_format(&headers);
     Ok(document(
@@ -107,10 +94,8 @@ pub(crate) async fn by_id(
     Path(id): Path<String>,
     Headers(headers): Headers,
 ) -> Result<Response, ApiError> {
-    let instance = state
-        .registry
-        .lock()
-        .instance_by_id(&id, clock::now_millis());
+    let now = state.now();
+    let instance = state.registry.lock().instance_by_id(&id, now);
     let instance = instance.ok_or(ApiError::NotFound)?;
     let format = negotiate::instance_format(&headers);
     Ok(document(

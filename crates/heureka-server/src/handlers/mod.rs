@@ -6,6 +6,8 @@
 pub(crate) mod apps;
 pub(crate) mod instances;
 pub(crate) mod overrides;
+pub(crate) mod replication;
+pub(crate) mod status;
 
 use std::convert::Infallible;
 

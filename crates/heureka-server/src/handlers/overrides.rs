@@ -3,7 +3,6 @@
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 
-use crate::clock;
 use crate::handlers::{first, last_dirty_timestamp, origin, status_param, Headers};
 use crate::http::error::ApiError;
 use crate::state::SharedState;
@@ -15,8 +14,8 @@ pub(crate) async fn set_status(
     Query(query): Query<Vec<(String, String)>>,
     Headers(headers): Headers,
 ) -> Result<StatusCode, ApiError> {
-    let now = clock::now_millis();
     // Eureka looks the instance up before it reads `value`: unknown instances are 404 first.
+    let now = state.now();
     if state.registry.lock().instance(&app, &id, now).is_none() {
         return Err(ApiError::NotFound);
     }
@@ -24,13 +23,10 @@ pub(crate) async fn set_status(
         .ok_or_else(|| ApiError::BadRequest("missing query parameter 'value'".to_owned()))?;
     let status = status_param("value", value)?;
     let dirty = last_dirty_timestamp(&query)?;
-    let updated =
-        state
-            .registry
-            .lock()
-            .set_status_override(&app, &id, status, dirty, origin(&headers), now);
+    let origin = origin(&headers);
+    let updated = state
+        .write(|registry, now| registry.set_status_override(&app, &id, status, dirty, origin, now));
     if updated {
-        tracing::info!(%app, %id, %status, "status override set");
         Ok(StatusCode::OK)
     } else {
         Err(ApiError::NotFound)
@@ -50,16 +46,11 @@ pub(crate) async fn delete_status(
         None => None,
     };
     let dirty = last_dirty_timestamp(&query)?;
-    let removed = state.registry.lock().delete_status_override(
-        &app,
-        &id,
-        new_status,
-        dirty,
-        origin(&headers),
-        clock::now_millis(),
-    );
+    let origin = origin(&headers);
+    let removed = state.write(|registry, now| {
+        registry.delete_status_override(&app, &id, new_status, dirty, origin, now)
+    });
     if removed {
-        tracing::info!(%app, %id, "status override removed");
         Ok(StatusCode::OK)
     } else {
         Err(ApiError::NotFound)
@@ -78,10 +69,7 @@ pub(crate) async fn update_metadata(
             entries.push((key, value));
         }
     }
-    let updated = state
-        .registry
-        .lock()
-        .update_metadata(&app, &id, entries, clock::now_millis());
+    let updated = state.write(|registry, now| registry.update_metadata(&app, &id, entries, now));
     if updated {
         Ok(StatusCode::OK)
     } else {

@@ -8,7 +8,9 @@
 mod api;
 mod auth;
 mod bad_input;
+mod cluster;
 mod hostile;
 mod process;
+mod replication_receiver;
 mod shutdown;
 mod support;

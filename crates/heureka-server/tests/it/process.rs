@@ -39,9 +39,22 @@ impl HeurekaProcess {
     }
 
     fn start_command(mut command: Command, args: &[&str]) -> HeurekaProcess {
+        // A standalone node, as in the in-process tests: its own URL is its only service URL
+        // (so it has no peers and serves reads at once) and it does not register itself.
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|probe| probe.local_addr())
+            .map(|address| address.port())
+            .expect("a free port");
         let mut child = command
             .args(args)
-            .args(["--server.port=0", "--server.address=127.0.0.1"])
+            .arg(format!("--server.port={port}"))
+            .arg(format!(
+                "--eureka.client.service-url.defaultZone=http://127.0.0.1:{port}/eureka/"
+            ))
+            .args([
+                "--server.address=127.0.0.1",
+                "--eureka.client.register-with-eureka=false",
+            ])
             // No stray SERVER_PORT or application.yml from the machine running the tests.
             .env_clear()
             .current_dir(empty_dir())

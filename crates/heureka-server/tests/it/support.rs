@@ -14,15 +14,30 @@ pub struct TestServer {
 impl TestServer {
     /// Starts a server configured by Spring-style `--key=value` arguments.
     pub async fn start(args: &[&str]) -> TestServer {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        TestServer::start_on(listener, args).await
+    }
+
+    /// Starts a server on a listener bound beforehand, so that peers can name its port.
+    pub async fn start_on(listener: tokio::net::TcpListener, args: &[&str]) -> TestServer {
+        let port = listener.local_addr().unwrap().port();
         let mut args: Vec<String> = args.iter().map(|arg| arg.to_string()).collect();
         args.push("--server.address=127.0.0.1".to_owned());
+        // A single node unless the test names peers: its only service URL is its own, and it
+        // does not register itself (as the Java reference is set up in interop/).
+        if !args.iter().any(|arg| arg.contains("service-url")) {
+            args.push(format!(
+                "--eureka.client.service-url.defaultZone=http://127.0.0.1:{port}/eureka/"
+            ));
+        }
+        if !args.iter().any(|arg| arg.contains("register-with-eureka")) {
+            args.push("--eureka.client.register-with-eureka=false".to_owned());
+        }
         let empty_dir = empty_dir();
         let Loaded::Run(config) = config::load(&args, &|_| None, &empty_dir).expect("config loads")
         else {
             panic!("expected a runnable config");
         };
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let port = listener.local_addr().unwrap().port();
         tokio::spawn(heureka_server::serve(
             config,
             listener,

@@ -111,7 +111,7 @@ fn list<T>(
     }
 }
 
-fn read_instance(node: &Node, now: Millis) -> Result<Instance, DecodeError> {
+pub(crate) fn read_instance(node: &Node, now: Millis) -> Result<Instance, DecodeError> {
     let Node::Object(entries) = node else {
         return Err(DecodeError::field("", "is not an object"));
     };
@@ -223,7 +223,7 @@ fn object<'a>(node: &'a Node, field: &str) -> Result<&'a [(String, Node)], Decod
     }
 }
 
-fn scalar(node: &Node) -> Option<Scalar<'_>> {
+pub(crate) fn scalar(node: &Node) -> Option<Scalar<'_>> {
     match node {
         Node::Bool(b) => Some(Scalar::Bool(*b)),
         Node::Int(n) => Some(Scalar::Int(*n)),
@@ -234,7 +234,7 @@ fn scalar(node: &Node) -> Option<Scalar<'_>> {
 }
 
 /// Parses the body, turning serde_json's error into one line that says where.
-fn parse(body: &[u8]) -> Result<Node, DecodeError> {
+pub(crate) fn parse(body: &[u8]) -> Result<Node, DecodeError> {
     // Some Windows-born clients prefix a UTF-8 byte-order mark, which serde_json refuses.
     let body = body.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(body);
     if body.iter().all(u8::is_ascii_whitespace) {

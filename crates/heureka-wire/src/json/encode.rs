@@ -18,7 +18,7 @@ use crate::numbers::{push_i64, push_u64};
 use crate::size;
 
 /// Markup of one instance beyond its variable text (field names, fixed values), rounded up.
-const INSTANCE_MARKUP: usize = 720;
+pub(crate) const INSTANCE_MARKUP: usize = 720;
 /// Markup of one metadata entry: two quotes per string, colon, comma.
 const ENTRY_MARKUP: usize = 6;
 
@@ -93,7 +93,8 @@ fn application_body(out: &mut Vec<u8>, app: &Application) {
     out.extend_from_slice(b"]}");
 }
 
-fn instance_body(out: &mut Vec<u8>, i: &Instance) {
+/// One instance object without the `{"instance":…}` wrapper, as it sits inside larger documents.
+pub(crate) fn instance_body(out: &mut Vec<u8>, i: &Instance) {
     out.push(b'{');
     if let Some(id) = &i.instance_id {
         out.extend_from_slice(br#""instanceId":"#);

@@ -2,4 +2,4 @@
 
 pub(crate) mod decode;
 pub(crate) mod encode;
-mod tree;
+pub(crate) mod tree;

@@ -1,0 +1,126 @@
+//! What a write did to the registry, as a value.
+//!
+//! Every write (register, renew, cancel, status override set or removed, metadata, eviction)
+//! records its effect through one function, [`Registry::record`], which also keeps the delta
+//! queue and the version counters. The changes pile up in the registry's outbox until the
+//! caller takes them ([`Registry::take_changes`]); the server does so after every write, under
+//! the same lock, and fans them out to replication and whatever else listens. Nothing else in
+//! the registry touches the delta queue or the versions, so none of them can disagree.
+
+use crate::lease::Lease;
+use crate::model::{InstanceStatus, Millis};
+use crate::policy::Origin;
+use crate::registry::Registry;
+
+/// What happened to one instance.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ChangeKind {
+    /// Register or re-register, by a client or a peer.
+    Registered,
+    /// A heartbeat that changed nothing a reader sees.
+    Renewed,
+    /// A heartbeat on which the override rules changed the effective status.
+    StatusChanged,
+    /// An explicit cancel (deregister).
+    Cancelled,
+    /// Removed by the eviction task because its lease expired.
+    Evicted,
+    /// A status override was set (`PUT …/status`).
+    StatusOverridden,
+    /// A status override was removed (`DELETE …/status`).
+    StatusOverrideRemoved,
+    /// Metadata merged in place (`PUT …/metadata`), which Eureka turns into a re-register.
+    MetadataUpdated,
+}
+
+impl ChangeKind {
+    /// Whether readers see this change in the delta document and in new versions of the
+    /// cached documents. Only plain renews are invisible (their lease timestamps lag in cached
+    /// documents, as behind Eureka's response cache).
+    pub fn is_visible(self) -> bool {
+        self != ChangeKind::Renewed
+    }
+
+    /// Whether the instance is gone from the registry after this change.
+    pub fn is_removal(self) -> bool {
+        matches!(self, ChangeKind::Cancelled | ChangeKind::Evicted)
+    }
+}
+
+/// One change to one instance, with the few facts replication and listeners need without
+/// going back to the registry: the status, override and dirty timestamp *after* the write
+/// (for a removal, as the instance was when it went).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Change {
+    pub kind: ChangeKind,
+    /// Upper-cased, as the registry keys it.
+    pub app: String,
+    pub id: String,
+    /// A client's write or a peer's replica; replicas are never replicated again.
+    pub origin: Origin,
+    pub at: Millis,
+    pub status: InstanceStatus,
+    /// `UNKNOWN` when no override is in force.
+    pub overridden_status: InstanceStatus,
+    pub last_dirty_timestamp: Millis,
+}
+
+impl Registry {
+    /// The one place a write's effect is recorded: the outbox, the delta queue (for visible
+    /// changes) and the version counters. A removal hands over the removed lease, which the
+    /// delta has to show after it left the registry.
+    pub(crate) fn record(
+        &mut self,
+        kind: ChangeKind,
+        app: &str,
+        id: &str,
+        origin: Origin,
+        removed: Option<Lease>,
+        now: Millis,
+    ) {
+        let holder = match &removed {
+            Some(lease) => Some(&lease.holder),
+            None => self
+                .apps
+                .get(app)
+                .and_then(|leases| leases.get(id))
+                .map(|lease| &lease.holder),
+        };
+        let (status, overridden_status, last_dirty_timestamp) = holder
+            .map(|holder| {
+                (
+                    holder.status,
+                    holder.overridden_status,
+                    holder.last_dirty_timestamp,
+                )
+            })
+            .unwrap_or((InstanceStatus::Unknown, InstanceStatus::Unknown, 0));
+        self.outbox.push(Change {
+            kind,
+            app: app.to_owned(),
+            id: id.to_owned(),
+            origin,
+            at: now,
+            status,
+            overridden_status,
+            last_dirty_timestamp,
+        });
+        if !kind.is_visible() {
+            return;
+        }
+        match removed {
+            Some(lease) => self.recently_changed.push_deleted(app, id, lease, now),
+            None => self.recently_changed.push_live(app, id, now),
+        }
+        self.versions.app_changed(app);
+    }
+
+    /// Every change recorded since the last call, oldest first. The server calls this after
+    /// each write under the registry lock; the outbox is empty afterwards.
+    pub fn take_changes(&mut self) -> Vec<Change> {
+        std::mem::take(&mut self.outbox)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,159 @@
+//! The registry digest: every lease, plus a tombstone per removal the delta queue remembers.
+
+use crate::digest::InstanceDigest;
+use crate::model::InstanceStatus::{OutOfService, Unknown, Up};
+use crate::registry::Origin;
+use crate::test_util::{expiring_registry, heartbeat, instance_with_dirty, register_all, registry};
+
+/// Past the 90 s lease of anything registered at 0 and never renewed.
+const EXPIRED: i64 = 90_001;
+
+fn ids(digest: &[InstanceDigest]) -> Vec<(&str, &str, bool)> {
+    digest
+        .iter()
+        .map(|entry| (entry.app.as_str(), entry.id.as_str(), entry.removed))
+        .collect()
+}
+
+#[test]
+fn empty_registry_has_an_empty_digest() {
+    assert_eq!(registry().digest(), vec![]);
+}
+
+#[test]
+fn live_instance_is_listed_with_its_status_and_timestamps() {
+    let mut registry = registry();
+    registry.register(instance_with_dirty("orders", "o1", 3), Origin::Client, 5);
+    heartbeat(&mut registry, "ORDERS", "o1", 40);
+    assert_eq!(
+        registry.digest(),
+        vec![InstanceDigest {
+            app: "ORDERS".to_owned(),
+            id: "o1".to_owned(),
+            status: Up,
+            overridden_status: Unknown,
+            last_dirty_timestamp: 3,
+            last_updated_timestamp: 5,
+            last_renewal_timestamp: 40,
+            removed: false,
+        }]
+    );
+}
+
+#[test]
+fn digest_is_sorted_by_app_then_id() {
+    let mut registry = registry();
+    register_all(
+        &mut registry,
+        &[("payments", "p1"), ("orders", "o2"), ("orders", "o1")],
+        0,
+    );
+    assert_eq!(
+        ids(&registry.digest()),
+        [
+            ("ORDERS", "o1", false),
+            ("ORDERS", "o2", false),
+            ("PAYMENTS", "p1", false)
+        ]
+    );
+}
+
+#[test]
+fn status_override_shows_as_status_and_overridden_status() {
+    let mut registry = registry();
+    register_all(&mut registry, &[("orders", "o1")], 0);
+    registry.set_status_override("orders", "o1", OutOfService, Some(7), Origin::Client, 50);
+    let entry = &registry.digest()[0];
+    assert_eq!(
+        (
+            entry.status,
+            entry.overridden_status,
+            entry.last_dirty_timestamp
+        ),
+        (OutOfService, OutOfService, 7)
+    );
+    assert_eq!(entry.last_updated_timestamp, 50);
+}
+
+#[test]
+fn cancelled_instance_is_a_tombstone_as_it_was_when_removed() {
+    let mut registry = registry();
+    registry.register(instance_with_dirty("orders", "o1", 3), Origin::Client, 5);
+    registry.cancel("orders", "o1", Origin::Client, 60);
+    assert_eq!(
+        registry.digest(),
+        vec![InstanceDigest {
+            app: "ORDERS".to_owned(),
+            id: "o1".to_owned(),
+            status: Up,
+            overridden_status: Unknown,
+            last_dirty_timestamp: 3,
+            last_updated_timestamp: 60,
+            last_renewal_timestamp: 5,
+            removed: true,
+        }]
+    );
+}
+
+#[test]
+fn evicted_instance_is_a_tombstone() {
+    let mut registry = expiring_registry();
+    register_all(&mut registry, &[("orders", "o1")], 0);
+    registry.evict(EXPIRED, 0, 1);
+    assert_eq!(ids(&registry.digest()), [("ORDERS", "o1", true)]);
+}
+
+#[test]
+fn expired_lease_not_yet_evicted_is_still_live() {
+    let mut registry = expiring_registry();
+    register_all(&mut registry, &[("orders", "o1")], 0);
+    assert!(registry.instance("orders", "o1", EXPIRED).is_none());
+    assert_eq!(ids(&registry.digest()), [("ORDERS", "o1", false)]);
+}
+
+#[test]
+fn instance_registered_again_after_a_cancel_is_live_and_listed_once() {
+    let mut registry = registry();
+    register_all(&mut registry, &[("orders", "o1")], 0);
+    registry.cancel("orders", "o1", Origin::Client, 10);
+    register_all(&mut registry, &[("orders", "o1")], 20);
+    assert_eq!(ids(&registry.digest()), [("ORDERS", "o1", false)]);
+}
+
+#[test]
+fn tombstone_lives_as_long_as_the_delta_queue_remembers_the_removal() {
+    let mut registry = registry();
+    register_all(&mut registry, &[("orders", "o1")], 0);
+    registry.cancel("orders", "o1", Origin::Client, 10);
+    // Default retention is 180 s, measured from the removal.
+    registry.purge_recently_changed(180_010);
+    assert_eq!(ids(&registry.digest()), [("ORDERS", "o1", true)]);
+    registry.purge_recently_changed(180_011);
+    assert_eq!(registry.digest(), vec![]);
+}
+
+#[test]
+fn cancel_of_an_unknown_instance_leaves_no_tombstone() {
+    let mut registry = registry();
+    registry.cancel("orders", "ghost", Origin::Client, 10);
+    assert_eq!(registry.digest(), vec![]);
+}
+
+#[test]
+fn live_and_removed_instances_sort_together() {
+    let mut registry = registry();
+    register_all(
+        &mut registry,
+        &[("orders", "o1"), ("orders", "o2"), ("orders", "o3")],
+        0,
+    );
+    registry.cancel("orders", "o2", Origin::Peer, 10);
+    assert_eq!(
+        ids(&registry.digest()),
+        [
+            ("ORDERS", "o1", false),
+            ("ORDERS", "o2", true),
+            ("ORDERS", "o3", false)
+        ]
+    );
+}

@@ -1,0 +1,151 @@
+//! The receiving end of peer replication: `POST {base}/peerreplication/batch` (spec §7.4, §7.5)
+//! and the digest anti-entropy compares, `GET {base}/peerreplication/digest`.
+//!
+//! Every element of a batch is a replica (`Origin::Peer`), whatever the headers say, so none is
+//! replicated again, and each is answered with the status its own endpoint would have given a
+//! peer (Eureka's `PeerReplicationResource` calls the same resource methods). The whole batch
+//! is applied in one [`AppState::write`](crate::state::AppState::write), so its changes are published
+//! together and in order. The answer always has exactly one result per element, in order: a
+//! Java sender that gets a list of another length ignores every result.
+
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::response::Response;
+use heureka_core::{Millis, Origin, Registry, RenewOutcome};
+use heureka_wire::{DecodeError, Format, ReplicationAction, ReplicationItem, ReplicationResult};
+
+use crate::handlers::document;
+use crate::http::error::ApiError;
+use crate::registration;
+use crate::state::SharedState;
+
+/// `POST {base}/peerreplication/batch`: apply a peer's batch, answer element by element.
+/// A body that is not a batch at all is a 400; everything else is a 200 with the results.
+pub(crate) async fn batch(
+    State(state): State<SharedState>,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let elements = heureka_wire::decode_replication_batch(&body, state.now())
+        .map_err(|error| ApiError::BadRequest(format!("replication batch: {error}")))?;
+    // Decoding failures and validation are settled before the lock, and logged here, since
+    // nothing under the registry lock may write to the log.
+    let elements: Vec<Element> = elements.into_iter().map(prepare).collect();
+    let results = state.write(|registry, now| {
+        elements
+            .into_iter()
+            .map(|element| match element {
+                Element::Apply(item) => apply(registry, item, now),
+                Element::Answered(status_code) => ReplicationResult::status(status_code),
+            })
+            .collect::<Vec<_>>()
+    });
+    Ok(document(
+        Format::Json,
+        heureka_wire::encode_replication_response(&results),
+    ))
+}
+
+/// `GET {base}/peerreplication/digest`: our registry's digest, for a Heureka peer's
+/// anti-entropy. Encoded after the lock is released.
+pub(crate) async fn digest(State(state): State<SharedState>) -> Response {
+    let digest = state.registry.lock().digest();
+    document(Format::Json, heureka_wire::encode_registry_digest(&digest))
+}
+
+/// One element, ready for the registry or already answered.
+#[derive(Debug)]
+// Elements live in one short-lived Vec per batch; boxing would cost an allocation each.
+#[allow(clippy::large_enum_variant)]
+enum Element {
+    Apply(ReplicationItem),
+    /// Answered without the registry: an unreadable element, or an invalid registration.
+    Answered(u16),
+}
+
+/// Decides what can be decided without the registry: unreadable elements are 500, and so is a
+/// `DeleteStatusOverride` without `lastDirtyTimestamp` (Java dereferences it unchecked). An
+/// invalid registration is 200 and never applied, as Java ignores the 400 its `addInstance`
+/// returns.
+fn prepare(element: Result<ReplicationItem, DecodeError>) -> Element {
+    let mut item = match element {
+        Ok(item) => item,
+        Err(error) => {
+            tracing::warn!(%error, "replicated element cannot be read; answered 500");
+            return Element::Answered(500);
+        }
+    };
+    let (app, id) = (&item.app_name, &item.id);
+    match item.action {
+        ReplicationAction::Register => {
+            let Some(instance) = item.instance.as_mut() else {
+                // The decoder refuses a register without its instance; kept total anyway.
+                return Element::Answered(500);
+            };
+            if let Err(error) = registration::validate(instance, app) {
+                let reason = match error {
+                    ApiError::BadRequest(reason) => reason,
+                    other => format!("{other:?}"),
+                };
+                // Answered 200 as Eureka does, so the sender does not retry it.
+                tracing::warn!(%app, %id, %reason, "ignored an invalid replicated registration");
+                return Element::Answered(200);
+            }
+        }
+        ReplicationAction::DeleteStatusOverride if item.last_dirty_timestamp.is_none() => {
+            tracing::warn!(%app, %id, "replicated override removal without lastDirtyTimestamp");
+            return Element::Answered(500);
+        }
+        _ => {}
+    }
+    Element::Apply(item)
+}
+
+/// Applies one replica under the registry lock and maps the outcome as its own endpoint does
+/// (`handlers/instances.rs`, `handlers/overrides.rs`).
+fn apply(registry: &mut Registry, item: ReplicationItem, now: Millis) -> ReplicationResult {
+    let ReplicationItem {
+        action,
+        app_name: app,
+        id,
+        last_dirty_timestamp: dirty,
+        overridden_status,
+        status,
+        instance,
+    } = item;
+    let origin = Origin::Peer;
+    let found = |found: bool| ReplicationResult::status(if found { 200 } else { 404 });
+    match action {
+        ReplicationAction::Register => match instance {
+            Some(instance) => {
+                registry.register(instance, origin, now);
+                ReplicationResult::status(200)
+            }
+            None => ReplicationResult::status(500),
+        },
+        ReplicationAction::Heartbeat => {
+            match registry.renew(&app, &id, dirty, overridden_status, origin, now) {
+                RenewOutcome::Renewed => ReplicationResult::status(200),
+                RenewOutcome::NotFound | RenewOutcome::ClientNewer => {
+                    ReplicationResult::status(404)
+                }
+                RenewOutcome::RegistryNewer(ours) => ReplicationResult {
+                    status_code: 409,
+                    entity: Some(*ours),
+                },
+            }
+        }
+        ReplicationAction::Cancel => found(registry.cancel(&app, &id, origin, now)),
+        ReplicationAction::StatusUpdate => match status {
+            Some(status) => {
+                found(registry.set_status_override(&app, &id, status, dirty, origin, now))
+            }
+            // Eureka looks the instance up before it reads the status, then fails on null.
+            None if registry.instance(&app, &id, now).is_none() => ReplicationResult::status(404),
+            None => ReplicationResult::status(500),
+        },
+        // A missing status means UNKNOWN, as on the client endpoint and in Eureka.
+        ReplicationAction::DeleteStatusOverride => {
+            found(registry.delete_status_override(&app, &id, status, dirty, origin, now))
+        }
+    }
+}

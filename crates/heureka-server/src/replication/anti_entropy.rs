@@ -1,0 +1,312 @@
+//! Anti-entropy: every `heureka.replication.anti-entropy-interval-ms`, each node compares its
+//! registry with each peer's and repairs what differs, so a node that missed writes (down,
+//! cut off, its queue overflowed, a batch dropped) converges without waiting for heartbeats,
+//! and a chain of peers (A lists B, B lists C) converges although replication is one hop.
+//!
+//! A Heureka peer is compared through its digest (`GET peerreplication/digest`: one small
+//! record per instance, tombstones of recent removals included, lease renewals as of now); a
+//! Java peer, which has no digest, through its full registry. Repairs go both ways: what is
+//! newer here is queued for the peer like any replication task, what is newer there is
+//! fetched and adopted here as a peer's write (never replicated on).
+//!
+//! Who is newer is decided as register decides it: the greater `lastDirtyTimestamp`, then the
+//! later change (`lastUpdatedTimestamp`, each server's clock: clocks that disagree by more than
+//! the time between two conflicting writes can pick the older one). A removal beats a copy
+//! unless the copy was renewed or changed after it: an instance a partitioned peer evicted is
+//! still renewed here, while one that was cancelled is not.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use heureka_core::{Applications, InstanceDigest, InstanceStatus, Millis, Origin};
+use heureka_wire::ReplicationAction;
+
+use super::transport::PeerError;
+use super::Peer;
+use crate::state::SharedState;
+
+/// What one comparison decided.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub(crate) struct Repairs {
+    /// Tasks to queue for the peer: `(app, id, action)`.
+    pub(crate) push: Vec<(String, String, ReplicationAction)>,
+    /// Instances to fetch from the peer and adopt here.
+    pub(crate) pull: Vec<(String, String)>,
+    /// Instances the peer removed after our last news of them: removed here too.
+    pub(crate) remove_here: Vec<(String, String)>,
+}
+
+impl Repairs {
+    pub(crate) fn is_empty(&self) -> bool {
+        self.push.is_empty() && self.pull.is_empty() && self.remove_here.is_empty()
+    }
+}
+
+/// How a peer's view was obtained, which decides what can be trusted in it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum PeerView {
+    /// A Heureka digest: fresh renewals and tombstones.
+    Digest,
+    /// A full registry read: renewals may be as stale as the peer's response cache, and
+    /// removals are invisible.
+    FullRegistry,
+}
+
+/// A renewal here this much later than the peer's means the peer hears of this instance's
+/// heartbeats from no one (a chain): send it one. In a full mesh renewals agree within the
+/// batching delay, so this never fires.
+pub(crate) const RENEWAL_LAG_MS: Millis = 30_000;
+
+/// Compares our digest with a peer's; both sorted or not, any order.
+pub(crate) fn compare(
+    ours: &[InstanceDigest],
+    theirs: &[InstanceDigest],
+    view: PeerView,
+) -> Repairs {
+    let key = |entry: &InstanceDigest| (entry.app.clone(), entry.id.clone());
+    let mut paired: BTreeMap<(String, String), Pair<'_>> = BTreeMap::new();
+    for entry in ours {
+        paired.entry(key(entry)).or_default().0 = Some(entry);
+    }
+    for entry in theirs {
+        paired.entry(key(entry)).or_default().1 = Some(entry);
+    }
+    let mut repairs = Repairs::default();
+    for ((app, id), pair) in paired {
+        for decision in decide(pair, view) {
+            match decision {
+                Decision::Push(action) => repairs.push.push((app.clone(), id.clone(), action)),
+                Decision::Pull => repairs.pull.push((app.clone(), id.clone())),
+                Decision::RemoveHere => repairs.remove_here.push((app.clone(), id.clone())),
+            }
+        }
+    }
+    repairs
+}
+
+/// Our entry and the peer's for one instance.
+type Pair<'a> = (Option<&'a InstanceDigest>, Option<&'a InstanceDigest>);
+
+#[derive(Debug, PartialEq, Eq)]
+enum Decision {
+    Push(ReplicationAction),
+    Pull,
+    RemoveHere,
+}
+
+/// One side of a comparison.
+enum Side<'a> {
+    Absent,
+    Live(&'a InstanceDigest),
+    Removed(&'a InstanceDigest),
+}
+
+fn side(entry: Option<&InstanceDigest>) -> Side<'_> {
+    match entry {
+        None => Side::Absent,
+        Some(entry) if entry.removed => Side::Removed(entry),
+        Some(entry) => Side::Live(entry),
+    }
+}
+
+fn decide(
+    pair: (Option<&InstanceDigest>, Option<&InstanceDigest>),
+    view: PeerView,
+) -> Vec<Decision> {
+    use ReplicationAction::{Cancel, Heartbeat, Register};
+    match (side(pair.0), side(pair.1)) {
+        (Side::Live(_), Side::Absent) => vec![Decision::Push(Register)],
+        (Side::Absent, Side::Live(_)) => vec![Decision::Pull],
+        (Side::Live(ours), Side::Removed(removal)) => {
+            if touched_since(ours, removal.last_updated_timestamp, true) {
+                vec![Decision::Push(Register)]
+            } else {
+                vec![Decision::RemoveHere]
+            }
+        }
+        (Side::Removed(removal), Side::Live(theirs)) => {
+            let renewals_count = view == PeerView::Digest;
+            if touched_since(theirs, removal.last_updated_timestamp, renewals_count) {
+                vec![Decision::Pull]
+            } else {
+                vec![Decision::Push(Cancel)]
+            }
+        }
+        (Side::Live(ours), Side::Live(theirs)) if same_state(ours, theirs) => {
+            let lagging = view == PeerView::Digest
+                && ours.last_renewal_timestamp - theirs.last_renewal_timestamp > RENEWAL_LAG_MS;
+            if lagging {
+                vec![Decision::Push(Heartbeat)]
+            } else {
+                Vec::new()
+            }
+        }
+        (Side::Live(ours), Side::Live(theirs)) if newer(theirs, ours) => vec![Decision::Pull],
+        (Side::Live(ours), Side::Live(theirs)) => push_ours(ours, theirs),
+        // Removed on both sides, or on one side and unknown on the other: nothing to do.
+        _ => Vec::new(),
+    }
+}
+
+/// Our newer copy, and the override change a register alone does not carry.
+fn push_ours(ours: &InstanceDigest, theirs: &InstanceDigest) -> Vec<Decision> {
+    use ReplicationAction::{DeleteStatusOverride, Register, StatusUpdate};
+    let mut decisions = vec![Decision::Push(Register)];
+    if ours.overridden_status != theirs.overridden_status {
+        decisions.push(Decision::Push(
+            if ours.overridden_status == InstanceStatus::Unknown {
+                DeleteStatusOverride
+            } else {
+                StatusUpdate
+            },
+        ));
+    }
+    decisions
+}
+
+fn same_state(a: &InstanceDigest, b: &InstanceDigest) -> bool {
+    a.status == b.status
+        && a.overridden_status == b.overridden_status
+        && a.last_dirty_timestamp == b.last_dirty_timestamp
+}
+
+/// Whether `a` holds the later version: register's rule, then the later change.
+fn newer(a: &InstanceDigest, b: &InstanceDigest) -> bool {
+    (a.last_dirty_timestamp, a.last_updated_timestamp)
+        > (b.last_dirty_timestamp, b.last_updated_timestamp)
+}
+
+/// Whether a live copy was changed (or, where renewals can be trusted, renewed) after `at`.
+fn touched_since(copy: &InstanceDigest, at: Millis, renewals_count: bool) -> bool {
+    copy.last_updated_timestamp > at || (renewals_count && copy.last_renewal_timestamp > at)
+}
+
+/// A Java peer's full registry as digest entries (no tombstones, renewals possibly stale).
+fn digest_of(applications: &Applications) -> Vec<InstanceDigest> {
+    applications
+        .applications
+        .iter()
+        .flat_map(|application| &application.instances)
+        .map(|instance| InstanceDigest {
+            app: instance.app.to_uppercase(),
+            id: instance.id().to_owned(),
+            status: instance.status,
+            overridden_status: instance.overridden_status,
+            last_dirty_timestamp: instance.last_dirty_timestamp,
+            last_updated_timestamp: instance.last_updated_timestamp,
+            last_renewal_timestamp: instance.lease_info.last_renewal_timestamp,
+            removed: false,
+        })
+        .collect()
+}
+
+/// The anti-entropy task: one comparison per peer per interval.
+pub(crate) async fn run(state: SharedState, interval: Duration) {
+    let mut timer = tokio::time::interval_at(tokio::time::Instant::now() + interval, interval);
+    timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        timer.tick().await;
+        if !state.is_ready() {
+            continue;
+        }
+        // Peers are compared side by side, and a round lasts at most one interval: a peer that
+        // hangs delays no other's repair, and its comparison is abandoned (dropping the set
+        // aborts it) to be tried again next round.
+        let mut rounds = tokio::task::JoinSet::new();
+        for peer in state.replication.peers() {
+            let state = state.clone();
+            rounds.spawn(async move {
+                let outcome = repair_with(&state, &peer).await;
+                log_round(&peer, outcome);
+            });
+        }
+        let all_done = async { while rounds.join_next().await.is_some() {} };
+        let _ = tokio::time::timeout(interval.max(Duration::from_secs(1)), all_done).await;
+    }
+}
+
+fn log_round(peer: &Peer, outcome: Result<Repairs, PeerError>) {
+    match outcome {
+        Ok(repairs) if !repairs.is_empty() => tracing::info!(
+            peer = %peer.url.as_str(),
+            pushed = repairs.push.len(),
+            pulled = repairs.pull.len(),
+            removed_here = repairs.remove_here.len(),
+            "anti-entropy repaired differences with peer"
+        ),
+        Ok(_) => {}
+        Err(error) => {
+            tracing::debug!(peer = %peer.url.as_str(), %error, "anti-entropy skipped a peer")
+        }
+    }
+}
+
+/// Compares with one peer and applies the repairs.
+async fn repair_with(state: &SharedState, peer: &Arc<Peer>) -> Result<Repairs, PeerError> {
+    let client = state.replication.client().clone();
+    let (theirs, view, full) = match client.fetch_digest(&peer.url).await? {
+        Some(digest) => (digest, PeerView::Digest, None),
+        None => {
+            let applications = client.fetch_applications(&peer.url).await?;
+            (
+                digest_of(&applications),
+                PeerView::FullRegistry,
+                Some(applications),
+            )
+        }
+    };
+    let ours = state.registry.lock().digest();
+    let repairs = compare(&ours, &theirs, view);
+    let now = state.now();
+    for (app, id, action) in &repairs.push {
+        peer.enqueue(app, id, *action, now);
+    }
+    for (app, id) in &repairs.remove_here {
+        state.write(|registry, now| registry.cancel(app, id, Origin::Peer, now));
+    }
+    for (app, id) in &repairs.pull {
+        let instance = match &full {
+            Some(applications) => find(applications, app, id),
+            None => client.fetch_instance(&peer.url, app, id).await.ok(),
+        };
+        if let Some(instance) = instance {
+            adopt(state, instance);
+        }
+    }
+    Ok(repairs)
+}
+
+fn find(applications: &Applications, app: &str, id: &str) -> Option<heureka_core::Instance> {
+    applications
+        .applications
+        .iter()
+        .flat_map(|application| &application.instances)
+        .find(|instance| instance.app.eq_ignore_ascii_case(app) && instance.id() == id)
+        .cloned()
+}
+
+/// Takes the peer's copy, its override (or the absence of one) included.
+fn adopt(state: &SharedState, instance: heureka_core::Instance) {
+    state.write(|registry, now| {
+        let (app, id) = (instance.app.to_uppercase(), instance.id().to_owned());
+        let has_override_here = registry
+            .status_overrides(now)
+            .iter()
+            .any(|(overridden, _)| *overridden == id);
+        if instance.overridden_status == InstanceStatus::Unknown && has_override_here {
+            registry.delete_status_override(
+                &app,
+                &id,
+                Some(instance.status),
+                Some(instance.last_dirty_timestamp),
+                Origin::Peer,
+                now,
+            );
+        }
+        registry.adopt_peer_copy(instance, now);
+    });
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,187 @@
+//! What anti-entropy repairs, decided from two digests.
+
+use heureka_core::InstanceDigest;
+use heureka_core::InstanceStatus::{self, OutOfService, Unknown, Up};
+use heureka_wire::ReplicationAction::{
+    Cancel, DeleteStatusOverride, Heartbeat, Register, StatusUpdate,
+};
+
+use super::{compare, PeerView, Repairs};
+
+fn live(id: &str, dirty: i64, updated: i64, renewed: i64) -> InstanceDigest {
+    InstanceDigest {
+        app: "ORDERS".into(),
+        id: id.into(),
+        status: Up,
+        overridden_status: Unknown,
+        last_dirty_timestamp: dirty,
+        last_updated_timestamp: updated,
+        last_renewal_timestamp: renewed,
+        removed: false,
+    }
+}
+
+fn removed(id: &str, dirty: i64, at: i64) -> InstanceDigest {
+    InstanceDigest {
+        removed: true,
+        ..live(id, dirty, at, at)
+    }
+}
+
+fn overridden(mut entry: InstanceDigest, status: InstanceStatus) -> InstanceDigest {
+    entry.status = status;
+    entry.overridden_status = status;
+    entry
+}
+
+fn push(
+    id: &str,
+    action: heureka_wire::ReplicationAction,
+) -> (String, String, heureka_wire::ReplicationAction) {
+    ("ORDERS".into(), id.into(), action)
+}
+
+fn pull(id: &str) -> (String, String) {
+    ("ORDERS".into(), id.into())
+}
+
+#[test]
+fn equal_registries_need_no_repair() {
+    let ours = vec![live("o1", 1, 10, 100)];
+    let theirs = vec![live("o1", 1, 12, 101)];
+    assert!(compare(&ours, &theirs, PeerView::Digest).is_empty());
+}
+
+#[test]
+fn an_instance_the_peer_lacks_is_registered_there() {
+    let repairs = compare(&[live("o1", 1, 10, 10)], &[], PeerView::Digest);
+    assert_eq!(repairs.push, vec![push("o1", Register)]);
+}
+
+#[test]
+fn an_instance_only_the_peer_has_is_fetched() {
+    let repairs = compare(&[], &[live("o1", 1, 10, 10)], PeerView::Digest);
+    assert_eq!(repairs.pull, vec![pull("o1")]);
+}
+
+#[test]
+fn a_status_override_set_here_later_is_pushed_with_a_status_update() {
+    let ours = vec![overridden(live("o1", 1, 50, 50), OutOfService)];
+    let theirs = vec![live("o1", 1, 10, 50)];
+    let repairs = compare(&ours, &theirs, PeerView::Digest);
+    assert_eq!(
+        repairs.push,
+        vec![push("o1", Register), push("o1", StatusUpdate)]
+    );
+}
+
+#[test]
+fn an_override_removed_here_later_is_pushed_as_a_removal() {
+    let ours = vec![live("o1", 1, 60, 60)];
+    let theirs = vec![overridden(live("o1", 1, 50, 60), OutOfService)];
+    let repairs = compare(&ours, &theirs, PeerView::Digest);
+    assert_eq!(
+        repairs.push,
+        vec![push("o1", Register), push("o1", DeleteStatusOverride)]
+    );
+}
+
+#[test]
+fn the_peers_later_change_is_adopted_here() {
+    let ours = vec![live("o1", 1, 10, 10)];
+    let theirs = vec![overridden(live("o1", 1, 50, 50), OutOfService)];
+    assert_eq!(
+        compare(&ours, &theirs, PeerView::Digest).pull,
+        vec![pull("o1")]
+    );
+}
+
+#[test]
+fn a_newer_dirty_timestamp_wins_over_a_later_change() {
+    let ours = vec![live("o1", 5, 10, 10)];
+    let theirs = vec![overridden(live("o1", 1, 50, 50), OutOfService)];
+    let repairs = compare(&ours, &theirs, PeerView::Digest);
+    assert_eq!(repairs.push[0], push("o1", Register));
+}
+
+#[test]
+fn a_removal_there_after_our_last_news_removes_it_here() {
+    let ours = vec![live("o1", 1, 10, 20)];
+    let theirs = vec![removed("o1", 1, 30)];
+    assert_eq!(
+        compare(&ours, &theirs, PeerView::Digest),
+        Repairs {
+            remove_here: vec![pull("o1")],
+            ..Repairs::default()
+        }
+    );
+}
+
+#[test]
+fn an_instance_still_renewed_here_after_the_peer_evicted_it_is_registered_there() {
+    // The peer was cut off, stopped hearing heartbeats and evicted the instance.
+    let ours = vec![live("o1", 1, 10, 40)];
+    let theirs = vec![removed("o1", 1, 30)];
+    assert_eq!(
+        compare(&ours, &theirs, PeerView::Digest).push,
+        vec![push("o1", Register)]
+    );
+}
+
+#[test]
+fn a_removal_here_after_the_peers_last_news_is_pushed_as_a_cancel() {
+    let ours = vec![removed("o1", 1, 30)];
+    let theirs = vec![live("o1", 1, 10, 20)];
+    assert_eq!(
+        compare(&ours, &theirs, PeerView::Digest).push,
+        vec![push("o1", Cancel)]
+    );
+}
+
+#[test]
+fn a_copy_renewed_there_after_our_removal_is_fetched() {
+    let ours = vec![removed("o1", 1, 30)];
+    let theirs = vec![live("o1", 1, 10, 40)];
+    assert_eq!(
+        compare(&ours, &theirs, PeerView::Digest).pull,
+        vec![pull("o1")]
+    );
+}
+
+#[test]
+fn stale_renewals_of_a_full_registry_do_not_override_a_removal() {
+    let ours = vec![removed("o1", 1, 30)];
+    let theirs = vec![live("o1", 1, 10, 40)];
+    assert_eq!(
+        compare(&ours, &theirs, PeerView::FullRegistry).push,
+        vec![push("o1", Cancel)]
+    );
+}
+
+#[test]
+fn a_peer_that_hears_no_heartbeats_of_an_instance_gets_one() {
+    // A chain: the peer learnt of the instance from us only, and renewals do not travel on.
+    let ours = vec![live("o1", 1, 10, 100_000)];
+    let theirs = vec![live("o1", 1, 10, 60_000)];
+    assert_eq!(
+        compare(&ours, &theirs, PeerView::Digest).push,
+        vec![push("o1", Heartbeat)]
+    );
+}
+
+#[test]
+fn renewals_of_a_full_registry_are_not_compared() {
+    let ours = vec![live("o1", 1, 10, 100_000)];
+    let theirs = vec![live("o1", 1, 10, 60_000)];
+    assert!(compare(&ours, &theirs, PeerView::FullRegistry).is_empty());
+}
+
+#[test]
+fn removals_on_both_sides_need_nothing() {
+    assert!(compare(
+        &[removed("o1", 1, 5)],
+        &[removed("o1", 1, 7)],
+        PeerView::Digest
+    )
+    .is_empty());
+}

@@ -1,0 +1,271 @@
+//! One task per peer: sends the peer's queue in batches and acts on the answers.
+//!
+//! Eureka's `TaskDispatcher` with one worker. The loop waits until the queue says a batch is
+//! due, builds the batch's items from the registry as it is now (so a batch never carries
+//! stale copies), sends it, and then:
+//! * per element: a heartbeat's 404 queues a register of our copy (the peer lost or never had
+//!   the instance); a heartbeat's 409 adopts the peer's newer copy locally;
+//! * on congestion (503, no answer in time) or an unreachable peer, puts the batch back at the
+//!   front and backs off, doubling up to 30 s (congestion) or 5 s (unreachable);
+//! * on any other failure drops the batch (repeating it cannot help) and lets anti-entropy
+//!   repair what it carried.
+//!
+//! Nothing here runs under the registry lock except building the items and applying answers.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use heureka_core::{Instance, InstanceStatus, Millis, Origin};
+use heureka_wire::{ReplicationAction, ReplicationItem, ReplicationResult};
+
+use super::queue::Task;
+use super::transport::PeerError;
+use super::Peer;
+use crate::state::SharedState;
+
+/// What the dispatcher knows of a peer, for logs, `/eureka/status` and the dashboard.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct PeerState {
+    pub(crate) url: String,
+    /// False after a failed batch, true again after a delivered one.
+    pub(crate) up: bool,
+    pub(crate) queue_depth: usize,
+    /// Tasks dropped because the queue was full or they expired.
+    pub(crate) dropped_tasks: u64,
+    pub(crate) batches_sent: u64,
+    pub(crate) tasks_sent: u64,
+    pub(crate) failures: u64,
+    pub(crate) consecutive_failures: u32,
+    pub(crate) last_success_at: Option<Millis>,
+    pub(crate) last_error: Option<String>,
+    /// How long the oldest task of the last delivered batch had waited, in ms.
+    pub(crate) replication_lag_ms: Option<Millis>,
+}
+
+impl PeerState {
+    pub(crate) fn new(url: &str) -> PeerState {
+        PeerState {
+            url: url.to_owned(),
+            up: true,
+            queue_depth: 0,
+            dropped_tasks: 0,
+            batches_sent: 0,
+            tasks_sent: 0,
+            failures: 0,
+            consecutive_failures: 0,
+            last_success_at: None,
+            last_error: None,
+            replication_lag_ms: None,
+        }
+    }
+}
+
+/// The longest pause after congestion, as in Eureka.
+const MAX_CONGESTION_BACKOFF: Duration = Duration::from_secs(30);
+/// The longest pause after an unreachable peer. Eureka retries every 100 ms; doubling up to
+/// a few seconds costs a dead peer little and brings a restarted one back within seconds.
+const MAX_UNREACHABLE_BACKOFF: Duration = Duration::from_secs(5);
+/// First pause after a congested answer (Eureka's 1000 ms).
+const CONGESTION_BACKOFF: Duration = Duration::from_millis(1_000);
+/// First pause after an unreachable peer (Eureka's 100 ms).
+const UNREACHABLE_BACKOFF: Duration = Duration::from_millis(100);
+
+/// The dispatcher of one peer; returns when the peer leaves the configuration.
+pub(crate) async fn run(state: SharedState, peer: Arc<Peer>) {
+    let mut failures_in_a_row: u32 = 0;
+    loop {
+        if !state.replication.is_peer(&peer) {
+            return;
+        }
+        wait_until_due(&state, &peer).await;
+        let now = state.now();
+        let batch = peer.queue.lock().take_batch(now);
+        if batch.is_empty() {
+            continue;
+        }
+        let (tasks, items) = build_items(&state, batch);
+        if items.is_empty() {
+            continue;
+        }
+        let client = state.replication.client().clone();
+        match client.send_batch(&peer.url, &items).await {
+            Ok(results) => {
+                failures_in_a_row = 0;
+                delivered(&state, &peer, &tasks, &items, results);
+            }
+            Err(error) => {
+                failures_in_a_row = failures_in_a_row.saturating_add(1);
+                let pause = match &error {
+                    PeerError::Congestion(_) | PeerError::TimedOut(_) => {
+                        Some((CONGESTION_BACKOFF, MAX_CONGESTION_BACKOFF))
+                    }
+                    PeerError::Unreachable(_) => {
+                        Some((UNREACHABLE_BACKOFF, MAX_UNREACHABLE_BACKOFF))
+                    }
+                    PeerError::Refused(_) => None,
+                };
+                failed(&peer, &error, state.now());
+                match pause {
+                    Some((first, max)) => {
+                        peer.queue.lock().put_back(tasks, state.now());
+                        tokio::time::sleep(backoff(first, max, failures_in_a_row)).await;
+                    }
+                    None => {
+                        tracing::warn!(peer = %peer.url.as_str(), dropped = tasks.len(), %error, "replication batch dropped");
+                        let pause = backoff(
+                            CONGESTION_BACKOFF,
+                            MAX_CONGESTION_BACKOFF,
+                            failures_in_a_row,
+                        );
+                        tokio::time::sleep(pause).await;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `first`, doubled for every further failure in a row, at most `max`.
+pub(crate) fn backoff(first: Duration, max: Duration, failures_in_a_row: u32) -> Duration {
+    let doublings = failures_in_a_row.saturating_sub(1).min(16);
+    first.saturating_mul(1 << doublings).min(max)
+}
+
+async fn wait_until_due(state: &SharedState, peer: &Peer) {
+    loop {
+        let due = peer.queue.lock().due_at();
+        let Some(due) = due else {
+            peer.wake.notified().await;
+            continue;
+        };
+        let wait = due.saturating_sub(state.now());
+        if wait <= 0 {
+            return;
+        }
+        tokio::select! {
+            () = tokio::time::sleep(Duration::from_millis(wait as u64)) => {}
+            () = peer.wake.notified() => {}
+        }
+    }
+}
+
+/// The items of a batch, from the registry as it is now. A task whose instance is gone (a
+/// register or heartbeat behind a cancel or an eviction) is dropped; the tasks returned are
+/// the ones that became items, in the same order.
+fn build_items(state: &SharedState, batch: Vec<Task>) -> (Vec<Task>, Vec<ReplicationItem>) {
+    let now = state.now();
+    let registry = state.registry.lock();
+    let mut tasks = Vec::with_capacity(batch.len());
+    let mut items = Vec::with_capacity(batch.len());
+    for task in batch {
+        let (app, id) = (&task.key.app, &task.key.id);
+        let item = if task.action == ReplicationAction::Cancel {
+            Some(ReplicationItem::cancel(app, id))
+        } else {
+            registry
+                .instance(app, id, now)
+                .map(|instance| item_for(task.action, instance))
+        };
+        if let Some(item) = item {
+            tasks.push(task);
+            items.push(item);
+        }
+    }
+    (tasks, items)
+}
+
+fn item_for(action: ReplicationAction, instance: Instance) -> ReplicationItem {
+    match action {
+        ReplicationAction::Register => ReplicationItem::register(instance),
+        ReplicationAction::Heartbeat => {
+            let overridden = Some(instance.overridden_status)
+                .filter(|status| *status != InstanceStatus::Unknown);
+            ReplicationItem::heartbeat(&instance, overridden)
+        }
+        ReplicationAction::StatusUpdate => ReplicationItem::status_update(&instance),
+        ReplicationAction::DeleteStatusOverride => {
+            ReplicationItem::delete_status_override(&instance)
+        }
+        ReplicationAction::Cancel => ReplicationItem::cancel(&instance.app, instance.id()),
+    }
+}
+
+/// A batch the peer answered: book it, then act on each element's answer (spec §7.6).
+fn delivered(
+    state: &SharedState,
+    peer: &Peer,
+    tasks: &[Task],
+    items: &[ReplicationItem],
+    results: Vec<ReplicationResult>,
+) {
+    let now = state.now();
+    let oldest = tasks.iter().map(|task| task.queued_at).min().unwrap_or(now);
+    let came_back = {
+        let mut peer_state = peer.state.lock();
+        let came_back = !peer_state.up;
+        peer_state.up = true;
+        peer_state.batches_sent += 1;
+        peer_state.tasks_sent += tasks.len() as u64;
+        peer_state.consecutive_failures = 0;
+        peer_state.last_success_at = Some(now);
+        peer_state.replication_lag_ms = Some(now - oldest);
+        came_back
+    };
+    if came_back {
+        tracing::info!(peer = %peer.url.as_str(), "peer is replicating again");
+    }
+    if results.len() != items.len() {
+        // Eureka ignores such an answer altogether; so do we, and anti-entropy repairs.
+        tracing::error!(peer = %peer.url.as_str(), sent = items.len(), answered = results.len(), "replication answer has the wrong number of elements");
+        return;
+    }
+    for (item, result) in items.iter().zip(results) {
+        on_result(state, peer, item, result);
+    }
+}
+
+fn on_result(state: &SharedState, peer: &Peer, item: &ReplicationItem, result: ReplicationResult) {
+    let (app, id) = (&item.app_name, &item.id);
+    match (item.action, result.status_code, result.entity) {
+        (_, 200..=299, _) => {}
+        (ReplicationAction::Heartbeat, 404, _) => {
+            // The peer lost the instance, or holds an older copy: send it ours.
+            tracing::debug!(peer = %peer.url.as_str(), %app, %id, "peer is missing the instance: registering it there");
+            peer.enqueue(app, id, ReplicationAction::Register, state.now());
+        }
+        (ReplicationAction::Heartbeat, status, Some(theirs))
+            if state.replication.settings().adopt_newer_copies =>
+        {
+            tracing::info!(peer = %peer.url.as_str(), %app, %id, status, "peer holds a newer copy: adopting it");
+            state.write(|registry, now| registry.adopt_peer_copy(theirs, now));
+        }
+        (ReplicationAction::Cancel, 404, _) => {
+            tracing::debug!(peer = %peer.url.as_str(), %app, %id, "peer had no instance to cancel");
+        }
+        (action, status, _) => {
+            tracing::warn!(peer = %peer.url.as_str(), %app, %id, action = action.as_str(), status, "peer refused a replicated write");
+        }
+    }
+}
+
+fn failed(peer: &Peer, error: &PeerError, now: Millis) {
+    let went_down = {
+        let mut peer_state = peer.state.lock();
+        let went_down = peer_state.up;
+        peer_state.up = false;
+        peer_state.failures += 1;
+        peer_state.consecutive_failures = peer_state.consecutive_failures.saturating_add(1);
+        peer_state.last_error = Some(format!("{error} (at {now})"));
+        went_down
+    };
+    if went_down {
+        tracing::warn!(peer = %peer.url.as_str(), %error, "peer is not replicating");
+    }
+}
+
+/// Marks the origin of adopted copies in one place, for the reader.
+#[allow(dead_code)]
+const ADOPTED_ORIGIN: Origin = Origin::Peer;
+
+#[cfg(test)]
+mod tests;

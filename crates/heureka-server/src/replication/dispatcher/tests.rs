@@ -1,0 +1,255 @@
+//! The dispatcher on paused Tokio time, against an in-memory peer: batching delay, the
+//! one-hop rule, back-off and retry, and the reactions to a heartbeat's 404 and 409.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use heureka_core::{Instance, InstanceStatus, Origin};
+use heureka_wire::{ReplicationAction, ReplicationResult};
+
+use super::backoff;
+use crate::clock::Clock;
+use crate::config::{self, Loaded};
+use crate::replication::transport::fake::{Answer, FakePeer};
+use crate::replication::transport::PeerError;
+use crate::state::{AppState, SharedState};
+
+const EPOCH: i64 = 1_700_000_000_000;
+
+struct Cluster {
+    state: SharedState,
+    peer: Arc<FakePeer>,
+    _tasks: tokio::task::JoinSet<()>,
+}
+
+fn cluster(extra: &[&str]) -> Cluster {
+    let mut args = vec![
+        "--eureka.client.service-url.defaultZone=http://peer.test:8761/eureka/".to_owned(),
+        "--eureka.server.max-elements-in-peer-replication-pool=3".to_owned(),
+    ];
+    args.extend(extra.iter().map(|arg| (*arg).to_owned()));
+    let dir = std::env::temp_dir().join("heureka-dispatcher-tests-no-config-here");
+    let Loaded::Run(config) = config::load(&args, &|_| None, &dir).unwrap() else {
+        panic!("expected a runnable config");
+    };
+    let state = AppState::new(&config, Clock::tokio(EPOCH), 9999);
+    let peer = Arc::new(FakePeer::default());
+    state.replication.client().install_fake(peer.clone());
+    let tasks = crate::replication::spawn_all(&state, None);
+    Cluster {
+        state,
+        peer,
+        _tasks: tasks,
+    }
+}
+
+impl Cluster {
+    fn register(&self, id: &str, origin: Origin) {
+        let instance = Instance::new("orders", id, "host", "10.0.0.1", self.state.now());
+        self.state
+            .write(|registry, now| registry.register(instance, origin, now));
+    }
+
+    fn renew(&self, id: &str) {
+        self.state
+            .write(|registry, now| registry.renew("ORDERS", id, None, None, Origin::Client, now));
+    }
+
+    /// The actions of every batch the peer received, as `(action, id)`.
+    fn sent(&self) -> Vec<Vec<(ReplicationAction, String)>> {
+        self.peer
+            .batches()
+            .into_iter()
+            .map(|batch| {
+                batch
+                    .into_iter()
+                    .map(|item| (item.action, item.id))
+                    .collect()
+            })
+            .collect()
+    }
+}
+
+async fn pause(ms: u64) {
+    tokio::time::sleep(Duration::from_millis(ms)).await;
+}
+
+fn one(action: ReplicationAction, id: &str) -> Vec<(ReplicationAction, String)> {
+    vec![(action, id.to_owned())]
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_registration_is_sent_without_waiting() {
+    let cluster = cluster(&[]);
+    cluster.register("o1", Origin::Client);
+    pause(1).await;
+    assert_eq!(cluster.sent(), vec![one(ReplicationAction::Register, "o1")]);
+}
+
+#[tokio::test(start_paused = true)]
+async fn heartbeats_wait_the_batching_delay_and_share_a_batch() {
+    let cluster = cluster(&[]);
+    cluster.register("o1", Origin::Client);
+    cluster.register("o2", Origin::Client);
+    pause(1).await;
+    cluster.renew("o1");
+    cluster.renew("o2");
+    pause(400).await;
+    assert_eq!(
+        cluster.sent().len(),
+        1,
+        "heartbeats went out before the delay"
+    );
+    pause(200).await;
+    let sent = cluster.sent();
+    assert_eq!(sent.len(), 2);
+    assert_eq!(
+        sent[1],
+        vec![
+            (ReplicationAction::Heartbeat, "o1".to_owned()),
+            (ReplicationAction::Heartbeat, "o2".to_owned())
+        ]
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn writes_that_came_from_a_peer_are_not_replicated_again() {
+    let cluster = cluster(&[]);
+    cluster.register("o1", Origin::Peer);
+    pause(1_000).await;
+    assert!(cluster.sent().is_empty());
+}
+
+#[tokio::test(start_paused = true)]
+async fn evictions_are_not_replicated() {
+    let cluster = cluster(&["--eureka.server.enable-self-preservation=false"]);
+    cluster.register("o1", Origin::Client);
+    pause(1).await;
+    cluster
+        .state
+        .write(|registry, now| registry.evict(now + 1_000_000, 0, 1));
+    pause(1_000).await;
+    assert_eq!(cluster.sent(), vec![one(ReplicationAction::Register, "o1")]);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_congested_peer_gets_the_batch_again_after_a_second() {
+    let cluster = cluster(&[]);
+    cluster
+        .peer
+        .then(Answer::Fail(PeerError::Congestion("503".into())));
+    cluster.register("o1", Origin::Client);
+    pause(900).await;
+    assert_eq!(cluster.sent().len(), 1);
+    pause(200).await;
+    assert_eq!(
+        cluster.sent(),
+        vec![
+            one(ReplicationAction::Register, "o1"),
+            one(ReplicationAction::Register, "o1")
+        ]
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_unreachable_peer_is_retried_with_a_doubling_pause() {
+    let cluster = cluster(&[]);
+    for _ in 0..3 {
+        cluster
+            .peer
+            .then(Answer::Fail(PeerError::Unreachable("refused".into())));
+    }
+    cluster.register("o1", Origin::Client);
+    // Attempts at 0, 100, 300 (100 + 200) and 700 ms (+ 400).
+    pause(650).await;
+    assert_eq!(cluster.sent().len(), 3);
+    pause(100).await;
+    assert_eq!(cluster.sent().len(), 4);
+    assert!(cluster.state.replication.peer_states()[0].up);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_refused_batch_is_dropped_not_repeated() {
+    let cluster = cluster(&[]);
+    cluster
+        .peer
+        .then(Answer::Fail(PeerError::Refused("401".into())));
+    cluster.register("o1", Origin::Client);
+    pause(60_000).await;
+    assert_eq!(cluster.sent().len(), 1);
+    let state = &cluster.state.replication.peer_states()[0];
+    assert!(!state.up);
+    assert_eq!(state.failures, 1);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_heartbeat_the_peer_does_not_know_becomes_a_register() {
+    let cluster = cluster(&[]);
+    cluster.register("o1", Origin::Client);
+    pause(1).await;
+    cluster
+        .peer
+        .then(Answer::Results(vec![ReplicationResult::status(404)]));
+    cluster.renew("o1");
+    pause(1_000).await;
+    assert_eq!(
+        cluster.sent(),
+        vec![
+            one(ReplicationAction::Register, "o1"),
+            one(ReplicationAction::Heartbeat, "o1"),
+            one(ReplicationAction::Register, "o1")
+        ]
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_heartbeat_answered_with_a_newer_copy_adopts_it() {
+    let cluster = cluster(&[]);
+    cluster.register("o1", Origin::Client);
+    pause(1).await;
+    let mut theirs = Instance::new("orders", "o1", "host", "10.0.0.1", EPOCH + 10_000);
+    theirs.status = InstanceStatus::OutOfService;
+    theirs.overridden_status = InstanceStatus::OutOfService;
+    cluster.peer.then(Answer::Results(vec![ReplicationResult {
+        status_code: 409,
+        entity: Some(theirs),
+    }]));
+    cluster.renew("o1");
+    pause(1_000).await;
+    let now = cluster.state.now();
+    let ours = cluster
+        .state
+        .registry
+        .lock()
+        .instance("ORDERS", "o1", now)
+        .unwrap();
+    assert_eq!(ours.status, InstanceStatus::OutOfService);
+    // Adopted as a peer's write: not sent back.
+    assert_eq!(cluster.sent().len(), 2);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_dead_peer_holds_at_most_the_queue_limit_and_counts_the_rest() {
+    let cluster = cluster(&[]);
+    for _ in 0..100 {
+        cluster
+            .peer
+            .then(Answer::Fail(PeerError::Unreachable("refused".into())));
+    }
+    for n in 0..10 {
+        cluster.register(&format!("o{n}"), Origin::Client);
+    }
+    pause(1).await;
+    let state = &cluster.state.replication.peer_states()[0];
+    assert!(state.queue_depth <= 3, "queue holds {}", state.queue_depth);
+    assert!(state.dropped_tasks >= 7, "dropped {}", state.dropped_tasks);
+}
+
+#[test]
+fn backoff_doubles_from_its_first_pause_up_to_its_limit() {
+    let (first, max) = (Duration::from_millis(100), Duration::from_secs(5));
+    assert_eq!(backoff(first, max, 1), Duration::from_millis(100));
+    assert_eq!(backoff(first, max, 2), Duration::from_millis(200));
+    assert_eq!(backoff(first, max, 4), Duration::from_millis(800));
+    assert_eq!(backoff(first, max, 40), Duration::from_secs(5));
+}

@@ -1,0 +1,238 @@
+//! One peer's pending replication tasks: Eureka's batching acceptor, as plain data with time
+//! passed in (every rule here is tested without a runtime).
+//!
+//! Tasks are grouped by instance, in the order instances first became pending. Within an
+//! instance there is at most one task per action, kept in order, and a newer task of the same
+//! action replaces the older one in place (Eureka's "overridden" tasks: only the latest
+//! heartbeat is sent). Unlike Eureka, a cancel drops the instance's earlier tasks and a
+//! register drops an earlier cancel or heartbeat, so a peer never sees an instance's writes
+//! out of order (Eureka's per-action ids can send `register, cancel` for `cancel, register`).
+//!
+//! What a task sends is looked up when its batch is built, so a task records only what to do.
+//! The queue is bounded: when it is full the oldest instance's tasks are dropped and counted,
+//! and anti-entropy repairs what they would have carried. Tasks expire, as in Eureka: a
+//! heartbeat queued behind a dead peer for longer than a lease renewal is worthless.
+
+use std::collections::{BTreeMap, HashMap};
+
+use heureka_core::Millis;
+use heureka_wire::ReplicationAction;
+
+/// The instance a task is about.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) struct InstanceKey {
+    pub(crate) app: String,
+    pub(crate) id: String,
+}
+
+/// One thing to tell the peer about one instance.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Task {
+    pub(crate) key: InstanceKey,
+    pub(crate) action: ReplicationAction,
+    /// When the task was (last) queued; the batching delay and expiry count from here.
+    pub(crate) queued_at: Millis,
+}
+
+/// The knobs of a queue, from `eureka.server.*` and `heureka.replication.*`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct QueueLimits {
+    /// `max-elements-in-peer-replication-pool`: most tasks held.
+    pub(crate) capacity: usize,
+    /// `max-time-for-replication`: a task older than this is dropped unsent.
+    pub(crate) max_age_ms: Millis,
+    /// `heureka.replication.batch-delay-ms`: how long a heartbeat waits for company.
+    pub(crate) batch_delay_ms: Millis,
+    /// `heureka.replication.batch-size`.
+    pub(crate) batch_size: usize,
+}
+
+#[derive(Debug)]
+struct Slot {
+    key: InstanceKey,
+    /// At most one per action, in the order they were queued.
+    tasks: Vec<(ReplicationAction, Millis)>,
+}
+
+/// The pending tasks of one peer.
+#[derive(Debug)]
+pub(crate) struct ReplicationQueue {
+    limits: QueueLimits,
+    /// Instances with pending tasks, by position. Positions only grow, except that a batch
+    /// put back after a failure goes before everything else (`front`).
+    slots: BTreeMap<i64, Slot>,
+    position_of: HashMap<InstanceKey, i64>,
+    next_back: i64,
+    next_front: i64,
+    len: usize,
+    /// How many pending tasks are not heartbeats: those are sent without waiting.
+    urgent: usize,
+    /// Tasks dropped because the queue was full or they expired, since the queue was made.
+    dropped: u64,
+}
+
+impl ReplicationQueue {
+    pub(crate) fn new(limits: QueueLimits) -> ReplicationQueue {
+        ReplicationQueue {
+            limits,
+            slots: BTreeMap::new(),
+            position_of: HashMap::new(),
+            next_back: 0,
+            next_front: -1,
+            len: 0,
+            urgent: 0,
+            dropped: 0,
+        }
+    }
+
+    /// Number of pending tasks.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Tasks dropped unsent (queue full or expired) so far.
+    pub(crate) fn dropped(&self) -> u64 {
+        self.dropped
+    }
+
+    /// Queues `action` for the instance, coalescing with what is already pending for it.
+    pub(crate) fn push(&mut self, key: InstanceKey, action: ReplicationAction, now: Millis) {
+        let position = match self.position_of.get(&key) {
+            Some(position) => *position,
+            None => {
+                let position = self.next_back;
+                self.next_back += 1;
+                self.insert_slot(position, key.clone());
+                position
+            }
+        };
+        let slot = self.slots.get_mut(&position).expect("indexed slot exists");
+        let (len_before, urgent_before) = (slot.tasks.len(), urgent(&slot.tasks));
+        merge(&mut slot.tasks, action, now);
+        self.len = self.len + slot.tasks.len() - len_before;
+        self.urgent = self.urgent + urgent(&slot.tasks) - urgent_before;
+        self.enforce_capacity();
+    }
+
+    /// When the next batch is due: at once if a task other than a heartbeat is pending or a
+    /// full batch is waiting, else when the oldest heartbeat has waited the batching delay.
+    /// `None` when nothing is pending.
+    pub(crate) fn due_at(&self) -> Option<Millis> {
+        if self.is_empty() {
+            return None;
+        }
+        if self.urgent > 0 || self.len >= self.limits.batch_size {
+            return Some(Millis::MIN);
+        }
+        // The front instance became pending first; a heartbeat replaced in place since then
+        // can make it look younger by at most one batching delay.
+        let (_, front) = self.slots.first_key_value()?;
+        let oldest = front.tasks.iter().map(|(_, queued_at)| *queued_at).min()?;
+        Some(oldest.saturating_add(self.limits.batch_delay_ms))
+    }
+
+    /// Takes up to a batch of tasks, oldest instance first, dropping expired ones.
+    pub(crate) fn take_batch(&mut self, now: Millis) -> Vec<Task> {
+        let mut batch = Vec::new();
+        while batch.len() < self.limits.batch_size {
+            let Some((_, slot)) = self.slots.pop_first() else {
+                break;
+            };
+            self.forget(&slot);
+            for (action, queued_at) in slot.tasks {
+                if now - queued_at > self.limits.max_age_ms {
+                    self.dropped += 1;
+                    continue;
+                }
+                batch.push(Task {
+                    key: slot.key.clone(),
+                    action,
+                    queued_at,
+                });
+            }
+        }
+        batch
+    }
+
+    /// Puts a batch that could not be delivered back at the front, in its order, unless a
+    /// newer task for the same instance is pending (the newer one wins) or the task expired.
+    pub(crate) fn put_back(&mut self, batch: Vec<Task>, now: Millis) {
+        for task in batch.into_iter().rev() {
+            if now - task.queued_at > self.limits.max_age_ms {
+                self.dropped += 1;
+                continue;
+            }
+            if self.position_of.contains_key(&task.key) {
+                // Something newer is pending for this instance; it supersedes the old task.
+                continue;
+            }
+            let position = self.next_front;
+            self.next_front -= 1;
+            self.insert_slot(position, task.key.clone());
+            let slot = self.slots.get_mut(&position).expect("slot just inserted");
+            slot.tasks.push((task.action, task.queued_at));
+            self.len += 1;
+            self.urgent += urgent(&slot.tasks);
+            self.enforce_capacity();
+        }
+    }
+
+    fn insert_slot(&mut self, position: i64, key: InstanceKey) {
+        self.position_of.insert(key.clone(), position);
+        self.slots.insert(
+            position,
+            Slot {
+                key,
+                tasks: Vec::with_capacity(1),
+            },
+        );
+    }
+
+    /// Drops the oldest instances' tasks until the queue fits its capacity.
+    fn enforce_capacity(&mut self) {
+        while self.len > self.limits.capacity {
+            let Some((_, slot)) = self.slots.pop_first() else {
+                break;
+            };
+            self.forget(&slot);
+            self.dropped += slot.tasks.len() as u64;
+        }
+    }
+
+    /// Unaccounts a slot that left the queue.
+    fn forget(&mut self, slot: &Slot) {
+        self.position_of.remove(&slot.key);
+        self.len -= slot.tasks.len();
+        self.urgent -= urgent(&slot.tasks);
+    }
+}
+
+fn urgent(tasks: &[(ReplicationAction, Millis)]) -> usize {
+    tasks
+        .iter()
+        .filter(|(action, _)| *action != ReplicationAction::Heartbeat)
+        .count()
+}
+
+/// Adds `action` to an instance's pending tasks, keeping what is still worth sending.
+fn merge(tasks: &mut Vec<(ReplicationAction, Millis)>, action: ReplicationAction, now: Millis) {
+    use ReplicationAction::{Cancel, Heartbeat, Register};
+    match action {
+        // Whatever was pending for an instance that is gone is moot.
+        Cancel => tasks.clear(),
+        // A register carries the whole instance and renews its lease on the peer.
+        Register => tasks.retain(|(pending, _)| !matches!(pending, Cancel | Heartbeat)),
+        _ => {}
+    }
+    match tasks.iter_mut().find(|(pending, _)| *pending == action) {
+        Some(pending) => pending.1 = now,
+        None => tasks.push((action, now)),
+    }
+}
+
+#[cfg(test)]
+mod tests;

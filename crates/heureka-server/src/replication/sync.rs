@@ -1,0 +1,125 @@
+//! The start-up sync (spec §6.15): before a node serves reads, it fetches its peers'
+//! registries and registers every instance they hold as a peer's write (never replicated
+//! back), so a restarted node does not answer its first read with an empty registry.
+//!
+//! Eureka retries the whole sync while it found nothing, `registry-sync-retries` times,
+//! `registry-sync-retry-wait-ms` apart, even when every peer is plainly down, which is why a
+//! Java node alone takes minutes to start. Here a peer that refuses the connection is down and
+//! not waited for, nor is one that accepts the connection and never answers; only peers that
+//! answered without a registry (starting, overloaded) are asked again. Every peer that answers contributes, not only the first.
+
+use heureka_core::Applications;
+use tokio::task::JoinSet;
+
+use super::transport::PeerError;
+use super::Peer;
+use crate::state::SharedState;
+
+/// What the start-up sync found.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct SyncReport {
+    /// Instances registered from peers (each counted once per peer that held it).
+    pub(crate) instances: usize,
+    pub(crate) peers_answered: usize,
+    pub(crate) peers_down: usize,
+    pub(crate) peers_unready: usize,
+}
+
+/// Syncs from every peer, then opens the registry for traffic with what was found.
+pub(crate) async fn sync_from_peers(state: &SharedState) -> SyncReport {
+    let settings = state.replication.settings();
+    let mut pending = state.replication.peers();
+    let mut report = SyncReport::default();
+    let attempts = if state.fetch_registry_at_start {
+        settings.sync_attempts
+    } else {
+        0
+    };
+    for attempt in 1..=attempts {
+        if pending.is_empty() {
+            break;
+        }
+        if attempt > 1 {
+            tracing::info!(
+                attempt,
+                peers = pending.len(),
+                wait_ms = settings.sync_retry_wait.as_millis() as u64,
+                "start-up sync: peers not ready, asking again"
+            );
+            tokio::time::sleep(settings.sync_retry_wait).await;
+        }
+        let mut still_unready = Vec::new();
+        report.peers_unready = 0;
+        for (peer, outcome) in fetch_all(state, &pending).await {
+            match outcome {
+                Ok(applications) => {
+                    report.peers_answered += 1;
+                    report.instances += register_all(state, applications);
+                }
+                Err(PeerError::Unreachable(why) | PeerError::TimedOut(why)) => {
+                    report.peers_down += 1;
+                    tracing::info!(peer = %peer.url.as_str(), %why, "start-up sync: peer is down");
+                }
+                Err(error) => {
+                    report.peers_unready += 1;
+                    tracing::warn!(peer = %peer.url.as_str(), %error, "start-up sync: peer did not give its registry");
+                    still_unready.push(peer);
+                }
+            }
+        }
+        pending = still_unready;
+    }
+    let count = u32::try_from(state.registry.lock().registry_size()).unwrap_or(u32::MAX);
+    state.write(|registry, now| registry.open_for_traffic(count, now));
+    state.mark_ready();
+    tracing::info!(
+        instances = report.instances,
+        registry_size = count,
+        peers_answered = report.peers_answered,
+        peers_down = report.peers_down,
+        peers_unready = report.peers_unready,
+        "start-up sync done: serving reads"
+    );
+    report
+}
+
+async fn fetch_all(
+    state: &SharedState,
+    peers: &[std::sync::Arc<Peer>],
+) -> Vec<(std::sync::Arc<Peer>, Result<Applications, PeerError>)> {
+    let mut fetches = JoinSet::new();
+    for peer in peers {
+        let (client, peer) = (state.replication.client().clone(), peer.clone());
+        fetches.spawn(async move {
+            let outcome = client.fetch_applications(&peer.url).await;
+            (peer, outcome)
+        });
+    }
+    let mut outcomes = Vec::new();
+    while let Some(joined) = fetches.join_next().await {
+        if let Ok(outcome) = joined {
+            outcomes.push(outcome);
+        }
+    }
+    outcomes
+}
+
+/// Registers a peer's registry here as its replicas, one application per write so that
+/// requests arriving meanwhile wait for one application at most.
+fn register_all(state: &SharedState, applications: Applications) -> usize {
+    let mut count = 0;
+    for application in applications.applications {
+        count += state.write(|registry, now| {
+            let mut count = 0;
+            for instance in application.instances {
+                if instance.app.is_empty() || instance.id().is_empty() {
+                    continue;
+                }
+                registry.register(instance, heureka_core::Origin::Peer, now);
+                count += 1;
+            }
+            count
+        });
+    }
+    count
+}

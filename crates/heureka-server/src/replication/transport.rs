@@ -1,0 +1,236 @@
+//! HTTP to one peer: the replication batch, and the registry reads that start-up sync and
+//! anti-entropy make. Failures are classified as Eureka's batching dispatcher classifies them,
+//! because the dispatcher's next step (retry soon, back off, give up) depends on the class.
+
+use std::time::Duration;
+
+use heureka_core::Applications;
+use heureka_wire::{Format, ReplicationItem, ReplicationResult};
+use reqwest::header::{ACCEPT, ACCEPT_ENCODING, AUTHORIZATION, CONTENT_TYPE, USER_AGENT};
+use reqwest::StatusCode;
+
+use super::peers::PeerUrl;
+
+/// Why a request to a peer did not produce an answer to act on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum PeerError {
+    /// 503: the peer is overloaded (or not ready); back off longer.
+    Congestion(String),
+    /// No answer in time: congestion to the dispatcher, as in Eureka; a hung peer to the
+    /// start-up sync, which does not wait for it.
+    TimedOut(String),
+    /// The peer could not be reached (refused, reset, DNS): retry soon.
+    Unreachable(String),
+    /// The peer answered, but not with something to act on (401, 404, 500, garbage): the
+    /// request will not succeed by repeating it.
+    Refused(String),
+}
+
+impl std::fmt::Display for PeerError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PeerError::Congestion(why) => write!(f, "congested: {why}"),
+            PeerError::TimedOut(why) => write!(f, "timed out: {why}"),
+            PeerError::Unreachable(why) => write!(f, "unreachable: {why}"),
+            PeerError::Refused(why) => write!(f, "refused: {why}"),
+        }
+    }
+}
+
+/// The timeouts of peer requests.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Timeouts {
+    /// `peer-node-connect-timeout-ms`.
+    pub(crate) connect: Duration,
+    /// `peer-node-read-timeout-ms`: for a batch's answer.
+    pub(crate) batch: Duration,
+    /// For whole-registry reads, which may be megabytes: generous, and not Eureka's.
+    pub(crate) registry_read: Duration,
+}
+
+/// What a peer request needs: a shared connection pool and the timeouts.
+#[derive(Clone, Debug)]
+pub(crate) struct PeerClient {
+    http: reqwest::Client,
+    timeouts: Timeouts,
+    compress: bool,
+    /// In the dispatcher's paused-time tests, batches go to an in-memory peer instead.
+    #[cfg(test)]
+    fake: std::sync::Arc<std::sync::OnceLock<std::sync::Arc<fake::FakePeer>>>,
+}
+
+/// The user agent Java peers send; some proxies and logs key on it.
+const REPLICATION_USER_AGENT: &str = "Java-EurekaClient-Replication";
+
+impl PeerClient {
+    /// `compress` is `enable-replicated-request-compression`: gzip batch bodies.
+    pub(crate) fn new(timeouts: Timeouts, compress: bool) -> PeerClient {
+        let http = reqwest::Client::builder()
+            .connect_timeout(timeouts.connect)
+            .pool_idle_timeout(Duration::from_secs(30))
+            .gzip(true)
+            .build()
+            .expect("a client with no TLS settings always builds");
+        PeerClient {
+            http,
+            timeouts,
+            compress,
+            #[cfg(test)]
+            fake: Default::default(),
+        }
+    }
+
+    /// Sends every batch to `fake` instead of over HTTP.
+    #[cfg(test)]
+    pub(crate) fn install_fake(&self, fake: std::sync::Arc<fake::FakePeer>) {
+        let _ = self.fake.set(fake);
+    }
+
+    /// `POST {peer}peerreplication/batch/`: one answer per item, in order.
+    pub(crate) async fn send_batch(
+        &self,
+        peer: &PeerUrl,
+        items: &[ReplicationItem],
+    ) -> Result<Vec<ReplicationResult>, PeerError> {
+        #[cfg(test)]
+        if let Some(fake) = self.fake.get() {
+            return fake.answer(items).await;
+        }
+        let body = heureka_wire::encode_replication_batch(items);
+        let mut request = self
+            .http
+            .post(format!("{}peerreplication/batch/", peer.url))
+            .timeout(self.timeouts.batch)
+            .header(CONTENT_TYPE, "application/json")
+            .header(ACCEPT, "application/json")
+            .header(USER_AGENT, REPLICATION_USER_AGENT)
+            .header("DiscoveryIdentity-Name", "DefaultServer")
+            .header("DiscoveryIdentity-Version", "1.0");
+        request = if self.compress {
+            request
+                .header(reqwest::header::CONTENT_ENCODING, "gzip")
+                .body(gzip(&body))
+        } else {
+            request.body(body)
+        };
+        if let Some(authorization) = &peer.authorization {
+            request = request.header(AUTHORIZATION, authorization);
+        }
+        let response = request.send().await.map_err(classify)?;
+        let status = response.status();
+        if status == StatusCode::SERVICE_UNAVAILABLE {
+            return Err(PeerError::Congestion("503 Service Unavailable".to_owned()));
+        }
+        if !status.is_success() {
+            return Err(PeerError::Refused(format!("batch answered {status}")));
+        }
+        let body = response.bytes().await.map_err(classify)?;
+        heureka_wire::decode_replication_response(&body)
+            .map_err(|error| PeerError::Refused(format!("unreadable batch answer: {error}")))
+    }
+
+    /// `GET {peer}apps`: the peer's whole registry, as any Eureka client reads it.
+    pub(crate) async fn fetch_applications(
+        &self,
+        peer: &PeerUrl,
+    ) -> Result<Applications, PeerError> {
+        let body = self.get(peer, "apps").await?;
+        heureka_wire::decode_applications(&body, Format::Json)
+            .map_err(|error| PeerError::Refused(format!("unreadable registry: {error}")))
+    }
+
+    /// `GET {peer}peerreplication/digest`, Heureka's compact view of a registry for
+    /// anti-entropy. `Ok(None)` when the peer has none (a Java server answers 404).
+    pub(crate) async fn fetch_digest(
+        &self,
+        peer: &PeerUrl,
+    ) -> Result<Option<heureka_wire::RegistryDigest>, PeerError> {
+        match self.get(peer, "peerreplication/digest").await {
+            Ok(body) => heureka_wire::decode_registry_digest(&body, 0)
+                .map(Some)
+                .map_err(|error| PeerError::Refused(format!("unreadable digest: {error}"))),
+            Err(PeerError::Refused(why)) if why.starts_with("404") => Ok(None),
+            Err(error) => Err(error),
+        }
+    }
+
+    /// `GET {peer}apps/{app}/{id}`: one instance, as the peer holds it.
+    pub(crate) async fn fetch_instance(
+        &self,
+        peer: &PeerUrl,
+        app: &str,
+        id: &str,
+    ) -> Result<heureka_core::Instance, PeerError> {
+        let path = format!("apps/{}/{}", path_segment(app), path_segment(id));
+        let body = self.get(peer, &path).await?;
+        heureka_wire::decode_instance(&body, Format::Json, 0)
+            .map_err(|error| PeerError::Refused(format!("unreadable instance: {error}")))
+    }
+
+    async fn get(&self, peer: &PeerUrl, path: &str) -> Result<bytes::Bytes, PeerError> {
+        let mut request = self
+            .http
+            .get(format!("{}{path}", peer.url))
+            .timeout(self.timeouts.registry_read)
+            .header(ACCEPT, "application/json")
+            .header(ACCEPT_ENCODING, "gzip")
+            .header(USER_AGENT, REPLICATION_USER_AGENT);
+        if let Some(authorization) = &peer.authorization {
+            request = request.header(AUTHORIZATION, authorization);
+        }
+        let response = request.send().await.map_err(classify)?;
+        let status = response.status();
+        if status == StatusCode::SERVICE_UNAVAILABLE {
+            return Err(PeerError::Congestion("503 Service Unavailable".to_owned()));
+        }
+        if !status.is_success() {
+            return Err(PeerError::Refused(format!(
+                "{} on GET {path}",
+                status.as_u16()
+            )));
+        }
+        response.bytes().await.map_err(classify)
+    }
+}
+
+/// Eureka's classification: a read time-out is congestion (here its own variant, which the
+/// dispatcher treats as congestion), other I/O errors are transient.
+fn classify(error: reqwest::Error) -> PeerError {
+    let why = error_chain(&error);
+    if error.is_timeout() {
+        PeerError::TimedOut(why)
+    } else if error.is_connect() || error.is_request() || error.is_body() {
+        PeerError::Unreachable(why)
+    } else {
+        PeerError::Refused(why)
+    }
+}
+
+/// reqwest's own message is generic ("error sending request"); the cause says what happened.
+fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
+/// An app name or instance id as one URL path segment.
+fn path_segment(text: &str) -> String {
+    percent_encoding::utf8_percent_encode(text, percent_encoding::NON_ALPHANUMERIC).to_string()
+}
+
+fn gzip(body: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    encoder
+        .write_all(body)
+        .and_then(|()| encoder.finish())
+        .expect("writing to a Vec cannot fail")
+}
+
+#[cfg(test)]
+pub(crate) mod fake;

@@ -1,0 +1,268 @@
+//! Replication between Heureka nodes in one process, over real sockets: writes on one node
+//! reach the others, a node that starts later syncs, and anti-entropy repairs what
+//! replication cannot reach (a node that does not list its peer, a chain).
+//!
+//! Waiting is a bounded poll for the expected state, never an assertion on how long it took.
+
+use std::time::Duration;
+
+use tokio::net::TcpListener;
+
+use crate::support::{spring_body, TestServer};
+
+/// Fast timers, so convergence takes milliseconds; every other setting is the default.
+const FAST: &[&str] = &[
+    "--heureka.replication.anti-entropy-interval-ms=200",
+    "--heureka.replication.batch-delay-ms=50",
+    "--eureka.client.register-with-eureka=false",
+    "--eureka.server.registry-sync-retries=1",
+    "--eureka.server.registry-sync-retry-wait-ms=100",
+];
+
+async fn listeners(n: usize) -> (Vec<TcpListener>, Vec<String>) {
+    let mut listeners = Vec::new();
+    let mut urls = Vec::new();
+    for _ in 0..n {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        urls.push(format!(
+            "http://127.0.0.1:{}/eureka/",
+            listener.local_addr().unwrap().port()
+        ));
+        listeners.push(listener);
+    }
+    (listeners, urls)
+}
+
+async fn node(listener: TcpListener, peers: &[&str], extra: &[&str]) -> TestServer {
+    let service_url = format!(
+        "--eureka.client.service-url.defaultZone={}",
+        peers.join(",")
+    );
+    let mut args: Vec<&str> = FAST.to_vec();
+    args.push(&service_url);
+    args.extend_from_slice(extra);
+    TestServer::start_on(listener, &args).await
+}
+
+/// Three nodes, each listing all three (itself included, as Spring users write it).
+async fn full_mesh(extra: &[&str]) -> Vec<TestServer> {
+    let (listeners, urls) = listeners(3).await;
+    let urls: Vec<&str> = urls.iter().map(String::as_str).collect();
+    let mut nodes = Vec::new();
+    for listener in listeners {
+        nodes.push(node(listener, &urls, extra).await);
+    }
+    nodes
+}
+
+/// Polls `check` until it holds, for at most about 20 seconds.
+async fn eventually<F, Fut>(what: &str, mut check: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    for _ in 0..400 {
+        if check().await {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("never happened: {what}");
+}
+
+/// The status of `app/id` on a node, `None` when absent.
+async fn status_on(node: &TestServer, app: &str, id: &str) -> Option<String> {
+    let (code, body) = node
+        .get_text(&format!("/apps/{app}/{id}"), Some("application/json"))
+        .await;
+    if code != 200 {
+        return None;
+    }
+    let start = body.find("\"status\":\"")? + 10;
+    Some(body[start..].split('"').next()?.to_owned())
+}
+
+async fn everywhere(nodes: &[TestServer], app: &str, id: &str, status: Option<&str>) {
+    for (n, node) in nodes.iter().enumerate() {
+        eventually(&format!("{app}/{id} is {status:?} on node {n}"), || async {
+            status_on(node, app, id).await.as_deref() == status
+        })
+        .await;
+    }
+}
+
+#[tokio::test]
+async fn a_registration_on_one_node_reaches_the_others() {
+    let nodes = full_mesh(&[]).await;
+    nodes[0].register("orders", "o1").await;
+    everywhere(&nodes, "ORDERS", "o1", Some("UP")).await;
+}
+
+#[tokio::test]
+async fn a_cancel_on_one_node_reaches_the_others() {
+    let nodes = full_mesh(&[]).await;
+    nodes[1].register("orders", "o1").await;
+    everywhere(&nodes, "ORDERS", "o1", Some("UP")).await;
+    assert_eq!(nodes[1].delete("/apps/ORDERS/o1").await, 200);
+    everywhere(&nodes, "ORDERS", "o1", None).await;
+}
+
+#[tokio::test]
+async fn a_status_override_and_its_removal_reach_the_others() {
+    let nodes = full_mesh(&[]).await;
+    nodes[0].register("orders", "o1").await;
+    everywhere(&nodes, "ORDERS", "o1", Some("UP")).await;
+    assert_eq!(
+        nodes[2]
+            .put("/apps/ORDERS/o1/status?value=OUT_OF_SERVICE")
+            .await,
+        200
+    );
+    everywhere(&nodes, "ORDERS", "o1", Some("OUT_OF_SERVICE")).await;
+    assert_eq!(
+        nodes[2].delete("/apps/ORDERS/o1/status?value=UP").await,
+        200
+    );
+    everywhere(&nodes, "ORDERS", "o1", Some("UP")).await;
+}
+
+#[tokio::test]
+async fn a_metadata_change_reaches_the_others() {
+    let nodes = full_mesh(&[]).await;
+    nodes[0].register("orders", "o1").await;
+    everywhere(&nodes, "ORDERS", "o1", Some("UP")).await;
+    assert_eq!(nodes[0].put("/apps/ORDERS/o1/metadata?zone=b").await, 200);
+    for node in &nodes {
+        eventually("metadata replicated", || async {
+            let (_, body) = node
+                .get_text("/apps/ORDERS/o1", Some("application/json"))
+                .await;
+            body.contains("\"zone\":\"b\"")
+        })
+        .await;
+    }
+}
+
+#[tokio::test]
+async fn a_node_started_later_holds_the_registry_before_its_first_read() {
+    let (mut listeners, urls) = listeners(2).await;
+    let urls: Vec<&str> = urls.iter().map(String::as_str).collect();
+    let late = listeners.pop().unwrap();
+    let first = node(listeners.pop().unwrap(), &urls, &[]).await;
+    first.register("orders", "o1").await;
+    first.register("billing", "b1").await;
+    let second = node(late, &urls, &[]).await;
+    // No polling: the first read that is answered at all must already hold both.
+    let mut answered = None;
+    for _ in 0..400 {
+        let (code, body) = second.get_text("/apps", Some("application/json")).await;
+        if code == 200 {
+            answered = Some(body);
+            break;
+        }
+        assert_eq!(code, 403, "reads before the sync is done are refused");
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    let body = answered.expect("the second node started serving reads");
+    assert!(
+        body.contains("\"o1\"") || body.contains("\"instanceId\":\"o1\""),
+        "{body}"
+    );
+    assert!(body.contains("b1"), "{body}");
+}
+
+#[tokio::test]
+async fn anti_entropy_brings_a_peer_that_is_not_listed_up_to_date() {
+    // A does not list B, so A never replicates to B; B lists A and pulls what A has.
+    let (mut listeners, urls) = listeners(2).await;
+    let b_listener = listeners.pop().unwrap();
+    let a = node(listeners.pop().unwrap(), &[&urls[0]], &[]).await;
+    let b = node(b_listener, &[&urls[0], &urls[1]], &[]).await;
+    a.register("orders", "o1").await;
+    everywhere(&[a, b], "ORDERS", "o1", Some("UP")).await;
+}
+
+#[tokio::test]
+async fn a_chain_of_peers_converges() {
+    // A lists B, B lists C: a registration on A reaches B by replication and C by B's
+    // anti-entropy (replication itself never takes a second hop).
+    let (mut listeners, urls) = listeners(3).await;
+    let c_listener = listeners.pop().unwrap();
+    let b_listener = listeners.pop().unwrap();
+    let a = node(listeners.pop().unwrap(), &[&urls[1]], &[]).await;
+    let b = node(b_listener, &[&urls[2]], &[]).await;
+    let c = node(c_listener, &[&urls[2]], &[]).await;
+    a.register("orders", "o1").await;
+    everywhere(&[a, b, c], "ORDERS", "o1", Some("UP")).await;
+}
+
+#[tokio::test]
+async fn replication_works_with_credentials_in_the_peer_urls() {
+    let (listeners, urls) = listeners(2).await;
+    let urls: Vec<String> = urls
+        .iter()
+        .map(|url| url.replace("http://", "http://admin:s3cret@"))
+        .collect();
+    let urls: Vec<&str> = urls.iter().map(String::as_str).collect();
+    let auth = [
+        "--spring.security.user.name=admin",
+        "--spring.security.user.password=s3cret",
+    ];
+    let mut nodes = Vec::new();
+    for listener in listeners {
+        nodes.push(node(listener, &urls, &auth).await);
+    }
+    let body = spring_body("orders", "o1");
+    let response = nodes[0]
+        .http
+        .post(nodes[0].url("/apps/ORDERS"))
+        .basic_auth("admin", Some("s3cret"))
+        .header("Content-Type", "application/json")
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 204);
+    eventually("o1 replicated to the second node", || async {
+        let response = nodes[1]
+            .http
+            .get(nodes[1].url("/apps/ORDERS/o1"))
+            .basic_auth("admin", Some("s3cret"))
+            .send()
+            .await
+            .unwrap();
+        response.status() == 200
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_peer_without_credentials_is_refused() {
+    let (mut listeners, urls) = listeners(2).await;
+    let guarded = listeners.pop().unwrap();
+    let open = node(listeners.pop().unwrap(), &[&urls[0], &urls[1]], &[]).await;
+    let guarded = node(
+        guarded,
+        &[&urls[1]],
+        &[
+            "--spring.security.user.name=admin",
+            "--spring.security.user.password=s3cret",
+        ],
+    )
+    .await;
+    open.register("orders", "o1").await;
+    // The open node replicates without credentials: the guarded one must never take it.
+    eventually("the open node saw its peer refuse", || async {
+        let (_, body) = open.get_text("/status", Some("application/json")).await;
+        body.contains("401")
+    })
+    .await;
+    let response = guarded
+        .http
+        .get(guarded.url("/apps/ORDERS/o1"))
+        .basic_auth("admin", Some("s3cret"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 404);
+}
