@@ -8,17 +8,18 @@
 //! `request-body-timeout`, or it is answered 408. Nothing a client does, or fails to do, holds
 //! a connection open without a deadline.
 //!
-//! At `max-connections`, a new connection closes the one that has waited longest for a head.
-//! Under a slowloris the attackers, which never finish a head, are closed oldest first, while a
-//! real client, whose head arrives at once, is busy and left alone; so however many attackers
-//! connect, others are answered. Only when every connection is busy is the new one closed.
+//! At `max-connections`, a new connection closes the one that has waited longest for a head
+//! (among those its task has looked at: a head may be sitting unread in a new one). Under a
+//! slowloris the attackers, which never finish a head, are closed oldest first, while a real
+//! client, whose head arrives at once, is busy and left alone; so however many attackers
+//! connect, others are answered. When no connection can be closed (all are busy, each within
+//! its deadline), new connections wait in the backlog, as in Tomcat.
 //! Errors such as "too many open files" close the longest-waiting connection too, to free a
 //! descriptor, and the loop pauses briefly and goes on.
 //!
 //! Shutdown stops accepting, lets hyper close idle connections and finish in-flight exchanges,
 //! and after the grace period (`spring.lifecycle.timeout-per-shutdown-phase`) drops the rest.
 
-use std::collections::{BTreeMap, HashMap};
 use std::convert::Infallible;
 use std::future::Future;
 use std::pin::{pin, Pin};
@@ -34,15 +35,17 @@ use bytes::Bytes;
 use hyper::body::{Frame, Incoming, SizeHint};
 use hyper::server::conn::http1;
 use hyper_util::rt::TokioIo;
-use parking_lot::Mutex;
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{watch, Notify};
+use tokio::sync::watch;
 use tokio::task::JoinSet;
 use tokio::time::{sleep, sleep_until, Instant};
 use tower::{Service, ServiceExt};
 
+use self::table::{Deadline, Slot, Table};
 use crate::config::ConnectionConfig;
 use crate::http::error::ApiError;
+
+mod table;
 
 /// How long the accept loop pauses after an error such as "too many open files", once it has
 /// closed a waiting connection to free a descriptor.
@@ -71,42 +74,55 @@ pub(crate) async fn serve<S>(
     let (stop, stopped) = watch::channel(());
     let mut connections = JoinSet::new();
     let mut evicting = Throttle::default();
-    let mut refusing = Throttle::default();
+    let mut full = Throttle::default();
     let mut accept_errors = Throttle::default();
     let mut shutdown = pin!(shutdown);
-    loop {
+    'accept: loop {
         tokio::select! {
             biased;
             () = &mut shutdown => break,
             // Reap finished connections so the set holds only open ones.
             Some(_) = connections.join_next(), if !connections.is_empty() => {}
             accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => match table.admit(limits.connection_timeout) {
-                    Admission::Admitted { slot, evicted } => {
-                        if let Some(times) = evicted.then(|| evicting.hit()).flatten() {
+                Ok((stream, _)) => {
+                    let (slot, evicted) = loop {
+                        if let Some(admitted) = table.admit(limits.connection_timeout) {
+                            break admitted;
+                        }
+                        if let Some(times) = full.hit() {
                             tracing::warn!(
                                 max_connections = limits.max_connections,
                                 times,
-                                "connection limit reached: closing the connections that have \
-                                 waited longest for a request"
+                                "connection limit reached and no connection is waiting for a \
+                                 request: new connections wait"
                             );
                         }
-                        let task = serve_connection(
-                            stream, slot, app.clone(), http.clone(), timeouts, stopped.clone(),
+                        // Busy connections end within their deadlines, and new ones are
+                        // examined within moments; meanwhile newcomers queue in the backlog,
+                        // as they do in Tomcat.
+                        tokio::select! {
+                            () = &mut shutdown => break 'accept,
+                            () = table.room.notified() => {}
+                        }
+                    };
+                    if let Some(times) = evicted.then(|| evicting.hit()).flatten() {
+                        tracing::warn!(
+                            max_connections = limits.max_connections,
+                            times,
+                            "connection limit reached: closing the connections that have \
+                             waited longest for a request"
                         );
-                        connections.spawn(task);
                     }
-                    Admission::Refused => {
-                        if let Some(times) = refusing.hit() {
-                            tracing::warn!(
-                                max_connections = limits.max_connections,
-                                times,
-                                "connection limit reached with every connection mid-request: \
-                                 closing new connections"
-                            );
-                        }
+                    let task = serve_connection(
+                        stream, slot, app.clone(), http.clone(), timeouts, stopped.clone(),
+                    );
+                    connections.spawn(task);
+                    if evicted {
+                        // At the limit, let the new connection be examined before the next
+                        // one arrives and looks for a connection to close.
+                        tokio::task::yield_now().await;
                     }
-                },
+                }
                 Err(error) if is_about_one_connection(&error) => {}
                 Err(error) => {
                     if let Some(times) = accept_errors.hit() {
@@ -206,6 +222,12 @@ async fn serve_connection<S>(
         timeouts,
     };
     let mut connection = pin!(http.serve_connection(TokioIo::new(stream), service));
+    // One poll reads whatever the client has sent: a complete head makes the connection busy.
+    let first = std::future::poll_fn(|cx| Poll::Ready(connection.as_mut().poll(cx))).await;
+    if first.is_ready() {
+        return;
+    }
+    slot.examined();
     let mut stopping = false;
     loop {
         let deadline = match slot.deadline(Instant::now()) {
@@ -313,199 +335,6 @@ impl Drop for ExchangeBody {
     }
 }
 
-/// The open connections and which of them wait for a request head, oldest wait first.
-#[derive(Debug)]
-struct Table {
-    max_connections: usize,
-    /// A blocking mutex: every critical section is a few map operations, never an `.await`.
-    inner: Mutex<Inner>,
-}
-
-#[derive(Debug, Default)]
-struct Inner {
-    /// Source of connection ids and wait tickets. It only grows, so a smaller ticket is an
-    /// older wait.
-    next_number: u64,
-    connections: HashMap<u64, Entry>,
-    /// Waiting connections by ticket: the first is the one to close for room.
-    waiting: BTreeMap<u64, u64>,
-    /// Connections told to close that have not closed yet; they no longer count against the
-    /// limit.
-    closing: usize,
-}
-
-#[derive(Debug)]
-struct Entry {
-    phase: Phase,
-    wake: Arc<Notify>,
-}
-
-#[derive(Debug, Clone, Copy)]
-enum Phase {
-    /// Waiting for a complete request head until `deadline`; `ticket` orders the waits.
-    Waiting { ticket: u64, deadline: Instant },
-    /// A request is being read, handled or answered.
-    Busy,
-    /// Told to close to make room.
-    Closing,
-}
-
-enum Admission {
-    Admitted { slot: Arc<Slot>, evicted: bool },
-    Refused,
-}
-
-impl Table {
-    fn new(max_connections: usize) -> Table {
-        Table {
-            max_connections,
-            inner: Mutex::new(Inner::default()),
-        }
-    }
-
-    /// Takes a new connection, closing the longest-waiting one when at the limit; refuses it
-    /// when every connection is busy.
-    fn admit(self: &Arc<Self>, connection_timeout: Duration) -> Admission {
-        let mut inner = self.inner.lock();
-        let mut evicted = false;
-        if inner.connections.len() - inner.closing >= self.max_connections {
-            if !inner.close_longest_waiting() {
-                return Admission::Refused;
-            }
-            evicted = true;
-        }
-        let id = inner.next();
-        let wake = Arc::new(Notify::new());
-        inner.connections.insert(
-            id,
-            Entry {
-                phase: Phase::Busy,
-                wake: Arc::clone(&wake),
-            },
-        );
-        inner.wait(id, Instant::now() + connection_timeout);
-        let slot = Slot {
-            table: Arc::clone(self),
-            id,
-            wake,
-        };
-        Admission::Admitted {
-            slot: Arc::new(slot),
-            evicted,
-        }
-    }
-
-    fn close_longest_waiting(&self) -> bool {
-        self.inner.lock().close_longest_waiting()
-    }
-}
-
-impl Inner {
-    fn next(&mut self) -> u64 {
-        self.next_number += 1;
-        self.next_number
-    }
-
-    fn wait(&mut self, id: u64, deadline: Instant) {
-        let ticket = self.next();
-        let entry = self
-            .connections
-            .get_mut(&id)
-            .expect("the connection is open");
-        entry.phase = Phase::Waiting { ticket, deadline };
-        self.waiting.insert(ticket, id);
-    }
-
-    fn close_longest_waiting(&mut self) -> bool {
-        let Some((_, id)) = self.waiting.pop_first() else {
-            return false;
-        };
-        let entry = self
-            .connections
-            .get_mut(&id)
-            .expect("waiting connections are open");
-        entry.phase = Phase::Closing;
-        entry.wake.notify_one();
-        self.closing += 1;
-        true
-    }
-
-    /// Takes the connection out of the waiting list or the closing count, whichever it is in.
-    fn leave(&mut self, phase: Phase) {
-        match phase {
-            Phase::Waiting { ticket, .. } => {
-                self.waiting.remove(&ticket);
-            }
-            Phase::Closing => self.closing -= 1,
-            Phase::Busy => {}
-        }
-    }
-}
-
-/// One connection's place in the table, shared by its task, its service and its response
-/// bodies; it leaves the table when the last of them is gone.
-#[derive(Debug)]
-struct Slot {
-    table: Arc<Table>,
-    id: u64,
-    /// Wakes the connection's task to look at its phase: on eviction, and when a wait begins.
-    wake: Arc<Notify>,
-}
-
-enum Deadline {
-    CloseNow,
-    At(Instant),
-    None,
-}
-
-impl Slot {
-    /// A request head arrived. A connection told to close whose head arrived before it could
-    /// is served all the same: eviction is for the idle, and the limit is exceeded by one
-    /// for a moment.
-    fn begin_request(&self) {
-        let mut inner = self.table.inner.lock();
-        let Some(phase) = inner.connections.get(&self.id).map(|entry| entry.phase) else {
-            return;
-        };
-        inner.leave(phase);
-        if let Some(entry) = inner.connections.get_mut(&self.id) {
-            entry.phase = Phase::Busy;
-        }
-    }
-
-    /// The response was handed to hyper: the wait for the next head begins.
-    fn end_response(&self, keep_alive: Duration) {
-        let mut inner = self.table.inner.lock();
-        let busy = inner
-            .connections
-            .get(&self.id)
-            .is_some_and(|entry| matches!(entry.phase, Phase::Busy));
-        if busy {
-            inner.wait(self.id, Instant::now() + keep_alive);
-            drop(inner);
-            self.wake.notify_one();
-        }
-    }
-
-    fn deadline(&self, now: Instant) -> Deadline {
-        let inner = self.table.inner.lock();
-        match inner.connections.get(&self.id).map(|entry| entry.phase) {
-            Some(Phase::Waiting { deadline, .. }) if deadline > now => Deadline::At(deadline),
-            Some(Phase::Busy) => Deadline::None,
-            _ => Deadline::CloseNow,
-        }
-    }
-}
-
-impl Drop for Slot {
-    fn drop(&mut self) {
-        let mut inner = self.table.inner.lock();
-        if let Some(entry) = inner.connections.remove(&self.id) {
-            inner.leave(entry.phase);
-        }
-    }
-}
-
 /// A warning that repeats under load is logged at most once a minute, with how many times it
 /// happened since.
 #[derive(Debug, Default)]
@@ -528,6 +357,3 @@ impl Throttle {
         Some(std::mem::take(&mut self.times))
     }
 }
-
-#[cfg(test)]
-mod tests;

@@ -105,8 +105,8 @@ pub struct ConnectionConfig {
     pub request_body_timeout: Duration,
     /// `server.tomcat.max-connections`, default `8192` (Tomcat's): connections served at once.
     /// A new connection over the limit closes the one that has waited longest for a request
-    /// head (idle, or sending its head slowly); when every connection is mid-request, the new
-    /// one is closed instead.
+    /// head (idle, or sending its head slowly); when every connection is mid-request, new
+    /// connections wait in the backlog until one ends.
     pub max_connections: usize,
     /// `server.max-http-request-header-size` (or its older name
     /// `server.max-http-header-size`), default `8KB` (Spring's): the largest request line plus

@@ -4,11 +4,11 @@ use super::*;
 
 const TIMEOUT: Duration = Duration::from_secs(20);
 
+/// A new connection, examined (its task has read what it sent, and found no complete head).
 fn admitted(table: &Arc<Table>) -> Arc<Slot> {
-    match table.admit(TIMEOUT) {
-        Admission::Admitted { slot, .. } => slot,
-        Admission::Refused => panic!("refused"),
-    }
+    let (slot, _) = table.admit(TIMEOUT).expect("room");
+    slot.examined();
+    slot
 }
 
 fn closes_now(slot: &Slot) -> bool {
@@ -29,13 +29,7 @@ fn at_the_limit_the_longest_waiting_connection_is_closed() {
     let table = Arc::new(Table::new(2));
     let oldest = admitted(&table);
     let newer = admitted(&table);
-    let Admission::Admitted {
-        slot: newest,
-        evicted,
-    } = table.admit(TIMEOUT)
-    else {
-        panic!("refused");
-    };
+    let (newest, evicted) = table.admit(TIMEOUT).expect("room");
     assert!(evicted);
     assert!(closes_now(&oldest));
     assert!(!closes_now(&newer));
@@ -54,11 +48,11 @@ fn a_connection_with_a_request_in_progress_is_never_closed_for_room() {
 }
 
 #[test]
-fn when_every_connection_is_busy_the_new_one_is_refused() {
+fn when_every_connection_is_busy_there_is_no_room() {
     let table = Arc::new(Table::new(1));
     let busy = admitted(&table);
     busy.begin_request();
-    assert!(matches!(table.admit(TIMEOUT), Admission::Refused));
+    assert!(table.admit(TIMEOUT).is_none());
 }
 
 #[test]
@@ -106,8 +100,8 @@ fn closed_connections_free_their_place() {
     drop(first);
     let second = admitted(&table);
     second.begin_request();
-    // Only `second` is open, and busy: a third is refused, not admitted over a ghost.
-    assert!(matches!(table.admit(TIMEOUT), Admission::Refused));
+    // Only `second` is open, and busy: there is no room, not a place taken by a ghost.
+    assert!(table.admit(TIMEOUT).is_none());
     assert!(table.inner.lock().connections.len() == 1);
 }
 
@@ -118,5 +112,13 @@ fn a_connection_told_to_close_no_longer_counts_against_the_limit() {
     let second = admitted(&table);
     second.begin_request();
     // `_evicted` has not closed yet, but its place is `second`'s: no one else is closed.
-    assert!(matches!(table.admit(TIMEOUT), Admission::Refused));
+    assert!(table.admit(TIMEOUT).is_none());
+}
+
+#[test]
+fn a_connection_not_yet_examined_is_not_closed_for_room() {
+    let table = Arc::new(Table::new(1));
+    let (unexamined, _) = table.admit(TIMEOUT).expect("room");
+    assert!(table.admit(TIMEOUT).is_none());
+    assert!(!closes_now(&unexamined));
 }
