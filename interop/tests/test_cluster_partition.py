@@ -17,7 +17,6 @@ import pytest
 
 from support import cluster as cl
 from support.cluster import Heartbeater, new_instance, view, wait_converged, wait_on_all
-from support.procs import wait_until
 
 A, B, C = 0, 1, 2
 MINORITY, MAJORITY = [A], [B, C]
