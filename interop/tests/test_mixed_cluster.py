@@ -46,6 +46,11 @@ def spring_key(client: procs.SpringClient) -> tuple[str, str]:
     return (client.registry_app, client.instance_id)
 
 
+def lists_up(client: procs.SpringClient):
+    """Probe: the node's GET /eureka/apps/ lists the Spring app's instance as UP."""
+    return lambda n: view(n).instances.get(spring_key(client), ("",))[0] == "UP"
+
+
 def test_node_joining_a_running_java_node_holds_its_registry_at_its_first_read(mixed):
     seed_up, seed_out = mixed.seeds
     first = mixed.first
@@ -56,8 +61,7 @@ def test_node_joining_a_running_java_node_holds_its_registry_at_its_first_read(m
 
 def test_spring_client_registered_on_the_java_node_is_seen_through_the_other_node(mixed):
     me, peer = mixed.on_java, mixed.on_joiner
-    wait_on_all([mixed.joiner], f"{me.instance_id} UP", lambda n: view(n).instances.get(spring_key(me), ("",))[0] == "UP",
-                deadline=DEADLINE)
+    wait_on_all([mixed.joiner], f"{me.instance_id} UP", lists_up(me), deadline=DEADLINE)
     procs.wait_until(f"the DiscoveryClient of {peer.proc.name} sees {me.instance_id}",
                      lambda: me.instance_id in [i["instanceId"] for i in peer.instances_of(me.vip)],
                      DEADLINE, logs=[peer.proc, mixed.joiner.proc])
@@ -65,8 +69,7 @@ def test_spring_client_registered_on_the_java_node_is_seen_through_the_other_nod
 
 def test_spring_client_registered_on_the_other_node_is_seen_through_the_java_node(mixed):
     me, peer = mixed.on_joiner, mixed.on_java
-    wait_on_all([mixed.java], f"{me.instance_id} UP", lambda n: view(n).instances.get(spring_key(me), ("",))[0] == "UP",
-                deadline=DEADLINE)
+    wait_on_all([mixed.java], f"{me.instance_id} UP", lists_up(me), deadline=DEADLINE)
     procs.wait_until(f"the DiscoveryClient of {peer.proc.name} sees {me.instance_id}",
                      lambda: me.instance_id in [i["instanceId"] for i in peer.instances_of(me.vip)],
                      DEADLINE, logs=[peer.proc, mixed.java.proc])

@@ -357,7 +357,8 @@ def heartbeat(node: Node, inst: Instance, timeout: float = 10.0) -> int:
 
 def cancel(node: Node, inst: Instance, must_exist: bool = True) -> None:
     r = node.call("DELETE", _path(inst), headers=JSON)
-    assert r.status == 200 or (not must_exist and r.status == 404), f"{node.node_name}: cancel {inst.instance_id} -> {r.status}: {r.text[:300]}"
+    assert r.status == 200 or (not must_exist and r.status == 404), \
+        f"{node.node_name}: cancel {inst.instance_id} -> {r.status}: {r.text[:300]}"
 
 
 def set_status(node: Node, inst: Instance, value: str) -> None:
