@@ -5,9 +5,10 @@
 #   interop/run.sh --server=java        # client tests against the real Spring Cloud Eureka server
 #   interop/run.sh -k restart -x        # any other pytest arguments are passed through
 #   interop/run.sh --diff-against=java  # harness self-test: reference vs a second reference
+#   interop/run.sh --cluster-kinds=java # cluster tests on clusters of the real Java server
 #
 # Needs Java 17+ and Maven, Python 3, Node/npm, Rust. Idempotent: installs what is missing or
-# changed (interop/.venv from requirements.txt, interop/js/node_modules by npm ci, the two Spring
+# changed (interop/.venv from requirements.txt, interop/js/node_modules by npm ci, the Spring
 # jars by Maven), builds heureka (cargo build --release -p heureka-server) unless HEUREKA_BIN
 # is set, then runs pytest over interop/tests/. Exits with pytest's status.
 # Everything listens on 127.0.0.1 only.
@@ -46,7 +47,8 @@ fi
 # --- Java: the reference Eureka server and the Spring client app ------------------------
 step "mvn package (interop/java)"
 (cd java && mvn -q -B -DskipTests package)
-for jar in java/eureka-server/target/eureka-server.jar java/spring-client/target/spring-client.jar; do
+for jar in java/eureka-server/target/eureka-server.jar java/eureka-server-secure/target/eureka-server-secure.jar \
+           java/spring-client/target/spring-client.jar; do
     [ -f "$jar" ] || { echo "missing $jar after mvn package" >&2; exit 1; }
 done
 

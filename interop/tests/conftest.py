@@ -27,6 +27,10 @@ def pytest_addoption(parser):
                      choices=["heureka", "java"],
                      help="what test_differential compares with the Java reference (default: heureka; "
                           "java = a second reference server, a self-test of the harness)")
+    parser.addoption("--cluster-kinds", action="store", default=os.environ.get("INTEROP_CLUSTER_KINDS", "heureka"),
+                     help="comma-separated server kinds the cluster tests run on (default: heureka; "
+                          "java = clusters of the real Spring Cloud Eureka server, a self-test of the "
+                          "cluster tests; heureka_only tests must fail there and are strict xfails)")
 
 
 @pytest.fixture(scope="session")
@@ -126,3 +130,69 @@ def pytest_runtest_makereport(item, call):
             for p in t.procs():
                 if p.log_path is not None:
                     report.sections.append((f"process log: {p.name}", p.log_text(max_chars=6000)))
+
+
+# ---------------------------------------------------------------------------------------
+# Cluster tests (test_cluster*.py, test_mixed_cluster.py)
+# ---------------------------------------------------------------------------------------
+CLUSTER_KINDS = ("heureka", "java")
+
+
+def _cluster_kinds(config) -> list[str]:
+    kinds = [k.strip() for k in config.getoption("--cluster-kinds").split(",") if k.strip()]
+    bad = [k for k in kinds if k not in CLUSTER_KINDS]
+    if bad:
+        raise pytest.UsageError(f"--cluster-kinds: unknown kind(s) {bad}; choose from {list(CLUSTER_KINDS)}")
+    return kinds
+
+
+def pytest_generate_tests(metafunc):
+    """``cluster_kind``: the server kind of a cluster test's nodes, one module-wide cluster per kind.
+
+    A ``heureka_only`` test checks something only Heureka promises (anti-entropy, chains);
+    against Java clusters it is a strict xfail, so ``--cluster-kinds=java`` proves that it
+    detects the divergence it is about.
+    """
+    if "cluster_kind" not in metafunc.fixturenames:
+        return
+    only = metafunc.definition.get_closest_marker("heureka_only")
+    params = []
+    for kind in _cluster_kinds(metafunc.config):
+        if only and kind != "heureka":
+            reason = only.kwargs.get("java", "Java Eureka does not do this: the test must detect it")
+            params.append(pytest.param(kind, marks=pytest.mark.xfail(strict=True, reason=reason), id=kind))
+        else:
+            params.append(pytest.param(kind, id=kind))
+    metafunc.parametrize("cluster_kind", params, scope="module")
+
+
+def _check_cluster_prerequisites(kind: str, secure: bool = False) -> None:
+    _check_prerequisites(kind)
+    if kind == "java" and secure:
+        from support.cluster import EUREKA_SERVER_SECURE_JAR
+        if not EUREKA_SERVER_SECURE_JAR.exists():
+            pytest.fail(f"{EUREKA_SERVER_SECURE_JAR} not found: run mvn -q -B -DskipTests package in interop/java",
+                        pytrace=False)
+
+
+@pytest.fixture(scope="module")
+def cluster_factory(tracker, log_dir):
+    """Build and start a support.cluster.Cluster; its nodes are torn down with the module,
+    its proxies closed, and the nodes' logs attached to a failure report."""
+    from support.cluster import Cluster
+    made = []
+
+    def make(kinds: list[str], start: bool = True, **kw) -> Cluster:
+        for k in set(kinds):
+            _check_cluster_prerequisites(k, secure=bool(kw.get("credentials")))
+        c = Cluster(kinds, log_dir, **kw)
+        made.append(c)
+        for node in c.nodes:
+            tracker.add(node)
+        if start:
+            c.start()
+        return c
+
+    yield make
+    for c in made:
+        c.close_proxies()
