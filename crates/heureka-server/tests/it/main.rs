@@ -8,5 +8,7 @@ mod api;
 mod auth;
 mod bad_input;
 mod cluster;
+mod dashboard;
+mod events;
 mod replication_receiver;
 mod support;
