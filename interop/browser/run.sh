@@ -6,7 +6,7 @@
 #   SCREENSHOTS=docs/screenshots interop/browser/run.sh     # also refreshes the committed screenshots
 #
 # Installs what is missing: Debian's chromium (apt-get), playwright-core from the committed
-# package.json (npm, no browser download), interop/.venv with the pinned py-eureka-client.
+# package-lock.json (npm ci, no browser download), interop/.venv with the pinned py-eureka-client.
 # Everything listens on 127.0.0.1 only.
 set -euo pipefail
 
@@ -23,9 +23,10 @@ if ! command -v chromium >/dev/null 2>&1; then
     fi
 fi
 
-step "npm install (interop/browser)"
+step "npm ci (interop/browser)"
 if [ ! -d "$HERE/node_modules/playwright-core" ]; then
-    (cd "$HERE" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --no-audit --no-fund --loglevel=error)
+    # playwright-core ships no browser and downloads none: the test drives Debian's chromium.
+    (cd "$HERE" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error)
 else
     echo "up to date"
 fi
