@@ -38,6 +38,7 @@ suite "cargo test" cargo test --workspace
 suite "release build" cargo build --release --quiet -p heureka-server
 suite "benchmark smoke" python3 bench/run.py --smoke
 suite "real clients and Java interop" env HEUREKA_BIN="$PWD/target/release/heureka" bash interop/run.sh
+suite "dashboard in headless chromium" env HEUREKA_BIN="$PWD/target/release/heureka" bash interop/browser/run.sh
 
 echo
 if [ "$failed" -gt 0 ]; then

@@ -21,7 +21,7 @@ impl AppState {
             let mut registry = self.registry.lock();
             let result = write(&mut registry, now);
             let changes = registry.take_changes();
-            publish(self, &changes);
+            publish(self, &registry, &changes);
             (result, changes)
         };
         // Logging writes to stdout, which may block: never under the lock.
@@ -33,9 +33,10 @@ impl AppState {
 }
 
 /// Fans the changes of one write out to the listeners that queue them, under the lock.
-fn publish(state: &AppState, changes: &[Change]) {
+fn publish(state: &AppState, registry: &Registry, changes: &[Change]) {
     for change in changes {
         state.replication.replicate(change);
+        state.events.publish(change, registry);
     }
 }
 

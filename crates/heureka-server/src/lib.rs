@@ -10,6 +10,8 @@ pub mod config;
 mod cache;
 mod changes;
 mod clock;
+mod dashboard;
+mod events;
 mod handlers;
 mod http;
 mod listener;
@@ -61,6 +63,7 @@ pub async fn serve_with_reload(
     let app = NormalizePathLayer::trim_trailing_slash().layer(router);
     let mut background = tasks::spawn_all(&state, &config);
     let mut replicating = replication::spawn_all(&state, reload);
+    events::webhooks::spawn_all(&state, &config.heureka.webhooks, &mut background);
     if !state.is_ready() {
         let syncing = state.clone();
         background.spawn(async move {

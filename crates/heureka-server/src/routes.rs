@@ -14,6 +14,7 @@ use tower_http::decompression::RequestDecompressionLayer;
 use crate::handlers::{apps, instances, overrides, replication, status};
 use crate::http::auth;
 use crate::state::SharedState;
+use crate::{dashboard, events};
 
 /// The API router, before trailing-slash normalisation (see [`crate::serve`]).
 pub(crate) fn router(state: SharedState, base_path: &str, max_body_bytes: usize) -> Router {
@@ -38,11 +39,17 @@ pub(crate) fn router(state: SharedState, base_path: &str, max_body_bytes: usize)
         .route("/asg/{asg}/status", put(overrides::asg_status))
         .route("/peerreplication/batch", post(replication::batch))
         .route("/peerreplication/digest", get(replication::digest))
-        .route("/status", get(status::status));
+        .route("/status", get(status::status))
+        .route("/events", get(events::stream::stream))
+        .route("/dashboard/summary", get(dashboard::summary))
+        .route("/dashboard/lastn", get(dashboard::lastn))
+        .route("/dashboard/dashboard.js", get(dashboard::script))
+        .route("/dashboard/dashboard.css", get(dashboard::style));
 
     Router::new()
         .nest(&format!("{base_path}/v2"), api.clone())
         .nest(base_path, api)
+        .merge(dashboard::pages(&state))
         .layer(middleware::from_fn_with_state(
             state.clone(),
             auth::require_basic_auth,

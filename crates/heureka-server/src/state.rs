@@ -11,6 +11,7 @@ use parking_lot::Mutex;
 use crate::cache::{DeltaCache, FullFetchCache};
 use crate::clock::Clock;
 use crate::config::Config;
+use crate::events::Events;
 use crate::replication::{OwnAddress, Replication};
 
 pub(crate) type SharedState = Arc<AppState>;
@@ -31,6 +32,10 @@ pub(crate) struct AppState {
     pub(crate) settings: Settings,
     /// The peers, their queues and the client that talks to them.
     pub(crate) replication: Replication,
+    /// The event stream's channel, the renewal counts and the dashboard's `lastn` lists.
+    pub(crate) events: Events,
+    /// What the dashboard shows that no other part of the state holds.
+    pub(crate) dashboard: crate::dashboard::DashboardInfo,
     /// `spring.application.name`: the app this server (and its peers) register as.
     pub(crate) application_name: String,
     /// When the server started, on its clock.
@@ -81,6 +86,8 @@ impl AppState {
             // A single node has no one to sync from: it serves reads from the first request.
             ready: AtomicBool::new(replication.peers().is_empty()),
             replication,
+            events: Events::new(config),
+            dashboard: crate::dashboard::DashboardInfo::new(config, port, now),
             application_name: config.application_name.to_uppercase(),
             started_at: now,
             fetch_registry_at_start: config.client.fetch_registry,

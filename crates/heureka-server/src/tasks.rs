@@ -26,6 +26,7 @@ pub(crate) fn spawn_all(state: &SharedState, config: &Config) -> JoinSet<()> {
         state.clone(),
         millis(server.renewal_threshold_update_interval_ms),
     ));
+    tasks.spawn(crate::events::flush_renewals_every_second(state.clone()));
     tasks.spawn(purge_delta_queue(
         state.clone(),
         millis(server.delta_retention_timer_interval_in_ms),
@@ -86,11 +87,14 @@ async fn roll_renews_bucket(state: SharedState, self_preservation_enabled: bool)
     let mut timer = every(Duration::from_secs(60));
     loop {
         timer.tick().await;
-        let (before, after) = state.write(|registry, _| {
+        let (before, after, status) = state.write(|registry, now| {
             let before = registry.self_preservation();
             registry.roll_renews_bucket();
-            (before, registry.self_preservation())
+            let status = state.events.status_of(registry, now);
+            (before, registry.self_preservation(), status)
         });
+        // The event goes out with the numbers of this roll, as the log line below does.
+        state.events.observe_self_preservation(status, state.now());
         if !self_preservation_enabled
             || before.lease_expiration_enabled == after.lease_expiration_enabled
         {

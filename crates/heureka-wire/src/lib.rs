@@ -8,8 +8,10 @@
 //! The encoders write bytes by hand into one pre-sized `Vec<u8>`, since a full fetch of a large
 //! registry is the server's hot path.
 
+mod dashboard;
 mod digest;
 mod error;
+mod events;
 mod fields;
 mod json;
 mod numbers;
@@ -20,8 +22,12 @@ mod xml;
 
 use heureka_core::{Application, Applications, Instance, Millis};
 
+pub use dashboard::{encode_dashboard_summary, encode_lastn, DashboardSummary, LeaseRecord};
 pub use digest::{decode_registry_digest, encode_registry_digest, RegistryDigest};
 pub use error::DecodeError;
+pub use events::{
+    encode_event, Event, EventBody, InstanceEvent, InstanceEventKind, SelfPreservationStatus,
+};
 pub use heureka_core::InstanceDigest;
 pub use replication::{
     decode_replication_batch, decode_replication_response, encode_replication_batch,

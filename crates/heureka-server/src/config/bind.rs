@@ -8,8 +8,9 @@ use super::placeholders::{PlaceholderError, Resolver};
 use super::sources::{Origin, Properties};
 use super::{keys, values};
 use super::{
-    BasicAuth, Config, ConfigError, ConnectionConfig, EurekaClientConfig, EurekaInstanceConfig,
-    EurekaServerConfig, HeurekaConfig, RegistryConfig, ReplicationConfig, ServerConfig,
+    BasicAuth, Config, ConfigError, ConnectionConfig, DashboardConfig, EurekaClientConfig,
+    EurekaInstanceConfig, EurekaServerConfig, HeurekaConfig, RegistryConfig, ReplicationConfig,
+    ServerConfig, WebhookConfig,
 };
 
 /// Stage two: typed, validated values.
@@ -153,6 +154,17 @@ pub(crate) fn bind(
                 batch_delay_ms: number_u64("heureka.replication.batch-delay-ms")?,
                 batch_size: (number_u32("heureka.replication.batch-size")?).max(1) as usize,
             },
+            webhooks: bind_webhooks(&binder)?,
+        },
+        dashboard: DashboardConfig {
+            enabled: boolean("eureka.dashboard.enabled")?,
+            path: binder.parse(
+                "eureka.dashboard.path",
+                "a path starting with '/', such as / or /dashboard",
+                values::parse_dashboard_path,
+            )?,
+            environment: binder.setting("eureka.environment")?.value,
+            datacenter: binder.setting("eureka.datacenter")?.value,
         },
         logging_levels: bind_logging_levels(&binder)?,
         sources: Vec::new(),
@@ -343,6 +355,67 @@ fn bind_availability_zones(
         }
     }
     Ok(regions)
+}
+
+/// `heureka.webhooks[<n>].url` and `.events`, in index order; an entry needs its URL.
+fn bind_webhooks(binder: &Binder<'_>) -> Result<Vec<WebhookConfig>, ConfigError> {
+    let mut entries: BTreeMap<u32, (Option<String>, Vec<String>)> = BTreeMap::new();
+    for (name, property) in binder.properties.iter() {
+        let Some((index, field)) = name
+            .strip_prefix("heureka.webhooks[")
+            .and_then(|rest| rest.split_once("]."))
+        else {
+            continue;
+        };
+        let Ok(index) = index.parse::<u32>() else {
+            continue;
+        };
+        let key = format!("heureka.webhooks[{index}].{field}");
+        let setting = binder.resolve(&key, &property.value, &property.origin)?;
+        let entry = entries.entry(index).or_default();
+        match field {
+            "url" => {
+                let url = values::parse_http_url(&setting.value).ok_or_else(|| {
+                    ConfigError::invalid(
+                        &key,
+                        &setting.value,
+                        &setting.origin,
+                        "an http:// or https:// URL",
+                    )
+                })?;
+                entry.0 = Some(url);
+            }
+            _ => {
+                let mut events = Vec::new();
+                for event in setting
+                    .value
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|e| !e.is_empty())
+                {
+                    if !heureka_wire::InstanceEventKind::ALL_EVENT_NAMES.contains(&event) {
+                        return Err(ConfigError::invalid(
+                            &key,
+                            event,
+                            &setting.origin,
+                            "event types from docs/events.md, such as evicted,self-preservation-entered",
+                        ));
+                    }
+                    events.push(event.to_owned());
+                }
+                entry.1 = events;
+            }
+        }
+    }
+    entries
+        .into_iter()
+        .map(|(index, (url, events))| match url {
+            Some(url) => Ok(WebhookConfig { url, events }),
+            None => Err(ConfigError::new(format!(
+                "heureka.webhooks[{index}] has no url: each webhook needs heureka.webhooks[{index}].url"
+            ))),
+        })
+        .collect()
 }
 
 fn bind_logging_levels(binder: &Binder<'_>) -> Result<Vec<(String, String)>, ConfigError> {

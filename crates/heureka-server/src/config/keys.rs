@@ -297,7 +297,36 @@ pub(crate) const KEYS: &[Key] = &[
         "250",
         "most tasks in one replication batch",
     ),
+    key("eureka.dashboard.enabled", "true", "serve the dashboard"),
+    key(
+        "eureka.dashboard.path",
+        "/",
+        "where the dashboard is served",
+    ),
+    key(
+        "eureka.environment",
+        "test",
+        "environment shown on the dashboard",
+    ),
+    key(
+        "eureka.datacenter",
+        "default",
+        "data center shown on the dashboard",
+    ),
+    key(
+        "heureka.webhooks[<n>].url",
+        "",
+        "POST events to this URL (see docs/events.md)",
+    ),
+    key(
+        "heureka.webhooks[<n>].events",
+        "",
+        "event types to send there (default: all but renewals)",
+    ),
 ];
+
+/// The properties of one `heureka.webhooks[<n>]` entry.
+pub(crate) const WEBHOOK_PROPERTIES: &[&str] = &["url", "events"];
 
 /// Keys whose last part is a map key that keeps its case (`defaultZone`, `com.example`).
 pub(crate) const MAP_PREFIXES: &[&str] = &[
@@ -402,6 +431,12 @@ pub(crate) fn is_accepted(canonical_name: &str) -> bool {
             || IGNORED_SERVER_MAPS
                 .iter()
                 .any(|ignored| canonical(ignored) == first);
+    }
+    if let Some(rest) = canonical_name.strip_prefix("heureka.webhooks[") {
+        // `heureka.webhooks[<n>].<property>`: an index, then one of the known properties.
+        return rest.split_once("].").is_some_and(|(index, property)| {
+            index.chars().all(|c| c.is_ascii_digit()) && WEBHOOK_PROPERTIES.contains(&property)
+        });
     }
     if canonical_name.starts_with("heureka.") {
         return find(canonical_name).is_some();

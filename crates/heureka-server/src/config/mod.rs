@@ -59,6 +59,8 @@ pub struct Config {
     pub instance: EurekaInstanceConfig,
     /// `heureka.*`: settings Eureka does not have.
     pub heureka: HeurekaConfig,
+    /// `eureka.dashboard.*`, `eureka.environment`, `eureka.datacenter`: the status page.
+    pub dashboard: DashboardConfig,
     /// `logging.level.<target>=<level>`, default none. `root` is the root level; levels are
     /// lower-cased `trace|debug|info|warn|error|off`. `root` comes first, then by target.
     pub logging_levels: Vec<(String, String)>,
@@ -252,6 +254,31 @@ pub struct HeurekaConfig {
     pub base_path: String,
     /// `heureka.replication.*`: what Heureka adds to Eureka's replication.
     pub replication: ReplicationConfig,
+    /// `heureka.webhooks[<n>].*`, in index order; default none.
+    pub webhooks: Vec<WebhookConfig>,
+}
+
+/// `eureka.dashboard.*` and the two labels Spring's dashboard shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DashboardConfig {
+    /// `eureka.dashboard.enabled`, default `true`.
+    pub enabled: bool,
+    /// `eureka.dashboard.path`, default `/`: starts with `/`, no trailing `/` (except `/`).
+    pub path: String,
+    /// `eureka.environment`, default `test` (Spring's).
+    pub environment: String,
+    /// `eureka.datacenter`, default `default` (Spring's).
+    pub datacenter: String,
+}
+
+/// One `heureka.webhooks[<n>]` entry: where to POST events, and which.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WebhookConfig {
+    /// `heureka.webhooks[<n>].url`: an `http://` or `https://` URL.
+    pub url: String,
+    /// `heureka.webhooks[<n>].events`: event types (`docs/events.md`); empty means every
+    /// type but `renewals`.
+    pub events: Vec<String>,
 }
 
 /// `heureka.replication.*`.

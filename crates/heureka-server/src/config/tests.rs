@@ -999,3 +999,78 @@ logging:
     assert_eq!(config.eureka_server.wait_time_in_ms_when_sync_empty, 0);
     assert_eq!(config.logging_levels.len(), 2);
 }
+
+#[test]
+fn dashboard_defaults_to_the_root_with_springs_labels() {
+    let dashboard = Config::default().dashboard;
+    assert!(dashboard.enabled);
+    assert_eq!(dashboard.path, "/");
+    assert_eq!(dashboard.environment, "test");
+    assert_eq!(dashboard.datacenter, "default");
+}
+
+#[test]
+fn dashboard_path_loses_its_trailing_slash() {
+    let dir = Dir::new();
+    let config = config(&dir, &["--eureka.dashboard.path=/console/"], &[]);
+    assert_eq!(config.dashboard.path, "/console");
+}
+
+#[test]
+fn dashboard_path_must_start_with_a_slash() {
+    let dir = Dir::new();
+    let message = error(&dir, &["--eureka.dashboard.path=console"], &[]);
+    assert!(message.contains("eureka.dashboard.path"), "{message}");
+}
+
+#[test]
+fn webhooks_bind_from_a_yaml_list_in_index_order() {
+    let dir = Dir::new();
+    dir.write(
+        "application.yml",
+        "heureka:\n  webhooks:\n    - url: http://a.example/hook\n      events: evicted, self-preservation-entered\n    - url: https://b.example/hook\n",
+    );
+    let webhooks = config(&dir, &[], &[]).heureka.webhooks;
+    assert_eq!(
+        webhooks,
+        vec![
+            WebhookConfig {
+                url: "http://a.example/hook".into(),
+                events: vec!["evicted".into(), "self-preservation-entered".into()],
+            },
+            WebhookConfig {
+                url: "https://b.example/hook".into(),
+                events: Vec::new(),
+            },
+        ]
+    );
+}
+
+#[test]
+fn webhook_with_an_unknown_event_type_is_an_error_naming_the_key() {
+    let dir = Dir::new();
+    let message = error(
+        &dir,
+        &[
+            "--heureka.webhooks[0].url=http://a.example/hook",
+            "--heureka.webhooks[0].events=evicted,exploded",
+        ],
+        &[],
+    );
+    assert!(message.contains("heureka.webhooks[0].events"), "{message}");
+    assert!(message.contains("exploded"), "{message}");
+}
+
+#[test]
+fn webhook_without_a_url_is_an_error() {
+    let dir = Dir::new();
+    let message = error(&dir, &["--heureka.webhooks[1].events=evicted"], &[]);
+    assert!(message.contains("heureka.webhooks[1]"), "{message}");
+}
+
+#[test]
+fn unknown_webhook_property_is_an_error() {
+    let dir = Dir::new();
+    let message = error(&dir, &["--heureka.webhooks[0].secret=x"], &[]);
+    assert!(message.contains("heureka.webhooks[0].secret"), "{message}");
+}

@@ -130,3 +130,23 @@ fn parse_iso_duration(text: &str) -> Option<std::time::Duration> {
     }
     std::time::Duration::try_from_secs_f64(total).ok()
 }
+
+/// `eureka.dashboard.path`: `/` or a path starting with `/`; a trailing `/` is dropped.
+pub(crate) fn parse_dashboard_path(text: &str) -> Option<String> {
+    let text = text.trim();
+    if !text.starts_with('/') || text.contains(char::is_whitespace) {
+        return None;
+    }
+    let trimmed = text.trim_end_matches('/');
+    Some(if trimmed.is_empty() { "/" } else { trimmed }.to_owned())
+}
+
+/// A webhook URL: http(s) with a host, kept as written.
+pub(crate) fn parse_http_url(text: &str) -> Option<String> {
+    let text = text.trim();
+    let lower = text.to_ascii_lowercase();
+    ["http://", "https://"]
+        .iter()
+        .any(|scheme| lower.starts_with(scheme) && lower.len() > scheme.len())
+        .then(|| text.to_owned())
+}

@@ -104,7 +104,7 @@ pub(crate) async fn run(state: SharedState, peer: Arc<Peer>) {
                     }
                     PeerError::Refused(_) => None,
                 };
-                failed(&peer, &error, state.now());
+                failed(&state, &peer, &error, state.now());
                 match pause {
                     Some((first, max)) => {
                         peer.queue.lock().put_back(tasks, state.now());
@@ -213,6 +213,7 @@ fn delivered(
     };
     if came_back {
         tracing::info!(peer = %peer.url.as_str(), "peer is replicating again");
+        state.events.peer(peer.url.as_str(), true, None, now);
     }
     if results.len() != items.len() {
         // Eureka ignores such an answer altogether; so do we, and anti-entropy repairs.
@@ -248,7 +249,7 @@ fn on_result(state: &SharedState, peer: &Peer, item: &ReplicationItem, result: R
     }
 }
 
-fn failed(peer: &Peer, error: &PeerError, now: Millis) {
+fn failed(state: &SharedState, peer: &Peer, error: &PeerError, now: Millis) {
     let went_down = {
         let mut peer_state = peer.state.lock();
         let went_down = peer_state.up;
@@ -260,6 +261,9 @@ fn failed(peer: &Peer, error: &PeerError, now: Millis) {
     };
     if went_down {
         tracing::warn!(peer = %peer.url.as_str(), %error, "peer is not replicating");
+        state
+            .events
+            .peer(peer.url.as_str(), false, Some(error.to_string()), now);
     }
 }
 

@@ -9,6 +9,8 @@ mod api;
 mod auth;
 mod bad_input;
 mod cluster;
+mod dashboard;
+mod events;
 mod hostile;
 mod process;
 mod replication_receiver;

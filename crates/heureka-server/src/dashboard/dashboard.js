@@ -1,0 +1,513 @@
+// Heureka's dashboard: vanilla JavaScript, no build step, no network beyond this server.
+//
+// Loads the registry once ({base}/apps, JSON), then applies the event stream ({base}/events)
+// to it: no reload, no polling of the registry. The stream is opened first and events that
+// arrive while the registry loads are applied after it, in order, so nothing is missed. On
+// `lagged` (the stream dropped events for this page, or it reconnected) the page loads once
+// more. Actions are the ordinary REST calls; with auth on, the browser sends the Basic
+// credentials it was asked for when the page loaded.
+'use strict';
+
+const BASE = document.body.dataset.base;
+const HOME = document.body.dataset.home;
+const LASTN = document.body.dataset.lastn;
+
+// Spring Cloud Netflix's dashboard warnings, word for word.
+const WARNINGS = {
+  emergency: "EMERGENCY! EUREKA MAY BE INCORRECTLY CLAIMING INSTANCES ARE UP WHEN THEY'RE NOT. RENEWALS ARE LESSER THAN THRESHOLD AND HENCE THE INSTANCES ARE NOT BEING EXPIRED JUST TO BE SAFE.",
+  belowAndOff: 'RENEWALS ARE LESSER THAN THE THRESHOLD. THE SELF PRESERVATION MODE IS TURNED OFF. THIS MAY NOT PROTECT INSTANCE EXPIRY IN CASE OF NETWORK/OTHER PROBLEMS.',
+  off: 'THE SELF PRESERVATION MODE IS TURNED OFF. THIS MAY NOT PROTECT INSTANCE EXPIRY IN CASE OF NETWORK/OTHER PROBLEMS.',
+};
+
+const EVENT_NAMES = ['registered', 'cancelled', 'evicted', 'status-changed', 'metadata-changed',
+  'renewals', 'self-preservation-entered', 'self-preservation-left', 'peer-up', 'peer-down', 'lagged'];
+
+const state = {
+  instances: new Map(), // "APP/id" -> instance, as /apps encodes it
+  summary: null,
+  status: null,
+  clockOffset: 0, // server time minus browser time
+  loading: false,
+  buffered: [],
+  detailKey: null,
+};
+
+// --- small helpers ------------------------------------------------------------------------
+
+function el(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs || {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (name === 'className') node.className = value;
+    else if (name.startsWith('on')) node.addEventListener(name.slice(2), value);
+    else node.setAttribute(name, value === true ? '' : value);
+  }
+  for (const child of children.flat(Infinity)) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : String(child));
+  }
+  return node;
+}
+
+function rows(table, pairs) {
+  table.replaceChildren(...pairs.map(([key, value]) => el('tr', {}, el('td', {}, key), el('td', {}, value))));
+}
+
+async function getJson(path) {
+  const response = await fetch(BASE + path, { headers: { Accept: 'application/json' }, cache: 'no-store' });
+  if (!response.ok) throw new Error(`${path}: ${response.status}`);
+  return response.json();
+}
+
+const pad = (n, width = 2) => String(n).padStart(width, '0');
+
+// Spring's format, yyyy-MM-dd'T'HH:mm:ss Z, in the browser's time zone.
+function formatTime(ms) {
+  if (!ms) return '—';
+  const d = new Date(ms);
+  const offset = -d.getTimezoneOffset();
+  const sign = offset >= 0 ? '+' : '-';
+  const zone = sign + pad(Math.floor(Math.abs(offset) / 60)) + pad(Math.abs(offset) % 60);
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())} ${zone}`;
+}
+
+// Spring's uptime: HH:mm, prefixed with "1 day " or "N days ".
+function formatUptime(ms) {
+  const minutes = Math.max(0, Math.floor(ms / 60000));
+  const days = Math.floor(minutes / 1440);
+  const prefix = days === 0 ? '' : days === 1 ? '1 day ' : `${days} days `;
+  return prefix + pad(Math.floor((minutes % 1440) / 60)) + ':' + pad(minutes % 60);
+}
+
+const serverNow = () => Date.now() + state.clockOffset;
+const asList = (value) => (Array.isArray(value) ? value : value ? [value] : []);
+const keyOf = (app, id) => `${app}/${id}`;
+const idOf = (instance) => instance.instanceId || instance.hostName;
+
+function metadataOf(instance) {
+  const metadata = Object.assign({}, instance.metadata || {});
+  delete metadata['@class'];
+  return metadata;
+}
+
+function zoneOf(instance) {
+  const dc = (instance.dataCenterInfo && instance.dataCenterInfo.metadata) || {};
+  return dc['availability-zone'] || metadataOf(instance).zone || null;
+}
+
+function amiOf(instance) {
+  const dc = (instance.dataCenterInfo && instance.dataCenterInfo.metadata) || {};
+  return dc['ami-id'] || null;
+}
+
+// --- loading --------------------------------------------------------------------------------
+
+async function loadAll() {
+  state.loading = true;
+  try {
+    const [apps, summary] = await Promise.all([getJson('/apps'), getJson('/dashboard/summary')]);
+    state.instances.clear();
+    for (const app of asList(apps.applications && apps.applications.application)) {
+      for (const instance of asList(app.instance)) {
+        state.instances.set(keyOf(instance.app, idOf(instance)), instance);
+      }
+    }
+    state.summary = summary;
+    state.clockOffset = summary.now - Date.now();
+    await loadStatus();
+  } catch (error) {
+    document.getElementById('warnings').replaceChildren(el('div', { className: 'warning' }, `Could not load the registry: ${error.message}`));
+  } finally {
+    state.loading = false;
+  }
+  const buffered = state.buffered.splice(0);
+  for (const [name, data] of buffered) apply(name, data);
+  renderAll();
+}
+
+async function loadStatus() {
+  try {
+    state.status = await getJson('/status');
+  } catch (error) {
+    state.status = null;
+  }
+  renderReplicas();
+  renderGeneralInfo();
+}
+
+// --- the event stream -----------------------------------------------------------------------
+
+function openStream() {
+  const live = document.getElementById('live');
+  const stream = new EventSource(BASE + '/events');
+  let loaded = false;
+  stream.onopen = () => {
+    live.textContent = 'live';
+    live.classList.remove('off');
+    if (!loaded) {
+      loaded = true;
+      loadAll();
+    }
+  };
+  stream.onerror = () => {
+    // EventSource reconnects by itself; the server then sends `lagged` and the page reloads.
+    live.textContent = 'reconnecting…';
+    live.classList.add('off');
+  };
+  for (const name of EVENT_NAMES) {
+    stream.addEventListener(name, (message) => {
+      const data = JSON.parse(message.data);
+      if (state.loading) state.buffered.push([name, data]);
+      else {
+        apply(name, data);
+        scheduleRender();
+      }
+    });
+  }
+}
+
+function apply(name, data) {
+  switch (name) {
+    case 'registered':
+    case 'status-changed':
+    case 'metadata-changed':
+      if (data.instance) state.instances.set(keyOf(data.app, data.id), data.instance);
+      break;
+    case 'cancelled':
+    case 'evicted':
+      state.instances.delete(keyOf(data.app, data.id));
+      break;
+    case 'renewals':
+    case 'self-preservation-entered':
+    case 'self-preservation-left':
+      if (state.summary) state.summary.selfPreservation = data.selfPreservation;
+      break;
+    case 'peer-up':
+    case 'peer-down':
+      loadStatus();
+      break;
+    case 'lagged':
+      if (!state.loading) loadAll();
+      return;
+  }
+  if (name !== 'renewals') addToTimeline(name, data);
+}
+
+let renderPending = false;
+function scheduleRender() {
+  if (renderPending) return;
+  renderPending = true;
+  requestAnimationFrame(() => {
+    renderPending = false;
+    renderAll();
+  });
+}
+
+// --- rendering ------------------------------------------------------------------------------
+
+function renderAll() {
+  renderWarnings();
+  renderSystemStatus();
+  renderSelfPreservation();
+  renderInstances();
+  renderInstanceInfo();
+  if (state.detailKey) renderDetail();
+}
+
+function formula(sp) {
+  const perMinute = 60 / sp.expectedClientRenewalIntervalSeconds;
+  return `floor(${sp.expectedClients} × ${perMinute} × ${sp.renewalPercentThreshold}) = ${sp.renewsThreshold}`;
+}
+
+function renderWarnings() {
+  const box = document.getElementById('warnings');
+  const sp = state.summary && state.summary.selfPreservation;
+  if (!sp) return box.replaceChildren();
+  let text = null;
+  if (sp.belowRenewThreshold) text = sp.enabled ? WARNINGS.emergency : WARNINGS.belowAndOff;
+  else if (!sp.enabled) text = WARNINGS.off;
+  if (!text) return box.replaceChildren();
+  const why = sp.belowRenewThreshold
+    ? el('p', { className: 'why', id: 'warning-numbers' },
+        `Renews in the last minute: ${sp.renewsLastMin}, at or below the threshold of ${sp.renewsThreshold}. `,
+        `Threshold = floor(expected clients × renewals per client per minute × renewal-percent-threshold) = ${formula(sp)}; `,
+        `expected clients: ${sp.expectedClients}.`)
+    : null;
+  const todo = sp.belowRenewThreshold && sp.enabled
+    ? el('ul', {},
+        el('li', {}, 'If instances really are gone, deregister them from their detail view: expired leases are kept while renewals stay at or below the threshold.'),
+        el('li', {}, `A small setup shows this warning by design: each instance renews ${60 / sp.expectedClientRenewalIntervalSeconds} times a minute, and the expected clients include eureka.instance.registry.expected-number-of-clients-sending-renews. Lower eureka.server.renewal-percent-threshold, or set eureka.server.enable-self-preservation=false in development.`),
+        el('li', {}, 'If it is a network problem, fix the network: eviction resumes by itself once a full minute of renewals is above the threshold.'))
+    : !sp.enabled
+      ? el('ul', {}, el('li', {}, 'Expired leases are evicted even when many instances stop renewing at once. Set eureka.server.enable-self-preservation=true to keep them during network problems.'))
+      : null;
+  box.replaceChildren(el('div', { className: 'warning', id: 'self-preservation-warning' },
+    el('p', { className: 'banner' }, text), why, todo));
+}
+
+function renderSystemStatus() {
+  const summary = state.summary;
+  if (!summary) return;
+  const sp = summary.selfPreservation;
+  rows(document.getElementById('system-status'), [
+    ['Environment', summary.environment],
+    ['Data center', summary.datacenter],
+    ['Current time', el('span', { id: 'current-time' }, formatTime(serverNow()))],
+    ['Uptime', el('span', { id: 'uptime' }, formatUptime(serverNow() - summary.startedAt))],
+    ['Lease expiration enabled', String(!sp.active)],
+    ['Renews threshold', el('span', { id: 'renews-threshold' }, sp.renewsThreshold)],
+    ['Renews (last min)', el('span', { id: 'renews-last-min' }, sp.renewsLastMin)],
+  ]);
+}
+
+function renderSelfPreservation() {
+  const sp = state.summary && state.summary.selfPreservation;
+  if (!sp) return;
+  rows(document.getElementById('self-preservation'), [
+    ['Self-preservation mode', sp.enabled ? 'enabled' : 'disabled'],
+    ['Expiry now', sp.active ? 'off: expired leases are kept' : 'on: expired leases are evicted'],
+    ['Expected clients (E)', el('span', { id: 'expected-clients' }, sp.expectedClients)],
+    ['Renewal percent threshold (P)', sp.renewalPercentThreshold],
+    ['Expected renewal interval (I)', `${sp.expectedClientRenewalIntervalSeconds} s`],
+    ['Threshold T = floor(E × 60/I × P)', formula(sp)],
+    ['Renews (last min) R', `${sp.renewsLastMin} — expiry needs R > T`],
+  ]);
+}
+
+function matches(instance, terms, status, zone) {
+  if (status && instance.status !== status) return false;
+  if (zone && zoneOf(instance) !== zone) return false;
+  const metadata = metadataOf(instance);
+  const haystack = [instance.app, idOf(instance), instance.hostName, instance.ipAddr, instance.vipAddress,
+    ...Object.entries(metadata).map(([k, v]) => `${k}=${v}`)].join(' ').toLowerCase();
+  return terms.every((term) => {
+    const eq = term.indexOf('=');
+    if (eq > 0) {
+      const key = term.slice(0, eq);
+      const value = term.slice(eq + 1);
+      return Object.entries(metadata).some(([k, v]) => k.toLowerCase() === key && String(v).toLowerCase().includes(value));
+    }
+    return haystack.includes(term);
+  });
+}
+
+function countedList(values) {
+  const counts = new Map();
+  for (const value of values) counts.set(value, (counts.get(value) || 0) + 1);
+  return [...counts].map(([value, n]) => `${value || 'n/a'} (${n})`).join(', ');
+}
+
+function renderInstances() {
+  const terms = document.getElementById('search').value.trim().toLowerCase().split(/\s+/).filter(Boolean);
+  const status = document.getElementById('status-filter').value;
+  const zoneSelect = document.getElementById('zone-filter');
+  const zone = zoneSelect.value;
+  const all = [...state.instances.values()];
+  const zones = [...new Set(all.map(zoneOf).filter(Boolean))].sort();
+  zoneSelect.replaceChildren(el('option', { value: '' }, 'All zones'),
+    ...zones.map((z) => el('option', { value: z, selected: z === zone }, z)));
+  const byApp = new Map();
+  for (const instance of all) {
+    if (!matches(instance, terms, status, zone)) continue;
+    if (!byApp.has(instance.app)) byApp.set(instance.app, []);
+    byApp.get(instance.app).push(instance);
+  }
+  const shown = [...byApp.values()].reduce((n, list) => n + list.length, 0);
+  document.getElementById('counts').textContent = `${shown} of ${all.length} instances`;
+  const body = document.querySelector('#instances tbody');
+  if (byApp.size === 0) {
+    body.replaceChildren(el('tr', {}, el('td', { colspan: 4 }, all.length ? 'No instances match' : 'No instances available')));
+    return;
+  }
+  body.replaceChildren(...[...byApp.keys()].sort().map((app) => {
+    const instances = byApp.get(app).sort((a, b) => idOf(a).localeCompare(idOf(b)));
+    const byStatus = new Map();
+    for (const instance of instances) {
+      if (!byStatus.has(instance.status)) byStatus.set(instance.status, []);
+      byStatus.get(instance.status).push(instance);
+    }
+    const groups = [...byStatus.keys()].sort().map((s) => el('div', { className: s === 'UP' ? 'group' : 'group bad', 'data-status': s },
+      `${s} (${byStatus.get(s).length}) - `,
+      byStatus.get(s).map((instance, n) => [n > 0 ? ' , ' : '', instanceLink(instance)])));
+    return el('tr', { 'data-app': app },
+      el('td', {}, el('b', {}, app)),
+      el('td', {}, countedList(instances.map(amiOf))),
+      el('td', {}, countedList(instances.map(zoneOf))),
+      el('td', {}, groups));
+  }));
+}
+
+function instanceLink(instance) {
+  const key = keyOf(instance.app, idOf(instance));
+  const page = instance.statusPageUrl && instance.statusPageUrl.startsWith('http') ? instance.statusPageUrl : null;
+  return el('span', {},
+    el('button', { className: 'instance-link', 'data-key': key, type: 'button', onclick: () => openDetail(key) }, idOf(instance)),
+    page ? el('a', { className: 'ext', href: page, target: '_blank', rel: 'noopener', title: 'status page' }, '↗') : null);
+}
+
+function renderReplicas() {
+  const box = document.getElementById('replicas');
+  const peers = (state.status && state.status.peers) || [];
+  if (peers.length === 0) {
+    box.replaceChildren(el('p', { className: 'muted' }, 'No peers: this server runs as a single node.'));
+    return;
+  }
+  box.replaceChildren(el('div', { className: 'scroll' }, el('table', { className: 'list', id: 'peers' },
+    el('thead', {}, el('tr', {}, ['Peer', 'Replication', 'Queue', 'Lag', 'Sent', 'Failures', 'Last error'].map((h) => el('th', {}, h)))),
+    el('tbody', {}, peers.map((peer) => {
+      let host = peer.url;
+      try { host = new URL(peer.url).host; } catch (e) { /* keep the URL */ }
+      return el('tr', { 'data-peer': peer.url },
+        el('td', {}, el('a', { href: peer.url.replace(/\/\/[^@/]*@/, '//') }, host)),
+        el('td', { className: peer.up ? 'peer-up' : 'peer-down' }, peer.up ? 'up' : 'down'),
+        el('td', {}, `${peer.queueDepth}${peer.droppedTasks ? ` (${peer.droppedTasks} dropped)` : ''}`),
+        el('td', {}, peer.replicationLagMs === undefined ? '—' : `${peer.replicationLagMs} ms`),
+        el('td', {}, `${peer.batchesSent} batches, ${peer.tasksSent} tasks`),
+        el('td', {}, peer.failures),
+        el('td', {}, peer.lastError || '—'));
+    })))));
+}
+
+function renderGeneralInfo() {
+  const status = state.status;
+  if (!status) return;
+  const stats = Object.assign({}, status.generalStats, status.applicationStats);
+  rows(document.getElementById('general-info'), Object.entries(stats).map(([key, value]) => [key,
+    key === 'registered-replicas' ? String(value).split(',').filter(Boolean).join(', ') : value]));
+  renderInstanceInfo();
+}
+
+function renderInstanceInfo() {
+  const summary = state.summary;
+  if (!summary) return;
+  const own = state.status && state.status.instanceInfo;
+  rows(document.getElementById('instance-info'), [
+    ['ipAddr', own ? own.ipAddr : summary.node.ipAddr],
+    ['status', own ? own.status : summary.node.status],
+    ['hostName', own ? own.hostName : summary.node.hostName],
+    ['version', `Heureka ${summary.version}`],
+  ]);
+}
+
+function addToTimeline(name, data) {
+  const list = document.getElementById('timeline');
+  const what = data.app ? `${data.app} ${data.id}` : data.peer || (data.selfPreservation
+    ? `renews ${data.selfPreservation.renewsLastMin}, threshold ${data.selfPreservation.renewsThreshold}` : '');
+  const extra = name === 'status-changed' ? ` → ${data.status} (${data.cause})` : '';
+  list.prepend(el('li', { 'data-event': name }, el('time', {}, formatTime(data.at || serverNow())), el('b', {}, name), ' ', what, extra));
+  while (list.children.length > 100) list.lastChild.remove();
+}
+
+// --- instance detail and actions -------------------------------------------------------------
+
+async function openDetail(key) {
+  state.detailKey = key;
+  document.getElementById('detail-message').textContent = '';
+  renderDetail();
+  const dialog = document.getElementById('detail');
+  if (!dialog.open) dialog.showModal();
+  // One fresh read for up-to-date lease times; later changes come from the stream.
+  const [app, ...rest] = key.split('/');
+  try {
+    const fresh = await getJson(`/apps/${encodeURIComponent(app)}/${encodeURIComponent(rest.join('/'))}`);
+    if (fresh.instance && state.instances.has(key)) {
+      state.instances.set(key, fresh.instance);
+      renderDetail();
+    }
+  } catch (error) { /* the stream will tell if it is gone */ }
+}
+
+function renderDetail() {
+  const key = state.detailKey;
+  const instance = state.instances.get(key);
+  document.getElementById('detail-title').textContent = key.replace('/', ' · ');
+  for (const button of document.querySelectorAll('#detail-actions button')) button.disabled = !instance;
+  if (!instance) {
+    document.getElementById('detail-message').textContent = 'This instance is no longer registered.';
+    return;
+  }
+  const lease = instance.leaseInfo || {};
+  const expires = lease.lastRenewalTimestamp ? lease.lastRenewalTimestamp + lease.durationInSecs * 1000 : null;
+  const port = (p) => (p ? `${p.$}${p['@enabled'] === 'true' ? '' : ' (disabled)'}` : '—');
+  rows(document.getElementById('detail-fields'), [
+    ['Status', el('span', { id: 'detail-status' }, instance.status)],
+    ['Overridden status', instance.overriddenStatus || instance.overriddenstatus || 'UNKNOWN'],
+    ['Host / IP', `${instance.hostName} / ${instance.ipAddr}`],
+    ['Port / secure port', `${port(instance.port)} / ${port(instance.securePort)}`],
+    ['VIP / secure VIP', `${instance.vipAddress || '—'} / ${instance.secureVipAddress || '—'}`],
+    ['Zone', zoneOf(instance) || 'n/a'],
+    ['Data center', instance.dataCenterInfo ? instance.dataCenterInfo.name : '—'],
+    ['Home / status / health', el('span', {}, [instance.homePageUrl, instance.statusPageUrl, instance.healthCheckUrl]
+      .filter(Boolean).map((url, n) => [n ? ' · ' : '', url.startsWith('http') ? el('a', { href: url, target: '_blank', rel: 'noopener' }, url) : url]))],
+    ['Registered', formatTime(lease.registrationTimestamp)],
+    ['Service up', formatTime(lease.serviceUpTimestamp)],
+    ['Last renewal', formatTime(lease.lastRenewalTimestamp)],
+    ['Lease', `${lease.durationInSecs} s, renewed every ${lease.renewalIntervalInSecs} s${expires ? `; expires ${formatTime(expires)} without renewal` : ''}`],
+    ['Last updated / dirty', `${formatTime(Number(instance.lastUpdatedTimestamp))} / ${formatTime(Number(instance.lastDirtyTimestamp))}`],
+    ['Action type', instance.actionType || '—'],
+  ]);
+  const metadata = Object.entries(metadataOf(instance));
+  rows(document.getElementById('detail-metadata'), metadata.length ? metadata : [['(none)', '']]);
+}
+
+async function act(action) {
+  const [app, ...rest] = state.detailKey.split('/');
+  const path = `/apps/${encodeURIComponent(app)}/${encodeURIComponent(rest.join('/'))}`;
+  const requests = {
+    'out-of-service': ['PUT', `${path}/status?value=OUT_OF_SERVICE`],
+    up: ['PUT', `${path}/status?value=UP`],
+    // Without a value Eureka sets UNKNOWN: the instance's next heartbeat gets 404 and it
+    // registers again with the status it reports itself.
+    'remove-override': ['DELETE', `${path}/status`],
+    deregister: ['DELETE', path],
+  };
+  if (action === 'deregister' && !confirm(`Deregister ${state.detailKey}? A running instance registers again on its next heartbeat.`)) return;
+  const [method, url] = requests[action];
+  const message = document.getElementById('detail-message');
+  try {
+    const response = await fetch(BASE + url, { method });
+    message.textContent = `${method} ${BASE}${url} → ${response.status}`;
+  } catch (error) {
+    message.textContent = `${method} ${BASE}${url} failed: ${error.message}`;
+  }
+}
+
+// --- the lastn page -----------------------------------------------------------------------------
+
+async function showLastn() {
+  document.getElementById('lastn').hidden = false;
+  const lastn = await getJson('/dashboard/lastn');
+  for (const [list, id] of [[lastn.cancelled, 'lastn-cancelled'], [lastn.registered, 'lastn-registered']]) {
+    const body = document.querySelector(`#${id} tbody`);
+    body.replaceChildren(...(list.length
+      ? list.map((lease) => el('tr', {}, el('td', {}, formatTime(lease.at)), el('td', {}, `${lease.app}(${lease.id})`)))
+      : [el('tr', {}, el('td', { colspan: 2 }, 'No results available'))]));
+  }
+  document.getElementById('live').hidden = true;
+}
+
+// --- start ------------------------------------------------------------------------------------
+
+function start() {
+  if (location.pathname === LASTN) return showLastn();
+  document.getElementById('home').hidden = false;
+  for (const id of ['search', 'status-filter', 'zone-filter']) {
+    document.getElementById(id).addEventListener('input', renderInstances);
+  }
+  for (const button of document.querySelectorAll('#detail-actions button')) {
+    button.addEventListener('click', () => act(button.dataset.action));
+  }
+  document.getElementById('detail').addEventListener('close', () => { state.detailKey = null; });
+  setInterval(() => {
+    if (!state.summary) return;
+    const time = document.getElementById('current-time');
+    const uptime = document.getElementById('uptime');
+    if (time) time.textContent = formatTime(serverNow());
+    if (uptime) uptime.textContent = formatUptime(serverNow() - state.summary.startedAt);
+  }, 1000);
+  // General Info's memory figures move slowly; one small status read a minute, not the registry.
+  setInterval(loadStatus, 60000);
+  openStream();
+}
+
+start();

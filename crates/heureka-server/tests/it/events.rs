@@ -1,0 +1,279 @@
+//! The event stream over a real socket: every kind of change arrives once, in order, with
+//! the instance as the registry documents show it; webhooks are delivered and retried.
+
+use std::time::Duration;
+
+use axum::http::StatusCode;
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+use crate::support::{spring_body, TestServer};
+
+/// A subscription to `GET {base}/events`, parsed as Server-Sent Events.
+struct Subscription {
+    response: reqwest::Response,
+    buffer: String,
+}
+
+impl Subscription {
+    async fn open(server: &TestServer, query: &str) -> Subscription {
+        let response = server
+            .http
+            .get(server.url(&format!("/events{query}")))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200);
+        assert_eq!(
+            response.headers()["content-type"],
+            "text/event-stream",
+            "SSE content type"
+        );
+        Subscription {
+            response,
+            buffer: String::new(),
+        }
+    }
+
+    /// The next event (name, payload); the bounded wait only guards against a hang.
+    async fn next(&mut self) -> (String, Value) {
+        loop {
+            if let Some(end) = self.buffer.find("\n\n") {
+                let block: String = self.buffer.drain(..end + 2).collect();
+                let mut name = None;
+                let mut data = String::new();
+                for line in block.lines() {
+                    if let Some(value) = line.strip_prefix("event:") {
+                        name = Some(value.trim().to_owned());
+                    } else if let Some(value) = line.strip_prefix("data:") {
+                        data.push_str(value.trim_start());
+                    }
+                }
+                // Keep-alive comments have neither.
+                if let Some(name) = name {
+                    return (name, serde_json::from_str(&data).expect("data is JSON"));
+                }
+                continue;
+            }
+            let chunk = tokio::time::timeout(Duration::from_secs(20), self.response.chunk())
+                .await
+                .expect("an event within 20 s")
+                .unwrap()
+                .expect("the stream stays open");
+            self.buffer.push_str(std::str::from_utf8(&chunk).unwrap());
+        }
+    }
+
+    /// The next event that is not a `renewals` event with nothing renewed (those also report
+    /// moving self-preservation numbers).
+    async fn next_change(&mut self) -> (String, Value) {
+        loop {
+            let (name, event) = self.next().await;
+            if name != "renewals" || event["total"] != 0 {
+                return (name, event);
+            }
+        }
+    }
+}
+
+fn short_lease_body(app: &str, id: &str) -> String {
+    spring_body(app, id).replace(r#""durationInSecs":90"#, r#""durationInSecs":1"#)
+}
+
+#[tokio::test]
+async fn every_kind_of_change_arrives_once_and_in_order() {
+    let server = TestServer::start(&[
+        "--eureka.server.enable-self-preservation=false",
+        "--eureka.server.eviction-interval-timer-in-ms=200",
+    ])
+    .await;
+    let mut events = Subscription::open(&server, "").await;
+    server.register("orders", "o1").await;
+    let (name, registered) = events.next_change().await;
+    assert_eq!(name, "registered");
+    assert_eq!(registered["app"], "ORDERS");
+    assert_eq!(registered["id"], "o1");
+    assert_eq!(
+        registered["instance"]["metadata"]["management.port"],
+        "8080"
+    );
+    assert_eq!(
+        server
+            .put("/apps/ORDERS/o1/status?value=OUT_OF_SERVICE")
+            .await,
+        200
+    );
+    let (name, overridden) = events.next_change().await;
+    assert_eq!(name, "status-changed");
+    assert_eq!(overridden["cause"], "override");
+    assert_eq!(overridden["instance"]["status"], "OUT_OF_SERVICE");
+    assert_eq!(server.delete("/apps/ORDERS/o1/status?value=UP").await, 200);
+    let (name, removed) = events.next_change().await;
+    assert_eq!(name, "status-changed");
+    assert_eq!(removed["cause"], "override-removed");
+    assert_eq!(removed["status"], "UP");
+    assert_eq!(server.put("/apps/ORDERS/o1/metadata?zone=z1").await, 200);
+    let (name, metadata) = events.next_change().await;
+    assert_eq!(name, "metadata-changed");
+    assert_eq!(metadata["instance"]["metadata"]["zone"], "z1");
+    assert_eq!(server.put("/apps/ORDERS/o1").await, 200);
+    let (name, renewals) = events.next_change().await;
+    assert_eq!(name, "renewals");
+    assert_eq!(renewals["apps"], serde_json::json!({"ORDERS": 1}));
+    assert_eq!(server.delete("/apps/ORDERS/o1").await, 200);
+    let (name, cancelled) = events.next_change().await;
+    assert_eq!(name, "cancelled");
+    assert!(cancelled.get("instance").is_none());
+    let response = server
+        .post_json("/apps/BILLING", &short_lease_body("billing", "b1"))
+        .await;
+    assert_eq!(response.status(), 204);
+    let (name, _) = events.next_change().await;
+    assert_eq!(name, "registered");
+    let (name, evicted) = events.next_change().await;
+    assert_eq!(name, "evicted");
+    assert_eq!(evicted["id"], "b1");
+}
+
+#[tokio::test]
+async fn sequence_numbers_increase_by_one_event_after_event() {
+    let server = TestServer::start(&[]).await;
+    let mut events = Subscription::open(&server, "").await;
+    for id in ["o1", "o2", "o3"] {
+        server.register("orders", id).await;
+    }
+    let mut seqs = Vec::new();
+    while seqs.len() < 3 {
+        let (name, event) = events.next().await;
+        if name == "registered" {
+            seqs.push(event["seq"].as_u64().unwrap());
+        }
+    }
+    assert_eq!(seqs[1], seqs[0] + 1, "{seqs:?}");
+    assert_eq!(seqs[2], seqs[1] + 1, "{seqs:?}");
+}
+
+#[tokio::test]
+async fn an_app_filter_drops_other_apps_events() {
+    let server = TestServer::start(&[]).await;
+    let mut events = Subscription::open(&server, "?app=orders").await;
+    server.register("billing", "b1").await;
+    server.register("orders", "o1").await;
+    let (name, event) = events.next_change().await;
+    assert_eq!(name, "registered");
+    assert_eq!(event["app"], "ORDERS");
+}
+
+#[tokio::test]
+async fn the_stream_needs_credentials_when_auth_is_on() {
+    let server = TestServer::start(&[
+        "--spring.security.user.name=admin",
+        "--spring.security.user.password=secret",
+    ])
+    .await;
+    let (status, _) = server.get_text("/events", None).await;
+    assert_eq!(status, 401);
+}
+
+#[tokio::test]
+async fn a_peer_that_goes_down_and_comes_back_is_reported_each_time() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let peer_port = listener.local_addr().unwrap().port();
+    drop(listener);
+    let own = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let own_port = own.local_addr().unwrap().port();
+    let urls = format!(
+        "--eureka.client.service-url.defaultZone=http://127.0.0.1:{own_port}/eureka/,http://127.0.0.1:{peer_port}/eureka/"
+    );
+    let server = TestServer::start_on(own, &[&urls, "--eureka.client.fetch-registry=false"]).await;
+    let mut events = Subscription::open(&server, "").await;
+    server.register("orders", "o1").await;
+    let down = loop {
+        let (name, event) = events.next_change().await;
+        if name == "peer-down" {
+            break event;
+        }
+    };
+    assert_eq!(
+        down["peer"],
+        format!("http://127.0.0.1:{peer_port}/eureka/")
+    );
+    let peer = tokio::net::TcpListener::bind(("127.0.0.1", peer_port))
+        .await
+        .unwrap();
+    let _peer = TestServer::start_on(peer, &[&urls]).await;
+    let up = loop {
+        let (name, event) = events.next_change().await;
+        assert_ne!(name, "peer-down", "one peer-down per outage");
+        if name == "peer-up" {
+            break event;
+        }
+    };
+    assert_eq!(up["peer"], down["peer"]);
+}
+
+type Call = (String, StatusCode, Value);
+
+async fn next_call(calls: &mut mpsc::UnboundedReceiver<Call>) -> Call {
+    tokio::time::timeout(Duration::from_secs(20), calls.recv())
+        .await
+        .expect("a webhook call within 20 s")
+        .unwrap()
+}
+
+/// A tiny webhook receiver: answers 500 to its first request and 200 afterwards, and hands
+/// every request's event header and body to the test.
+async fn webhook_receiver() -> (String, mpsc::UnboundedReceiver<Call>) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    let (sender, receiver) = mpsc::unbounded_channel();
+    let calls = Arc::new(AtomicUsize::new(0));
+    let app = axum::Router::new().route(
+        "/hook",
+        axum::routing::post(move |headers: axum::http::HeaderMap, body: String| {
+            let sender = sender.clone();
+            let calls = calls.clone();
+            async move {
+                let status = if calls.fetch_add(1, Ordering::SeqCst) == 0 {
+                    StatusCode::INTERNAL_SERVER_ERROR
+                } else {
+                    StatusCode::OK
+                };
+                let event = headers["x-heureka-event"].to_str().unwrap().to_owned();
+                let _ = sender.send((event, status, serde_json::from_str(&body).unwrap()));
+                status
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/hook", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (url, receiver)
+}
+
+#[tokio::test]
+async fn webhooks_get_the_events_they_asked_for_and_a_failed_delivery_is_retried() {
+    let (url, mut calls) = webhook_receiver().await;
+    let server = TestServer::start(&[
+        &format!("--heureka.webhooks[0].url={url}"),
+        "--heureka.webhooks[0].events=registered,cancelled",
+    ])
+    .await;
+    server.register("orders", "o1").await;
+    server
+        .put("/apps/ORDERS/o1/status?value=OUT_OF_SERVICE")
+        .await;
+    assert_eq!(server.delete("/apps/ORDERS/o1").await, 200);
+    let (event, status, first) = next_call(&mut calls).await;
+    assert_eq!(
+        (event.as_str(), status),
+        ("registered", StatusCode::INTERNAL_SERVER_ERROR)
+    );
+    let (event, status, retried) = next_call(&mut calls).await;
+    assert_eq!((event.as_str(), status), ("registered", StatusCode::OK));
+    assert_eq!(retried, first, "the retry sends the same event");
+    let (event, _, cancelled) = next_call(&mut calls).await;
+    assert_eq!(event, "cancelled", "status-changed was not asked for");
+    assert_eq!(cancelled["id"], "o1");
+}

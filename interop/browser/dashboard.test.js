@@ -1,0 +1,270 @@
+// The dashboard as an operator uses it, in headless Chromium, against the real binary and a
+// real py-eureka-client, with basic auth on. Run through run.sh, which sets HEUREKA_BIN,
+// PYTHON, PY_CLIENT and SCREENSHOTS. Waits are bounded (each expectation has a timeout that
+// only guards against a hang); nothing asserts on durations.
+'use strict';
+
+const assert = require('node:assert/strict');
+const { spawn } = require('node:child_process');
+const net = require('node:net');
+const path = require('node:path');
+const { chromium } = require('playwright-core');
+
+const USER = 'admin';
+const PASSWORD = 's3cret';
+const AUTH = 'Basic ' + Buffer.from(`${USER}:${PASSWORD}`).toString('base64');
+const SCREENSHOTS = process.env.SCREENSHOTS;
+// Spring Cloud Netflix's banner, word for word.
+const EMERGENCY = "EMERGENCY! EUREKA MAY BE INCORRECTLY CLAIMING INSTANCES ARE UP WHEN THEY'RE NOT. RENEWALS ARE LESSER THAN THRESHOLD AND HENCE THE INSTANCES ARE NOT BEING EXPIRED JUST TO BE SAFE.";
+
+const children = [];
+let passed = 0;
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+function start(command, args, name) {
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const log = [];
+  for (const stream of [child.stdout, child.stderr]) {
+    stream.on('data', (chunk) => { log.push(chunk.toString()); if (log.length > 200) log.shift(); });
+  }
+  child.log = log;
+  child.label = name;
+  children.push(child);
+  return child;
+}
+
+async function step(name, body) {
+  process.stdout.write(`  ${name} ... `);
+  await body();
+  passed += 1;
+  console.log('ok');
+}
+
+async function shot(page, name) {
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+async function main() {
+  const port = await freePort();
+  const clientPort = await freePort();
+  const root = `http://127.0.0.1:${port}`;
+  const api = `${root}/eureka`;
+  const call = (method, url, body) => fetch(api + url, {
+    method,
+    headers: { Authorization: AUTH, Accept: 'application/json', 'Content-Type': 'application/json' },
+    body,
+  });
+
+  start(process.env.HEUREKA_BIN, [
+    `--server.port=${port}`, '--server.address=127.0.0.1',
+    '--eureka.client.register-with-eureka=false', '--eureka.client.fetch-registry=false',
+    `--eureka.client.service-url.defaultZone=${api}/`,
+    `--spring.security.user.name=${USER}`, `--spring.security.user.password=${PASSWORD}`,
+    // Spring shows the banner only 5 minutes after start; the test cannot wait that long.
+    '--eureka.server.wait-time-in-ms-when-sync-empty=0',
+    '--eureka.environment=browser-test',
+  ], 'heureka');
+  for (let attempt = 0; ; attempt++) {
+    try {
+      if ((await call('GET', '/apps')).ok) break;
+    } catch (error) { /* not listening yet */ }
+    if (attempt > 100) throw new Error('heureka did not start');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  start(process.env.PYTHON, [process.env.PY_CLIENT,
+    '--server', `http://${USER}:${PASSWORD}@127.0.0.1:${port}/eureka`,
+    '--app', 'py-browser', '--port', String(clientPort), '--interval', '1',
+    '--metadata', JSON.stringify({ zone: 'zone-a', team: 'payments' })], 'py-eureka-client');
+
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+  try {
+    await step('without credentials the dashboard and its stream answer 401 with a Basic challenge', async () => {
+      // A headless browser cannot show the prompt, so this is asked over plain HTTP.
+      for (const url of [root + '/', api + '/events', api + '/dashboard/summary']) {
+        const response = await fetch(url);
+        assert.equal(response.status, 401, url);
+        assert.match(response.headers.get('www-authenticate'), /^Basic /);
+      }
+    });
+
+    const context = await browser.newContext({
+      httpCredentials: { username: USER, password: PASSWORD },
+      viewport: { width: 1280, height: 900 },
+    });
+    const page = await context.newPage();
+    page.on('dialog', (dialog) => dialog.accept());
+    page.on('pageerror', (error) => console.log(`\n  page error: ${error.message}`));
+    const row = (app) => page.locator(`#instances tr[data-app="${app}"]`);
+
+    await step('instances registered by a real client appear', async () => {
+      await page.goto(root + '/');
+      await page.locator('#live', { hasText: 'live' }).waitFor({ timeout: 15000 });
+      await row('PY-BROWSER').waitFor({ timeout: 30000 });
+      await page.locator('#system-status', { hasText: 'browser-test' }).waitFor();
+      // A marker that a reload would wipe: every later change must arrive without one.
+      await page.evaluate(() => { window.notReloaded = true; });
+    });
+
+    await step('the self-preservation banner shows with its numbers while renewals are below the threshold', async () => {
+      const banner = page.locator('#self-preservation-warning .banner');
+      await banner.waitFor({ timeout: 15000 });
+      assert.equal(await banner.textContent(), EMERGENCY);
+      const summary = await (await call('GET', '/dashboard/summary')).json();
+      const numbers = await page.locator('#warning-numbers').textContent();
+      assert.match(numbers, new RegExp(`threshold of ${summary.selfPreservation.renewsThreshold}\\b`));
+      assert.match(numbers, /expected clients: \d+/);
+      await shot(page, 'self-preservation-at-start');
+    });
+
+    await step('a registration made through the API appears without reload', async () => {
+      for (const n of [1, 2, 3]) {
+        const response = await call('POST', '/apps/API-ORDERS', JSON.stringify(instanceBody('api-orders', `orders-${n}`, 'zone-b')));
+        assert.equal(response.status, 204);
+      }
+      await row('API-ORDERS').locator('.instance-link', { hasText: 'orders-3' }).waitFor({ timeout: 15000 });
+      assert.equal(await page.evaluate(() => window.notReloaded), true);
+      await shot(page, 'dashboard');
+    });
+
+    await step('search and filters narrow the instances', async () => {
+      await page.fill('#search', 'api-orders');
+      await page.locator('#instances tbody tr').first().waitFor();
+      assert.deepEqual(await page.locator('#instances tbody tr').evaluateAll((rows) => rows.map((r) => r.dataset.app)), ['API-ORDERS']);
+      await page.fill('#search', 'team=payments');
+      assert.deepEqual(await page.locator('#instances tbody tr').evaluateAll((rows) => rows.map((r) => r.dataset.app)), ['PY-BROWSER']);
+      await shot(page, 'search');
+      await page.fill('#search', '');
+      await page.selectOption('#zone-filter', 'zone-b');
+      assert.deepEqual(await page.locator('#instances tbody tr').evaluateAll((rows) => rows.map((r) => r.dataset.app)), ['API-ORDERS']);
+      await page.selectOption('#zone-filter', '');
+      await page.selectOption('#status-filter', 'DOWN');
+      assert.equal(await page.locator('#instances tbody', { hasText: 'No instances match' }).count(), 1);
+      await page.selectOption('#status-filter', '');
+    });
+
+    await step('an action changes the status and the page updates by itself', async () => {
+      await row('PY-BROWSER').locator('.instance-link').first().click();
+      await page.locator('#detail[open]').waitFor();
+      await page.locator('#detail-metadata', { hasText: 'payments' }).waitFor();
+      await page.click('#detail-actions button[data-action="out-of-service"]');
+      await page.locator('#detail-status', { hasText: 'OUT_OF_SERVICE' }).waitFor({ timeout: 15000 });
+      await row('PY-BROWSER').locator('.group[data-status="OUT_OF_SERVICE"]').waitFor({ timeout: 15000 });
+      const app = await (await call('GET', '/apps/PY-BROWSER')).json();
+      assert.equal(app.application.instance[0].status, 'OUT_OF_SERVICE');
+      await shot(page, 'instance-detail');
+      await page.click('#detail-actions button[data-action="up"]');
+      await row('PY-BROWSER').locator('.group[data-status="UP"]').waitFor({ timeout: 15000 });
+      await page.keyboard.press('Escape');
+      assert.equal(await page.evaluate(() => window.notReloaded), true);
+    });
+
+    await step('remove override and deregister go through the API and show live', async () => {
+      await row('API-ORDERS').locator('.instance-link', { hasText: 'orders-1' }).click();
+      await page.click('#detail-actions button[data-action="out-of-service"]');
+      await page.locator('#detail-status', { hasText: 'OUT_OF_SERVICE' }).waitFor({ timeout: 15000 });
+      await page.click('#detail-actions button[data-action="remove-override"]');
+      await page.locator('#detail-status', { hasText: 'UNKNOWN' }).waitFor({ timeout: 15000 });
+      await page.click('#detail-actions button[data-action="deregister"]');
+      await page.locator('#detail-message', { hasText: 'no longer registered' }).waitFor({ timeout: 15000 });
+      await page.keyboard.press('Escape');
+      await row('API-ORDERS').locator('.instance-link', { hasText: 'orders-1' }).waitFor({ state: 'detached', timeout: 15000 });
+    });
+
+    await step('the banner leaves once a minute of renewals is above the threshold', async () => {
+      // The renews bucket rolls 60 s after start; the client renews every second.
+      await page.locator('#self-preservation-warning').waitFor({ state: 'detached', timeout: 120000 });
+      assert.notEqual(Number(await page.locator('#renews-last-min').textContent()), 0);
+    });
+
+    await step('the banner comes back by itself with its numbers when renewals fall below the threshold', async () => {
+      // Forty instances that never renew raise the expected renewals above what arrives.
+      for (let n = 0; n < 40; n++) {
+        const response = await call('POST', '/apps/BATCH', JSON.stringify(instanceBody('batch', `batch-${n}`, 'zone-c')));
+        assert.equal(response.status, 204);
+      }
+      const banner = page.locator('#self-preservation-warning .banner');
+      await banner.waitFor({ timeout: 15000 });
+      assert.equal(await banner.textContent(), EMERGENCY);
+      const summary = await (await call('GET', '/dashboard/summary')).json();
+      const sp = summary.selfPreservation;
+      assert.ok(sp.renewsLastMin <= sp.renewsThreshold, JSON.stringify(sp));
+      await page.locator('#renews-threshold', { hasText: String(sp.renewsThreshold) }).waitFor({ timeout: 5000 });
+      await page.locator('#warning-numbers', { hasText: `threshold of ${sp.renewsThreshold}` }).waitFor({ timeout: 5000 });
+      assert.equal(await page.evaluate(() => window.notReloaded), true);
+      await shot(page, 'self-preservation');
+    });
+
+    await step('lastn lists registered and cancelled leases', async () => {
+      const lastn = await context.newPage();
+      await lastn.goto(root + '/lastn');
+      await lastn.locator('#lastn-cancelled', { hasText: 'API-ORDERS(orders-1)' }).waitFor({ timeout: 10000 });
+      await lastn.locator('#lastn-registered', { hasText: 'PY-BROWSER(' }).waitFor();
+      await shot(lastn, 'lastn');
+      await lastn.close();
+    });
+
+    await step('the page is readable on a phone', async () => {
+      const phone = await browser.newContext({
+        httpCredentials: { username: USER, password: PASSWORD },
+        viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true,
+      });
+      const small = await phone.newPage();
+      await small.goto(root + '/');
+      await small.locator('#instances tr[data-app="PY-BROWSER"]').waitFor({ timeout: 15000 });
+      const width = await small.evaluate(() => document.documentElement.scrollWidth);
+      assert.ok(width <= 390 + 1, `no horizontal scrolling on a phone (page is ${width}px wide)`);
+      await shot(small, 'phone');
+      await phone.close();
+    });
+  } finally {
+    await browser.close();
+  }
+  console.log(`dashboard browser test: ${passed} passed`);
+}
+
+function instanceBody(app, id, zone) {
+  return {
+    instance: {
+      instanceId: id, app: app.toUpperCase(), hostName: '127.0.0.1', ipAddr: '127.0.0.1',
+      status: 'UP', port: { $: 9000, '@enabled': 'true' }, vipAddress: app,
+      statusPageUrl: 'http://127.0.0.1:9000/actuator/info',
+      dataCenterInfo: { '@class': 'com.netflix.appinfo.InstanceInfo$DefaultDataCenterInfo', name: 'MyOwn' },
+      leaseInfo: { renewalIntervalInSecs: 30, durationInSecs: 90 },
+      metadata: { zone },
+    },
+  };
+}
+
+function stopAll() {
+  for (const child of children) {
+    if (child.exitCode === null) child.kill('SIGTERM');
+  }
+}
+
+main().then(() => {
+  stopAll();
+  process.exit(0);
+}, (error) => {
+  console.log('FAILED');
+  console.error(error);
+  for (const child of children) {
+    console.error(`--- last output of ${child.label} ---\n${child.log.join('').slice(-4000)}`);
+  }
+  stopAll();
+  process.exit(1);
+});
