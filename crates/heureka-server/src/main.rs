@@ -61,13 +61,11 @@ async fn run(
         .map_err(|error| {
             std::io::Error::new(error.kind(), format!("cannot listen on {address}: {error}"))
         })?;
-    tracing::info!(
+    // The start-up line itself (address, auth, peers) is the library's, which knows the peers.
+    tracing::debug!(
         %address,
-        base_path = %config.heureka.base_path,
-        self_preservation = config.eureka_server.enable_self_preservation,
-        sources = ?config.sources,
-        startup_ms = started.elapsed().as_millis() as u64,
-        "heureka is serving the Eureka API"
+        config_ms = started.elapsed().as_millis() as u64,
+        "configuration read, listening"
     );
     heureka_server::serve_with_reload(config, listener, shutdown_signal(), Some(reload)).await
 }

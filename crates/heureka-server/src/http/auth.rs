@@ -4,7 +4,7 @@
 //! `http://user:pass@host/eureka/` in their service URL send.
 
 use axum::extract::{Request, State};
-use axum::http::header;
+use axum::http::{header, HeaderMap};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use base64::Engine;
@@ -22,15 +22,39 @@ pub(crate) async fn require_basic_auth(
     let Some(expected) = &state.settings.basic_auth_header else {
         return next.run(request).await;
     };
-    let presented = request
-        .headers()
-        .get(header::AUTHORIZATION)
-        .map(|value| value.as_bytes());
-    if presented.is_some_and(|presented| constant_time_eq(presented, expected.as_bytes())) {
-        next.run(request).await
-    } else {
-        ApiError::Unauthorized.into_response()
+    let presented = request.headers().get(header::AUTHORIZATION);
+    if presented
+        .is_some_and(|presented| constant_time_eq(presented.as_bytes(), expected.as_bytes()))
+    {
+        return next.run(request).await;
     }
+    // Spring Security logs failed authentication at debug only; an operator chasing a client
+    // that cannot register needs to see it, so Heureka says which request and why, at INFO,
+    // and never what was presented.
+    let why = if presented.is_some() {
+        "wrong credentials"
+    } else {
+        "no credentials"
+    };
+    tracing::info!(
+        method = %request.method(),
+        path = request.uri().path(),
+        why,
+        "rejected unauthenticated request (401)"
+    );
+    ApiError::Unauthorized.into_response()
+}
+
+/// Whether a request counts as authorized: authentication is off, or it presents the
+/// configured credentials. For endpoints that answer everyone but show details only to
+/// authorized callers (`/actuator/health`).
+pub(crate) fn is_authorized(state: &SharedState, headers: &HeaderMap) -> bool {
+    let Some(expected) = &state.settings.basic_auth_header else {
+        return true;
+    };
+    headers
+        .get(header::AUTHORIZATION)
+        .is_some_and(|presented| constant_time_eq(presented.as_bytes(), expected.as_bytes()))
 }
 
 /// The exact `Authorization` header value that the credentials produce.
