@@ -8,5 +8,7 @@ mod api;
 mod auth;
 mod bad_input;
 mod cluster;
+mod health;
+mod metrics;
 mod replication_receiver;
 mod support;
