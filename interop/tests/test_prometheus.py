@@ -7,7 +7,8 @@ here, as a production registry does. The test then asks Prometheus' HTTP query A
 checked is what Prometheus itself parsed and stored, not heureka's text.
 
 The same heureka's log is checked for what an operator needs from it: the start-up line,
-rejected requests at the Java server's levels, and never the password.
+rejected requests at the Java server's levels, the access log (turned on here), and never
+the password.
 """
 from __future__ import annotations
 
@@ -50,6 +51,7 @@ def heureka(tracker, log_dir) -> procs.RegistryServer:
         "spring.security.user.password": PASSWORD,
         "eureka.client.register-with-eureka": "false",
         "eureka.client.fetch-registry": "false",
+        "heureka.access-log": "true",
     }))
     # Not server.start(): its readiness poll reads /eureka/apps without credentials. The
     # readiness probe answers without them, which is what it is for.
@@ -170,7 +172,7 @@ def test_prometheus_scrapes_the_key_series_with_their_values(heureka, prometheus
     assert threshold is not None and threshold >= 1
 
 
-def test_the_log_has_the_start_up_line_and_the_rejections_but_never_the_password(heureka):
+def test_the_log_has_the_start_up_line_rejections_and_access_lines_but_never_the_password(heureka):
     url = heureka.url("/apps/GHOST/ghost-1")
     assert wire.request("PUT", url, AUTH).status == 404
     wrong = {"Authorization": "Basic " + base64.b64encode(f"{USER}:guess".encode()).decode()}
@@ -182,7 +184,8 @@ def test_the_log_has_the_start_up_line_and_the_rejections_but_never_the_password
     def logged():
         text = Path(heureka.proc.log_path).read_text(errors="replace")
         wanted = ["WARN not found (renew)", "INFO rejected unauthenticated request (401)",
-                  "WARN rejected request"]
+                  "WARN rejected request",
+                  'INFO access method="PUT" uri=/eureka/apps/GHOST/ghost-1 status=404']
         return text if all(w in text for w in wanted) else None
 
     text = wait_until("the rejections are logged", logged, 10.0, logs=[heureka.proc])
