@@ -163,7 +163,7 @@ impl Metrics {
 
     /// Counts an event-stream subscriber for as long as the returned guard lives: the event
     /// stream holds one per connected client and drops it when the client goes.
-    // The event stream is built alongside; until it calls this, only the tests do.
+    // The event stream is built alongside; until it calls this, only the unit test does.
     #[allow(dead_code)]
     pub(crate) fn event_stream_subscriber(&self) -> SubscriberGuard {
         self.event_stream_subscribers.inc();
@@ -387,4 +387,21 @@ fn encode_peers(
         MetricType::Counter,
         &|peer| Some(peer.tasks_sent as f64),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_event_stream_subscriber_is_counted_while_its_guard_lives() {
+        let metrics = Metrics::new();
+        let first = metrics.event_stream_subscriber();
+        let second = metrics.event_stream_subscriber();
+        assert_eq!(metrics.event_stream_subscribers.get(), 2);
+        drop(first);
+        assert_eq!(metrics.event_stream_subscribers.get(), 1);
+        drop(second);
+        assert_eq!(metrics.event_stream_subscribers.get(), 0);
+    }
 }
