@@ -12,6 +12,7 @@ mod changes;
 mod clock;
 mod handlers;
 mod http;
+mod listener;
 mod metrics;
 mod own_instance;
 mod registration;
@@ -23,8 +24,6 @@ mod tasks;
 use std::future::Future;
 use std::io;
 
-use axum::extract::Request;
-use axum::ServiceExt;
 use tokio::net::TcpListener;
 use tower::Layer;
 use tower_http::normalize_path::NormalizePathLayer;
@@ -34,7 +33,8 @@ use crate::state::AppState;
 
 pub use crate::replication::ConfigReload;
 
-/// Serves the API on `listener` until `shutdown` completes, running the background jobs.
+/// Serves the API on `listener` until `shutdown` completes, running the background jobs, then
+/// lets in-flight requests finish for up to the configured grace period.
 pub async fn serve(
     config: Config,
     listener: TcpListener,
@@ -76,14 +76,12 @@ pub async fn serve_with_reload(
     if let Some(own) = own.clone() {
         background.spawn(own_instance::register_and_renew(state.clone(), own));
     }
-    let result = axum::serve(listener, ServiceExt::<Request>::into_make_service(app))
-        .with_graceful_shutdown(shutdown)
-        .await;
+    listener::serve(listener, app, &config.connections, shutdown).await;
     if let Some(own) = &own {
         own_instance::cancel(&state, own);
         replication::flush(&state).await;
     }
     background.abort_all();
     replicating.abort_all();
-    result
+    Ok(())
 }

@@ -61,16 +61,44 @@ async fn run(
         .map_err(|error| {
             std::io::Error::new(error.kind(), format!("cannot listen on {address}: {error}"))
         })?;
-    // The start-up line itself (address, auth, peers) is the library's, which knows the peers.
-    tracing::debug!(
+    // With port 0 the system picks one; log the address actually bound.
+    let address = listener.local_addr().unwrap_or(address);
+    let open_files = raise_open_file_limit(config.connections.max_connections);
+    // The process's limits; the start-up line itself (auth, peers) is the library's.
+    tracing::info!(
         %address,
-        config_ms = started.elapsed().as_millis() as u64,
-        "configuration read, listening"
+        open_files,
+        max_connections = config.connections.max_connections,
+        startup_ms = started.elapsed().as_millis() as u64,
+        "listening"
     );
     heureka_server::serve_with_reload(config, listener, shutdown_signal(), Some(reload)).await
 }
 
-/// Completes on Ctrl-C or SIGTERM, so leases and connections end cleanly.
+/// Raises the soft limit on open files to the hard limit, as the JVM does by default
+/// (`-XX:+MaxFDLimit`), so that `server.tomcat.max-connections` rather than a default of 1024
+/// files is what caps connections. Returns the limit now in force (0 if unknown).
+fn raise_open_file_limit(max_connections: usize) -> u64 {
+    match rlimit::increase_nofile_limit(u64::MAX) {
+        Ok(limit) => {
+            if limit < max_connections as u64 {
+                tracing::warn!(
+                    open_files = limit,
+                    max_connections,
+                    "the open-file limit is below server.tomcat.max-connections: past it, new \
+                     connections close the ones that have waited longest for a request"
+                );
+            }
+            limit
+        }
+        Err(error) => {
+            tracing::warn!(%error, "cannot read the open-file limit");
+            0
+        }
+    }
+}
+
+/// Completes on Ctrl-C or SIGTERM; then in-flight requests get the grace period to finish.
 async fn shutdown_signal() {
     let ctrl_c = tokio::signal::ctrl_c();
     #[cfg(unix)]

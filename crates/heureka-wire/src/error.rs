@@ -26,9 +26,10 @@ pub enum DecodeError {
 }
 
 impl DecodeError {
+    /// A field path may hold a client's metadata key, so it is made [`one_line`].
     pub(crate) fn field(field: impl Into<String>, reason: &'static str) -> DecodeError {
         DecodeError::InvalidField {
-            field: field.into(),
+            field: one_line(&field.into()),
             reason,
         }
     }
@@ -48,4 +49,30 @@ impl DecodeError {
             other => other,
         }
     }
+}
+
+/// Longest piece of a client's text quoted in a message.
+const MAX_QUOTED_CHARS: usize = 200;
+
+/// `text` fit for a one-line message: control characters and Unicode's line and paragraph
+/// separators written as escapes (`\n`, `\u{2028}`), and cut once [`MAX_QUOTED_CHARS`]
+/// characters are written, since it may quote a client's metadata key or element name.
+pub(crate) fn one_line(text: &str) -> String {
+    let mut out = String::with_capacity(text.len().min(MAX_QUOTED_CHARS));
+    let mut written = 0;
+    for c in text.chars() {
+        if written >= MAX_QUOTED_CHARS {
+            out.push('…');
+            break;
+        }
+        if c.is_control() || matches!(c, '\u{2028}' | '\u{2029}') {
+            let escaped = c.escape_debug();
+            written += escaped.len();
+            out.extend(escaped);
+        } else {
+            written += 1;
+            out.push(c);
+        }
+    }
+    out
 }

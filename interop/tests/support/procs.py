@@ -279,10 +279,16 @@ class HeurekaServer(RegistryServer):
         "server.address": HOST,
         "eureka.server.enable-self-preservation": "false",
         "eureka.server.eviction-interval-timer-in-ms": "1000",
+        # set up as the Java reference is: a standalone node that does not register itself
+        "eureka.client.register-with-eureka": "false",
     }
 
     def argv(self) -> list[str]:
-        return [str(self.binary()), f"--server.port={self.port}", *self.setting_args()]
+        # Its own URL as the only service URL, so it has no peers (the default peer list is
+        # http://localhost:8761/eureka/), unless the caller names peers.
+        own = ([] if any("service-url" in k for k in self.settings)
+               else [f"--eureka.client.service-url.defaultZone=http://{HOST}:{self.port}/eureka/"])
+        return [str(self.binary()), f"--server.port={self.port}", *own, *self.setting_args()]
 
 
 class JavaEurekaServer(RegistryServer):

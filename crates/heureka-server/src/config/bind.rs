@@ -8,9 +8,9 @@ use super::placeholders::{PlaceholderError, Resolver};
 use super::sources::{Origin, Properties};
 use super::{keys, values};
 use super::{
-    BasicAuth, Config, ConfigError, EurekaClientConfig, EurekaInstanceConfig, EurekaServerConfig,
-    Exposure, HeurekaConfig, ManagementConfig, RegistryConfig, ReplicationConfig, ServerConfig,
-    ShowDetails,
+    BasicAuth, Config, ConfigError, ConnectionConfig, EurekaClientConfig, EurekaInstanceConfig,
+    EurekaServerConfig, Exposure, HeurekaConfig, ManagementConfig, RegistryConfig,
+    ReplicationConfig, ServerConfig, ShowDetails,
 };
 
 /// Stage two: typed, validated values.
@@ -36,6 +36,7 @@ pub(crate) fn bind(
             )?,
             address: binder.parse("server.address", "an IP address", values::parse_ip)?,
         },
+        connections: bind_connections(&binder)?,
         application_name: binder.setting("spring.application.name")?.value,
         security: bind_security(&binder)?,
         eureka_server: EurekaServerConfig {
@@ -231,6 +232,44 @@ impl Binder<'_> {
             .map(Some)
             .ok_or_else(|| ConfigError::invalid(key, &setting.value, &setting.origin, expected))
     }
+}
+
+fn bind_connections(binder: &Binder<'_>) -> Result<ConnectionConfig, ConfigError> {
+    let duration = |key: &'static str| {
+        binder.parse(
+            key,
+            "a positive duration such as 20s, 500ms or PT1M",
+            values::parse_duration,
+        )
+    };
+    // Spring Boot 3 renamed server.max-http-header-size; the old name still works when the new
+    // one is not set.
+    let header_size_key = match binder.properties.get("server.max-http-request-header-size") {
+        None if binder
+            .properties
+            .get("server.max-http-header-size")
+            .is_some() =>
+        {
+            "server.max-http-header-size"
+        }
+        _ => "server.max-http-request-header-size",
+    };
+    Ok(ConnectionConfig {
+        connection_timeout: duration("server.tomcat.connection-timeout")?,
+        keep_alive_timeout: duration("server.tomcat.keep-alive-timeout")?,
+        request_body_timeout: duration("heureka.request-body-timeout")?,
+        max_connections: binder.parse(
+            "server.tomcat.max-connections",
+            "a whole number greater than 0",
+            |text| values::parse_number::<usize>(text).filter(|count| *count > 0),
+        )?,
+        max_header_bytes: binder.parse(
+            header_size_key,
+            "a size such as 8192, 8KB or 1MB",
+            values::parse_data_size,
+        )?,
+        shutdown_grace: duration("spring.lifecycle.timeout-per-shutdown-phase")?,
+    })
 }
 
 fn bind_security(binder: &Binder<'_>) -> Result<Option<BasicAuth>, ConfigError> {

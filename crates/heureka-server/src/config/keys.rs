@@ -32,6 +32,36 @@ pub(crate) const DEFAULT_ZONE: (&str, &str) = ("defaultZone", "http://localhost:
 pub(crate) const KEYS: &[Key] = &[
     key("server.port", "8761", "HTTP port (0 picks a free one)"),
     key("server.address", "0.0.0.0", "IP address to listen on"),
+    key(
+        "server.tomcat.connection-timeout",
+        "20s",
+        "a new connection's request head must arrive within",
+    ),
+    key(
+        "server.tomcat.keep-alive-timeout",
+        "60s",
+        "an idle connection's next request head, within",
+    ),
+    key(
+        "server.tomcat.max-connections",
+        "8192",
+        "connections served at once (then idle ones close)",
+    ),
+    key(
+        "server.max-http-request-header-size",
+        "8KB",
+        "request line + headers limit (431)",
+    ),
+    key(
+        "server.max-http-header-size",
+        "",
+        "older name of server.max-http-request-header-size",
+    ),
+    key(
+        "spring.lifecycle.timeout-per-shutdown-phase",
+        "30s",
+        "grace for in-flight requests on SIGTERM",
+    ),
     key("spring.application.name", "heureka", "application name"),
     key(
         "spring.security.user.name",
@@ -280,6 +310,11 @@ pub(crate) const KEYS: &[Key] = &[
         "heureka.max-request-body-size",
         "1MB",
         "request body limit (B, KB, MB, GB)",
+    ),
+    key(
+        "heureka.request-body-timeout",
+        "30s",
+        "a request body must arrive in full within (408)",
     ),
     key("heureka.base-path", "/eureka", "REST API prefix"),
     key(

@@ -26,6 +26,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::net::{IpAddr, SocketAddr};
 use std::path::Path;
+use std::time::Duration;
 
 use self::sources::{CommandLine, Origin, Properties};
 
@@ -41,6 +42,8 @@ pub const ENV_SPRING_PROFILES_ACTIVE: &str = "SPRING_PROFILES_ACTIVE";
 pub struct Config {
     /// `server.*`: where to listen.
     pub server: ServerConfig,
+    /// How connections are accepted, timed out and drained at shutdown.
+    pub connections: ConnectionConfig,
     /// `spring.application.name`, default `heureka`.
     pub application_name: String,
     /// `spring.security.user.name` and `.password`, default none (no authentication). Both
@@ -81,6 +84,41 @@ impl ServerConfig {
     pub fn socket_addr(&self) -> SocketAddr {
         SocketAddr::new(self.address, self.port)
     }
+}
+
+/// The limits that keep slow, idle and hostile clients from holding the server, with
+/// Spring's key names where Spring has the setting. Durations are Spring `Duration`s (`20s`,
+/// `500ms`, `PT1M`; a bare number is milliseconds).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConnectionConfig {
+    /// `server.tomcat.connection-timeout`, default `20s`: a new connection's first request head
+    /// (request line and headers) must have arrived in full this long after it was accepted.
+    /// Tomcat's own default is 60 s, counted between reads; Heureka counts the whole head, so a
+    /// client trickling a byte at a time cannot hold a connection (the value is Tomcat's
+    /// shipped `server.xml`'s).
+    pub connection_timeout: Duration,
+    /// `server.tomcat.keep-alive-timeout`, default `60s`: a kept-alive connection is closed
+    /// unless its next request head has arrived in full this long after the previous response
+    /// was handed over (which includes the time the client takes to read it). Longer than the
+    /// 30 s heartbeat, so a client's heartbeats reuse one connection, as with the Java server.
+    pub keep_alive_timeout: Duration,
+    /// `heureka.request-body-timeout`, default `30s`: a request's body must have arrived in
+    /// full this long after its head, or it is answered 408 and the connection closed.
+    pub request_body_timeout: Duration,
+    /// `server.tomcat.max-connections`, default `8192` (Tomcat's): connections served at once.
+    /// A new connection over the limit closes the one that has waited longest for a request
+    /// head (idle, or sending its head slowly); when every connection is mid-request, new
+    /// connections wait in the backlog until one ends.
+    pub max_connections: usize,
+    /// `server.max-http-request-header-size` (or its older name
+    /// `server.max-http-header-size`), default `8KB` (Spring's): the largest request line plus
+    /// headers; a larger head is answered 431 and bounds what a connection buffers before a
+    /// request starts.
+    pub max_header_bytes: usize,
+    /// `spring.lifecycle.timeout-per-shutdown-phase`, default `30s` (Spring's): after SIGTERM,
+    /// how long in-flight requests may take to finish before the remaining connections are
+    /// closed and the process exits.
+    pub shutdown_grace: Duration,
 }
 
 /// HTTP basic-auth credentials from `spring.security.user.*`.

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::net::{IpAddr, Ipv4Addr};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
 
 use super::*;
 
@@ -109,6 +110,13 @@ fn defaults_match_spring() {
     assert!(!config.heureka.legacy_lease_expiry);
     assert_eq!(config.heureka.max_request_body_bytes, 1024 * 1024);
     assert_eq!(config.heureka.base_path, "/eureka");
+    let connections = &config.connections;
+    assert_eq!(connections.connection_timeout, Duration::from_secs(20));
+    assert_eq!(connections.keep_alive_timeout, Duration::from_secs(60));
+    assert_eq!(connections.request_body_timeout, Duration::from_secs(30));
+    assert_eq!(connections.max_connections, 8192);
+    assert_eq!(connections.max_header_bytes, 8 * 1024);
+    assert_eq!(connections.shutdown_grace, Duration::from_secs(30));
     assert!(config.logging_levels.is_empty());
     assert!(config.sources.is_empty());
     assert_eq!(Config::default(), config);
@@ -709,6 +717,89 @@ fn bad_data_size_is_an_error_naming_key() {
     let message = error(&Dir::new(), &["--heureka.max-request-body-size=lots"], &[]);
     assert!(
         message.contains("for heureka.max-request-body-size (command line)"),
+        "{message}"
+    );
+}
+
+#[test]
+fn duration_parses_spring_units_and_iso_8601() {
+    for (text, duration) in [
+        ("20000", Duration::from_secs(20)),
+        ("500ms", Duration::from_millis(500)),
+        ("20s", Duration::from_secs(20)),
+        (" 2M ", Duration::from_secs(120)),
+        ("1h", Duration::from_secs(3600)),
+        ("1d", Duration::from_secs(86_400)),
+        ("10us", Duration::from_micros(10)),
+        ("PT30S", Duration::from_secs(30)),
+        ("pt1m30s", Duration::from_secs(90)),
+        ("PT0.5S", Duration::from_millis(500)),
+        ("PT1H", Duration::from_secs(3600)),
+    ] {
+        assert_eq!(values::parse_duration(text), Some(duration), "{text}");
+    }
+    for text in [
+        "", "s", "0", "0s", "-1", "1.5s", "10 years", "PT", "PTS", "PT1X", "PT-1S",
+    ] {
+        assert_eq!(values::parse_duration(text), None, "{text}");
+    }
+}
+
+#[test]
+fn connection_limits_bind_from_spring_names() {
+    let config = config(
+        &Dir::new(),
+        &[
+            "--server.tomcat.connection-timeout=5000",
+            "--server.tomcat.keepAliveTimeout=15s",
+            "--server.tomcat.max-connections=100",
+            "--server.max-http-request-header-size=16KB",
+            "--spring.lifecycle.timeout-per-shutdown-phase=PT5S",
+            "--heureka.request-body-timeout=2s",
+        ],
+        &[],
+    );
+    let connections = &config.connections;
+    assert_eq!(connections.connection_timeout, Duration::from_secs(5));
+    assert_eq!(connections.keep_alive_timeout, Duration::from_secs(15));
+    assert_eq!(connections.max_connections, 100);
+    assert_eq!(connections.max_header_bytes, 16 * 1024);
+    assert_eq!(connections.shutdown_grace, Duration::from_secs(5));
+    assert_eq!(connections.request_body_timeout, Duration::from_secs(2));
+}
+
+#[test]
+fn older_header_size_name_applies_unless_the_new_one_is_set() {
+    let dir = Dir::new();
+    let old_only = config(&dir, &["--server.max-http-header-size=4KB"], &[]);
+    assert_eq!(old_only.connections.max_header_bytes, 4 * 1024);
+    let both = config(
+        &dir,
+        &[
+            "--server.max-http-header-size=4KB",
+            "--server.max-http-request-header-size=32KB",
+        ],
+        &[],
+    );
+    assert_eq!(both.connections.max_header_bytes, 32 * 1024);
+}
+
+#[test]
+fn zero_connection_limit_or_timeout_is_an_error_naming_key() {
+    let dir = Dir::new();
+    let message = error(&dir, &["--server.tomcat.max-connections=0"], &[]);
+    assert!(
+        message.contains("server.tomcat.max-connections"),
+        "{message}"
+    );
+    let message = error(&dir, &["--server.tomcat.connection-timeout=0"], &[]);
+    assert!(
+        message.contains("server.tomcat.connection-timeout"),
+        "{message}"
+    );
+    let message = error(&dir, &["--heureka.request-body-timeout=soon"], &[]);
+    assert!(
+        message.contains("heureka.request-body-timeout"),
         "{message}"
     );
 }

@@ -82,3 +82,51 @@ pub(crate) fn parse_service_url(text: &str) -> Option<String> {
         format!("{text}/")
     })
 }
+
+/// Spring's `DurationStyle`: a whole number with an optional unit `ns`, `us`, `ms`, `s`, `m`,
+/// `h` or `d` (a bare number is milliseconds, the default unit of the keys that use this), or
+/// ISO-8601 such as `PT30S`. Zero, negative values and overflow are rejected: every duration
+/// Heureka reads is a timeout, and none of them may be switched off.
+pub(crate) fn parse_duration(text: &str) -> Option<std::time::Duration> {
+    use std::time::Duration;
+    let text = text.trim();
+    if text.len() > 2 && text[..2].eq_ignore_ascii_case("PT") {
+        return parse_iso_duration(&text[2..]);
+    }
+    let digits_end = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let number: u64 = text[..digits_end].parse().ok()?;
+    let duration = match text[digits_end..].to_ascii_lowercase().as_str() {
+        "ns" => Duration::from_nanos(number),
+        "us" => Duration::from_micros(number),
+        "" | "ms" => Duration::from_millis(number),
+        "s" => Duration::from_secs(number),
+        "m" => Duration::from_secs(number.checked_mul(60)?),
+        "h" => Duration::from_secs(number.checked_mul(3600)?),
+        "d" => Duration::from_secs(number.checked_mul(86_400)?),
+        _ => return None,
+    };
+    (!duration.is_zero()).then_some(duration)
+}
+
+/// The part of an ISO-8601 duration after `PT`: hours, minutes and seconds, each optional, in
+/// that order; seconds may have a fraction (`PT0.5S`).
+fn parse_iso_duration(text: &str) -> Option<std::time::Duration> {
+    let mut total = 0f64;
+    let mut rest = text;
+    for (unit, seconds) in [('H', 3600.0), ('M', 60.0), ('S', 1.0)] {
+        if let Some(end) = rest.find([unit, unit.to_ascii_lowercase()]) {
+            let number: f64 = rest[..end].parse().ok()?;
+            if !number.is_finite() || number < 0.0 || (unit != 'S' && number.fract() != 0.0) {
+                return None;
+            }
+            total += number * seconds;
+            rest = &rest[end + 1..];
+        }
+    }
+    if !rest.is_empty() || total <= 0.0 {
+        return None;
+    }
+    std::time::Duration::try_from_secs_f64(total).ok()
+}

@@ -18,6 +18,8 @@ pub(crate) enum ApiError {
     Unauthorized,
     /// A body in a format neither codec reads.
     UnsupportedMediaType(String),
+    /// The request body did not arrive in time; the connection is closed after the answer.
+    RequestTimeout(String),
 }
 
 /// The one-line reason of a rejected request, carried on the response for the log line the
@@ -33,6 +35,13 @@ impl IntoResponse for ApiError {
             ApiError::BadRequest(reason) => plain(StatusCode::BAD_REQUEST, reason),
             ApiError::UnsupportedMediaType(reason) => {
                 plain(StatusCode::UNSUPPORTED_MEDIA_TYPE, reason)
+            }
+            ApiError::RequestTimeout(reason) => {
+                let mut response = plain(StatusCode::REQUEST_TIMEOUT, reason);
+                response
+                    .headers_mut()
+                    .insert(header::CONNECTION, HeaderValue::from_static("close"));
+                response
             }
             ApiError::Unauthorized => {
                 let mut response = plain(

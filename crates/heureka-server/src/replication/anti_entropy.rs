@@ -210,20 +210,34 @@ pub(crate) async fn run(state: SharedState, interval: Duration) {
         if !state.is_ready() {
             continue;
         }
+        // Peers are compared side by side, and a round lasts at most one interval: a peer that
+        // hangs delays no other's repair, and its comparison is abandoned (dropping the set
+        // aborts it) to be tried again next round.
+        let mut rounds = tokio::task::JoinSet::new();
         for peer in state.replication.peers() {
-            match repair_with(&state, &peer).await {
-                Ok(repairs) if !repairs.is_empty() => tracing::info!(
-                    peer = %peer.url.as_str(),
-                    pushed = repairs.push.len(),
-                    pulled = repairs.pull.len(),
-                    removed_here = repairs.remove_here.len(),
-                    "anti-entropy repaired differences with peer"
-                ),
-                Ok(_) => {}
-                Err(error) => {
-                    tracing::debug!(peer = %peer.url.as_str(), %error, "anti-entropy skipped a peer")
-                }
-            }
+            let state = state.clone();
+            rounds.spawn(async move {
+                let outcome = repair_with(&state, &peer).await;
+                log_round(&peer, outcome);
+            });
+        }
+        let all_done = async { while rounds.join_next().await.is_some() {} };
+        let _ = tokio::time::timeout(interval.max(Duration::from_secs(1)), all_done).await;
+    }
+}
+
+fn log_round(peer: &Peer, outcome: Result<Repairs, PeerError>) {
+    match outcome {
+        Ok(repairs) if !repairs.is_empty() => tracing::info!(
+            peer = %peer.url.as_str(),
+            pushed = repairs.push.len(),
+            pulled = repairs.pull.len(),
+            removed_here = repairs.remove_here.len(),
+            "anti-entropy repaired differences with peer"
+        ),
+        Ok(_) => {}
+        Err(error) => {
+            tracing::debug!(peer = %peer.url.as_str(), %error, "anti-entropy skipped a peer")
         }
     }
 }

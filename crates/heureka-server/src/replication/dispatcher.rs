@@ -96,7 +96,9 @@ pub(crate) async fn run(state: SharedState, peer: Arc<Peer>) {
             Err(error) => {
                 failures_in_a_row = failures_in_a_row.saturating_add(1);
                 let pause = match &error {
-                    PeerError::Congestion(_) => Some((CONGESTION_BACKOFF, MAX_CONGESTION_BACKOFF)),
+                    PeerError::Congestion(_) | PeerError::TimedOut(_) => {
+                        Some((CONGESTION_BACKOFF, MAX_CONGESTION_BACKOFF))
+                    }
                     PeerError::Unreachable(_) => {
                         Some((UNREACHABLE_BACKOFF, MAX_UNREACHABLE_BACKOFF))
                     }

@@ -5,8 +5,8 @@
 //! Eureka retries the whole sync while it found nothing, `registry-sync-retries` times,
 //! `registry-sync-retry-wait-ms` apart, even when every peer is plainly down, which is why a
 //! Java node alone takes minutes to start. Here a peer that refuses the connection is down and
-//! not waited for; only peers that answered without a registry (starting, overloaded) are
-//! asked again. Every peer that answers contributes, not only the first.
+//! not waited for, nor is one that accepts the connection and never answers; only peers that
+//! answered without a registry (starting, overloaded) are asked again. Every peer that answers contributes, not only the first.
 
 use heureka_core::Applications;
 use tokio::task::JoinSet;
@@ -56,7 +56,7 @@ pub(crate) async fn sync_from_peers(state: &SharedState) -> SyncReport {
                     report.peers_answered += 1;
                     report.instances += register_all(state, applications);
                 }
-                Err(PeerError::Unreachable(why)) => {
+                Err(PeerError::Unreachable(why) | PeerError::TimedOut(why)) => {
                     report.peers_down += 1;
                     tracing::info!(peer = %peer.url.as_str(), %why, "start-up sync: peer is down");
                 }

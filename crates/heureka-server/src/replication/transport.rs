@@ -14,8 +14,11 @@ use super::peers::PeerUrl;
 /// Why a request to a peer did not produce an answer to act on.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum PeerError {
-    /// 503 or no answer in time: the peer is overloaded; back off longer.
+    /// 503: the peer is overloaded (or not ready); back off longer.
     Congestion(String),
+    /// No answer in time: congestion to the dispatcher, as in Eureka; a hung peer to the
+    /// start-up sync, which does not wait for it.
+    TimedOut(String),
     /// The peer could not be reached (refused, reset, DNS): retry soon.
     Unreachable(String),
     /// The peer answered, but not with something to act on (401, 404, 500, garbage): the
@@ -27,6 +30,7 @@ impl std::fmt::Display for PeerError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             PeerError::Congestion(why) => write!(f, "congested: {why}"),
+            PeerError::TimedOut(why) => write!(f, "timed out: {why}"),
             PeerError::Unreachable(why) => write!(f, "unreachable: {why}"),
             PeerError::Refused(why) => write!(f, "refused: {why}"),
         }
@@ -189,11 +193,12 @@ impl PeerClient {
     }
 }
 
-/// Eureka's classification: a read time-out is congestion, other I/O errors are transient.
+/// Eureka's classification: a read time-out is congestion (here its own variant, which the
+/// dispatcher treats as congestion), other I/O errors are transient.
 fn classify(error: reqwest::Error) -> PeerError {
     let why = error_chain(&error);
     if error.is_timeout() {
-        PeerError::Congestion(why)
+        PeerError::TimedOut(why)
     } else if error.is_connect() || error.is_request() || error.is_body() {
         PeerError::Unreachable(why)
     } else {

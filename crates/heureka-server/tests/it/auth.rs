@@ -70,3 +70,60 @@ async fn without_configured_credentials_everything_is_open() {
     let server = TestServer::start(&[]).await;
     assert_eq!(server.get("/apps", None).await.status(), 200);
 }
+
+/// `GET /apps` with `Authorization: <header>`; the status.
+async fn status_with_authorization(server: &TestServer, header: &str) -> u16 {
+    server
+        .http
+        .get(server.url("/apps"))
+        .header("Authorization", header)
+        .send()
+        .await
+        .unwrap()
+        .status()
+        .as_u16()
+}
+
+// base64("eureka:s3cret") is ZXVyZWthOnMzY3JldA==.
+
+#[tokio::test]
+async fn lower_case_scheme_is_accepted() {
+    let server = TestServer::start(&CREDENTIALS).await;
+    assert_eq!(
+        status_with_authorization(&server, "basic ZXVyZWthOnMzY3JldA==").await,
+        200
+    );
+}
+
+#[tokio::test]
+async fn unpadded_base64_is_accepted() {
+    let server = TestServer::start(&CREDENTIALS).await;
+    assert_eq!(
+        status_with_authorization(&server, "Basic ZXVyZWthOnMzY3JldA").await,
+        200
+    );
+}
+
+#[tokio::test]
+async fn user_name_is_matched_ignoring_case_as_spring_does() {
+    let server = TestServer::start(&CREDENTIALS).await;
+    // base64("EUREKA:s3cret")
+    assert_eq!(
+        status_with_authorization(&server, "Basic RVVSRUtBOnMzY3JldA==").await,
+        200
+    );
+    // base64("eureka:S3CRET"): the password is exact.
+    assert_eq!(
+        status_with_authorization(&server, "Basic ZXVyZWthOlMzQ1JFVA==").await,
+        401
+    );
+}
+
+#[tokio::test]
+async fn other_schemes_get_401() {
+    let server = TestServer::start(&CREDENTIALS).await;
+    assert_eq!(
+        status_with_authorization(&server, "Bearer ZXVyZWthOnMzY3JldA==").await,
+        401
+    );
+}

@@ -2,13 +2,17 @@
 //!
 //! Each test starts its own server on a free port, so tests are independent and run in
 //! parallel. The registry rules themselves are specified in `heureka-core`'s unit tests; these
-//! tests specify the HTTP contract: routes, status codes, formats, errors.
+//! tests specify the HTTP contract: routes, status codes, formats, errors. `hostile` and
+//! `shutdown` run the real binary (`process`), for what only a process shows.
 
 mod api;
 mod auth;
 mod bad_input;
 mod cluster;
 mod health;
+mod hostile;
 mod metrics;
+mod process;
 mod replication_receiver;
+mod shutdown;
 mod support;

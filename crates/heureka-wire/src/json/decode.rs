@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 use heureka_core::{Application, Applications, Instance, Millis};
 
 use super::tree::Node;
+use crate::error::one_line;
 use crate::fields::{self, InstanceBuilder, Scalar};
 use crate::DecodeError;
 
@@ -247,7 +248,8 @@ pub(crate) fn parse(body: &[u8]) -> Result<Node, DecodeError> {
             .strip_suffix(&format!(" at line {line} column {column}"))
             .unwrap_or(&full);
         DecodeError::Malformed(format!(
-            "invalid JSON at line {line} column {column}: {reason}"
+            "invalid JSON at line {line} column {column}: {}",
+            one_line(reason)
         ))
     })
 }

@@ -4,14 +4,23 @@
 //! The body is parsed with quick-xml into a small element tree, then mapped field by field with
 //! the same rules as JSON ([`crate::fields`]). A DOCTYPE is refused outright, so no entity is
 //! ever declared, let alone expanded; references to undeclared entities are syntax errors.
+//!
+//! Every element and attribute name is decoded from XStream's coding as it is read, as XStream's
+//! reader does, so `<a_.0020b>` in `metadata` is the key `a b`. A character that XML 1.0 forbids
+//! (U+FFFE, most C0 controls), raw or as a character reference, makes the body malformed: the
+//! Java server's parser refuses such a body with 400 too, and we would otherwise store text that
+//! no XML document can hold.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use heureka_core::{Application, Applications, Instance, Millis};
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
 
-use super::decode_name;
+use super::is_xml_char;
+use super::names::decode_name;
+use crate::error::one_line;
 use crate::fields::{self, InstanceBuilder, Scalar};
 use crate::DecodeError;
 
@@ -20,7 +29,7 @@ const NO_VERSION: i64 = -1;
 /// Deeper nesting than any Eureka document is refused before it can cost anything.
 const MAX_DEPTH: usize = 32;
 
-/// One element: its name (as written, still XStream-coded), attributes, text and children.
+/// One element: its name (decoded from XStream's coding), attributes, text and children.
 #[derive(Debug, Default)]
 struct Element {
     name: String,
@@ -71,14 +80,14 @@ pub(crate) fn applications(body: &[u8]) -> Result<Applications, DecodeError> {
         applications: Vec::new(),
     };
     for child in &root.children {
-        let name = decode_name(&child.name);
+        let name = &child.name;
         // Same tolerance as Spring's `@JsonAnySetter`: `version…` is the version, `apps…` the hash.
         if name == "application" {
             let n = apps.applications.len();
             apps.applications
                 .push(read_application(child).map_err(|e| e.within(&format!("application[{n}]")))?);
         } else if name.starts_with("version") {
-            let field = || name.to_string();
+            let field = || name.clone();
             apps.versions_delta = Scalar::Text(&child.text).int(&field)?.unwrap_or(NO_VERSION);
         } else if name.starts_with("apps") {
             apps.apps_hashcode = child.text.clone();
@@ -153,10 +162,10 @@ fn read_instance(element: &Element, now: Millis) -> Result<Instance, DecodeError
     Ok(b.finish())
 }
 
-/// Each child is one entry; its name is XStream-coded (`my__key` is `my_key`).
+/// Each child is one entry, named by its key.
 fn read_metadata(element: &Element, map: &mut BTreeMap<String, String>) {
     for entry in &element.children {
-        fields::put_metadata(map, &decode_name(&entry.name), Scalar::Text(&entry.text));
+        fields::put_metadata(map, &entry.name, Scalar::Text(&entry.text));
     }
 }
 
@@ -173,10 +182,16 @@ fn parse(body: &[u8]) -> Result<Element, DecodeError> {
     if text.trim().is_empty() {
         return Err(DecodeError::Empty);
     }
+    if let Some((at, c)) = text.char_indices().find(|&(_, c)| !is_xml_char(c)) {
+        return Err(DecodeError::Malformed(format!(
+            "invalid XML at byte {at}: {}",
+            forbidden(c)
+        )));
+    }
     let mut reader = Reader::from_str(text);
     // Our own findings are reported where the reader stands; syntax errors where they start.
     let malformed = |reader: &Reader<&[u8]>, reason: &dyn std::fmt::Display| {
-        let reason = reason.to_string().replace(['\n', '\r'], " ");
+        let reason = one_line(&reason.to_string());
         let at = reader.buffer_position();
         DecodeError::Malformed(format!("invalid XML at byte {at}: {reason}"))
     };
@@ -184,7 +199,7 @@ fn parse(body: &[u8]) -> Result<Element, DecodeError> {
     let mut root: Option<Element> = None;
     loop {
         let event = reader.read_event().map_err(|e| {
-            let reason = e.to_string().replace(['\n', '\r'], " ");
+            let reason = one_line(&e.to_string());
             DecodeError::Malformed(format!(
                 "invalid XML at byte {}: {reason}",
                 reader.error_position()
@@ -220,6 +235,7 @@ fn parse(body: &[u8]) -> Result<Element, DecodeError> {
             }
             Event::Text(t) => {
                 let t = t.unescape().map_err(|e| malformed(&reader, &e))?;
+                let t = check_references(t).map_err(|e| malformed(&reader, &e))?;
                 match stack.last_mut() {
                     Some(top) => top.text.push_str(&t),
                     None if t.trim().is_empty() => {}
@@ -244,17 +260,37 @@ fn parse(body: &[u8]) -> Result<Element, DecodeError> {
     root.ok_or_else(|| malformed(&reader, &"no root element"))
 }
 
-fn element(start: &BytesStart<'_>) -> Result<Element, quick_xml::Error> {
-    let name = String::from_utf8_lossy(start.name().as_ref()).into_owned();
+fn element(start: &BytesStart<'_>) -> Result<Element, String> {
+    let name = decoded_name(start.name().as_ref());
     let mut attributes = Vec::new();
     for attribute in start.attributes() {
-        let attribute = attribute?;
-        let key = String::from_utf8_lossy(attribute.key.as_ref()).into_owned();
-        attributes.push((key, attribute.unescape_value()?.into_owned()));
+        let attribute = attribute.map_err(|e| e.to_string())?;
+        let value = check_references(attribute.unescape_value().map_err(|e| e.to_string())?)?;
+        attributes.push((decoded_name(attribute.key.as_ref()), value.into_owned()));
     }
     Ok(Element {
         name,
         attributes,
         ..Element::default()
     })
+}
+
+/// A name as XStream reads it, decoded from its coding. The body is valid UTF-8 already.
+fn decoded_name(raw: &[u8]) -> String {
+    decode_name(&String::from_utf8_lossy(raw)).into_owned()
+}
+
+/// Text or an attribute value after unescaping may hold a forbidden character only through a
+/// character reference (`&#x1;`): raw ones were refused before parsing.
+fn check_references(unescaped: Cow<'_, str>) -> Result<Cow<'_, str>, String> {
+    if let Cow::Owned(s) = &unescaped {
+        if let Some(c) = s.chars().find(|&c| !is_xml_char(c)) {
+            return Err(forbidden(c));
+        }
+    }
+    Ok(unescaped)
+}
+
+fn forbidden(c: char) -> String {
+    format!("character U+{:04X} is not allowed in XML 1.0", u32::from(c))
 }

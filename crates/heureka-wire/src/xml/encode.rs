@@ -11,7 +11,8 @@ use std::collections::BTreeMap;
 
 use heureka_core::{Application, Applications, DataCenterClass, Instance, Port};
 
-use super::{metadata_key_fits_xml, push_encoded_name};
+use super::metadata_key_fits_xml;
+use super::names::push_encoded_name;
 use crate::fields::{AMAZON_DC_CLASS, DEFAULT_DC_CLASS, EMPTY_MAP_CLASS};
 use crate::numbers::{push_i64, push_u64};
 use crate::size;
@@ -184,8 +185,9 @@ fn port(out: &mut Vec<u8>, depth: usize, tag: &[u8], port: Port) {
     end_tag(out, tag);
 }
 
-/// A metadata map, keys in XStream's name coding. Keys that cannot be element names are left
-/// out (see [`metadata_key_fits_xml`]); if none is left, the map is written as empty.
+/// A metadata map, keys in XStream's name coding. The empty key, which no element name can
+/// spell, is left out (see [`metadata_key_fits_xml`]); if none is left, the map is written as
+/// empty.
 fn metadata(out: &mut Vec<u8>, depth: usize, map: &BTreeMap<String, String>) {
     if !map.keys().any(|k| metadata_key_fits_xml(k)) {
         indent(out, depth);
@@ -267,26 +269,33 @@ fn indent(out: &mut Vec<u8>, depth: usize) {
 
 /// Element text, escaped as XStream's `PrettyPrintWriter` does (`& < > " '` and `\r`).
 ///
-/// XStream writes other control characters as character references, which XML 1.0 forbids and
-/// Python's expat rejects; we write U+FFFD instead, so the document stays readable.
+/// Characters that XML 1.0 forbids (C0 controls other than tab and line feed, U+FFFE, U+FFFF)
+/// become U+FFFD, as in XStream's `XML_1_0_REPLACEMENT` mode. Eureka runs XStream in its default
+/// quirks mode, which writes them as character references (`&#x1;`, `&#xfffe;`) that every strict
+/// parser rejects, so one such registration would break every XML client's fetch.
 fn text(out: &mut Vec<u8>, s: &str) {
+    const REPLACEMENT: &[u8] = "\u{FFFD}".as_bytes();
     let bytes = s.as_bytes();
     let mut start = 0;
     for (n, &b) in bytes.iter().enumerate() {
-        let escaped: &[u8] = match b {
-            b'&' => b"&amp;",
-            b'<' => b"&lt;",
-            b'>' => b"&gt;",
-            b'"' => b"&quot;",
-            b'\'' => b"&apos;",
-            b'\r' => b"&#xd;",
+        let (escaped, width): (&[u8], usize) = match b {
+            b'&' => (b"&amp;", 1),
+            b'<' => (b"&lt;", 1),
+            b'>' => (b"&gt;", 1),
+            b'"' => (b"&quot;", 1),
+            b'\'' => (b"&apos;", 1),
+            b'\r' => (b"&#xd;", 1),
             b'\t' | b'\n' => continue,
-            0x00..=0x1f => "\u{FFFD}".as_bytes(),
+            0x00..=0x1f => (REPLACEMENT, 1),
+            // U+FFFE and U+FFFF are EF BF BE and EF BF BF in UTF-8.
+            0xEF if matches!(bytes.get(n + 1..n + 3), Some([0xBF, 0xBE | 0xBF])) => {
+                (REPLACEMENT, 3)
+            }
             _ => continue,
         };
         out.extend_from_slice(&bytes[start..n]);
         out.extend_from_slice(escaped);
-        start = n + 1;
+        start = n + width;
     }
     out.extend_from_slice(&bytes[start..]);
 }

@@ -203,9 +203,66 @@ fn several_xml_roots_are_malformed() {
 }
 
 #[test]
+fn xml_with_a_character_xml_forbids_is_malformed() {
+    assert_eq!(
+        xml_error("<instance><hostName>a\u{FFFE}</hostName></instance>").to_string(),
+        "invalid XML at byte 21: character U+FFFE is not allowed in XML 1.0"
+    );
+    for body in [
+        "<instance><hostName>\u{FFFF}</hostName></instance>",
+        "<instance><hostName>\u{1}</hostName></instance>",
+        "<instance><metadata><k\u{FFFE}>1</k\u{FFFE}></metadata></instance>",
+    ] {
+        assert!(
+            matches!(xml_error(body), DecodeError::Malformed(_)),
+            "{body:?}"
+        );
+    }
+}
+
+#[test]
+fn xml_character_references_to_forbidden_characters_are_malformed() {
+    for body in [
+        "<instance><hostName>&#xFFFE;</hostName></instance>",
+        "<instance><hostName>a&#1;</hostName></instance>",
+        "<instance><port enabled=\"&#x1b;\">80</port></instance>",
+    ] {
+        let error = xml_error(body).to_string();
+        assert!(error.starts_with("invalid XML at byte "), "{error}");
+        assert!(error.contains("is not allowed in XML 1.0"), "{error}");
+    }
+}
+
+#[test]
 fn non_utf8_xml_is_malformed() {
     let error = decode_instance(b"<instance>\xff</instance>", Format::Xml, NOW).unwrap_err();
     assert_eq!(error.to_string(), "XML body is not valid UTF-8 at byte 10");
+}
+
+#[test]
+fn a_metadata_key_quoted_in_a_message_keeps_it_on_one_line() {
+    // Found by fuzzing: a key is the client's text, and JSON lets it hold any line break.
+    assert_eq!(
+        json_error(r#"{"instance":{"metadata":{"a\nb\u2028c\u0085":{}}}}"#),
+        r"metadata.a\nb\u{2028}c\u{85} is not text"
+    );
+}
+
+#[test]
+fn a_long_metadata_key_is_cut_in_a_message() {
+    let key = "k".repeat(5000);
+    let error = json_error(&format!(r#"{{"instance":{{"metadata":{{"{key}":[]}}}}}}"#));
+    assert!(error.len() < 300, "{error}");
+    assert!(error.ends_with("… is not text"), "{error}");
+}
+
+#[test]
+fn a_long_name_of_control_characters_is_cut_after_its_escapes() {
+    // Found by fuzzing: the cut counted characters read, not characters written.
+    let name = "k".to_owned() + &"\u{7f}".repeat(500);
+    let body = format!("<instance><{name}></x></instance>");
+    let error = xml_error(&body).to_string();
+    assert!(error.chars().count() < 300, "{error}");
 }
 
 #[test]

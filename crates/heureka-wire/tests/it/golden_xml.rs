@@ -3,9 +3,11 @@
 use std::collections::BTreeMap;
 
 use heureka_core::{ActionType, Application, DataCenterClass, DataCenterInfo};
-use heureka_wire::{encode_application, encode_applications, encode_instance, Format};
+use heureka_wire::{
+    decode_instance, encode_application, encode_applications, encode_instance, Format,
+};
 
-use crate::fixtures::{orders, registry, text};
+use crate::fixtures::{data, orders, registry, text, NOW};
 
 /// Spec §4.7, verbatim.
 const CANONICAL: &str = r#"<applications>
@@ -122,20 +124,94 @@ fn metadata_keys_use_xstream_name_coding() {
 }
 
 #[test]
-fn metadata_keys_that_are_not_xml_names_are_left_out() {
+fn metadata_keys_that_are_not_xml_names_get_xstream_hex_escapes() {
     let mut i = orders();
     i.metadata = BTreeMap::from([
-        ("1st".to_owned(), "x".to_owned()),
-        ("a b".to_owned(), "x".to_owned()),
+        ("1abc".to_owned(), "a".to_owned()),
+        ("a b".to_owned(), "b".to_owned()),
+        ("prometheus.io/scrape".to_owned(), "true".to_owned()),
+        ("prometheus.io/port".to_owned(), "9102".to_owned()),
+    ]);
+    assert!(instance_xml(&i).contains(concat!(
+        "  <metadata>\n",
+        "    <_.0031abc>a</_.0031abc>\n",
+        "    <a_.0020b>b</a_.0020b>\n",
+        "    <prometheus.io_.002fport>9102</prometheus.io_.002fport>\n",
+        "    <prometheus.io_.002fscrape>true</prometheus.io_.002fscrape>\n",
+        "  </metadata>\n"
+    )));
+}
+
+/// `tests/data/xstream_names.json`: 400 names (ASCII, Latin, Greek, Hebrew, Indic, Thai, CJK,
+/// Hangul, private use, emoji, controls) and the element name XStream 1.4.21's
+/// `XmlFriendlyNameCoder.encodeNode` made of each, recorded by running it.
+fn xstream_names() -> Vec<(String, String)> {
+    serde_json::from_slice(&data("xstream_names.json")).unwrap()
+}
+
+#[test]
+fn metadata_keys_are_coded_as_xstream_codes_them() {
+    for (name, xstream) in xstream_names() {
+        // Our one deliberate difference: XStream writes `:` raw (see docs/compat.md).
+        let expected = xstream.replace(':', "_.003a");
+        let mut i = orders();
+        i.metadata = BTreeMap::from([(name.clone(), "v".to_owned())]);
+        let element = format!("\n    <{expected}>v</{expected}>\n");
+        assert!(
+            instance_xml(&i).contains(&element),
+            "{name:?} should be {expected:?}"
+        );
+    }
+}
+
+#[test]
+fn metadata_keys_xstream_coded_are_read_back() {
+    for (name, xstream) in xstream_names() {
+        let body = format!("<instance><metadata><{xstream}>v</{xstream}></metadata></instance>");
+        let instance = decode_instance(body.as_bytes(), Format::Xml, NOW).unwrap();
+        assert_eq!(
+            instance.metadata.keys().collect::<Vec<_>>(),
+            [&name],
+            "{xstream:?}"
+        );
+    }
+}
+
+#[test]
+fn metadata_key_escapes_are_four_lower_case_hex_digits_per_utf16_unit() {
+    let mut i = orders();
+    i.metadata = BTreeMap::from([
+        ("k\u{1}".to_owned(), "1".to_owned()),
+        ("k\u{FFFF}".to_owned(), "2".to_owned()),
+        ("k😀".to_owned(), "3".to_owned()),
+    ]);
+    let xml = instance_xml(&i);
+    assert!(xml.contains("<k_.0001>1</k_.0001>"), "{xml}");
+    assert!(xml.contains("<k_.ffff>2</k_.ffff>"), "{xml}");
+    assert!(xml.contains("<k_.d83d_.de00>3</k_.d83d_.de00>"), "{xml}");
+}
+
+#[test]
+fn metadata_key_colons_are_escaped_so_no_parser_sees_a_namespace_prefix() {
+    let mut i = orders();
+    i.metadata = BTreeMap::from([("ns:key".to_owned(), "x".to_owned())]);
+    assert!(instance_xml(&i).contains("<ns_.003akey>x</ns_.003akey>"));
+}
+
+#[test]
+fn only_the_empty_metadata_key_is_left_out() {
+    let mut i = orders();
+    i.metadata = BTreeMap::from([
+        (String::new(), "x".to_owned()),
         ("ok".to_owned(), "y".to_owned()),
     ]);
     assert!(instance_xml(&i).contains("  <metadata>\n    <ok>y</ok>\n  </metadata>\n"));
 }
 
 #[test]
-fn metadata_with_only_unwritable_keys_is_written_empty() {
+fn metadata_with_only_the_empty_key_is_written_empty() {
     let mut i = orders();
-    i.metadata = BTreeMap::from([("a/b".to_owned(), "x".to_owned())]);
+    i.metadata = BTreeMap::from([(String::new(), "x".to_owned())]);
     assert!(instance_xml(&i).contains("<metadata class=\"java.util.Collections$EmptyMap\"/>"));
 }
 
@@ -156,6 +232,22 @@ fn text_is_escaped() {
         .insert("k".to_owned(), "a&b <c> \"d\" 'e' \r\n\t\u{1}".to_owned());
     assert!(instance_xml(&i)
         .contains("<k>a&amp;b &lt;c&gt; &quot;d&quot; &apos;e&apos; &#xd;\n\t\u{FFFD}</k>"));
+}
+
+#[test]
+fn characters_xml_forbids_become_the_replacement_character() {
+    let mut i = orders();
+    i.host_name = "h\u{FFFE}\u{FFFF}\u{0}\u{1F}x".to_owned();
+    assert!(instance_xml(&i).contains("<hostName>h\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}x</hostName>"));
+}
+
+#[test]
+fn characters_xml_allows_are_written_as_they_are() {
+    let mut i = orders();
+    i.host_name = "\u{7F}\u{85}\u{FFFD}\u{FDD0}\u{1FFFE}😀".to_owned();
+    assert!(
+        instance_xml(&i).contains("<hostName>\u{7F}\u{85}\u{FFFD}\u{FDD0}\u{1FFFE}😀</hostName>")
+    );
 }
 
 #[test]

@@ -335,6 +335,50 @@ fn xml_metadata_names_are_decoded_and_the_class_attribute_ignored() {
 }
 
 #[test]
+fn xml_metadata_names_with_hex_escapes_are_decoded_like_xstream() {
+    let i = xml(concat!(
+        "<metadata>",
+        "<a_.0020b>1</a_.0020b>",
+        "<prometheus.io_.002fscrape>true</prometheus.io_.002fscrape>",
+        "<_.0031abc>2</_.0031abc>",
+        "<x_.D83D_.DE00>3</x_.D83D_.DE00>",
+        "</metadata>"
+    ));
+    let keys: Vec<&str> = i.metadata.keys().map(String::as_str).collect();
+    assert_eq!(keys, ["1abc", "a b", "prometheus.io/scrape", "x😀"]);
+}
+
+#[test]
+fn xml_metadata_names_with_underscores_that_are_no_escape_are_kept() {
+    // fargo and hand-written bodies do not code their names.
+    let i = xml("<metadata><a_b>1</a_b><a_.z>2</a_.z><a_.d800>3</a_.d800></metadata>");
+    let keys: Vec<&str> = i.metadata.keys().map(String::as_str).collect();
+    assert_eq!(keys, ["a_.d800", "a_.z", "a_b"]);
+}
+
+#[test]
+fn xml_amazon_metadata_names_are_decoded_too() {
+    let i = xml(concat!(
+        r#"<dataCenterInfo class="com.netflix.appinfo.AmazonInfo"><name>Amazon</name>"#,
+        "<metadata><instance_.002did>i-1</instance_.002did></metadata></dataCenterInfo>"
+    ));
+    assert_eq!(i.data_center_info.unwrap().metadata["instance-id"], "i-1");
+}
+
+#[test]
+fn xml_registry_element_names_are_decoded_once() {
+    let body = "<applications><versions__delta>4</versions__delta><apps__hashcode>UP_1_</apps__hashcode>\
+        <application><name>A</name><instance><hostName>h</hostName><metadata><k____x>1</k____x></metadata></instance></application></applications>";
+    let apps = decode_applications(body.as_bytes(), Format::Xml).unwrap();
+    assert_eq!(
+        (apps.versions_delta, apps.apps_hashcode.as_str()),
+        (4, "UP_1_")
+    );
+    let metadata = &apps.applications[0].instances[0].metadata;
+    assert_eq!(metadata.keys().collect::<Vec<_>>(), ["k__x"]);
+}
+
+#[test]
 fn xml_data_center_class_is_read_from_its_attribute() {
     let i = xml(
         r#"<dataCenterInfo class="com.netflix.appinfo.AmazonInfo"><name>Amazon</name><metadata><instance-id>i-7</instance-id></metadata></dataCenterInfo>"#,

@@ -3,11 +3,14 @@
 
 mod clients;
 mod digest;
+mod documents;
 mod errors;
 mod fixtures;
 mod golden_json;
 mod golden_xml;
 mod leniency;
 mod pieces;
+mod properties;
 mod replication;
 mod round_trip;
+mod strict_parsers;

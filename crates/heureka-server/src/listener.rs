@@ -1,0 +1,359 @@
+//! Accepting and serving connections: HTTP/1.1 over hyper, under the limits of
+//! [`ConnectionConfig`] that keep slow, idle and hostile clients from holding the server.
+//!
+//! A connection is either *waiting* for a complete request head or *busy* with a request. Every
+//! wait has a deadline: `connection-timeout` after the connection was accepted, and
+//! `keep-alive-timeout` after each response was handed to hyper (so it also bounds a client
+//! that stops reading its response). A busy request's body must arrive within
+//! `request-body-timeout`, or it is answered 408. Nothing a client does, or fails to do, holds
+//! a connection open without a deadline.
+//!
+//! At `max-connections`, a new connection closes the one that has waited longest for a head
+//! (among those its task has looked at: a head may be sitting unread in a new one). Under a
+//! slowloris the attackers, which never finish a head, are closed oldest first, while a real
+//! client, whose head arrives at once, is busy and left alone; so however many attackers
+//! connect, others are answered. When no connection can be closed (all are busy, each within
+//! its deadline), new connections wait in the backlog, as in Tomcat.
+//! Errors such as "too many open files" close the longest-waiting connection too, to free a
+//! descriptor, and the loop pauses briefly and goes on.
+//!
+//! Shutdown stops accepting, lets hyper close idle connections and finish in-flight exchanges,
+//! and after the grace period (`spring.lifecycle.timeout-per-shutdown-phase`) drops the rest.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::{pin, Pin};
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use axum::body::{Body, HttpBody};
+use axum::extract::Request;
+use axum::http;
+use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
+use hyper::body::{Frame, Incoming, SizeHint};
+use hyper::server::conn::http1;
+use hyper_util::rt::TokioIo;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::watch;
+use tokio::task::JoinSet;
+use tokio::time::{sleep, sleep_until, Instant};
+use tower::{Service, ServiceExt};
+
+use self::table::{Deadline, Slot, Table};
+use crate::config::ConnectionConfig;
+use crate::http::error::ApiError;
+
+mod table;
+
+/// How long the accept loop pauses after an error such as "too many open files", once it has
+/// closed a waiting connection to free a descriptor.
+const ACCEPT_ERROR_PAUSE: Duration = Duration::from_millis(20);
+
+/// hyper's own read-buffer limit; raised only for a header limit above it.
+const HYPER_DEFAULT_MAX_BUF: usize = 8192 + 4096 * 100;
+
+/// Serves `app` on every connection `listener` accepts until `shutdown` completes, then drains
+/// the connections for at most the grace period.
+pub(crate) async fn serve<S>(
+    listener: TcpListener,
+    app: S,
+    limits: &ConnectionConfig,
+    shutdown: impl Future<Output = ()>,
+) where
+    S: Service<Request, Response = Response, Error = Infallible> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+{
+    let table = Arc::new(Table::new(limits.max_connections));
+    let http = http1_builder(limits);
+    let timeouts = Timeouts {
+        keep_alive: limits.keep_alive_timeout,
+        request_body: limits.request_body_timeout,
+    };
+    let (stop, stopped) = watch::channel(());
+    let mut connections = JoinSet::new();
+    let mut evicting = Throttle::default();
+    let mut full = Throttle::default();
+    let mut accept_errors = Throttle::default();
+    let mut shutdown = pin!(shutdown);
+    'accept: loop {
+        tokio::select! {
+            biased;
+            () = &mut shutdown => break,
+            // Reap finished connections so the set holds only open ones.
+            Some(_) = connections.join_next(), if !connections.is_empty() => {}
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => {
+                    let (slot, evicted) = loop {
+                        if let Some(admitted) = table.admit(limits.connection_timeout) {
+                            break admitted;
+                        }
+                        if let Some(times) = full.hit() {
+                            tracing::warn!(
+                                max_connections = limits.max_connections,
+                                times,
+                                "connection limit reached and no connection is waiting for a \
+                                 request: new connections wait"
+                            );
+                        }
+                        // Busy connections end within their deadlines, and new ones are
+                        // examined within moments; meanwhile newcomers queue in the backlog,
+                        // as they do in Tomcat.
+                        tokio::select! {
+                            () = &mut shutdown => break 'accept,
+                            () = table.room.notified() => {}
+                        }
+                    };
+                    if let Some(times) = evicted.then(|| evicting.hit()).flatten() {
+                        tracing::warn!(
+                            max_connections = limits.max_connections,
+                            times,
+                            "connection limit reached: closing the connections that have \
+                             waited longest for a request"
+                        );
+                    }
+                    let task = serve_connection(
+                        stream, slot, app.clone(), http.clone(), timeouts, stopped.clone(),
+                    );
+                    connections.spawn(task);
+                    if evicted {
+                        // At the limit, let the new connection be examined before the next
+                        // one arrives and looks for a connection to close.
+                        tokio::task::yield_now().await;
+                    }
+                }
+                Err(error) if is_about_one_connection(&error) => {}
+                Err(error) => {
+                    if let Some(times) = accept_errors.hit() {
+                        tracing::warn!(
+                            %error,
+                            times,
+                            "cannot accept connections: closing the one that has waited longest \
+                             for a request, and retrying"
+                        );
+                    }
+                    table.close_longest_waiting();
+                    tokio::select! {
+                        () = &mut shutdown => break,
+                        () = sleep(ACCEPT_ERROR_PAUSE) => {}
+                    }
+                }
+            }
+        }
+    }
+    drop(listener);
+    drain(connections, stop, limits.shutdown_grace).await;
+}
+
+/// Asks every connection to finish its exchange and close, and waits up to `grace` for them.
+async fn drain(mut connections: JoinSet<()>, stop: watch::Sender<()>, grace: Duration) {
+    stop.send_replace(());
+    if !connections.is_empty() {
+        tracing::info!(
+            open = connections.len(),
+            ?grace,
+            "finishing in-flight requests"
+        );
+    }
+    let drained = tokio::time::timeout(grace, async {
+        while connections.join_next().await.is_some() {}
+    })
+    .await;
+    if drained.is_err() {
+        tracing::warn!(
+            open = connections.len(),
+            ?grace,
+            "grace period over: closing the remaining connections"
+        );
+        connections.abort_all();
+    }
+}
+
+fn http1_builder(limits: &ConnectionConfig) -> http1::Builder {
+    let mut builder = http1::Builder::new();
+    builder
+        // The deadlines here replace hyper's header timer, which cannot tell a first head
+        // from a kept-alive wait.
+        .header_read_timeout(None)
+        .max_header_size(limits.max_header_bytes)
+        .max_buf_size(limits.max_header_bytes.max(HYPER_DEFAULT_MAX_BUF));
+    builder
+}
+
+/// Errors that concern the one connection being accepted (it was reset before we took it);
+/// the listener itself is fine.
+fn is_about_one_connection(error: &std::io::Error) -> bool {
+    use std::io::ErrorKind;
+    matches!(
+        error.kind(),
+        ErrorKind::ConnectionAborted
+            | ErrorKind::ConnectionReset
+            | ErrorKind::ConnectionRefused
+            | ErrorKind::Interrupted
+    )
+}
+
+/// The deadlines a connection's task and service apply.
+#[derive(Debug, Clone, Copy)]
+struct Timeouts {
+    keep_alive: Duration,
+    request_body: Duration,
+}
+
+/// One connection, until its deadline, its eviction, its client, or the end of the grace period
+/// closes it.
+async fn serve_connection<S>(
+    stream: TcpStream,
+    slot: Arc<Slot>,
+    app: S,
+    http: http1::Builder,
+    timeouts: Timeouts,
+    mut stop: watch::Receiver<()>,
+) where
+    S: Service<Request, Response = Response, Error = Infallible> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+{
+    // As Tomcat does: responses are written whole, so Nagle's algorithm would only add delay.
+    let _ = stream.set_nodelay(true);
+    let service = Exchange {
+        app,
+        slot: Arc::clone(&slot),
+        timeouts,
+    };
+    let mut connection = pin!(http.serve_connection(TokioIo::new(stream), service));
+    // One poll reads whatever the client has sent: a complete head makes the connection busy.
+    let first = std::future::poll_fn(|cx| Poll::Ready(connection.as_mut().poll(cx))).await;
+    if first.is_ready() {
+        return;
+    }
+    slot.examined();
+    let mut stopping = false;
+    loop {
+        let deadline = match slot.deadline(Instant::now()) {
+            Deadline::CloseNow => return,
+            Deadline::At(deadline) => Some(deadline),
+            Deadline::None => None,
+        };
+        tokio::select! {
+            result = connection.as_mut() => {
+                if let Err(error) = result {
+                    tracing::debug!(%error, "connection ended");
+                }
+                return;
+            }
+            // Both wake the loop to look at the phase again.
+            () = sleep_until(deadline.unwrap_or_else(Instant::now)), if deadline.is_some() => {}
+            () = slot.wake.notified() => {}
+            _ = stop.changed(), if !stopping => {
+                stopping = true;
+                connection.as_mut().graceful_shutdown();
+            }
+        }
+    }
+}
+
+/// The hyper service of one connection: marks the connection busy for each request, bounds the
+/// time its body may take, and hands back a body that marks the end of the exchange.
+#[derive(Debug)]
+struct Exchange<S> {
+    app: S,
+    slot: Arc<Slot>,
+    timeouts: Timeouts,
+}
+
+impl<S> hyper::service::Service<http::Request<Incoming>> for Exchange<S>
+where
+    S: Service<Request, Response = Response, Error = Infallible> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+{
+    type Response = http::Response<ExchangeBody>;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Infallible>> + Send>>;
+
+    fn call(&self, request: http::Request<Incoming>) -> Self::Future {
+        self.slot.begin_request();
+        let app = self.app.clone();
+        let slot = Arc::clone(&self.slot);
+        let timeouts = self.timeouts;
+        Box::pin(async move {
+            // The handler reads the body, so bounding the handler bounds the body; a trickle
+            // of bytes does not reset it.
+            let handled =
+                tokio::time::timeout(timeouts.request_body, app.oneshot(request.map(Body::new)))
+                    .await;
+            let response = match handled {
+                Ok(Ok(response)) => response,
+                Ok(Err(never)) => match never {},
+                Err(_elapsed) => ApiError::RequestTimeout(format!(
+                    "request not received in full within {:?}",
+                    timeouts.request_body
+                ))
+                .into_response(),
+            };
+            Ok(response.map(|body| ExchangeBody {
+                body,
+                slot,
+                keep_alive: timeouts.keep_alive,
+            }))
+        })
+    }
+}
+
+/// A response body that, once hyper has taken all of it (and drops it), starts the
+/// connection's wait for its next request head.
+#[derive(Debug)]
+struct ExchangeBody {
+    body: Body,
+    slot: Arc<Slot>,
+    keep_alive: Duration,
+}
+
+impl HttpBody for ExchangeBody {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
+        Pin::new(&mut self.get_mut().body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.body.size_hint()
+    }
+}
+
+impl Drop for ExchangeBody {
+    fn drop(&mut self) {
+        self.slot.end_response(self.keep_alive);
+    }
+}
+
+/// A warning that repeats under load is logged at most once a minute, with how many times it
+/// happened since.
+#[derive(Debug, Default)]
+struct Throttle {
+    last: Option<Instant>,
+    times: u64,
+}
+
+impl Throttle {
+    fn hit(&mut self) -> Option<u64> {
+        self.times += 1;
+        let now = Instant::now();
+        if self
+            .last
+            .is_some_and(|last| now - last < Duration::from_secs(60))
+        {
+            return None;
+        }
+        self.last = Some(now);
+        Some(std::mem::take(&mut self.times))
+    }
+}

@@ -1,0 +1,231 @@
+//! The table of open connections: which wait for a request head, since when and until when,
+//! and which to close when a new connection needs room. Pure bookkeeping under one lock; the
+//! tasks in `listener.rs` act on what it says.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+use std::time::Duration;
+
+use parking_lot::Mutex;
+use tokio::sync::Notify;
+use tokio::time::Instant;
+
+/// The open connections and which of them wait for a request head, oldest wait first.
+#[derive(Debug)]
+pub(super) struct Table {
+    max_connections: usize,
+    /// Signalled when a place may have become free or a connection may be closed for room:
+    /// the accept loop waits on it when the table is full.
+    pub(super) room: Notify,
+    /// A blocking mutex: every critical section is a few map operations, never an `.await`.
+    inner: Mutex<Inner>,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    /// Source of connection ids and wait tickets. It only grows, so a smaller ticket is an
+    /// older wait.
+    next_number: u64,
+    connections: HashMap<u64, Entry>,
+    /// Waiting connections by ticket: the first is the one to close for room.
+    waiting: BTreeMap<u64, u64>,
+    /// Connections told to close that have not closed yet; they no longer count against the
+    /// limit.
+    closing: usize,
+}
+
+#[derive(Debug)]
+struct Entry {
+    phase: Phase,
+    /// Whether its task has read what the client sent so far. Until then a head may be sitting
+    /// unread in the socket, so the connection is not closed for room: under a flood of new
+    /// connections, a real client would otherwise be closed before it was ever looked at.
+    examined: bool,
+    wake: Arc<Notify>,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Phase {
+    /// Waiting for a complete request head until `deadline`; `ticket` orders the waits.
+    Waiting { ticket: u64, deadline: Instant },
+    /// A request is being read, handled or answered.
+    Busy,
+    /// Told to close to make room.
+    Closing,
+}
+
+impl Table {
+    pub(super) fn new(max_connections: usize) -> Table {
+        Table {
+            max_connections,
+            room: Notify::new(),
+            inner: Mutex::new(Inner::default()),
+        }
+    }
+
+    /// Takes a new connection, closing the longest-waiting examined one when at the limit
+    /// (and saying so). `None` when the limit is reached and no connection can be closed.
+    pub(super) fn admit(
+        self: &Arc<Self>,
+        connection_timeout: Duration,
+    ) -> Option<(Arc<Slot>, bool)> {
+        let mut inner = self.inner.lock();
+        let mut evicted = false;
+        if inner.connections.len() - inner.closing >= self.max_connections {
+            if !inner.close_longest_waiting() {
+                return None;
+            }
+            evicted = true;
+        }
+        let id = inner.next();
+        let wake = Arc::new(Notify::new());
+        inner.connections.insert(
+            id,
+            Entry {
+                phase: Phase::Busy,
+                examined: false,
+                wake: Arc::clone(&wake),
+            },
+        );
+        inner.wait(id, Instant::now() + connection_timeout);
+        let slot = Slot {
+            table: Arc::clone(self),
+            id,
+            wake,
+        };
+        Some((Arc::new(slot), evicted))
+    }
+
+    pub(super) fn close_longest_waiting(&self) -> bool {
+        self.inner.lock().close_longest_waiting()
+    }
+}
+
+impl Inner {
+    fn next(&mut self) -> u64 {
+        self.next_number += 1;
+        self.next_number
+    }
+
+    fn wait(&mut self, id: u64, deadline: Instant) {
+        let ticket = self.next();
+        let entry = self
+            .connections
+            .get_mut(&id)
+            .expect("the connection is open");
+        entry.phase = Phase::Waiting { ticket, deadline };
+        self.waiting.insert(ticket, id);
+    }
+
+    /// Closes the examined connection that has waited longest. The unexamined are the newest,
+    /// at the end of the list, so the search is short.
+    fn close_longest_waiting(&mut self) -> bool {
+        let connections = &self.connections;
+        let found = self
+            .waiting
+            .iter()
+            .find(|(_, id)| connections.get(id).is_some_and(|entry| entry.examined))
+            .map(|(ticket, id)| (*ticket, *id));
+        let Some((ticket, id)) = found else {
+            return false;
+        };
+        self.waiting.remove(&ticket);
+        let entry = self
+            .connections
+            .get_mut(&id)
+            .expect("waiting connections are open");
+        entry.phase = Phase::Closing;
+        entry.wake.notify_one();
+        self.closing += 1;
+        true
+    }
+
+    /// Takes the connection out of the waiting list or the closing count, whichever it is in.
+    fn leave(&mut self, phase: Phase) {
+        match phase {
+            Phase::Waiting { ticket, .. } => {
+                self.waiting.remove(&ticket);
+            }
+            Phase::Closing => self.closing -= 1,
+            Phase::Busy => {}
+        }
+    }
+}
+
+/// One connection's place in the table, shared by its task, its service and its response
+/// bodies; it leaves the table when the last of them is gone.
+#[derive(Debug)]
+pub(super) struct Slot {
+    table: Arc<Table>,
+    id: u64,
+    /// Wakes the connection's task to look at its phase: on eviction, and when a wait begins.
+    pub(super) wake: Arc<Notify>,
+}
+
+pub(super) enum Deadline {
+    CloseNow,
+    At(Instant),
+    None,
+}
+
+impl Slot {
+    /// A request head arrived. A connection told to close whose head arrived before it could
+    /// is served all the same: eviction is for the idle, and the limit is exceeded by one
+    /// for a moment.
+    pub(super) fn begin_request(&self) {
+        let mut inner = self.table.inner.lock();
+        let Some(phase) = inner.connections.get(&self.id).map(|entry| entry.phase) else {
+            return;
+        };
+        inner.leave(phase);
+        if let Some(entry) = inner.connections.get_mut(&self.id) {
+            entry.phase = Phase::Busy;
+        }
+    }
+
+    /// Its task has read what the client sent so far.
+    pub(super) fn examined(&self) {
+        if let Some(entry) = self.table.inner.lock().connections.get_mut(&self.id) {
+            entry.examined = true;
+        }
+        self.table.room.notify_one();
+    }
+
+    /// The response was handed to hyper: the wait for the next head begins.
+    pub(super) fn end_response(&self, keep_alive: Duration) {
+        let mut inner = self.table.inner.lock();
+        let busy = inner
+            .connections
+            .get(&self.id)
+            .is_some_and(|entry| matches!(entry.phase, Phase::Busy));
+        if busy {
+            inner.wait(self.id, Instant::now() + keep_alive);
+            drop(inner);
+            self.wake.notify_one();
+            self.table.room.notify_one();
+        }
+    }
+
+    pub(super) fn deadline(&self, now: Instant) -> Deadline {
+        let inner = self.table.inner.lock();
+        match inner.connections.get(&self.id).map(|entry| entry.phase) {
+            Some(Phase::Waiting { deadline, .. }) if deadline > now => Deadline::At(deadline),
+            Some(Phase::Busy) => Deadline::None,
+            _ => Deadline::CloseNow,
+        }
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        let mut inner = self.table.inner.lock();
+        if let Some(entry) = inner.connections.remove(&self.id) {
+            inner.leave(entry.phase);
+        }
+        drop(inner);
+        self.table.room.notify_one();
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,124 @@
+//! The connection table's rules, without sockets: who is closed for room, and when.
+
+use super::*;
+
+const TIMEOUT: Duration = Duration::from_secs(20);
+
+/// A new connection, examined (its task has read what it sent, and found no complete head).
+fn admitted(table: &Arc<Table>) -> Arc<Slot> {
+    let (slot, _) = table.admit(TIMEOUT).expect("room");
+    slot.examined();
+    slot
+}
+
+fn closes_now(slot: &Slot) -> bool {
+    matches!(slot.deadline(Instant::now()), Deadline::CloseNow)
+}
+
+#[test]
+fn under_the_limit_nobody_is_closed() {
+    let table = Arc::new(Table::new(2));
+    let first = admitted(&table);
+    let second = admitted(&table);
+    assert!(!closes_now(&first));
+    assert!(!closes_now(&second));
+}
+
+#[test]
+fn at_the_limit_the_longest_waiting_connection_is_closed() {
+    let table = Arc::new(Table::new(2));
+    let oldest = admitted(&table);
+    let newer = admitted(&table);
+    let (newest, evicted) = table.admit(TIMEOUT).expect("room");
+    assert!(evicted);
+    assert!(closes_now(&oldest));
+    assert!(!closes_now(&newer));
+    assert!(!closes_now(&newest));
+}
+
+#[test]
+fn a_connection_with_a_request_in_progress_is_never_closed_for_room() {
+    let table = Arc::new(Table::new(2));
+    let busy = admitted(&table);
+    busy.begin_request();
+    let waiting = admitted(&table);
+    let _newest = admitted(&table);
+    assert!(!closes_now(&busy));
+    assert!(closes_now(&waiting));
+}
+
+#[test]
+fn when_every_connection_is_busy_there_is_no_room() {
+    let table = Arc::new(Table::new(1));
+    let busy = admitted(&table);
+    busy.begin_request();
+    assert!(table.admit(TIMEOUT).is_none());
+}
+
+#[test]
+fn a_kept_alive_connection_waits_again_from_the_end_of_its_response() {
+    let table = Arc::new(Table::new(2));
+    let kept_alive = admitted(&table);
+    let fresh = admitted(&table);
+    kept_alive.begin_request();
+    kept_alive.end_response(Duration::from_secs(60));
+    // Its wait began after `fresh`'s, so `fresh` has waited longest.
+    let _newest = admitted(&table);
+    assert!(closes_now(&fresh));
+    assert!(!closes_now(&kept_alive));
+}
+
+#[test]
+fn a_wait_past_its_deadline_closes_the_connection() {
+    let table = Arc::new(Table::new(1));
+    let slot = admitted(&table);
+    assert!(matches!(
+        slot.deadline(Instant::now() + TIMEOUT),
+        Deadline::CloseNow
+    ));
+    slot.begin_request();
+    assert!(matches!(
+        slot.deadline(Instant::now() + TIMEOUT),
+        Deadline::None
+    ));
+}
+
+#[test]
+fn a_connection_closed_for_room_whose_request_arrived_first_is_served() {
+    let table = Arc::new(Table::new(1));
+    let evicted = admitted(&table);
+    let _newest = admitted(&table);
+    evicted.begin_request();
+    assert!(!closes_now(&evicted));
+}
+
+#[test]
+fn closed_connections_free_their_place() {
+    let table = Arc::new(Table::new(1));
+    let first = admitted(&table);
+    first.begin_request();
+    drop(first);
+    let second = admitted(&table);
+    second.begin_request();
+    // Only `second` is open, and busy: there is no room, not a place taken by a ghost.
+    assert!(table.admit(TIMEOUT).is_none());
+    assert!(table.inner.lock().connections.len() == 1);
+}
+
+#[test]
+fn a_connection_told_to_close_no_longer_counts_against_the_limit() {
+    let table = Arc::new(Table::new(1));
+    let _evicted = admitted(&table);
+    let second = admitted(&table);
+    second.begin_request();
+    // `_evicted` has not closed yet, but its place is `second`'s: no one else is closed.
+    assert!(table.admit(TIMEOUT).is_none());
+}
+
+#[test]
+fn a_connection_not_yet_examined_is_not_closed_for_room() {
+    let table = Arc::new(Table::new(1));
+    let (unexamined, _) = table.admit(TIMEOUT).expect("room");
+    assert!(table.admit(TIMEOUT).is_none());
+    assert!(!closes_now(&unexamined));
+}

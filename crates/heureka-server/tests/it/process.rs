@@ -1,0 +1,250 @@
+//! The real `heureka` binary in a process of its own, for what only a process shows: its
+//! memory and open files (read from `/proc`), its open-file limit, how it exits on SIGTERM.
+//! Plus raw-socket helpers for clients that misbehave on purpose.
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+/// How long any one step may take before the test gives up: a bound against hangs, far above
+/// what the step needs, never a measure of speed.
+pub const PATIENCE: Duration = Duration::from_secs(60);
+
+/// A running `heureka` process; killed when dropped.
+pub struct HeurekaProcess {
+    child: Child,
+    pub port: u16,
+    log: Arc<Mutex<String>>,
+}
+
+impl HeurekaProcess {
+    /// Starts the binary with `--key=value` arguments, on a free port of 127.0.0.1.
+    pub fn start(args: &[&str]) -> HeurekaProcess {
+        Self::start_command(Command::new(env!("CARGO_BIN_EXE_heureka")), args)
+    }
+
+    /// Starts the binary with its open-file limit (soft and hard) set to `limit`.
+    pub fn start_with_open_file_limit(limit: u32, args: &[&str]) -> HeurekaProcess {
+        let mut command = Command::new("/bin/sh");
+        command
+            .arg("-c")
+            .arg(format!("ulimit -n {limit} && exec \"$0\" \"$@\""))
+            .arg(env!("CARGO_BIN_EXE_heureka"));
+        Self::start_command(command, args)
+    }
+
+    fn start_command(mut command: Command, args: &[&str]) -> HeurekaProcess {
+        // A standalone node, as in the in-process tests: its own URL is its only service URL
+        // (so it has no peers and serves reads at once) and it does not register itself.
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|probe| probe.local_addr())
+            .map(|address| address.port())
+            .expect("a free port");
+        let mut child = command
+            .args(args)
+            .arg(format!("--server.port={port}"))
+            .arg(format!(
+                "--eureka.client.service-url.defaultZone=http://127.0.0.1:{port}/eureka/"
+            ))
+            .args([
+                "--server.address=127.0.0.1",
+                "--eureka.client.register-with-eureka=false",
+            ])
+            // No stray SERVER_PORT or application.yml from the machine running the tests.
+            .env_clear()
+            .current_dir(empty_dir())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("the heureka binary starts");
+        let stdout = child.stdout.take().unwrap();
+        let log = Arc::new(Mutex::new(String::new()));
+        let (port_tx, port_rx) = std::sync::mpsc::channel();
+        let log_writer = Arc::clone(&log);
+        // Reads the log to its end, so the server never blocks on a full pipe.
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if let Some(port) = serving_port(&line) {
+                    let _ = port_tx.send(port);
+                }
+                let mut log = log_writer.lock().unwrap();
+                log.push_str(&line);
+                log.push('\n');
+            }
+        });
+        let port = port_rx
+            .recv_timeout(PATIENCE)
+            .expect("heureka logs the address it serves on");
+        HeurekaProcess { child, port, log }
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    pub fn address(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+
+    /// Resident memory, from `/proc/<pid>/status`.
+    pub fn rss_bytes(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid())).unwrap();
+        let line = status
+            .lines()
+            .find(|line| line.starts_with("VmRSS:"))
+            .expect("VmRSS in /proc/<pid>/status");
+        let kib: u64 = line
+            .split_whitespace()
+            .nth(1)
+            .and_then(|kib| kib.parse().ok())
+            .unwrap();
+        kib * 1024
+    }
+
+    /// Open file descriptors, from `/proc/<pid>/fd`: the sockets it holds, plus a handful.
+    pub fn open_files(&self) -> usize {
+        std::fs::read_dir(format!("/proc/{}/fd", self.pid()))
+            .unwrap()
+            .count()
+    }
+
+    pub fn is_running(&mut self) -> bool {
+        self.child.try_wait().unwrap().is_none()
+    }
+
+    pub fn log(&self) -> String {
+        self.log.lock().unwrap().clone()
+    }
+
+    /// Waits (boundedly) until the log contains `text`.
+    pub async fn wait_for_log(&self, text: &str) {
+        let waited = tokio::time::timeout(PATIENCE, async {
+            while !self.log().contains(text) {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        })
+        .await;
+        assert!(
+            waited.is_ok(),
+            "the log never said {text:?}:\n{}",
+            self.log()
+        );
+    }
+
+    pub fn terminate(&self) {
+        let status = Command::new("kill")
+            .args(["-TERM", &self.pid().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success(), "kill -TERM");
+    }
+
+    /// Waits (boundedly) for the process to exit; `None` if it is still running.
+    pub async fn wait_for_exit(&mut self) -> Option<ExitStatus> {
+        let deadline = tokio::time::Instant::now() + PATIENCE;
+        while tokio::time::Instant::now() < deadline {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return Some(status);
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        None
+    }
+
+    /// `GET path` on a new connection; the status code, or `None` if there was no answer.
+    pub async fn get_status(&self, path: &str) -> Option<u16> {
+        let request = format!("GET {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n");
+        let exchange = async {
+            let mut stream = TcpStream::connect(self.address()).await.ok()?;
+            stream.write_all(request.as_bytes()).await.ok()?;
+            status_of(&read_to_end(&mut stream).await)
+        };
+        tokio::time::timeout(PATIENCE, exchange)
+            .await
+            .ok()
+            .flatten()
+    }
+}
+
+impl Drop for HeurekaProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn serving_port(line: &str) -> Option<u16> {
+    if !line.contains("heureka is serving") {
+        return None;
+    }
+    let address = line
+        .split_whitespace()
+        .find_map(|word| word.strip_prefix("address="))?;
+    address.rsplit(':').next()?.parse().ok()
+}
+
+/// A new connection to the server, waiting at most `PATIENCE` for the server to take it.
+pub async fn connect(server: &HeurekaProcess) -> TcpStream {
+    tokio::time::timeout(PATIENCE, TcpStream::connect(server.address()))
+        .await
+        .expect("the server takes new connections")
+        .unwrap()
+}
+
+/// The status code of an HTTP response's first line.
+pub fn status_of(response: &[u8]) -> Option<u16> {
+    let text = std::str::from_utf8(response.get(..12)?).ok()?;
+    text.strip_prefix("HTTP/1.1 ")?.parse().ok()
+}
+
+/// Everything the peer sends until it closes (or resets) the connection, or until `PATIENCE`
+/// runs out.
+pub async fn read_to_end(stream: &mut TcpStream) -> Vec<u8> {
+    let mut received = Vec::new();
+    let mut buffer = [0u8; 8192];
+    let _ = tokio::time::timeout(PATIENCE, async {
+        loop {
+            match stream.read(&mut buffer).await {
+                Ok(0) | Err(_) => return,
+                Ok(n) => received.extend_from_slice(&buffer[..n]),
+            }
+        }
+    })
+    .await;
+    received
+}
+
+/// Whether the peer has closed (or reset) the connection: the next read says so at once.
+/// `false` if it sends more, or stays silent for `PATIENCE`.
+pub async fn closed_by_peer(stream: &mut TcpStream) -> bool {
+    let mut buffer = [0u8; 1];
+    matches!(
+        tokio::time::timeout(PATIENCE, stream.read(&mut buffer)).await,
+        Ok(Ok(0) | Err(_))
+    )
+}
+
+/// `write_all`, giving up after `PATIENCE` (a server that stops reading must not hang a test).
+pub async fn write_bounded(stream: &mut TcpStream, bytes: &[u8]) -> std::io::Result<()> {
+    tokio::time::timeout(PATIENCE, stream.write_all(bytes))
+        .await
+        .unwrap_or_else(|_| Err(std::io::ErrorKind::TimedOut.into()))
+}
+
+/// Lets this test process open as many sockets as its hard limit allows: the hostile tests
+/// hold thousands.
+pub fn raise_own_open_file_limit() {
+    let _ = rlimit::increase_nofile_limit(u64::MAX);
+}
+
+fn empty_dir() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("heureka-it-process-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
