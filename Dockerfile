@@ -26,9 +26,10 @@ COPY --from=build /src/target/release/heureka /usr/local/bin/heureka
 COPY LICENSE /usr/share/doc/heureka/LICENSE
 USER 10001
 WORKDIR /app
-ENV SERVER_PORT=8761
 EXPOSE 8761
 # Liveness, not readiness: a node still syncing from its peers is healthy, only not ready.
+# No ENV SERVER_PORT here: the environment outranks application.yml, so setting it would
+# silently override a mounted file's server.port. Set SERVER_PORT when moving the port.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 \
-    CMD curl -fsS "http://127.0.0.1:${SERVER_PORT}/actuator/health/liveness" || exit 1
+    CMD curl -fsS "http://127.0.0.1:${SERVER_PORT:-8761}/actuator/health/liveness" || exit 1
 ENTRYPOINT ["/usr/local/bin/heureka"]
