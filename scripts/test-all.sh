@@ -32,6 +32,16 @@ if ! command -v wrk >/dev/null 2>&1; then
     fi
 fi
 
+# Debian's prometheus scrapes a real heureka in the interop suite (test_prometheus.py).
+if ! command -v prometheus >/dev/null 2>&1; then
+    echo "==> installing prometheus"
+    if [ "$(id -u)" -eq 0 ]; then
+        apt-get update -qq && apt-get install -y -qq prometheus >/dev/null
+    else
+        sudo apt-get update -qq && sudo apt-get install -y -qq prometheus >/dev/null
+    fi
+fi
+
 suite "cargo fmt" cargo fmt --all --check
 suite "cargo clippy" cargo clippy --workspace --all-targets --quiet -- -D warnings
 suite "cargo test" cargo test --workspace

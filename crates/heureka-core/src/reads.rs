@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use crate::delta::{apps_hashcode, ChangeItem, DeltaEntry};
 use crate::lease::Lease;
-use crate::model::{Application, Applications, Instance, Millis};
+use crate::model::{Application, Applications, Instance, InstanceStatus, Millis};
 use crate::registry::{app_key, decorate, is_visible, Registry};
 
 /// One entry of [`Registry::application_versions`].
@@ -17,6 +17,14 @@ pub struct ApplicationVersion<'a> {
     pub name: &'a str,
     /// The registry version of this application's last visible change.
     pub version: u64,
+    pub instances: usize,
+}
+
+/// One entry of [`Registry::status_counts`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StatusCount<'a> {
+    pub app: &'a str,
+    pub status: InstanceStatus,
     pub instances: usize,
 }
 
@@ -57,6 +65,28 @@ impl Registry {
     /// Number of leases, expired-not-evicted ones included (Eureka's `getLocalRegistrySize`).
     pub fn registry_size(&self) -> usize {
         self.apps.values().map(HashMap::len).sum()
+    }
+
+    /// How many instances each application has in each status, sorted by application and
+    /// status name: the numbers a metrics scrape reports, without copying any instance.
+    pub fn status_counts(&self) -> Vec<StatusCount<'_>> {
+        let mut counts: Vec<StatusCount<'_>> = Vec::new();
+        for (app, leases) in &self.apps {
+            let first = counts.len();
+            for lease in leases.values() {
+                let status = lease.holder.status;
+                match counts[first..].iter_mut().find(|c| c.status == status) {
+                    Some(count) => count.instances += 1,
+                    None => counts.push(StatusCount {
+                        app,
+                        status,
+                        instances: 1,
+                    }),
+                }
+            }
+        }
+        counts.sort_unstable_by(|a, b| (a.app, a.status.as_str()).cmp(&(b.app, b.status.as_str())));
+        counts
     }
 
     /// Full registry (`versions__delta` 1), apps with no instances omitted.

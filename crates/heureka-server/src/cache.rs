@@ -18,6 +18,7 @@
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::io::Read;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -62,6 +63,8 @@ impl Encoded {
 pub(crate) struct DeltaCache {
     entries: Mutex<HashMap<Format, Arc<Encoded>>>,
     max_age: Duration,
+    /// Documents encoded since start (for the metrics).
+    rebuilds: AtomicU64,
 }
 
 impl DeltaCache {
@@ -69,7 +72,13 @@ impl DeltaCache {
         DeltaCache {
             entries: Mutex::new(HashMap::new()),
             max_age,
+            rebuilds: AtomicU64::new(0),
         }
+    }
+
+    /// How many delta documents have been encoded since start.
+    pub(crate) fn rebuilds(&self) -> u64 {
+        self.rebuilds.load(Ordering::Relaxed)
     }
 
     /// The delta for the registry's current version, encoded (outside the registry lock) if needed.
@@ -83,6 +92,7 @@ impl DeltaCache {
         {
             return entry.clone();
         }
+        self.rebuilds.fetch_add(1, Ordering::Relaxed);
         // Encoded under the lock one application at a time, so a large delta (all instances,
         // right after a mass registration) is never copied whole; compressed after it.
         let pieces = ApplicationsPieces { format };
@@ -122,6 +132,8 @@ pub(crate) struct FullFetchCache {
     /// `response-cache-auto-expiration-in-seconds`: even without changes, runs are re-encoded
     /// this often so the lease timestamps they show do not age indefinitely.
     max_age: Duration,
+    /// Documents assembled since start (for the metrics).
+    rebuilds: AtomicU64,
 }
 
 /// One format's compressed runs and the document last assembled from them.
@@ -163,7 +175,13 @@ impl FullFetchCache {
             json: Mutex::default(),
             xml: Mutex::default(),
             max_age,
+            rebuilds: AtomicU64::new(0),
         }
+    }
+
+    /// How many full documents have been assembled (from kept or new runs) since start.
+    pub(crate) fn rebuilds(&self) -> u64 {
+        self.rebuilds.load(Ordering::Relaxed)
     }
 
     /// The full document for the registry's current version.
@@ -182,6 +200,7 @@ impl FullFetchCache {
         {
             return document.clone();
         }
+        self.rebuilds.fetch_add(1, Ordering::Relaxed);
         let document = Arc::new(runs.rebuild(registry, format, self.max_age));
         runs.document = Some(document.clone());
         document

@@ -1,7 +1,7 @@
 //! The write path: every registry write goes through [`AppState::write`], which applies it
 //! under the registry lock, takes the [`Change`]s it recorded and hands them, still under the
 //! lock, to [`publish`]. That is the one place changes leave the registry: they are queued for
-//! replication (and, as the server grows, counted and streamed) from here, and logged once the
+//! replication and counted for the metrics (and, as the server grows, streamed) from here, and logged once the
 //! lock is released.
 //!
 //! The response caches need no message: they key on the registry's versions, which the same
@@ -37,6 +37,7 @@ fn publish(state: &AppState, registry: &Registry, changes: &[Change]) {
     for change in changes {
         state.replication.replicate(change);
         state.events.publish(change, registry);
+        state.metrics.count(change);
     }
 }
 

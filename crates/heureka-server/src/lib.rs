@@ -15,6 +15,7 @@ mod events;
 mod handlers;
 mod http;
 mod listener;
+mod metrics;
 mod own_instance;
 mod registration;
 mod replication;
@@ -54,6 +55,7 @@ pub async fn serve_with_reload(
 ) -> io::Result<()> {
     let port = listener.local_addr()?.port();
     let state = AppState::new(&config, clock::Clock::System, port);
+    state.log_start_up(&config, listener.local_addr()?);
     let router = routes::router(
         state.clone(),
         &config.heureka.base_path,

@@ -64,15 +64,13 @@ async fn run(
     // With port 0 the system picks one; log the address actually bound.
     let address = listener.local_addr().unwrap_or(address);
     let open_files = raise_open_file_limit(config.connections.max_connections);
+    // The process's limits; the start-up line itself (auth, peers) is the library's.
     tracing::info!(
         %address,
         open_files,
         max_connections = config.connections.max_connections,
-        base_path = %config.heureka.base_path,
-        self_preservation = config.eureka_server.enable_self_preservation,
-        sources = ?config.sources,
         startup_ms = started.elapsed().as_millis() as u64,
-        "heureka is serving the Eureka API"
+        "listening"
     );
     heureka_server::serve_with_reload(config, listener, shutdown_signal(), Some(reload)).await
 }

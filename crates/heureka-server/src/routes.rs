@@ -4,6 +4,10 @@
 //! the Netflix WAR layout that eureka-js-client uses by default. Trailing slashes are trimmed
 //! before routing (clients fetch `apps/`), and path segments arrive percent-decoded (Python's
 //! client sends `127.0.0.1%3Aapp%3A8080`).
+//!
+//! Beside the API: Spring Boot Actuator's endpoints (`handlers/actuator.rs`), info and
+//! metrics behind the same authentication as the API, health and its probes in front of it.
+//! Every request passes the observing layer (`http/observe.rs`): metrics, logs.
 
 use axum::extract::DefaultBodyLimit;
 use axum::middleware;
@@ -11,8 +15,8 @@ use axum::routing::{get, post, put};
 use axum::Router;
 use tower_http::decompression::RequestDecompressionLayer;
 
-use crate::handlers::{apps, instances, overrides, replication, status};
-use crate::http::auth;
+use crate::handlers::{actuator, apps, instances, overrides, replication, status};
+use crate::http::{auth, observe};
 use crate::state::SharedState;
 use crate::{dashboard, events};
 
@@ -50,6 +54,7 @@ pub(crate) fn router(state: SharedState, base_path: &str, max_body_bytes: usize)
         .nest(&format!("{base_path}/v2"), api.clone())
         .nest(base_path, api)
         .merge(dashboard::pages(&state))
+        .merge(actuator_behind_auth(&state))
         .layer(middleware::from_fn_with_state(
             state.clone(),
             auth::require_basic_auth,
@@ -58,5 +63,43 @@ pub(crate) fn router(state: SharedState, base_path: &str, max_body_bytes: usize)
         .layer(DefaultBodyLimit::max(max_body_bytes))
         // Peers may gzip request bodies (`Content-Encoding: gzip`); unknown encodings get 415.
         .layer(RequestDecompressionLayer::new())
+        .merge(actuator_open(&state))
+        // Outermost, so it times and logs every answer, 401s and unmatched paths included.
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            observe::observe,
+        ))
         .with_state(state)
+}
+
+/// The actuator endpoints that need credentials when authentication is on: info and the
+/// metrics, like the API.
+fn actuator_behind_auth(state: &SharedState) -> Router<SharedState> {
+    let (base, exposed) = (&state.settings.actuator_base_path, state.settings.exposed);
+    let mut router = Router::new();
+    if exposed.info {
+        router = router.route(&format!("{base}/info"), get(actuator::info));
+    }
+    if exposed.prometheus {
+        router = router
+            .route(&format!("{base}/prometheus"), get(actuator::prometheus))
+            .route("/metrics", get(actuator::prometheus));
+    }
+    router
+}
+
+/// Health answers without credentials, as Kubernetes probes and load balancers need: the
+/// probes with a status only, `health` with details only for authorized requests (by default).
+fn actuator_open(state: &SharedState) -> Router<SharedState> {
+    let base = &state.settings.actuator_base_path;
+    if !state.settings.exposed.health {
+        return Router::new();
+    }
+    Router::new()
+        .route(&format!("{base}/health"), get(actuator::health))
+        .route(&format!("{base}/health/liveness"), get(actuator::liveness))
+        .route(
+            &format!("{base}/health/readiness"),
+            get(actuator::readiness),
+        )
 }

@@ -10,8 +10,9 @@ use parking_lot::Mutex;
 
 use crate::cache::{DeltaCache, FullFetchCache};
 use crate::clock::Clock;
-use crate::config::Config;
+use crate::config::{Config, Exposure, ShowDetails};
 use crate::events::Events;
+use crate::metrics::Metrics;
 use crate::replication::{OwnAddress, Replication};
 
 pub(crate) type SharedState = Arc<AppState>;
@@ -36,6 +37,8 @@ pub(crate) struct AppState {
     pub(crate) events: Events,
     /// What the dashboard shows that no other part of the state holds.
     pub(crate) dashboard: crate::dashboard::DashboardInfo,
+    /// The Prometheus metrics, counted on the write path and by the observing layer.
+    pub(crate) metrics: Metrics,
     /// `spring.application.name`: the app this server (and its peers) register as.
     pub(crate) application_name: String,
     /// When the server started, on its clock.
@@ -54,6 +57,15 @@ pub(crate) struct Settings {
     pub(crate) disable_delta: bool,
     /// The `Authorization` header value required on every request, when auth is configured.
     pub(crate) basic_auth_header: Option<String>,
+    /// `heureka.access-log` / `server.tomcat.accesslog.enabled`: one log line per request.
+    pub(crate) access_log: bool,
+    /// Whether the Prometheus endpoints are served, and so whether requests are timed.
+    pub(crate) metrics_enabled: bool,
+    /// `management.endpoint.health.show-details`.
+    pub(crate) show_details: ShowDetails,
+    /// `management.endpoints.web.base-path` and which actuator endpoints are served.
+    pub(crate) actuator_base_path: String,
+    pub(crate) exposed: Exposure,
 }
 
 impl AppState {
@@ -82,7 +94,13 @@ impl AppState {
                     .security
                     .as_ref()
                     .map(|auth| crate::http::auth::basic_auth_header(&auth.name, &auth.password)),
+                access_log: config.management.access_log,
+                metrics_enabled: config.management.exposed.prometheus,
+                show_details: config.management.show_details,
+                actuator_base_path: config.management.base_path.clone(),
+                exposed: config.management.exposed,
             },
+            metrics: Metrics::new(),
             // A single node has no one to sync from: it serves reads from the first request.
             ready: AtomicBool::new(replication.peers().is_empty()),
             replication,
@@ -103,6 +121,32 @@ impl AppState {
 
     pub(crate) fn mark_ready(&self) {
         self.ready.store(true, Ordering::Release);
+    }
+
+    /// The start-up line: where the server listens, whether authentication is on and which
+    /// peers it replicates to, so an operator reading one line knows what runs.
+    pub(crate) fn log_start_up(&self, config: &Config, address: std::net::SocketAddr) {
+        let peers: Vec<String> = self
+            .replication
+            .peers()
+            .iter()
+            .map(|peer| peer.url.as_str().to_owned())
+            .collect();
+        let auth = match &config.security {
+            Some(credentials) => format!("on (user {})", credentials.name),
+            None => "off".to_owned(),
+        };
+        tracing::info!(
+            %address,
+            base_path = %config.heureka.base_path,
+            %auth,
+            peers = ?peers,
+            self_preservation = config.eureka_server.enable_self_preservation,
+            actuator = %config.management.base_path,
+            metrics = config.management.exposed.prometheus,
+            sources = ?config.sources,
+            "heureka is serving the Eureka API"
+        );
     }
 
     /// The current time in Eureka's milliseconds, from the state's clock.

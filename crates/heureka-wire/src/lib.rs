@@ -1,5 +1,6 @@
 //! Eureka's two wire encodings, JSON and XML, and nothing else: this is the only crate that knows
-//! how an `InstanceInfo` is spelled on the wire.
+//! how an `InstanceInfo` is spelled on the wire (and, in `actuator.rs`, how Spring Boot spells
+//! its health and info documents).
 //!
 //! Output is strict and byte-compatible with the Java server (Jackson's legacy
 //! `EurekaJacksonCodec` for JSON, XStream for XML), because the Spring client rejects any field it
@@ -8,6 +9,7 @@
 //! The encoders write bytes by hand into one pre-sized `Vec<u8>`, since a full fetch of a large
 //! registry is the server's hot path.
 
+mod actuator;
 mod dashboard;
 mod digest;
 mod error;
@@ -22,6 +24,9 @@ mod xml;
 
 use heureka_core::{Application, Applications, Instance, Millis};
 
+pub use actuator::{
+    encode_health, encode_info, BuildInfo, HealthComponents, HealthStatus, RegistryHealth,
+};
 pub use dashboard::{encode_dashboard_summary, encode_lastn, DashboardSummary, LeaseRecord};
 pub use digest::{decode_registry_digest, encode_registry_digest, RegistryDigest};
 pub use error::DecodeError;

@@ -123,7 +123,7 @@ fn json_stats(out: &mut Vec<u8>, stats: &[(String, String)]) {
     out.push(b'}');
 }
 
-fn json_peer(out: &mut Vec<u8>, peer: &PeerStatus) {
+pub(crate) fn json_peer(out: &mut Vec<u8>, peer: &PeerStatus) {
     out.extend_from_slice(b"{\"url\":");
     string(out, &peer.url);
     out.extend_from_slice(if peer.up {

@@ -267,3 +267,16 @@ fn full_hashcode_counts_every_lease() {
     registry.register(instance_with_status("b", "b1", Down), Origin::Client, 0);
     assert_eq!(registry.full_hashcode(), "DOWN_1_UP_2_");
 }
+
+#[test]
+fn status_counts_group_instances_by_application_and_status() {
+    let mut registry = registry();
+    register_all(&mut registry, &[("b", "b1"), ("a", "a1"), ("a", "a2")], 0);
+    registry.register(instance_with_status("a", "a3", Down), Origin::Client, 0);
+    let counts: Vec<(&str, InstanceStatus, usize)> = registry
+        .status_counts()
+        .iter()
+        .map(|count| (count.app, count.status, count.instances))
+        .collect();
+    assert_eq!(counts, [("A", Down, 1), ("A", Up, 2), ("B", Up, 1)]);
+}

@@ -9,8 +9,8 @@ use super::sources::{Origin, Properties};
 use super::{keys, values};
 use super::{
     BasicAuth, Config, ConfigError, ConnectionConfig, DashboardConfig, EurekaClientConfig,
-    EurekaInstanceConfig, EurekaServerConfig, HeurekaConfig, RegistryConfig, ReplicationConfig,
-    ServerConfig, WebhookConfig,
+    EurekaInstanceConfig, EurekaServerConfig, Exposure, HeurekaConfig, ManagementConfig,
+    RegistryConfig, ReplicationConfig, ServerConfig, ShowDetails, WebhookConfig,
 };
 
 /// Stage two: typed, validated values.
@@ -166,6 +166,7 @@ pub(crate) fn bind(
             environment: binder.setting("eureka.environment")?.value,
             datacenter: binder.setting("eureka.datacenter")?.value,
         },
+        management: bind_management(&binder)?,
         logging_levels: bind_logging_levels(&binder)?,
         sources: Vec::new(),
     })
@@ -416,6 +417,48 @@ fn bind_webhooks(binder: &Binder<'_>) -> Result<Vec<WebhookConfig>, ConfigError>
             ))),
         })
         .collect()
+}
+
+fn bind_management(binder: &Binder<'_>) -> Result<ManagementConfig, ConfigError> {
+    let boolean = |key: &'static str| binder.parse(key, "true or false", values::parse_bool);
+    let names = |key: &'static str| -> Result<Vec<String>, ConfigError> {
+        let setting = binder.setting(key)?;
+        Ok(setting
+            .value
+            .split(',')
+            .map(|name| name.trim().to_ascii_lowercase())
+            .filter(|name| !name.is_empty())
+            .collect())
+    };
+    let include = names("management.endpoints.web.exposure.include")?;
+    let exclude = names("management.endpoints.web.exposure.exclude")?;
+    let listed = |list: &[String], endpoint: &str| list.iter().any(|n| n == "*" || n == endpoint);
+    let exposed = |endpoint: &str| listed(&include, endpoint) && !listed(&exclude, endpoint);
+    let prometheus_export = boolean("management.prometheus.metrics.export.enabled")?
+        && boolean("management.metrics.export.prometheus.enabled")?;
+    Ok(ManagementConfig {
+        base_path: binder.parse(
+            "management.endpoints.web.base-path",
+            "a path starting with '/' and not ending with '/', such as /actuator",
+            values::parse_base_path,
+        )?,
+        exposed: Exposure {
+            health: exposed("health"),
+            info: exposed("info"),
+            prometheus: exposed("prometheus") && prometheus_export,
+        },
+        show_details: binder.parse(
+            "management.endpoint.health.show-details",
+            "one of never, when-authorized, always",
+            |text| match text.trim().to_ascii_lowercase().replace('_', "-").as_str() {
+                "never" => Some(ShowDetails::Never),
+                "when-authorized" => Some(ShowDetails::WhenAuthorized),
+                "always" => Some(ShowDetails::Always),
+                _ => None,
+            },
+        )?,
+        access_log: boolean("heureka.access-log")? || boolean("server.tomcat.accesslog.enabled")?,
+    })
 }
 
 fn bind_logging_levels(binder: &Binder<'_>) -> Result<Vec<(String, String)>, ConfigError> {

@@ -262,6 +262,41 @@ pub(crate) const KEYS: &[Key] = &[
         "this server's instance id",
     ),
     key(
+        "management.endpoints.web.exposure.include",
+        "health,info,prometheus",
+        "actuator endpoints served (* for all)",
+    ),
+    key(
+        "management.endpoints.web.exposure.exclude",
+        "",
+        "actuator endpoints not served",
+    ),
+    key(
+        "management.endpoints.web.base-path",
+        "/actuator",
+        "prefix of the actuator endpoints",
+    ),
+    key(
+        "management.endpoint.health.show-details",
+        "when-authorized",
+        "never|when-authorized|always",
+    ),
+    key(
+        "management.prometheus.metrics.export.enabled",
+        "true",
+        "serve /actuator/prometheus and /metrics",
+    ),
+    key(
+        "management.metrics.export.prometheus.enabled",
+        "true",
+        "the same, Spring Boot 2's name",
+    ),
+    key(
+        "server.tomcat.accesslog.enabled",
+        "false",
+        "log every request (as heureka.access-log)",
+    ),
+    key(
         "logging.level.<target>",
         "",
         "trace|debug|info|warn|error|off; root for all",
@@ -282,6 +317,11 @@ pub(crate) const KEYS: &[Key] = &[
         "a request body must arrive in full within (408)",
     ),
     key("heureka.base-path", "/eureka", "REST API prefix"),
+    key(
+        "heureka.access-log",
+        "false",
+        "log every request: method, path, status, time",
+    ),
     key(
         "heureka.replication.anti-entropy-interval-ms",
         "10000",

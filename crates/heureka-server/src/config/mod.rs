@@ -61,6 +61,8 @@ pub struct Config {
     pub heureka: HeurekaConfig,
     /// `eureka.dashboard.*`, `eureka.environment`, `eureka.datacenter`: the status page.
     pub dashboard: DashboardConfig,
+    /// `management.*` (Spring Boot Actuator's names): health, info and metrics endpoints.
+    pub management: ManagementConfig,
     /// `logging.level.<target>=<level>`, default none. `root` is the root level; levels are
     /// lower-cased `trace|debug|info|warn|error|off`. `root` comes first, then by target.
     pub logging_levels: Vec<(String, String)>,
@@ -291,6 +293,42 @@ pub struct ReplicationConfig {
     pub batch_delay_ms: u64,
     /// `heureka.replication.batch-size`, default `250` (Eureka's fixed size).
     pub batch_size: usize,
+}
+
+/// `management.*`: the operator endpoints, named as Spring Boot Actuator names them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ManagementConfig {
+    /// `management.endpoints.web.base-path`, default `/actuator`.
+    pub base_path: String,
+    /// `management.endpoints.web.exposure.include` minus `.exclude`: which of `health`,
+    /// `info` and `prometheus` are served. Default all three (Spring exposes only `health`;
+    /// Heureka's metrics are on by default).
+    pub exposed: Exposure,
+    /// `management.endpoint.health.show-details`, default `when-authorized`.
+    pub show_details: ShowDetails,
+    /// `heureka.access-log` or `server.tomcat.accesslog.enabled`, default `false`: one log line
+    /// per request.
+    pub access_log: bool,
+}
+
+/// The actuator endpoints that are served.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Exposure {
+    pub health: bool,
+    pub info: bool,
+    /// `/actuator/prometheus` and `/metrics`; also off when
+    /// `management.prometheus.metrics.export.enabled` (or Boot 2's
+    /// `management.metrics.export.prometheus.enabled`) is false.
+    pub prometheus: bool,
+}
+
+/// When `/actuator/health` shows its components. The probes never do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShowDetails {
+    Never,
+    /// To requests that pass authentication; with authentication off, to every request.
+    WhenAuthorized,
+    Always,
 }
 
 /// What the command line asked for.

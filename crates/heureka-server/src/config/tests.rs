@@ -1047,6 +1047,42 @@ fn webhooks_bind_from_a_yaml_list_in_index_order() {
 }
 
 #[test]
+fn actuator_endpoints_are_all_exposed_by_default() {
+    let dir = Dir::new();
+    let management = config(&dir, &[], &[]).management;
+    assert_eq!(
+        management.exposed,
+        Exposure {
+            health: true,
+            info: true,
+            prometheus: true
+        }
+    );
+    assert_eq!(management.base_path, "/actuator");
+    assert_eq!(management.show_details, ShowDetails::WhenAuthorized);
+    assert!(!management.access_log);
+}
+
+#[test]
+fn exposure_include_and_exclude_combine_as_in_spring() {
+    let dir = Dir::new();
+    let exposed = config(
+        &dir,
+        &[
+            "--management.endpoints.web.exposure.include=*",
+            "--management.endpoints.web.exposure.exclude=info",
+        ],
+        &[],
+    )
+    .management
+    .exposed;
+    assert_eq!(
+        (exposed.health, exposed.info, exposed.prometheus),
+        (true, false, true)
+    );
+}
+
+#[test]
 fn webhook_with_an_unknown_event_type_is_an_error_naming_the_key() {
     let dir = Dir::new();
     let message = error(
@@ -1073,4 +1109,44 @@ fn unknown_webhook_property_is_an_error() {
     let dir = Dir::new();
     let message = error(&dir, &["--heureka.webhooks[0].secret=x"], &[]);
     assert!(message.contains("heureka.webhooks[0].secret"), "{message}");
+}
+
+#[test]
+fn either_spring_boot_name_turns_the_prometheus_export_off() {
+    let dir = Dir::new();
+    for key in [
+        "--management.prometheus.metrics.export.enabled=false",
+        "--management.metrics.export.prometheus.enabled=false",
+    ] {
+        assert!(
+            !config(&dir, &[key], &[]).management.exposed.prometheus,
+            "{key}"
+        );
+    }
+}
+
+#[test]
+fn tomcats_access_log_key_turns_the_access_log_on() {
+    let dir = Dir::new();
+    let env = [("SERVER_TOMCAT_ACCESSLOG_ENABLED", "true")];
+    assert!(config(&dir, &[], &env).management.access_log);
+    assert!(
+        config(&dir, &["--heureka.access-log=true"], &[])
+            .management
+            .access_log
+    );
+}
+
+#[test]
+fn an_unknown_show_details_value_is_an_error_naming_the_key() {
+    let dir = Dir::new();
+    let message = error(
+        &dir,
+        &["--management.endpoint.health.show-details=sometimes"],
+        &[],
+    );
+    assert!(
+        message.contains("management.endpoint.health.show-details"),
+        "{message}"
+    );
 }

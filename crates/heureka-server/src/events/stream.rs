@@ -38,7 +38,10 @@ pub(crate) async fn stream(
         .filter(|app| !app.is_empty())
         .collect();
     let reconnected = headers.contains_key("last-event-id");
-    let events = subscriber_events(&state, apps, reconnected).map(|outgoing| {
+    // Counted in the metrics for as long as the stream lives (the guard moves into it).
+    let subscribed = state.metrics.event_stream_subscriber();
+    let events = subscriber_events(&state, apps, reconnected).map(move |outgoing| {
+        let _subscribed = &subscribed;
         // The encoder escapes control characters: the JSON is one line, as SSE data must be.
         Ok::<_, Infallible>(
             SseEvent::default()

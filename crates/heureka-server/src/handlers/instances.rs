@@ -47,7 +47,16 @@ pub(crate) async fn renew(
         state.write(|registry, now| registry.renew(&app, &id, dirty, overridden, origin, now));
     match outcome {
         RenewOutcome::Renewed => Ok(StatusCode::OK.into_response()),
-        RenewOutcome::NotFound | RenewOutcome::ClientNewer => Err(ApiError::NotFound),
+        // The levels and wording of Eureka's InstanceResource: both are WARN there, and both
+        // make the client register again.
+        RenewOutcome::NotFound => {
+            tracing::warn!(%app, %id, ?origin, "not found (renew): 404, the client must register again");
+            Err(ApiError::NotFound)
+        }
+        RenewOutcome::ClientNewer => {
+            tracing::warn!(%app, %id, ?origin, "time to sync, the client's last dirty timestamp is newer: 404");
+            Err(ApiError::NotFound)
+        }
         RenewOutcome::RegistryNewer(ours) => {
             let format = negotiate::instance_format(&headers);
             let mut response = document(format, heureka_wire::encode_instance(&ours, format));
@@ -68,6 +77,8 @@ pub(crate) async fn cancel(
     if cancelled {
         Ok(StatusCode::OK)
     } else {
+        // INFO, as Eureka logs it: clients cancel again after an eviction, which is harmless.
+        tracing::info!(%app, %id, ?origin, "not found (cancel): 404");
         Err(ApiError::NotFound)
     }
 }

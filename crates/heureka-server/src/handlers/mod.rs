@@ -3,6 +3,7 @@
 //! Protocol decisions live in `heureka-core`; a handler only translates between HTTP and the
 //! registry's calls and outcomes.
 
+pub(crate) mod actuator;
 pub(crate) mod apps;
 pub(crate) mod instances;
 pub(crate) mod overrides;

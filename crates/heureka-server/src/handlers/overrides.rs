@@ -17,6 +17,8 @@ pub(crate) async fn set_status(
     // Eureka looks the instance up before it reads `value`: unknown instances are 404 first.
     let now = state.now();
     if state.registry.lock().instance(&app, &id, now).is_none() {
+        // Eureka's InstanceResource logs this at WARN.
+        tracing::warn!(%app, %id, "instance not found (status update): 404");
         return Err(ApiError::NotFound);
     }
     let value = first(&query, "value")
@@ -53,6 +55,7 @@ pub(crate) async fn delete_status(
     if removed {
         Ok(StatusCode::OK)
     } else {
+        tracing::warn!(%app, %id, "instance not found (status override removal): 404");
         Err(ApiError::NotFound)
     }
 }
@@ -73,6 +76,9 @@ pub(crate) async fn update_metadata(
     if updated {
         Ok(StatusCode::OK)
     } else {
+        // Eureka logs an ERROR and answers 500 here; Heureka answers 404, at WARN like the
+        // other lookups of an unknown instance.
+        tracing::warn!(%app, %id, "instance not found (metadata update): 404");
         Err(ApiError::NotFound)
     }
 }

@@ -90,7 +90,7 @@ fn is_at(peer_url: &str, host: &str, ip: &str, port: u32) -> bool {
     same_host && url.port_or_known_default().map(u32::from) == Some(port)
 }
 
-fn peer_status(peer: &PeerState) -> PeerStatus {
+pub(crate) fn peer_status(peer: &PeerState) -> PeerStatus {
     PeerStatus {
         url: peer.url.clone(),
         up: peer.up,

@@ -7,7 +7,7 @@
 //! user name is matched ignoring case, as Spring Boot's in-memory user store matches it.
 
 use axum::extract::{Request, State};
-use axum::http::header;
+use axum::http::{header, HeaderMap};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use base64::alphabet;
@@ -23,22 +23,39 @@ pub(crate) async fn require_basic_auth(
     request: Request,
     next: Next,
 ) -> Response {
-    // The layer is only installed when credentials are configured.
-    let Some(expected) = &state.settings.basic_auth_header else {
+    if is_authorized(&state, request.headers()) {
         return next.run(request).await;
+    }
+    // Spring Security logs failed authentication at debug only; an operator chasing a client
+    // that cannot register needs to see it, so Heureka says which request and why, at INFO,
+    // and never what was presented.
+    let why = if request.headers().contains_key(header::AUTHORIZATION) {
+        "wrong credentials"
+    } else {
+        "no credentials"
     };
-    let presented = request
-        .headers()
+    tracing::info!(
+        method = %request.method(),
+        path = request.uri().path(),
+        why,
+        "rejected unauthenticated request (401)"
+    );
+    ApiError::Unauthorized.into_response()
+}
+
+/// Whether a request counts as authorized: authentication is off, or it presents the
+/// configured credentials. Also for endpoints that answer everyone but show details only to
+/// authorized callers (`/actuator/health`).
+pub(crate) fn is_authorized(state: &SharedState, headers: &HeaderMap) -> bool {
+    let Some(expected) = &state.settings.basic_auth_header else {
+        return true;
+    };
+    let presented = headers
         .get(header::AUTHORIZATION)
         .and_then(|value| Credentials::from_header(value.as_bytes()));
     // The expected value is this module's own encoding, so it always parses.
     let expected = Credentials::from_header(expected.as_bytes());
-    match (presented, expected) {
-        (Some(presented), Some(expected)) if presented.matches(&expected) => {
-            next.run(request).await
-        }
-        _ => ApiError::Unauthorized.into_response(),
-    }
+    matches!((presented, expected), (Some(presented), Some(expected)) if presented.matches(&expected))
 }
 
 /// The `Authorization` header value that the credentials produce, in the canonical form

@@ -22,6 +22,11 @@ pub(crate) enum ApiError {
     RequestTimeout(String),
 }
 
+/// The one-line reason of a rejected request, carried on the response for the log line the
+/// observing layer writes (`http/observe.rs`).
+#[derive(Clone, Debug)]
+pub(crate) struct Rejection(pub(crate) String);
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         match self {
@@ -54,7 +59,9 @@ impl IntoResponse for ApiError {
 }
 
 fn plain(status: StatusCode, reason: String) -> Response {
+    let rejection = Rejection(reason.clone());
     let mut response = (status, reason).into_response();
+    response.extensions_mut().insert(rejection);
     response.headers_mut().insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("text/plain; charset=utf-8"),

@@ -1,5 +1,7 @@
-//! HTTP plumbing shared by the handlers: content negotiation, errors, authentication.
+//! HTTP plumbing shared by the handlers: content negotiation, errors, authentication, and the
+//! observing layer (request metrics, access log, rejected-request log).
 
 pub(crate) mod auth;
 pub(crate) mod error;
 pub(crate) mod negotiate;
+pub(crate) mod observe;

@@ -54,6 +54,12 @@ impl TestServer {
         format!("{}{path}", self.base)
     }
 
+    /// A URL outside the API's base path: `/actuator/health`, `/metrics`.
+    pub fn root_url(&self, path: &str) -> String {
+        let origin = self.base.strip_suffix("/eureka").unwrap_or(&self.base);
+        format!("{origin}{path}")
+    }
+
     /// Registers an instance with a Spring-client-shaped JSON body; asserts 204.
     pub async fn register(&self, app: &str, id: &str) {
         let response = self

@@ -1,0 +1,405 @@
+//! Prometheus metrics, served at `/actuator/prometheus` and `/metrics` (`handlers/actuator.rs`).
+//!
+//! Two kinds of numbers, kept apart on purpose:
+//!
+//! * **Counted as they happen**, with atomic increments: registry changes (from the write path,
+//!   `changes.rs`), HTTP requests (from `http/observe.rs`), event-stream subscribers.
+//! * **Read at scrape time** from the state that already holds them: instances by application
+//!   and status, the self-preservation numbers, readiness, response-cache rebuilds, and every
+//!   peer's replication queue. Nothing on a request's path maintains a copy of them.
+//!
+//! Each server has its own `prometheus_client::Registry` (no process-global recorder), so
+//! several servers in one process (the integration tests) never mix their numbers.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use heureka_core::{Change, ChangeKind, Origin, SelfPreservation};
+use parking_lot::Mutex;
+use prometheus_client::collector::Collector;
+use prometheus_client::encoding::{DescriptorEncoder, EncodeLabelSet, EncodeMetric};
+use prometheus_client::metrics::counter::{ConstCounter, Counter};
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::{ConstGauge, Gauge};
+use prometheus_client::metrics::histogram::Histogram;
+use prometheus_client::metrics::MetricType;
+use prometheus_client::registry::{Registry, Unit};
+
+use crate::replication::PeerState;
+use crate::state::AppState;
+
+/// Upper bounds of the request-latency buckets, in seconds: a heartbeat takes tens of
+/// microseconds, a full fetch of a large registry milliseconds, a slow client seconds.
+const LATENCY_BUCKETS: [f64; 12] = [
+    0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 2.5,
+];
+
+/// The labels of one HTTP request: the route template (never the raw path, so an unbounded
+/// set of instance ids cannot create an unbounded set of series), method and status code.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub(crate) struct RequestLabels {
+    pub(crate) method: &'static str,
+    pub(crate) route: String,
+    pub(crate) status: u16,
+}
+
+/// A server's metrics.
+#[derive(Debug)]
+pub(crate) struct Metrics {
+    registry: Registry,
+    /// What the scrape-time collector reports, filled by [`Metrics::encode`] just before
+    /// encoding.
+    snapshot: Arc<Mutex<Snapshot>>,
+    /// Held for a whole scrape, so that two scrapes at once cannot swap snapshots midway.
+    scrape: Mutex<()>,
+    registrations: ByOrigin,
+    renewals: ByOrigin,
+    cancels: ByOrigin,
+    evictions: Counter,
+    requests: Family<RequestLabels, Histogram>,
+    event_stream_subscribers: Gauge,
+}
+
+/// One counter per origin of a write, resolved once so that counting is one atomic add.
+#[derive(Debug)]
+struct ByOrigin {
+    client: Counter,
+    peer: Counter,
+}
+
+impl ByOrigin {
+    fn register(registry: &mut Registry, name: &str, help: &str) -> ByOrigin {
+        let family = Family::<[(&'static str, &'static str); 1], Counter>::default();
+        registry.register(name, help, family.clone());
+        let client = family.get_or_create(&[("origin", "client")]).clone();
+        let peer = family.get_or_create(&[("origin", "peer")]).clone();
+        ByOrigin { client, peer }
+    }
+
+    fn inc(&self, origin: Origin) {
+        match origin {
+            Origin::Client => self.client.inc(),
+            Origin::Peer => self.peer.inc(),
+        };
+    }
+}
+
+impl Metrics {
+    pub(crate) fn new() -> Metrics {
+        let mut registry = Registry::default();
+        let registrations = ByOrigin::register(
+            &mut registry,
+            "heureka_registrations",
+            "Instances registered (re-registrations included), by who made the write",
+        );
+        let renewals = ByOrigin::register(
+            &mut registry,
+            "heureka_renewals",
+            "Successful lease renewals (heartbeats), by who made the write",
+        );
+        let cancels = ByOrigin::register(
+            &mut registry,
+            "heureka_cancels",
+            "Leases cancelled (deregistrations), by who made the write",
+        );
+        let evictions = Counter::default();
+        registry.register(
+            "heureka_evictions",
+            "Expired leases evicted",
+            evictions.clone(),
+        );
+        let requests = Family::<RequestLabels, Histogram>::new_with_constructor(
+            (|| Histogram::new(LATENCY_BUCKETS)) as fn() -> Histogram,
+        );
+        registry.register_with_unit(
+            "heureka_http_request_duration",
+            "HTTP requests by route template, method and status code: time to the response head",
+            Unit::Seconds,
+            requests.clone(),
+        );
+        let event_stream_subscribers = Gauge::default();
+        registry.register(
+            "heureka_event_stream_subscribers",
+            "Clients connected to the event stream",
+            event_stream_subscribers.clone(),
+        );
+        let snapshot = Arc::new(Mutex::new(Snapshot::default()));
+        registry.register_collector(Box::new(ScrapeTime(snapshot.clone())));
+        Metrics {
+            registry,
+            snapshot,
+            scrape: Mutex::new(()),
+            registrations,
+            renewals,
+            cancels,
+            evictions,
+            requests,
+            event_stream_subscribers,
+        }
+    }
+
+    /// Counts one change of the write path; called under the registry lock, so it only adds.
+    pub(crate) fn count(&self, change: &Change) {
+        match change.kind {
+            ChangeKind::Registered => self.registrations.inc(change.origin),
+            ChangeKind::Renewed => self.renewals.inc(change.origin),
+            ChangeKind::Cancelled => self.cancels.inc(change.origin),
+            ChangeKind::Evicted => {
+                self.evictions.inc();
+            }
+            ChangeKind::StatusChanged
+            | ChangeKind::StatusOverridden
+            | ChangeKind::StatusOverrideRemoved
+            | ChangeKind::MetadataUpdated => {}
+        }
+    }
+
+    /// Records one answered HTTP request.
+    pub(crate) fn observe_request(&self, labels: &RequestLabels, elapsed: Duration) {
+        self.requests
+            .get_or_create(labels)
+            .observe(elapsed.as_secs_f64());
+    }
+
+    /// Counts an event-stream subscriber for as long as the returned guard lives: the event
+    /// stream holds one per connected client and drops it when the client goes.
+    pub(crate) fn event_stream_subscriber(&self) -> SubscriberGuard {
+        self.event_stream_subscribers.inc();
+        SubscriberGuard(self.event_stream_subscribers.clone())
+    }
+
+    /// The text exposition of every metric, the scrape-time ones read from `state` now.
+    /// OpenMetrics when `openmetrics`, else Prometheus' classic text format 0.0.4.
+    pub(crate) fn encode(&self, state: &AppState, openmetrics: bool) -> String {
+        let _one_at_a_time = self.scrape.lock();
+        let snapshot = Snapshot::take(state);
+        *self.snapshot.lock() = snapshot;
+        let mut text = String::new();
+        // Writing to a String cannot fail; an encoder error would be a bug in a metric.
+        let encoded = if openmetrics {
+            prometheus_client::encoding::text::encode(&mut text, &self.registry)
+        } else {
+            prometheus_client::encoding::prometheus_text::encode(&mut text, &self.registry)
+        };
+        if let Err(error) = encoded {
+            tracing::error!(%error, "metrics could not be encoded");
+        }
+        text
+    }
+}
+
+/// Decrements the subscriber gauge when dropped. See [`Metrics::event_stream_subscriber`].
+#[derive(Debug)]
+pub(crate) struct SubscriberGuard(Gauge);
+
+impl Drop for SubscriberGuard {
+    fn drop(&mut self) {
+        self.0.dec();
+    }
+}
+
+/// The numbers read from the state at scrape time.
+#[derive(Debug, Default)]
+struct Snapshot {
+    /// `(application, status, instances)`.
+    instances: Vec<(String, &'static str, u64)>,
+    self_preservation: Option<SelfPreservation>,
+    ready: bool,
+    full_fetch_rebuilds: u64,
+    delta_rebuilds: u64,
+    peers: Vec<PeerState>,
+}
+
+impl Snapshot {
+    fn take(state: &AppState) -> Snapshot {
+        let (instances, self_preservation) = {
+            let registry = state.registry.lock();
+            let instances = registry
+                .status_counts()
+                .iter()
+                .map(|count| {
+                    (
+                        count.app.to_owned(),
+                        count.status.as_str(),
+                        count.instances as u64,
+                    )
+                })
+                .collect();
+            (instances, registry.self_preservation())
+        };
+        Snapshot {
+            instances,
+            self_preservation: Some(self_preservation),
+            ready: state.is_ready(),
+            full_fetch_rebuilds: state.full_fetch.rebuilds(),
+            delta_rebuilds: state.delta.rebuilds(),
+            peers: state.replication.peer_states(),
+        }
+    }
+}
+
+/// Encodes the [`Snapshot`] the scrape just took.
+#[derive(Debug)]
+struct ScrapeTime(Arc<Mutex<Snapshot>>);
+
+impl Collector for ScrapeTime {
+    fn encode(&self, mut encoder: DescriptorEncoder<'_>) -> Result<(), std::fmt::Error> {
+        let snapshot = self.0.lock();
+        let mut family = encoder.encode_descriptor(
+            "heureka_instances",
+            "Registered instances by application and status (expired, not yet evicted included)",
+            None,
+            MetricType::Gauge,
+        )?;
+        for (app, status, count) in &snapshot.instances {
+            let labels = [("application", app.as_str()), ("status", status)];
+            ConstGauge::new(*count as i64).encode(family.encode_family(&labels)?)?;
+        }
+        if let Some(numbers) = snapshot.self_preservation {
+            gauge(
+                &mut encoder,
+                "heureka_renews_last_minute",
+                "Renewals counted in the last complete minute",
+                numbers.renews_last_min as i64,
+            )?;
+            gauge(
+                &mut encoder,
+                "heureka_renews_threshold",
+                "Renewals per minute below which self-preservation stops eviction",
+                i64::from(numbers.renews_threshold),
+            )?;
+            gauge(
+                &mut encoder,
+                "heureka_expected_clients",
+                "Clients expected to send renewals (the threshold's basis)",
+                i64::from(numbers.expected_clients),
+            )?;
+            gauge(
+                &mut encoder,
+                "heureka_self_preservation_active",
+                "1 while self-preservation holds eviction back, else 0",
+                i64::from(!numbers.lease_expiration_enabled),
+            )?;
+        }
+        gauge(
+            &mut encoder,
+            "heureka_ready",
+            "1 once the start-up sync is done and registry reads are served, else 0",
+            i64::from(snapshot.ready),
+        )?;
+        let mut rebuilds = encoder.encode_descriptor(
+            "heureka_response_cache_rebuilds",
+            "Response documents encoded because the registry changed or the entry aged",
+            None,
+            MetricType::Counter,
+        )?;
+        for (document, count) in [
+            ("full", snapshot.full_fetch_rebuilds),
+            ("delta", snapshot.delta_rebuilds),
+        ] {
+            ConstCounter::new(count).encode(rebuilds.encode_family(&[("document", document)])?)?;
+        }
+        encode_peers(&mut encoder, &snapshot.peers)
+    }
+}
+
+fn gauge(
+    encoder: &mut DescriptorEncoder<'_>,
+    name: &str,
+    help: &str,
+    value: i64,
+) -> Result<(), std::fmt::Error> {
+    let metric = encoder.encode_descriptor(name, help, None, MetricType::Gauge)?;
+    ConstGauge::new(value).encode(metric)
+}
+
+/// Per-peer replication series, labelled by the peer's service URL.
+fn encode_peers(
+    encoder: &mut DescriptorEncoder<'_>,
+    peers: &[PeerState],
+) -> Result<(), std::fmt::Error> {
+    let per_peer = |encoder: &mut DescriptorEncoder<'_>,
+                    name: &str,
+                    help: &str,
+                    unit: Option<&Unit>,
+                    kind: MetricType,
+                    value: &dyn Fn(&PeerState) -> Option<f64>|
+     -> Result<(), std::fmt::Error> {
+        let mut family = encoder.encode_descriptor(name, help, unit, kind)?;
+        for peer in peers {
+            let Some(value) = value(peer) else { continue };
+            let labels = [("peer", peer.url.as_str())];
+            let metric = family.encode_family(&labels)?;
+            match kind {
+                MetricType::Counter => ConstCounter::new(value as u64).encode(metric)?,
+                _ => ConstGauge::new(value).encode(metric)?,
+            }
+        }
+        Ok(())
+    };
+    per_peer(
+        encoder,
+        "heureka_replication_peer_up",
+        "1 while the last batch sent to the peer was delivered, else 0",
+        None,
+        MetricType::Gauge,
+        &|peer| Some(f64::from(u8::from(peer.up))),
+    )?;
+    per_peer(
+        encoder,
+        "heureka_replication_queue_depth",
+        "Replication tasks waiting to be sent to the peer",
+        None,
+        MetricType::Gauge,
+        &|peer| Some(peer.queue_depth as f64),
+    )?;
+    per_peer(
+        encoder,
+        "heureka_replication_lag",
+        "How long the oldest task of the last delivered batch had waited",
+        Some(&Unit::Seconds),
+        MetricType::Gauge,
+        &|peer| peer.replication_lag_ms.map(|ms| ms as f64 / 1000.0),
+    )?;
+    per_peer(
+        encoder,
+        "heureka_replication_failures",
+        "Batches the peer did not accept (unreachable, congested or refused)",
+        None,
+        MetricType::Counter,
+        &|peer| Some(peer.failures as f64),
+    )?;
+    per_peer(
+        encoder,
+        "heureka_replication_dropped_tasks",
+        "Replication tasks dropped because the peer's queue was full or they expired",
+        None,
+        MetricType::Counter,
+        &|peer| Some(peer.dropped_tasks as f64),
+    )?;
+    per_peer(
+        encoder,
+        "heureka_replication_tasks_sent",
+        "Replication tasks delivered to the peer",
+        None,
+        MetricType::Counter,
+        &|peer| Some(peer.tasks_sent as f64),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_event_stream_subscriber_is_counted_while_its_guard_lives() {
+        let metrics = Metrics::new();
+        let first = metrics.event_stream_subscriber();
+        let second = metrics.event_stream_subscriber();
+        assert_eq!(metrics.event_stream_subscribers.get(), 2);
+        drop(first);
+        assert_eq!(metrics.event_stream_subscribers.get(), 1);
+        drop(second);
+        assert_eq!(metrics.event_stream_subscribers.get(), 0);
+    }
+}

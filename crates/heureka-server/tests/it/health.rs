@@ -1,0 +1,241 @@
+//! Spring Boot Actuator's health and info endpoints: their shapes, the probes Kubernetes
+//! calls, readiness around the start-up sync, and what authentication changes.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::http::StatusCode;
+use axum::response::IntoResponse;
+use serde_json::Value;
+
+use crate::support::TestServer;
+
+const CREDENTIALS: [&str; 2] = [
+    "--spring.security.user.name=eureka",
+    "--spring.security.user.password=s3cret",
+];
+
+async fn get(server: &TestServer, path: &str, credentials: bool) -> (u16, Value) {
+    let mut request = server.http.get(server.root_url(path));
+    if credentials {
+        request = request.basic_auth("eureka", Some("s3cret"));
+    }
+    let response = request.send().await.unwrap();
+    let status = response.status().as_u16();
+    let text = response.text().await.unwrap();
+    let body = serde_json::from_str(&text).unwrap_or(Value::String(text));
+    (status, body)
+}
+
+#[tokio::test]
+async fn health_is_up_with_its_components_in_spring_boots_shape() {
+    let server = TestServer::start(&[]).await;
+    server.register("ORDERS", "o-1").await;
+    let (status, body) = get(&server, "/actuator/health", false).await;
+    assert_eq!(status, 200);
+    assert_eq!(body["status"], "UP");
+    let components = &body["components"];
+    assert_eq!(components["livenessState"]["status"], "UP");
+    assert_eq!(components["readinessState"]["status"], "UP");
+    assert_eq!(components["registry"]["status"], "UP");
+    assert_eq!(components["registry"]["details"]["instances"], 1);
+    assert_eq!(components["registry"]["details"]["applications"], 1);
+    assert!(components["replication"]["details"]["peers"].is_array());
+}
+
+#[tokio::test]
+async fn health_is_served_as_the_actuator_media_type_unless_json_is_asked_for() {
+    let server = TestServer::start(&[]).await;
+    let url = server.root_url("/actuator/health");
+    let default = server.http.get(&url).send().await.unwrap();
+    assert_eq!(
+        default.headers()["content-type"],
+        "application/vnd.spring-boot.actuator.v3+json"
+    );
+    let json = server
+        .http
+        .get(&url)
+        .header("Accept", "application/json")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(json.headers()["content-type"], "application/json");
+}
+
+#[tokio::test]
+async fn probes_answer_their_status_only() {
+    let server = TestServer::start(&[]).await;
+    for probe in ["/actuator/health/liveness", "/actuator/health/readiness"] {
+        let (status, body) = get(&server, probe, false).await;
+        assert_eq!(
+            (status, body.to_string()),
+            (200, r#"{"status":"UP"}"#.to_owned())
+        );
+    }
+}
+
+#[tokio::test]
+async fn with_auth_on_probes_answer_without_credentials() {
+    let server = TestServer::start(&CREDENTIALS).await;
+    for probe in ["/actuator/health/liveness", "/actuator/health/readiness"] {
+        let (status, body) = get(&server, probe, false).await;
+        assert_eq!(
+            (status, body.to_string()),
+            (200, r#"{"status":"UP"}"#.to_owned())
+        );
+    }
+}
+
+#[tokio::test]
+async fn with_auth_on_health_shows_details_only_to_authorized_requests() {
+    let server = TestServer::start(&CREDENTIALS).await;
+    let (status, anonymous) = get(&server, "/actuator/health", false).await;
+    assert_eq!(
+        (status, anonymous.to_string()),
+        (200, r#"{"status":"UP"}"#.to_owned())
+    );
+    let (status, authorized) = get(&server, "/actuator/health", true).await;
+    assert_eq!(status, 200);
+    assert_eq!(authorized["components"]["livenessState"]["status"], "UP");
+}
+
+#[tokio::test]
+async fn show_details_never_hides_the_components_from_everyone() {
+    let server = TestServer::start(&["--management.endpoint.health.show-details=never"]).await;
+    let (_, body) = get(&server, "/actuator/health", false).await;
+    assert_eq!(body.to_string(), r#"{"status":"UP"}"#);
+}
+
+#[tokio::test]
+async fn info_tells_the_build_version() {
+    let server = TestServer::start(&[]).await;
+    let (status, body) = get(&server, "/actuator/info", false).await;
+    assert_eq!(status, 200);
+    assert_eq!(body["build"]["version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(body["build"]["name"], "heureka");
+}
+
+#[tokio::test]
+async fn with_auth_on_info_needs_credentials() {
+    let server = TestServer::start(&CREDENTIALS).await;
+    assert_eq!(get(&server, "/actuator/info", false).await.0, 401);
+    assert_eq!(get(&server, "/actuator/info", true).await.0, 200);
+}
+
+#[tokio::test]
+async fn an_endpoint_left_out_of_the_exposure_is_not_served() {
+    let server = TestServer::start(&["--management.endpoints.web.exposure.exclude=info"]).await;
+    assert_eq!(get(&server, "/actuator/info", false).await.0, 404);
+    assert_eq!(get(&server, "/actuator/health", false).await.0, 200);
+}
+
+#[tokio::test]
+async fn the_actuator_base_path_can_be_moved() {
+    let server = TestServer::start(&["--management.endpoints.web.base-path=/manage"]).await;
+    assert_eq!(get(&server, "/manage/health/readiness", false).await.0, 200);
+    assert_eq!(
+        get(&server, "/actuator/health/readiness", false).await.0,
+        404
+    );
+}
+
+/// A stand-in peer that answers 503 to everything until `ready` is set, then serves an
+/// empty registry: a Eureka peer that is still starting, then started.
+struct StartingPeer {
+    url: String,
+    ready: Arc<AtomicBool>,
+    requests: Arc<AtomicUsize>,
+}
+
+impl StartingPeer {
+    async fn start() -> StartingPeer {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!(
+            "http://127.0.0.1:{}/eureka/",
+            listener.local_addr().unwrap().port()
+        );
+        let ready = Arc::new(AtomicBool::new(false));
+        let requests = Arc::new(AtomicUsize::new(0));
+        let (ready_flag, counter) = (ready.clone(), requests.clone());
+        let app = axum::Router::new().fallback(move |uri: axum::http::Uri| {
+            let (ready, counter) = (ready_flag.clone(), counter.clone());
+            async move {
+                counter.fetch_add(1, Ordering::SeqCst);
+                if !ready.load(Ordering::SeqCst) {
+                    return StatusCode::SERVICE_UNAVAILABLE.into_response();
+                }
+                if uri.path().ends_with("/apps") {
+                    let empty = r#"{"applications":{"versions__delta":"1","apps__hashcode":"","application":[]}}"#;
+                    return ([("content-type", "application/json")], empty).into_response();
+                }
+                StatusCode::OK.into_response()
+            }
+        });
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        StartingPeer {
+            url,
+            ready,
+            requests,
+        }
+    }
+}
+
+#[tokio::test]
+async fn readiness_is_out_of_service_until_the_start_up_sync_is_done() {
+    let peer = StartingPeer::start().await;
+    let service_url = format!("--eureka.client.service-url.defaultZone={}", peer.url);
+    // Many quick retries: the sync only ends when the peer answers, never by giving up here.
+    let server = TestServer::start(&[
+        &service_url,
+        "--eureka.server.registry-sync-retries=10000",
+        "--eureka.server.registry-sync-retry-wait-ms=20",
+        "--heureka.replication.anti-entropy-interval-ms=0",
+    ])
+    .await;
+    poll("the peer is asked for its registry", || async {
+        peer.requests.load(Ordering::SeqCst) > 0
+    })
+    .await;
+
+    let (status, body) = get(&server, "/actuator/health/readiness", false).await;
+    assert_eq!(
+        (status, body.to_string()),
+        (503, r#"{"status":"OUT_OF_SERVICE"}"#.to_owned())
+    );
+    let (status, body) = get(&server, "/actuator/health", false).await;
+    assert_eq!(
+        (status, &body["status"]),
+        (503, &Value::from("OUT_OF_SERVICE"))
+    );
+    assert_eq!(body["components"]["livenessState"]["status"], "UP");
+    let (status, _) = get(&server, "/actuator/health/liveness", false).await;
+    assert_eq!(
+        status, 200,
+        "a syncing node is alive: it must not be restarted"
+    );
+
+    peer.ready.store(true, Ordering::SeqCst);
+    poll(
+        "readiness turns UP once the peer gave its registry",
+        || async { get(&server, "/actuator/health/readiness", false).await.0 == 200 },
+    )
+    .await;
+    let (status, body) = get(&server, "/actuator/health", false).await;
+    assert_eq!((status, &body["status"]), (200, &Value::from("UP")));
+}
+
+/// Polls `check` until it holds, for at most about 20 seconds.
+async fn poll<F, Fut>(what: &str, mut check: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    for _ in 0..400 {
+        if check().await {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("never happened: {what}");
+}
