@@ -67,7 +67,7 @@ fn status_info(state: &SharedState) -> StatusInfo {
                     .iter()
                     .map(|peer| peer.url.as_str())
                     .collect::<Vec<_>>()
-                    .join(","),
+                    .join(", "),
             ),
             ("available-replicas".into(), listed(true)),
             ("unavailable-replicas".into(), listed(false)),

@@ -63,6 +63,7 @@ pub(crate) fn compare(
     ours: &[InstanceDigest],
     theirs: &[InstanceDigest],
     view: PeerView,
+    settled_before: Millis,
 ) -> Repairs {
     let key = |entry: &InstanceDigest| (entry.app.clone(), entry.id.clone());
     let mut paired: BTreeMap<(String, String), Pair<'_>> = BTreeMap::new();
@@ -74,6 +75,9 @@ pub(crate) fn compare(
     }
     let mut repairs = Repairs::default();
     for ((app, id), pair) in paired {
+        if in_flight(pair, settled_before) {
+            continue;
+        }
         for decision in decide(pair, view) {
             match decision {
                 Decision::Push(action) => repairs.push.push((app.clone(), id.clone(), action)),
@@ -83,6 +87,19 @@ pub(crate) fn compare(
         }
     }
     repairs
+}
+
+/// Changes this recent may still be on their way through replication (queued here, or in a
+/// batch to or from the peer), so a difference in them is not yet a divergence.
+pub(crate) const SETTLING_MS: Millis = 2_000;
+
+/// Whether either side changed the instance at or after `settled_before`: replication, not
+/// anti-entropy, is still carrying that change.
+fn in_flight(pair: Pair<'_>, settled_before: Millis) -> bool {
+    [pair.0, pair.1]
+        .into_iter()
+        .flatten()
+        .any(|entry| entry.last_updated_timestamp >= settled_before)
 }
 
 /// Our entry and the peer's for one instance.
@@ -245,6 +262,10 @@ fn log_round(peer: &Peer, outcome: Result<Repairs, PeerError>) {
 /// Compares with one peer and applies the repairs.
 async fn repair_with(state: &SharedState, peer: &Arc<Peer>) -> Result<Repairs, PeerError> {
     let client = state.replication.client().clone();
+    // Our view is taken first: whatever reaches us while the peer's view travels is newer
+    // than it, and is left out with everything else still settling.
+    let ours = state.registry.lock().digest();
+    let settled_before = state.now() - SETTLING_MS;
     let (theirs, view, full) = match client.fetch_digest(&peer.url).await? {
         Some(digest) => (digest, PeerView::Digest, None),
         None => {
@@ -256,8 +277,7 @@ async fn repair_with(state: &SharedState, peer: &Arc<Peer>) -> Result<Repairs, P
             )
         }
     };
-    let ours = state.registry.lock().digest();
-    let repairs = compare(&ours, &theirs, view);
+    let repairs = compare(&ours, &theirs, view, settled_before);
     let now = state.now();
     for (app, id, action) in &repairs.push {
         peer.enqueue(app, id, *action, now);

@@ -8,6 +8,9 @@ use heureka_wire::ReplicationAction::{
 
 use super::{compare, PeerView, Repairs};
 
+/// Every change in these tests is older than the settling window.
+const SETTLED: i64 = i64::MAX;
+
 fn live(id: &str, dirty: i64, updated: i64, renewed: i64) -> InstanceDigest {
     InstanceDigest {
         app: "ORDERS".into(),
@@ -49,18 +52,18 @@ fn pull(id: &str) -> (String, String) {
 fn equal_registries_need_no_repair() {
     let ours = vec![live("o1", 1, 10, 100)];
     let theirs = vec![live("o1", 1, 12, 101)];
-    assert!(compare(&ours, &theirs, PeerView::Digest).is_empty());
+    assert!(compare(&ours, &theirs, PeerView::Digest, SETTLED).is_empty());
 }
 
 #[test]
 fn an_instance_the_peer_lacks_is_registered_there() {
-    let repairs = compare(&[live("o1", 1, 10, 10)], &[], PeerView::Digest);
+    let repairs = compare(&[live("o1", 1, 10, 10)], &[], PeerView::Digest, SETTLED);
     assert_eq!(repairs.push, vec![push("o1", Register)]);
 }
 
 #[test]
 fn an_instance_only_the_peer_has_is_fetched() {
-    let repairs = compare(&[], &[live("o1", 1, 10, 10)], PeerView::Digest);
+    let repairs = compare(&[], &[live("o1", 1, 10, 10)], PeerView::Digest, SETTLED);
     assert_eq!(repairs.pull, vec![pull("o1")]);
 }
 
@@ -68,7 +71,7 @@ fn an_instance_only_the_peer_has_is_fetched() {
 fn a_status_override_set_here_later_is_pushed_with_a_status_update() {
     let ours = vec![overridden(live("o1", 1, 50, 50), OutOfService)];
     let theirs = vec![live("o1", 1, 10, 50)];
-    let repairs = compare(&ours, &theirs, PeerView::Digest);
+    let repairs = compare(&ours, &theirs, PeerView::Digest, SETTLED);
     assert_eq!(
         repairs.push,
         vec![push("o1", Register), push("o1", StatusUpdate)]
@@ -79,7 +82,7 @@ fn a_status_override_set_here_later_is_pushed_with_a_status_update() {
 fn an_override_removed_here_later_is_pushed_as_a_removal() {
     let ours = vec![live("o1", 1, 60, 60)];
     let theirs = vec![overridden(live("o1", 1, 50, 60), OutOfService)];
-    let repairs = compare(&ours, &theirs, PeerView::Digest);
+    let repairs = compare(&ours, &theirs, PeerView::Digest, SETTLED);
     assert_eq!(
         repairs.push,
         vec![push("o1", Register), push("o1", DeleteStatusOverride)]
@@ -91,7 +94,7 @@ fn the_peers_later_change_is_adopted_here() {
     let ours = vec![live("o1", 1, 10, 10)];
     let theirs = vec![overridden(live("o1", 1, 50, 50), OutOfService)];
     assert_eq!(
-        compare(&ours, &theirs, PeerView::Digest).pull,
+        compare(&ours, &theirs, PeerView::Digest, SETTLED).pull,
         vec![pull("o1")]
     );
 }
@@ -100,7 +103,7 @@ fn the_peers_later_change_is_adopted_here() {
 fn a_newer_dirty_timestamp_wins_over_a_later_change() {
     let ours = vec![live("o1", 5, 10, 10)];
     let theirs = vec![overridden(live("o1", 1, 50, 50), OutOfService)];
-    let repairs = compare(&ours, &theirs, PeerView::Digest);
+    let repairs = compare(&ours, &theirs, PeerView::Digest, SETTLED);
     assert_eq!(repairs.push[0], push("o1", Register));
 }
 
@@ -109,7 +112,7 @@ fn a_removal_there_after_our_last_news_removes_it_here() {
     let ours = vec![live("o1", 1, 10, 20)];
     let theirs = vec![removed("o1", 1, 30)];
     assert_eq!(
-        compare(&ours, &theirs, PeerView::Digest),
+        compare(&ours, &theirs, PeerView::Digest, SETTLED),
         Repairs {
             remove_here: vec![pull("o1")],
             ..Repairs::default()
@@ -123,7 +126,7 @@ fn an_instance_still_renewed_here_after_the_peer_evicted_it_is_registered_there(
     let ours = vec![live("o1", 1, 10, 40)];
     let theirs = vec![removed("o1", 1, 30)];
     assert_eq!(
-        compare(&ours, &theirs, PeerView::Digest).push,
+        compare(&ours, &theirs, PeerView::Digest, SETTLED).push,
         vec![push("o1", Register)]
     );
 }
@@ -133,7 +136,7 @@ fn a_removal_here_after_the_peers_last_news_is_pushed_as_a_cancel() {
     let ours = vec![removed("o1", 1, 30)];
     let theirs = vec![live("o1", 1, 10, 20)];
     assert_eq!(
-        compare(&ours, &theirs, PeerView::Digest).push,
+        compare(&ours, &theirs, PeerView::Digest, SETTLED).push,
         vec![push("o1", Cancel)]
     );
 }
@@ -143,7 +146,7 @@ fn a_copy_renewed_there_after_our_removal_is_fetched() {
     let ours = vec![removed("o1", 1, 30)];
     let theirs = vec![live("o1", 1, 10, 40)];
     assert_eq!(
-        compare(&ours, &theirs, PeerView::Digest).pull,
+        compare(&ours, &theirs, PeerView::Digest, SETTLED).pull,
         vec![pull("o1")]
     );
 }
@@ -153,7 +156,7 @@ fn stale_renewals_of_a_full_registry_do_not_override_a_removal() {
     let ours = vec![removed("o1", 1, 30)];
     let theirs = vec![live("o1", 1, 10, 40)];
     assert_eq!(
-        compare(&ours, &theirs, PeerView::FullRegistry).push,
+        compare(&ours, &theirs, PeerView::FullRegistry, SETTLED).push,
         vec![push("o1", Cancel)]
     );
 }
@@ -164,7 +167,7 @@ fn a_peer_that_hears_no_heartbeats_of_an_instance_gets_one() {
     let ours = vec![live("o1", 1, 10, 100_000)];
     let theirs = vec![live("o1", 1, 10, 60_000)];
     assert_eq!(
-        compare(&ours, &theirs, PeerView::Digest).push,
+        compare(&ours, &theirs, PeerView::Digest, SETTLED).push,
         vec![push("o1", Heartbeat)]
     );
 }
@@ -173,7 +176,7 @@ fn a_peer_that_hears_no_heartbeats_of_an_instance_gets_one() {
 fn renewals_of_a_full_registry_are_not_compared() {
     let ours = vec![live("o1", 1, 10, 100_000)];
     let theirs = vec![live("o1", 1, 10, 60_000)];
-    assert!(compare(&ours, &theirs, PeerView::FullRegistry).is_empty());
+    assert!(compare(&ours, &theirs, PeerView::FullRegistry, SETTLED).is_empty());
 }
 
 #[test]
@@ -181,7 +184,19 @@ fn removals_on_both_sides_need_nothing() {
     assert!(compare(
         &[removed("o1", 1, 5)],
         &[removed("o1", 1, 7)],
-        PeerView::Digest
+        PeerView::Digest,
+        SETTLED
     )
     .is_empty());
+}
+
+#[test]
+fn a_change_still_settling_is_left_to_replication() {
+    // Registered here 500 ms ago: the register may be in a batch to the peer right now.
+    let ours = vec![live("o1", 1, 9_500, 9_500)];
+    assert!(compare(&ours, &[], PeerView::Digest, 8_000).is_empty());
+    assert_eq!(
+        compare(&ours, &[], PeerView::Digest, 10_000).push,
+        vec![push("o1", Register)]
+    );
 }
