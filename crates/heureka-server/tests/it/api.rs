@@ -2,7 +2,7 @@
 
 use std::io::{Read, Write};
 
-use crate::support::TestServer;
+use crate::support::{spring_body, TestServer};
 
 #[tokio::test]
 async fn full_fetch_answers_200_right_after_start() {
@@ -322,4 +322,20 @@ async fn full_fetch_after_changes_to_some_apps_is_the_whole_current_registry() {
         assert!(!plain.contains("charlie-1"), "{plain}");
         assert!(plain.contains("UP_3_"), "{plain}");
     }
+}
+
+#[tokio::test]
+async fn a_title_case_app_name_is_found_at_the_path_it_registered_at() {
+    // Issue 7, defect 5: `ǅ` was stored as `Ǆ`, but renew and GET at `/apps/%C7%85` got 404.
+    let server = TestServer::start(&[]).await;
+    let response = server
+        .post_json("/apps/%C7%85", &spring_body("ǅ", "t1"))
+        .await;
+    assert_eq!(response.status(), 204);
+    assert_eq!(server.put("/apps/%C7%85/t1").await, 200, "renew");
+    let (status, body) = server
+        .get_text("/apps/%C7%85/t1", Some("application/json"))
+        .await;
+    assert_eq!(status, 200);
+    assert!(body.contains("\"app\":\"Ǆ\""), "{body}");
 }

@@ -228,3 +228,43 @@ async fn running_out_of_open_files_does_not_stop_the_server() {
         server.log()
     );
 }
+
+/// A register body of about `size` bytes: one Spring-shaped instance with a large metadata value.
+fn large_register_body(id: &str, size: usize) -> String {
+    let body = crate::support::spring_body("soak", id);
+    let filler = "x".repeat(size);
+    body.replacen(
+        "\"metadata\":{",
+        &format!("\"metadata\":{{\"filler\":\"{filler}\","),
+        1,
+    )
+}
+
+#[tokio::test]
+async fn a_register_cancel_loop_of_a_large_instance_keeps_memory_bounded() {
+    // Issue 7, defect 4: each cancel kept a full copy of the instance in the delta queue for
+    // the retention window, so 1,000 rounds of one 900 KB instance took RSS to 893 MB.
+    let server = HeurekaProcess::start(&[]);
+    let http = reqwest::Client::new();
+    let base = format!("http://{}/eureka", server.address());
+    let body = large_register_body("big-1", 900 * 1024);
+    for _ in 0..200 {
+        let registered = http
+            .post(format!("{base}/apps/SOAK"))
+            .header("Content-Type", "application/json")
+            .body(body.clone())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(registered.status(), 204);
+        let cancelled = http
+            .delete(format!("{base}/apps/SOAK/big-1"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(cancelled.status(), 200);
+    }
+    // 200 copies would be 180 MB; the delta keeps the latest one only.
+    assert_memory_bounded(&server);
+    assert_others_answered(&server).await;
+}
