@@ -255,3 +255,37 @@ async fn unknown_instance_is_404_for_every_instance_operation() {
     assert_eq!(server.put("/apps/ORDERS/nobody/metadata?a=b").await, 404);
     assert_eq!(server.registry_json().await, before);
 }
+
+#[tokio::test]
+async fn a_character_xml_forbids_never_reaches_an_xml_document() {
+    // Issue 7, defect 1: U+FFFE in a registration was written raw into every XML document,
+    // which strict parsers (Python's) then refused: one instance cost every XML client the
+    // registry. JSON may carry it; XML gets U+FFFD.
+    let server = TestServer::start(&[]).await;
+    let body = spring_body("orders", "o1").replacen(
+        "\"management.port\":\"8080\"",
+        "\"management.port\":\"8080\",\"bad\":\"a\\uFFFEb\\uFFFF\"",
+        1,
+    );
+    assert_eq!(server.post_json("/apps/ORDERS", &body).await.status(), 204);
+    for path in [
+        "/apps",
+        "/apps/delta",
+        "/apps/ORDERS",
+        "/apps/ORDERS/o1",
+        "/instances/o1",
+        "/vips/orders",
+    ] {
+        let (status, xml) = server.get_text(path, Some("application/xml")).await;
+        assert_eq!(status, 200, "{path}");
+        assert!(
+            !xml.contains('\u{FFFE}') && !xml.contains('\u{FFFF}'),
+            "{path}: {xml}"
+        );
+        assert!(
+            !xml.to_ascii_lowercase().contains("&#xfffe;"),
+            "{path}: {xml}"
+        );
+        assert!(xml.contains("a\u{FFFD}b\u{FFFD}"), "{path}: {xml}");
+    }
+}
