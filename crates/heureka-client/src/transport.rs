@@ -110,3 +110,50 @@ impl Transport {
         state.quarantined_until[index] = Some(Instant::now() + self.quarantine);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn transport(quarantine: Duration) -> Transport {
+        let urls = ["http://a/eureka/", "http://b/eureka/", "http://c/eureka/"].map(String::from);
+        Transport::new(&urls, quarantine, Duration::from_secs(1)).unwrap()
+    }
+
+    #[test]
+    fn urls_are_tried_in_order_from_the_one_that_last_answered() {
+        let transport = transport(Duration::from_secs(3600));
+        assert_eq!(transport.candidates(), [0, 1, 2]);
+        transport.succeeded(1);
+        assert_eq!(transport.candidates(), [1, 2, 0]);
+    }
+
+    #[test]
+    fn a_failed_url_is_skipped_while_quarantined() {
+        let transport = transport(Duration::from_secs(3600));
+        transport.failed(0);
+        assert_eq!(transport.candidates(), [1, 2]);
+    }
+
+    #[test]
+    fn a_lapsed_quarantine_lets_the_url_back_in() {
+        let transport = transport(Duration::ZERO);
+        transport.failed(0);
+        assert_eq!(transport.candidates(), [0, 1, 2]);
+    }
+
+    #[test]
+    fn when_every_url_is_quarantined_all_are_tried_again() {
+        let transport = transport(Duration::from_secs(3600));
+        for index in 0..3 {
+            transport.failed(index);
+        }
+        assert_eq!(transport.candidates(), [0, 1, 2]);
+    }
+
+    #[test]
+    fn no_service_url_is_an_error() {
+        let error = Transport::new(&[], Duration::ZERO, Duration::from_secs(1)).err();
+        assert!(matches!(error, Some(ClientError::NoServiceUrls)));
+    }
+}
