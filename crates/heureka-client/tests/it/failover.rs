@@ -2,7 +2,7 @@
 
 use heureka_client::EurekaClient;
 
-use crate::support::{client_config, dead_url, eventually, Server};
+use crate::support::{client_config, dead_url, eventually, unavailable_url, Server};
 
 #[tokio::test]
 async fn a_dead_first_service_url_is_skipped() {
@@ -17,6 +17,18 @@ async fn a_dead_first_service_url_is_skipped() {
     assert_eq!(client.instances("ORDERS").len(), 1);
     client.shutdown().await.unwrap();
     assert!(server.instance("BILLING", "b1").await.is_none());
+}
+
+#[tokio::test]
+async fn a_first_service_url_answering_503_is_skipped() {
+    let server = Server::start().await;
+    let urls = vec![unavailable_url().await, server.service_url()];
+    let client = EurekaClient::start(client_config(urls, "billing", "b1"))
+        .await
+        .unwrap();
+
+    assert!(server.instance("BILLING", "b1").await.is_some());
+    client.shutdown().await.unwrap();
 }
 
 #[tokio::test]
