@@ -24,14 +24,17 @@ async fn heartbeats_keep_the_lease_alive_past_its_duration() {
     let mut config = client_config(vec![server.service_url()], "billing", "b1");
     config.lease_duration = std::time::Duration::from_secs(1);
     let client = EurekaClient::start(config).await.unwrap();
-    // An instance registered after the client, with the same lease but no heartbeats: once the
-    // server has evicted it, the client's lease would have lapsed too, had it not been renewed.
-    server.register("SILENT", "s1", 1).await;
-
-    eventually("the silent instance is evicted", || async {
-        server.instance("SILENT", "s1").await.is_none()
-    })
-    .await;
+    // Instances registered after the client, with the same lease but no heartbeats, one after
+    // the other: once the server has evicted the second, the client's lease would have been
+    // expired for a whole eviction cycle, had it not been renewed (eviction may take only some
+    // of the expired leases per run, so one cycle alone would not tell).
+    for id in ["s1", "s2"] {
+        server.register("SILENT", id, 1).await;
+        eventually("the silent instance is evicted", || async {
+            server.instance("SILENT", id).await.is_none()
+        })
+        .await;
+    }
     assert!(server.instance("BILLING", "b1").await.is_some());
     client.shutdown().await.unwrap();
 }
