@@ -1,0 +1,211 @@
+//! The local copy of the registry (§8.3, §8.4): replaced by a full fetch, patched by a delta,
+//! checked against the server's `apps__hashcode`, and viewed as the shuffled `UP` instances of
+//! each application.
+
+use std::collections::{BTreeMap, HashMap};
+
+use heureka_core::{apps_hashcode, ActionType, Applications, Instance, InstanceStatus};
+
+#[derive(Debug, Default)]
+pub(crate) struct LocalRegistry {
+    /// Every instance, by application name then instance id; the hash is computed over these.
+    apps: BTreeMap<String, BTreeMap<String, Instance>>,
+    /// Each application's `UP` instances, shuffled once per fetch as the Java client does, so
+    /// that clients spread their calls across instances.
+    up: HashMap<String, Vec<Instance>>,
+    /// Whether a full fetch has succeeded; until then every refresh is a full fetch.
+    pub(crate) filled: bool,
+}
+
+impl LocalRegistry {
+    /// Replaces the copy with a full registry document.
+    pub(crate) fn replace(&mut self, full: Applications) {
+        self.apps = full
+            .applications
+            .into_iter()
+            .map(|app| {
+                let instances = app
+                    .instances
+                    .into_iter()
+                    .map(|instance| (instance.id().to_owned(), instance))
+                    .collect();
+                (app.name.to_uppercase(), instances)
+            })
+            .collect();
+        self.filled = true;
+        self.reshuffle();
+    }
+
+    /// Applies a delta: `ADDED` and `MODIFIED` add or replace the instance, `DELETED` removes it
+    /// (and its application once empty). Returns whether the result's hash is the delta's
+    /// `apps__hashcode`; when it is not, the caller must full-fetch.
+    pub(crate) fn apply_delta(&mut self, delta: Applications) -> bool {
+        for app in delta.applications {
+            let name = app.name.to_uppercase();
+            for instance in app.instances {
+                let id = instance.id().to_owned();
+                match instance.action_type {
+                    Some(ActionType::Deleted) => {
+                        if let Some(instances) = self.apps.get_mut(&name) {
+                            instances.remove(&id);
+                            if instances.is_empty() {
+                                self.apps.remove(&name);
+                            }
+                        }
+                    }
+                    // Java treats a missing action like ADDED: the instance is as it is now.
+                    _ => {
+                        self.apps
+                            .entry(name.clone())
+                            .or_default()
+                            .insert(id, instance);
+                    }
+                }
+            }
+        }
+        self.reshuffle();
+        self.hashcode() == delta.apps_hashcode
+    }
+
+    /// `apps__hashcode` of the local copy (§5).
+    pub(crate) fn hashcode(&self) -> String {
+        apps_hashcode(
+            self.apps
+                .values()
+                .flat_map(|instances| instances.values())
+                .map(|instance| &instance.status),
+        )
+    }
+
+    /// The `UP` instances of `app` (any case), in this fetch's shuffled order.
+    pub(crate) fn instances(&self, app: &str) -> Vec<Instance> {
+        self.up
+            .get(&app.to_uppercase())
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    fn reshuffle(&mut self) {
+        self.up = self
+            .apps
+            .iter()
+            .map(|(name, instances)| {
+                let mut up: Vec<Instance> = instances
+                    .values()
+                    .filter(|instance| instance.status == InstanceStatus::Up)
+                    .cloned()
+                    .collect();
+                fastrand::shuffle(&mut up);
+                (name.clone(), up)
+            })
+            .filter(|(_, up)| !up.is_empty())
+            .collect();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use heureka_core::Application;
+
+    use super::*;
+
+    fn instance(
+        app: &str,
+        id: &str,
+        status: InstanceStatus,
+        action: Option<ActionType>,
+    ) -> Instance {
+        let mut instance = Instance::new(app, id, "host", "10.0.0.1", 0);
+        instance.status = status;
+        instance.action_type = action;
+        instance
+    }
+
+    fn document(instances: Vec<Instance>, hashcode: &str) -> Applications {
+        let mut by_app: BTreeMap<String, Vec<Instance>> = BTreeMap::new();
+        for instance in instances {
+            by_app
+                .entry(instance.app.clone())
+                .or_default()
+                .push(instance);
+        }
+        Applications {
+            versions_delta: 1,
+            apps_hashcode: hashcode.to_owned(),
+            applications: by_app
+                .into_iter()
+                .map(|(name, instances)| Application { name, instances })
+                .collect(),
+        }
+    }
+
+    fn ids(instances: &[Instance]) -> Vec<String> {
+        let mut ids: Vec<String> = instances.iter().map(|i| i.id().to_owned()).collect();
+        ids.sort();
+        ids
+    }
+
+    #[test]
+    fn only_up_instances_are_offered() {
+        let mut local = LocalRegistry::default();
+        local.replace(document(
+            vec![
+                instance("ORDERS", "a", InstanceStatus::Up, None),
+                instance("ORDERS", "b", InstanceStatus::Down, None),
+                instance("ORDERS", "c", InstanceStatus::OutOfService, None),
+            ],
+            "",
+        ));
+        assert_eq!(ids(&local.instances("orders")), ["a"]);
+    }
+
+    #[test]
+    fn a_delta_upserts_modified_and_removes_deleted_instances() {
+        let mut local = LocalRegistry::default();
+        local.replace(document(
+            vec![
+                instance("ORDERS", "a", InstanceStatus::Up, None),
+                instance("ORDERS", "b", InstanceStatus::Up, None),
+                instance("USERS", "u", InstanceStatus::Up, None),
+            ],
+            "",
+        ));
+        let delta = document(
+            vec![
+                instance(
+                    "ORDERS",
+                    "a",
+                    InstanceStatus::Down,
+                    Some(ActionType::Modified),
+                ),
+                instance("ORDERS", "c", InstanceStatus::Up, Some(ActionType::Added)),
+                instance("USERS", "u", InstanceStatus::Up, Some(ActionType::Deleted)),
+            ],
+            "DOWN_1_UP_2_",
+        );
+        assert!(local.apply_delta(delta));
+        assert_eq!(ids(&local.instances("ORDERS")), ["b", "c"]);
+        assert!(local.instances("USERS").is_empty());
+        assert_eq!(local.hashcode(), "DOWN_1_UP_2_");
+    }
+
+    #[test]
+    fn a_delta_whose_hash_differs_asks_for_a_full_fetch() {
+        let mut local = LocalRegistry::default();
+        local.replace(document(
+            vec![instance("ORDERS", "a", InstanceStatus::Up, None)],
+            "",
+        ));
+        // The server holds an instance this copy never saw, so the hashes disagree.
+        let delta = document(
+            vec![instance(
+                "ORDERS",
+                "b",
+                InstanceStatus::Up,
+                Some(ActionType::Added),
+            )],
+            "UP_3_",
+        );
+        assert!(!local.apply_delta(delta));
+    }
+}

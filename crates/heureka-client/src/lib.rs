@@ -1,0 +1,17 @@
+//! A Eureka client for Rust services, behaving like the Java `DiscoveryClient`
+//! (`../shared/spec/eureka-protocol.md` §8): it registers its instance, renews the lease on a
+//! timer (re-registering when the server answers 404), keeps a local copy of the registry by a
+//! full fetch followed by deltas checked against `apps__hashcode`, and cancels on shutdown.
+//! Every request fails over across the configured service URLs.
+//!
+//! It works against any Eureka server, Java or Heureka; it speaks JSON only, which both serve.
+
+mod cache;
+mod client;
+mod config;
+mod error;
+mod transport;
+
+pub use client::{EurekaClient, FetchCounts};
+pub use config::ClientConfig;
+pub use error::ClientError;

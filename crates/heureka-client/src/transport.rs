@@ -1,0 +1,159 @@
+//! Sending one request to the first service URL that answers it (§8.6, simplified).
+//!
+//! As Java's `RetryableEurekaHttpClient`: the URL that last succeeded is kept ("sticky"); a URL
+//! that fails with a connection error or a 5xx is quarantined and the request is tried on the
+//! next. Unlike Java, a quarantine lapses after a configured time rather than when two thirds
+//! of the URLs are quarantined, and when every URL is quarantined all are tried again, so a
+//! client never gives up on a recovered server.
+
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use reqwest::{Client, RequestBuilder, Response};
+
+use crate::error::ClientError;
+
+pub(crate) struct Transport {
+    http: Client,
+    /// Base URLs without their trailing `/`.
+    urls: Vec<String>,
+    quarantine: Duration,
+    state: Mutex<Rotation>,
+}
+
+struct Rotation {
+    /// The index of the URL tried first.
+    sticky: usize,
+    /// Until when each URL is skipped, by index.
+    quarantined_until: Vec<Option<Instant>>,
+}
+
+impl Transport {
+    pub(crate) fn new(
+        urls: &[String],
+        quarantine: Duration,
+        timeout: Duration,
+    ) -> Result<Transport, ClientError> {
+        if urls.is_empty() {
+            return Err(ClientError::NoServiceUrls);
+        }
+        let http = Client::builder()
+            .timeout(timeout)
+            .build()
+            .map_err(ClientError::Body)?;
+        Ok(Transport {
+            http,
+            urls: urls
+                .iter()
+                .map(|url| url.trim_end_matches('/').to_owned())
+                .collect(),
+            quarantine,
+            state: Mutex::new(Rotation {
+                sticky: 0,
+                quarantined_until: vec![None; urls.len()],
+            }),
+        })
+    }
+
+    /// Sends the request `build` makes for a base URL and a path, on each candidate URL in turn
+    /// until one answers with something other than a connection error or a 5xx.
+    pub(crate) async fn send(
+        &self,
+        path: &str,
+        build: impl Fn(&Client, String) -> RequestBuilder,
+    ) -> Result<Response, ClientError> {
+        let mut last_error = String::new();
+        for index in self.candidates() {
+            let url = format!("{}/{path}", self.urls[index]);
+            match build(&self.http, url).send().await {
+                Ok(response) if !response.status().is_server_error() => {
+                    self.succeeded(index);
+                    return Ok(response);
+                }
+                Ok(response) => {
+                    last_error = format!("{} answered {}", self.urls[index], response.status());
+                }
+                Err(error) => last_error = format!("{}: {error}", self.urls[index]),
+            }
+            tracing::debug!(url = %self.urls[index], error = %last_error, "service URL failed");
+            self.failed(index);
+        }
+        Err(ClientError::AllServersFailed(last_error))
+    }
+
+    /// Every URL once, from the sticky one on, those in quarantine left out unless that leaves
+    /// none.
+    fn candidates(&self) -> Vec<usize> {
+        let now = Instant::now();
+        let state = self.state.lock().expect("transport state lock");
+        let n = self.urls.len();
+        let ordered = (0..n).map(|offset| (state.sticky + offset) % n);
+        let open: Vec<usize> = ordered
+            .clone()
+            .filter(|&index| state.quarantined_until[index].is_none_or(|until| until <= now))
+            .collect();
+        if open.is_empty() {
+            ordered.collect()
+        } else {
+            open
+        }
+    }
+
+    fn succeeded(&self, index: usize) {
+        let mut state = self.state.lock().expect("transport state lock");
+        state.sticky = index;
+        state.quarantined_until[index] = None;
+    }
+
+    fn failed(&self, index: usize) {
+        let mut state = self.state.lock().expect("transport state lock");
+        state.quarantined_until[index] = Some(Instant::now() + self.quarantine);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn transport(quarantine: Duration) -> Transport {
+        let urls = ["http://a/eureka/", "http://b/eureka/", "http://c/eureka/"].map(String::from);
+        Transport::new(&urls, quarantine, Duration::from_secs(1)).unwrap()
+    }
+
+    #[test]
+    fn urls_are_tried_in_order_from_the_one_that_last_answered() {
+        let transport = transport(Duration::from_secs(3600));
+        assert_eq!(transport.candidates(), [0, 1, 2]);
+        transport.succeeded(1);
+        assert_eq!(transport.candidates(), [1, 2, 0]);
+    }
+
+    #[test]
+    fn a_failed_url_is_skipped_while_quarantined() {
+        let transport = transport(Duration::from_secs(3600));
+        transport.failed(0);
+        assert_eq!(transport.candidates(), [1, 2]);
+    }
+
+    #[test]
+    fn a_lapsed_quarantine_lets_the_url_back_in() {
+        let transport = transport(Duration::ZERO);
+        transport.failed(0);
+        assert_eq!(transport.candidates(), [0, 1, 2]);
+    }
+
+    #[test]
+    fn when_every_url_is_quarantined_all_are_tried_again() {
+        let transport = transport(Duration::from_secs(3600));
+        for index in 0..3 {
+            transport.failed(index);
+        }
+        assert_eq!(transport.candidates(), [0, 1, 2]);
+    }
+
+    #[test]
+    fn no_service_url_is_an_error() {
+        let error = Transport::new(&[], Duration::ZERO, Duration::from_secs(1)).err();
+        assert!(matches!(error, Some(ClientError::NoServiceUrls)));
+    }
+}

@@ -1,0 +1,66 @@
+//! Failover across service URLs.
+
+use heureka_client::EurekaClient;
+
+use crate::support::{client_config, dead_url, eventually, unavailable_url, Server};
+
+#[tokio::test]
+async fn a_dead_first_service_url_is_skipped() {
+    let server = Server::start().await;
+    server.register("ORDERS", "o1", 90).await;
+    let urls = vec![dead_url().await, server.service_url()];
+    let client = EurekaClient::start(client_config(urls, "billing", "b1"))
+        .await
+        .unwrap();
+
+    assert!(server.instance("BILLING", "b1").await.is_some());
+    assert_eq!(client.instances("ORDERS").len(), 1);
+    client.shutdown().await.unwrap();
+    assert!(server.instance("BILLING", "b1").await.is_none());
+}
+
+#[tokio::test]
+async fn a_first_service_url_answering_503_is_skipped() {
+    let server = Server::start().await;
+    let urls = vec![unavailable_url().await, server.service_url()];
+    let client = EurekaClient::start(client_config(urls, "billing", "b1"))
+        .await
+        .unwrap();
+
+    assert!(server.instance("BILLING", "b1").await.is_some());
+    client.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn when_its_server_stops_the_client_moves_to_the_next_and_registers_there() {
+    let first = Server::start().await;
+    let second = Server::start().await;
+    let urls = vec![first.service_url(), second.service_url()];
+    let client = EurekaClient::start(client_config(urls, "billing", "b1"))
+        .await
+        .unwrap();
+    // The two servers are not peers, so the second knows the instance only if the client
+    // itself registers there.
+    assert!(second.instance("BILLING", "b1").await.is_none());
+
+    first.stop().await;
+    eventually(
+        "the instance is registered on the second server",
+        || async { second.instance("BILLING", "b1").await.is_some() },
+    )
+    .await;
+    client.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn start_fails_when_no_service_url_answers() {
+    let urls = vec![dead_url().await, dead_url().await];
+    let error = EurekaClient::start(client_config(urls, "billing", "b1"))
+        .await
+        .err()
+        .expect("no server to register with");
+    assert!(
+        error.to_string().contains("every service URL failed"),
+        "{error}"
+    );
+}

@@ -1,0 +1,9 @@
+//! The client against a real Heureka server started in-process, over real sockets on 127.0.0.1.
+//!
+//! Each test starts its own servers on free ports. Intervals are one second and every wait is
+//! a bounded poll for an observable effect, never a claim about how long something takes.
+
+mod failover;
+mod registration;
+mod registry;
+mod support;

@@ -1,0 +1,73 @@
+//! The local registry copy: full fetch, deltas, `UP` filtering.
+
+use heureka_client::EurekaClient;
+
+use crate::support::{client_config, eventually, Server};
+
+fn ids(client: &EurekaClient, app: &str) -> Vec<String> {
+    let mut ids: Vec<String> = client
+        .instances(app)
+        .iter()
+        .map(|instance| instance.id().to_owned())
+        .collect();
+    ids.sort();
+    ids
+}
+
+#[tokio::test]
+async fn the_start_up_fetch_sees_instances_already_registered() {
+    let server = Server::start().await;
+    server.register("ORDERS", "o1", 90).await;
+    let client = EurekaClient::start(client_config(vec![server.service_url()], "billing", "b1"))
+        .await
+        .unwrap();
+
+    assert_eq!(ids(&client, "orders"), ["o1"]);
+    client.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn deltas_bring_in_a_new_instance_and_its_status_change() {
+    let server = Server::start().await;
+    let client = EurekaClient::start(client_config(vec![server.service_url()], "billing", "b1"))
+        .await
+        .unwrap();
+
+    server.register("ORDERS", "o1", 90).await;
+    server.register("ORDERS", "o2", 90).await;
+    eventually("both instances are seen", || async {
+        ids(&client, "ORDERS") == ["o1", "o2"]
+    })
+    .await;
+    server.set_status("ORDERS", "o1", "OUT_OF_SERVICE").await;
+    eventually(
+        "the instance out of service is no longer offered",
+        || async { ids(&client, "ORDERS") == ["o2"] },
+    )
+    .await;
+
+    // Only the start-up fetch was a full one: every change came through a consistent delta.
+    let counts = client.fetch_counts();
+    assert_eq!(counts.full, 1);
+    assert!(counts.deltas >= 2, "{counts:?}");
+    client.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_refused_delta_falls_back_to_a_full_fetch() {
+    // The server answers 403 to `GET apps/delta`.
+    let server = Server::start_with(&["--eureka.server.disable-delta=true"]).await;
+    let client = EurekaClient::start(client_config(vec![server.service_url()], "billing", "b1"))
+        .await
+        .unwrap();
+
+    server.register("ORDERS", "o1", 90).await;
+    eventually("the instance is seen", || async {
+        ids(&client, "ORDERS") == ["o1"]
+    })
+    .await;
+    let counts = client.fetch_counts();
+    assert!(counts.full >= 2, "{counts:?}");
+    assert_eq!(counts.deltas, 0);
+    client.shutdown().await.unwrap();
+}

@@ -1,0 +1,198 @@
+//! A real Heureka server per test, started in-process on a free port, and a client config
+//! with short intervals.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use heureka_client::ClientConfig;
+use heureka_server::config::{self, Loaded};
+use serde_json::Value;
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+/// Rounds of [`eventually`]'s polling, 100 ms apart: a bound, so that a broken client fails
+/// the test instead of hanging it, not a timing claim.
+const POLL_ROUNDS: usize = 200;
+
+pub struct Server {
+    pub port: u16,
+    http: reqwest::Client,
+    stop: Option<oneshot::Sender<()>>,
+    task: JoinHandle<std::io::Result<()>>,
+}
+
+impl Server {
+    pub async fn start() -> Server {
+        Server::start_with(&[]).await
+    }
+
+    /// Starts a server with extra Spring-style `--key=value` arguments.
+    pub async fn start_with(extra: &[&str]) -> Server {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        Server::start_on(listener, extra).await
+    }
+
+    async fn start_on(listener: TcpListener, extra: &[&str]) -> Server {
+        let port = listener.local_addr().unwrap().port();
+        let mut args = vec![
+            "--server.address=127.0.0.1".to_owned(),
+            format!("--eureka.client.service-url.defaultZone=http://127.0.0.1:{port}/eureka/"),
+            "--eureka.client.register-with-eureka=false".to_owned(),
+            // Reads see writes at once, so the client's view is what is being tested.
+            "--eureka.server.use-read-only-response-cache=false".to_owned(),
+            // Leases that lapse go quickly, so "kept alive" can be told from "forgotten".
+            "--eureka.server.enable-self-preservation=false".to_owned(),
+            "--eureka.server.eviction-interval-timer-in-ms=100".to_owned(),
+        ];
+        args.extend(extra.iter().map(|arg| arg.to_string()));
+        let Loaded::Run(config) =
+            config::load(&args, &|_| None, &empty_dir()).expect("config loads")
+        else {
+            panic!("expected a runnable config");
+        };
+        let (stop, stopped) = oneshot::channel();
+        let task = tokio::spawn(heureka_server::serve(config, listener, async {
+            let _ = stopped.await;
+        }));
+        Server {
+            port,
+            http: reqwest::Client::new(),
+            stop: Some(stop),
+            task,
+        }
+    }
+
+    /// Stops the server and starts a fresh one, with an empty registry, on the same port.
+    pub async fn restart(self) -> Server {
+        let port = self.port;
+        self.stop().await;
+        let listener = TcpListener::bind(("127.0.0.1", port)).await.unwrap();
+        Server::start_on(listener, &[]).await
+    }
+
+    /// Stops the server and waits until it has closed its port.
+    pub async fn stop(mut self) {
+        self.stop.take().unwrap().send(()).unwrap();
+        (&mut self.task).await.unwrap().unwrap();
+    }
+
+    pub fn service_url(&self) -> String {
+        format!("http://127.0.0.1:{}/eureka/", self.port)
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}/eureka/{path}", self.port)
+    }
+
+    /// The instance as the server shows it, or `None` on 404.
+    pub async fn instance(&self, app: &str, id: &str) -> Option<Value> {
+        let response = self
+            .http
+            .get(self.url(&format!("apps/{app}/{id}")))
+            .header("Accept", "application/json")
+            .send()
+            .await
+            .unwrap();
+        if response.status() == 404 {
+            return None;
+        }
+        assert_eq!(response.status(), 200);
+        let document: Value = serde_json::from_slice(&response.bytes().await.unwrap()).unwrap();
+        Some(document["instance"].clone())
+    }
+
+    /// Registers an instance through the REST API, as another service would, with a lease of
+    /// `duration_secs`; asserts 204.
+    pub async fn register(&self, app: &str, id: &str, duration_secs: u32) {
+        let body = format!(
+            r#"{{"instance":{{"instanceId":"{id}","app":"{app}","hostName":"10.0.0.9","ipAddr":"10.0.0.9",
+"status":"UP","port":{{"$":9000,"@enabled":"true"}},"vipAddress":"{vip}",
+"dataCenterInfo":{{"@class":"com.netflix.appinfo.InstanceInfo$DefaultDataCenterInfo","name":"MyOwn"}},
+"leaseInfo":{{"renewalIntervalInSecs":1,"durationInSecs":{duration_secs}}}}}}}"#,
+            vip = app.to_lowercase()
+        );
+        let response = self
+            .http
+            .post(self.url(&format!("apps/{app}")))
+            .header("Content-Type", "application/json")
+            .body(body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 204, "register {app}/{id}");
+    }
+
+    /// Puts a status override on an instance; asserts 200.
+    pub async fn set_status(&self, app: &str, id: &str, status: &str) {
+        let response = self
+            .http
+            .put(self.url(&format!("apps/{app}/{id}/status?value={status}")))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200, "status {app}/{id} {status}");
+    }
+}
+
+/// A client config for `urls` with one-second heartbeats and fetches.
+pub fn client_config(urls: Vec<String>, app: &str, id: &str) -> ClientConfig {
+    let mut config = ClientConfig::new(urls, app, id, "127.0.0.1", "127.0.0.1", 8080);
+    config.lease_renewal_interval = Duration::from_secs(1);
+    config.lease_duration = Duration::from_secs(2);
+    config.registry_fetch_interval = Duration::from_secs(1);
+    config.request_timeout = Duration::from_secs(5);
+    config
+}
+
+/// A URL on 127.0.0.1 where nothing listens: the port was bound and released.
+pub async fn dead_url() -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    drop(listener);
+    format!("http://127.0.0.1:{port}/eureka/")
+}
+
+/// Polls `check` until it holds; panics naming `what` after [`POLL_ROUNDS`] rounds.
+pub async fn eventually<F, Fut>(what: &str, mut check: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    for _ in 0..POLL_ROUNDS {
+        if check().await {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("never happened: {what}");
+}
+
+fn empty_dir() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("heureka-client-it-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A URL whose listener answers every request `503 Service Unavailable`, as a Eureka server
+/// behind a proxy does while it is down; the listener lives as long as the test's runtime.
+pub async fn unavailable_url() -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move {
+        while let Ok((mut stream, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                use tokio::io::{AsyncReadExt, AsyncWriteExt};
+                // One read takes the request head; the answer closes the connection.
+                let mut buffer = [0u8; 4096];
+                let _ = stream.read(&mut buffer).await;
+                let _ = stream
+                    .write_all(
+                        b"HTTP/1.1 503 Service Unavailable\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
+                    )
+                    .await;
+            });
+        }
+    });
+    format!("http://127.0.0.1:{port}/eureka/")
+}
