@@ -17,7 +17,7 @@ seconds=${FUZZ_SECONDS:-60}
 sanitizer=${FUZZ_SANITIZER:-none}
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-    targets=(decode_instance_json decode_instance_xml round_trip config_load)
+    targets=(decode_instance_json decode_instance_xml round_trip config_load register_path negotiate)
 fi
 
 if ! rustup toolchain list | grep -q '^nightly'; then

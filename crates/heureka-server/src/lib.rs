@@ -6,6 +6,8 @@
 //! eviction and the other timers. `config` turns Spring-style settings into a `Config`.
 
 pub mod config;
+#[doc(hidden)]
+pub mod fuzzing;
 
 mod cache;
 mod changes;
