@@ -15,7 +15,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use heureka_core::{Instance, InstanceStatus, Millis, Origin};
+use heureka_core::{Instance, InstanceStatus, Millis};
 use heureka_wire::{ReplicationAction, ReplicationItem, ReplicationResult};
 
 use super::queue::Task;
@@ -266,10 +266,6 @@ fn failed(state: &SharedState, peer: &Peer, error: &PeerError, now: Millis) {
             .peer(peer.url.as_str(), false, Some(error.to_string()), now);
     }
 }
-
-/// Marks the origin of adopted copies in one place, for the reader.
-#[allow(dead_code)]
-const ADOPTED_ORIGIN: Origin = Origin::Peer;
 
 #[cfg(test)]
 mod tests;

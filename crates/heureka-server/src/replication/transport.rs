@@ -113,18 +113,7 @@ impl PeerClient {
         } else {
             request.body(body)
         };
-        if let Some(authorization) = &peer.authorization {
-            request = request.header(AUTHORIZATION, authorization);
-        }
-        let response = request.send().await.map_err(classify)?;
-        let status = response.status();
-        if status == StatusCode::SERVICE_UNAVAILABLE {
-            return Err(PeerError::Congestion("503 Service Unavailable".to_owned()));
-        }
-        if !status.is_success() {
-            return Err(PeerError::Refused(format!("batch answered {status}")));
-        }
-        let body = response.bytes().await.map_err(classify)?;
+        let body = answer(peer, request, |status| format!("batch answered {status}")).await?;
         heureka_wire::decode_replication_response(&body)
             .map_err(|error| PeerError::Refused(format!("unreadable batch answer: {error}")))
     }
@@ -168,29 +157,39 @@ impl PeerClient {
     }
 
     async fn get(&self, peer: &PeerUrl, path: &str) -> Result<bytes::Bytes, PeerError> {
-        let mut request = self
+        let request = self
             .http
             .get(format!("{}{path}", peer.url))
             .timeout(self.timeouts.registry_read)
             .header(ACCEPT, "application/json")
             .header(ACCEPT_ENCODING, "gzip")
             .header(USER_AGENT, REPLICATION_USER_AGENT);
-        if let Some(authorization) = &peer.authorization {
-            request = request.header(AUTHORIZATION, authorization);
-        }
-        let response = request.send().await.map_err(classify)?;
-        let status = response.status();
-        if status == StatusCode::SERVICE_UNAVAILABLE {
-            return Err(PeerError::Congestion("503 Service Unavailable".to_owned()));
-        }
-        if !status.is_success() {
-            return Err(PeerError::Refused(format!(
-                "{} on GET {path}",
-                status.as_u16()
-            )));
-        }
-        response.bytes().await.map_err(classify)
+        answer(peer, request, |status| {
+            format!("{} on GET {path}", status.as_u16())
+        })
+        .await
     }
+}
+
+/// Sends a request with the peer's credentials and returns the body of a 2xx answer; a 503 is
+/// congestion, any other status is refused with the reason `refused` gives.
+async fn answer(
+    peer: &PeerUrl,
+    mut request: reqwest::RequestBuilder,
+    refused: impl FnOnce(StatusCode) -> String,
+) -> Result<bytes::Bytes, PeerError> {
+    if let Some(authorization) = &peer.authorization {
+        request = request.header(AUTHORIZATION, authorization);
+    }
+    let response = request.send().await.map_err(classify)?;
+    let status = response.status();
+    if status == StatusCode::SERVICE_UNAVAILABLE {
+        return Err(PeerError::Congestion("503 Service Unavailable".to_owned()));
+    }
+    if !status.is_success() {
+        return Err(PeerError::Refused(refused(status)));
+    }
+    response.bytes().await.map_err(classify)
 }
 
 /// Eureka's classification: a read time-out is congestion (here its own variant, which the
