@@ -310,10 +310,11 @@ fn find(applications: &Applications, app: &str, id: &str) -> Option<heureka_core
 fn adopt(state: &SharedState, instance: heureka_core::Instance) {
     state.write(|registry, now| {
         let (app, id) = (instance.app.to_uppercase(), instance.id().to_owned());
+        // The stored copy carries the override in force (the map's entry), without a scan of
+        // every override per adopted instance.
         let has_override_here = registry
-            .status_overrides(now)
-            .iter()
-            .any(|(overridden, _)| *overridden == id);
+            .instance(&app, &id, now)
+            .is_some_and(|ours| ours.overridden_status != InstanceStatus::Unknown);
         if instance.overridden_status == InstanceStatus::Unknown && has_override_here {
             registry.delete_status_override(
                 &app,
