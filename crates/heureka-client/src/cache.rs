@@ -18,9 +18,10 @@ pub(crate) struct LocalRegistry {
 }
 
 impl LocalRegistry {
-    /// Replaces the copy with a full registry document.
-    pub(crate) fn replace(&mut self, full: Applications) {
-        self.apps = full
+    /// Replaces the copy with a full registry document; returns the applications whose
+    /// instances differ from before (added, removed or changed).
+    pub(crate) fn replace(&mut self, full: Applications) -> Vec<String> {
+        let apps: BTreeMap<String, BTreeMap<String, Instance>> = full
             .applications
             .into_iter()
             .map(|app| {
@@ -32,16 +33,35 @@ impl LocalRegistry {
                 (app.name.to_uppercase(), instances)
             })
             .collect();
+        let old = std::mem::replace(&mut self.apps, apps);
+        let mut changed: Vec<String> = old
+            .iter()
+            .filter(|(name, instances)| self.apps.get(*name) != Some(instances))
+            .map(|(name, _)| name.clone())
+            .collect();
+        changed.extend(
+            self.apps
+                .keys()
+                .filter(|name| !old.contains_key(*name))
+                .cloned(),
+        );
+        changed.sort();
         self.filled = true;
         self.reshuffle();
+        changed
     }
 
     /// Applies a delta: `ADDED` and `MODIFIED` add or replace the instance, `DELETED` removes it
     /// (and its application once empty). Returns whether the result's hash is the delta's
-    /// `apps__hashcode`; when it is not, the caller must full-fetch.
-    pub(crate) fn apply_delta(&mut self, delta: Applications) -> bool {
+    /// `apps__hashcode` (when it is not, the caller must full-fetch) and the applications the
+    /// delta changed.
+    pub(crate) fn apply_delta(&mut self, delta: Applications) -> (bool, Vec<String>) {
+        let mut before: BTreeMap<String, Option<BTreeMap<String, Instance>>> = BTreeMap::new();
         for app in delta.applications {
             let name = app.name.to_uppercase();
+            before
+                .entry(name.clone())
+                .or_insert_with(|| self.apps.get(&name).cloned());
             for instance in app.instances {
                 let id = instance.id().to_owned();
                 match instance.action_type {
@@ -64,7 +84,25 @@ impl LocalRegistry {
             }
         }
         self.reshuffle();
-        self.hashcode() == delta.apps_hashcode
+        let changed = before
+            .into_iter()
+            .filter(|(name, old)| self.apps.get(name) != old.as_ref())
+            .map(|(name, _)| name)
+            .collect();
+        (self.hashcode() == delta.apps_hashcode, changed)
+    }
+
+    /// How many applications and instances the copy holds, every status included.
+    pub(crate) fn counts(&self) -> (usize, usize) {
+        (self.apps.len(), self.apps.values().map(BTreeMap::len).sum())
+    }
+
+    /// The status of one instance in the copy, whatever it is.
+    pub(crate) fn status_of(&self, app: &str, id: &str) -> Option<InstanceStatus> {
+        self.apps
+            .get(&app.to_uppercase())
+            .and_then(|instances| instances.get(id))
+            .map(|instance| instance.status)
     }
 
     /// `apps__hashcode` of the local copy (§5).
@@ -183,7 +221,9 @@ mod tests {
             ],
             "DOWN_1_UP_2_",
         );
-        assert!(local.apply_delta(delta));
+        let (consistent, changed) = local.apply_delta(delta);
+        assert!(consistent);
+        assert_eq!(changed, ["ORDERS", "USERS"]);
         assert_eq!(ids(&local.instances("ORDERS")), ["b", "c"]);
         assert!(local.instances("USERS").is_empty());
         assert_eq!(local.hashcode(), "DOWN_1_UP_2_");
@@ -206,6 +246,28 @@ mod tests {
             )],
             "UP_3_",
         );
-        assert!(!local.apply_delta(delta));
+        assert!(!local.apply_delta(delta).0);
+    }
+
+    #[test]
+    fn a_full_fetch_names_the_applications_that_changed() {
+        let mut local = LocalRegistry::default();
+        local.replace(document(
+            vec![
+                instance("ORDERS", "a", InstanceStatus::Up, None),
+                instance("USERS", "u", InstanceStatus::Up, None),
+                instance("GONE", "g", InstanceStatus::Up, None),
+            ],
+            "",
+        ));
+        let changed = local.replace(document(
+            vec![
+                instance("ORDERS", "a", InstanceStatus::Up, None),
+                instance("USERS", "u", InstanceStatus::Down, None),
+                instance("NEW", "n", InstanceStatus::Up, None),
+            ],
+            "",
+        ));
+        assert_eq!(changed, ["GONE", "NEW", "USERS"]);
     }
 }

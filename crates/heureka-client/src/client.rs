@@ -1,6 +1,8 @@
-//! `EurekaClient`: the instance's registration and the local registry copy, kept current by two
-//! background tasks (§8.1, §8.2, §8.3, §8.7).
+//! `EurekaClient`: the instance's registration and the local registry copy, kept current by
+//! three background tasks: heartbeat, registry refresh and instance-info replication (§8.1,
+//! §8.2, §8.3, §8.5, §8.7).
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -9,26 +11,41 @@ use heureka_core::{Instance, InstanceStatus, Millis, Port};
 use heureka_wire::{decode_applications, encode_instance, Format};
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
 use reqwest::StatusCode;
+use tokio::sync::{broadcast, Notify};
 use tokio::task::JoinHandle;
-use tokio::time::{interval_at, MissedTickBehavior};
+use tokio::time::{sleep_until, timeout, Instant};
 
 use crate::cache::LocalRegistry;
 use crate::config::ClientConfig;
 use crate::error::ClientError;
+use crate::events::{ClientEvent, FetchKind, EVENT_BUFFER};
+use crate::health::HealthCheck;
+use crate::replicator::{OwnInstance, RateLimiter, StatusChange, ON_DEMAND_BURST};
+use crate::schedule::supervise;
 use crate::transport::Transport;
 
 const JSON: &str = "application/json";
 
 /// A registered instance and its view of the registry.
 ///
-/// [`EurekaClient::start`] fetches the registry and registers; from then on the lease is renewed
-/// every `lease_renewal_interval` and the registry refreshed every `registry_fetch_interval`.
-/// [`EurekaClient::shutdown`] cancels the registration; dropping the client without it cancels
-/// too, as a best effort, if a Tokio runtime is still running.
+/// [`EurekaClient::start`] (or [`ClientBuilder::start`]) fetches the registry and registers;
+/// from then on the lease is renewed every `lease_renewal_interval`, the registry refreshed
+/// every `registry_fetch_interval`, and every `instance_info_replication_interval` the health
+/// check consulted and the instance re-registered if it changed. [`EurekaClient::shutdown`]
+/// cancels the registration; dropping the client without it cancels too, as a best effort, if
+/// a Tokio runtime is still running.
 pub struct EurekaClient {
     inner: Arc<Inner>,
     tasks: Vec<JoinHandle<()>>,
     cancelled: bool,
+}
+
+/// How to start a client beyond its [`ClientConfig`]: [`EurekaClient::builder`].
+pub struct ClientBuilder {
+    config: ClientConfig,
+    health: Option<Arc<dyn HealthCheck>>,
+    status: InstanceStatus,
+    events: broadcast::Sender<ClientEvent>,
 }
 
 struct Inner {
@@ -36,9 +53,22 @@ struct Inner {
     /// `APP/id`, the instance's path under `apps/`.
     instance_path: String,
     app_path: String,
-    /// What is registered; only `lastDirtyTimestamp` changes, on a re-registration.
-    instance: Mutex<Instance>,
+    app: String,
+    id: String,
+    /// What is registered, and whether a change still has to be.
+    own: Mutex<OwnInstance>,
+    health: Option<Arc<dyn HealthCheck>>,
+    /// The replication interval: the period of the replicator, and how long a health check
+    /// may take.
+    replication_interval: Duration,
+    on_demand_status_change: bool,
+    on_demand_limiter: Mutex<RateLimiter>,
+    /// Wakes the replicator for an on-demand round the limiter allowed.
+    on_demand: Notify,
     registry: Mutex<LocalRegistry>,
+    /// This instance's status in the registry copy, last time it was looked at.
+    remote_status: Mutex<Option<InstanceStatus>>,
+    events: broadcast::Sender<ClientEvent>,
     full_fetches: AtomicU64,
     deltas_applied: AtomicU64,
 }
@@ -53,53 +83,20 @@ pub struct FetchCounts {
 }
 
 impl EurekaClient {
-    /// Fetches the registry (a failure is logged, not fatal, as in Java), registers the
-    /// instance (anything but 204 is an error) and starts the heartbeat and refresh tasks.
+    /// Starts a client with no health check, reporting itself `UP`: see
+    /// [`ClientBuilder::start`].
     pub async fn start(config: ClientConfig) -> Result<EurekaClient, ClientError> {
-        let transport = Transport::new(
-            &config.service_urls,
-            config.quarantine,
-            config.request_timeout,
-        )?;
-        let instance = own_instance(&config, now_millis());
-        let inner = Arc::new(Inner {
-            transport,
-            app_path: format!("apps/{}", instance.app),
-            instance_path: format!("apps/{}/{}", instance.app, instance.id()),
-            instance: Mutex::new(instance),
-            registry: Mutex::new(LocalRegistry::default()),
-            full_fetches: AtomicU64::new(0),
-            deltas_applied: AtomicU64::new(0),
-        });
-        if let Err(error) = inner.refresh().await {
-            tracing::warn!(%error, "initial registry fetch failed");
+        EurekaClient::builder(config).start().await
+    }
+
+    /// A client to be given a health check or an initial status before it starts.
+    pub fn builder(config: ClientConfig) -> ClientBuilder {
+        ClientBuilder {
+            config,
+            health: None,
+            status: InstanceStatus::Up,
+            events: broadcast::channel(EVENT_BUFFER).0,
         }
-        inner.register().await?;
-        let tasks = vec![
-            every(
-                config.lease_renewal_interval,
-                inner.clone(),
-                |inner| async move {
-                    if let Err(error) = inner.renew().await {
-                        tracing::warn!(%error, "heartbeat failed");
-                    }
-                },
-            ),
-            every(
-                config.registry_fetch_interval,
-                inner.clone(),
-                |inner| async move {
-                    if let Err(error) = inner.refresh().await {
-                        tracing::warn!(%error, "registry refresh failed");
-                    }
-                },
-            ),
-        ];
-        Ok(EurekaClient {
-            inner,
-            tasks,
-            cancelled: false,
-        })
     }
 
     /// The `UP` instances of `app` in the local copy, shuffled at each fetch as the Java client
@@ -120,6 +117,60 @@ impl EurekaClient {
         }
     }
 
+    /// The events from now on (see [`ClientEvent`]).
+    pub fn subscribe(&self) -> broadcast::Receiver<ClientEvent> {
+        self.inner.events.subscribe()
+    }
+
+    /// The status the client registers: the application's own unless that is `UP` and a
+    /// health check says otherwise. The server may still show another: its override wins.
+    pub fn status(&self) -> InstanceStatus {
+        self.inner.own.lock().expect("own lock").instance.status
+    }
+
+    /// Sets the application's own status, as Java's `ApplicationInfoManager.setInstanceStatus`.
+    /// A change is re-registered at once (within the on-demand rate limit, else at the next
+    /// replication round) when `on_demand_update_status_change` is on, else at the next round.
+    ///
+    /// The server decides what it shows (§6.6): a `DOWN` or `STARTING` is always taken, an `UP`
+    /// gives way to an operator's override, and an `OUT_OF_SERVICE` from the client is not
+    /// taken over a lease that is `UP` (an operator's override via `PUT …/status` is the way
+    /// to take an instance out of service).
+    pub fn set_status(&self, status: InstanceStatus) {
+        let change = self
+            .inner
+            .own
+            .lock()
+            .expect("own lock")
+            .set_reported(status, now_millis());
+        if let Some(change) = change {
+            self.inner.status_changed(change);
+            if self.inner.on_demand_status_change {
+                self.inner.request_update();
+            }
+        }
+    }
+
+    /// Adds `entries` to the instance's metadata (replacing values of keys it has) and
+    /// re-registers it, within the on-demand rate limit, else at the next replication round.
+    /// (Java waits for the next round; the server's own metadata endpoint is not used, since
+    /// the next re-registration would overwrite what it set, §3.13.)
+    pub fn update_metadata(&self, entries: impl IntoIterator<Item = (String, String)>) {
+        self.inner.own.lock().expect("own lock").merge_metadata(
+            entries.into_iter().collect::<BTreeMap<_, _>>(),
+            now_millis(),
+        );
+        self.inner.request_update();
+    }
+
+    /// Asks for a replication round now: the health check is consulted and the instance
+    /// re-registered if anything changed. False when the on-demand rate limit (a burst of 2,
+    /// then `120 / instance_info_replication_interval` per minute) refused it; the periodic
+    /// round does it then.
+    pub fn request_update(&self) -> bool {
+        self.inner.request_update()
+    }
+
     /// Stops the background tasks and cancels the registration (`DELETE apps/APP/id`).
     pub async fn shutdown(mut self) -> Result<(), ClientError> {
         self.stop_tasks();
@@ -131,6 +182,100 @@ impl EurekaClient {
         for task in self.tasks.drain(..) {
             task.abort();
         }
+    }
+}
+
+impl ClientBuilder {
+    /// Consults `check` before the first registration and at every replication round; its
+    /// answer is registered while the application's own status is `UP`
+    /// (`eureka.client.healthcheck.enabled` with a `HealthCheckHandler`).
+    pub fn health_check(mut self, check: impl HealthCheck) -> ClientBuilder {
+        self.health = Some(Arc::new(check));
+        self
+    }
+
+    /// The application's own status at the first registration (Spring's
+    /// `eureka.instance.initial-status`, `UP`).
+    pub fn status(mut self, status: InstanceStatus) -> ClientBuilder {
+        self.status = status;
+        self
+    }
+
+    /// The events from the start on, the first fetch and registration included.
+    pub fn subscribe(&self) -> broadcast::Receiver<ClientEvent> {
+        self.events.subscribe()
+    }
+
+    /// Fetches the registry (a failure is logged, not fatal, as in Java), consults the health
+    /// check, registers the instance (anything but 204 is an error) and starts the heartbeat,
+    /// refresh and replication tasks.
+    pub async fn start(self) -> Result<EurekaClient, ClientError> {
+        let ClientBuilder {
+            config,
+            health,
+            status,
+            events,
+        } = self;
+        let transport = Transport::new(
+            &ordered_service_urls(&config),
+            config.quarantine,
+            config.session_reconnect_interval,
+            config.request_timeout,
+        )?;
+        let instance = own_instance(&config, now_millis());
+        let inner = Arc::new(Inner {
+            transport,
+            app_path: format!("apps/{}", instance.app),
+            instance_path: format!("apps/{}/{}", instance.app, instance.id()),
+            app: instance.app.clone(),
+            id: instance.id().to_owned(),
+            own: Mutex::new(OwnInstance::new(instance, status)),
+            health,
+            replication_interval: config.instance_info_replication_interval,
+            on_demand_status_change: config.on_demand_update_status_change,
+            on_demand_limiter: Mutex::new(RateLimiter::new(
+                ON_DEMAND_BURST,
+                config.instance_info_replication_interval,
+                Instant::now(),
+            )),
+            on_demand: Notify::new(),
+            registry: Mutex::new(LocalRegistry::default()),
+            remote_status: Mutex::new(None),
+            events,
+            full_fetches: AtomicU64::new(0),
+            deltas_applied: AtomicU64::new(0),
+        });
+        if let Err(error) = inner.refresh().await {
+            tracing::warn!(%error, "initial registry fetch failed");
+        }
+        // As Spring's first on-demand update does: the health check's answer is what is first
+        // registered.
+        inner.check_health().await;
+        inner.register().await?;
+        let heartbeat = inner.clone();
+        let refresh = inner.clone();
+        let tasks = vec![
+            supervise(
+                config.lease_renewal_interval,
+                config.heartbeat_executor_exponential_back_off_bound,
+                move || heartbeat.clone().heartbeat_round(),
+            ),
+            supervise(
+                config.registry_fetch_interval,
+                config.cache_refresh_executor_exponential_back_off_bound,
+                move || refresh.clone().refresh_round(),
+            ),
+            tokio::spawn(
+                inner
+                    .clone()
+                    .replicate(config.initial_instance_info_replication_interval),
+            ),
+        ];
+        Ok(EurekaClient {
+            inner,
+            tasks,
+            cancelled: false,
+        })
     }
 }
 
@@ -152,27 +297,128 @@ impl Drop for EurekaClient {
     }
 }
 
-/// Runs `job` every `period`, first after one period (the start-up did the first round).
-fn every<F, Fut>(period: Duration, inner: Arc<Inner>, job: F) -> JoinHandle<()>
-where
-    F: Fn(Arc<Inner>) -> Fut + Send + 'static,
-    Fut: std::future::Future<Output = ()> + Send,
-{
-    tokio::spawn(async move {
-        let mut ticks = interval_at(tokio::time::Instant::now() + period, period);
-        // A slow round delays the next rather than causing a burst, like Java's fixed delay.
-        ticks.set_missed_tick_behavior(MissedTickBehavior::Delay);
-        loop {
-            ticks.tick().await;
-            job(inner.clone()).await;
-        }
-    })
+/// The service URLs in the order they are tried.
+// The lead switches this to `ClientConfig::ordered_service_urls()` (own zone first) once the
+// config work is merged; until then `service_urls` is taken to be in that order already.
+fn ordered_service_urls(config: &ClientConfig) -> Vec<String> {
+    config.service_urls.clone()
 }
 
 impl Inner {
-    /// `POST apps/APP` with the instance; the server answers 204.
+    fn emit(&self, event: ClientEvent) {
+        // No subscriber is not an error.
+        let _ = self.events.send(event);
+    }
+
+    fn status_changed(&self, (old, new): StatusChange) {
+        tracing::info!(
+            old = old.as_str(),
+            new = new.as_str(),
+            "instance status changed"
+        );
+        self.emit(ClientEvent::StatusChanged { old, new });
+    }
+
+    /// Wakes the replicator if the on-demand limiter allows; Java's `onDemandUpdate`.
+    fn request_update(&self) -> bool {
+        let allowed = self
+            .on_demand_limiter
+            .lock()
+            .expect("limiter lock")
+            .try_acquire(Instant::now());
+        if allowed {
+            self.on_demand.notify_one();
+        } else {
+            tracing::warn!("on-demand update refused by the rate limiter; the next round sends it");
+        }
+        allowed
+    }
+
+    /// The replicator: a round after `first_delay`, then one every replication interval after
+    /// the last round, periodic or on demand (an on-demand round replaces the periodic one that
+    /// was due, as in Java).
+    async fn replicate(self: Arc<Inner>, first_delay: Duration) {
+        let mut next = Instant::now() + first_delay;
+        loop {
+            tokio::select! {
+                () = sleep_until(next) => {}
+                () = self.on_demand.notified() => {}
+            }
+            self.check_health().await;
+            let dirty = self.own.lock().expect("own lock").dirty_since();
+            if dirty.is_some() {
+                // The failure is an event already; the info stays dirty for the next round.
+                let _ = self.register().await;
+            }
+            next = Instant::now() + self.replication_interval;
+        }
+    }
+
+    /// Asks the health check, if there is one, and takes its answer; one that takes longer
+    /// than the replication interval is `DOWN`.
+    async fn check_health(&self) {
+        let Some(health) = &self.health else {
+            return;
+        };
+        let status = timeout(self.replication_interval, health.check())
+            .await
+            .unwrap_or_else(|_| {
+                tracing::warn!("the health check did not answer in time; DOWN");
+                InstanceStatus::Down
+            });
+        let change = self
+            .own
+            .lock()
+            .expect("own lock")
+            .set_health(status, now_millis());
+        if let Some(change) = change {
+            self.status_changed(change);
+        }
+    }
+
+    async fn heartbeat_round(self: Arc<Inner>) {
+        match self.renew().await {
+            Ok(()) => self.emit(ClientEvent::Renewed),
+            Err(error) => {
+                tracing::warn!(%error, "heartbeat failed");
+                self.emit(ClientEvent::RenewalFailed {
+                    error: error.to_string(),
+                });
+            }
+        }
+    }
+
+    async fn refresh_round(self: Arc<Inner>) {
+        if let Err(error) = self.refresh().await {
+            tracing::warn!(%error, "registry refresh failed");
+        }
+    }
+
+    /// `POST apps/APP` with the instance; the server answers 204. The outcome is an event as
+    /// well as the result.
     async fn register(&self) -> Result<(), ClientError> {
-        let body = encode_instance(&self.instance.lock().expect("instance lock"), Format::Json);
+        let result = self.post_instance().await;
+        match &result {
+            Ok(status) => self.emit(ClientEvent::Registered { status: *status }),
+            Err(error) => {
+                tracing::warn!(%error, "registration failed");
+                self.emit(ClientEvent::RegistrationFailed {
+                    error: error.to_string(),
+                });
+            }
+        }
+        result.map(drop)
+    }
+
+    async fn post_instance(&self) -> Result<InstanceStatus, ClientError> {
+        let (body, stamp, status) = {
+            let own = self.own.lock().expect("own lock");
+            (
+                encode_instance(&own.instance, Format::Json),
+                own.instance.last_dirty_timestamp,
+                own.instance.status,
+            )
+        };
         let response = self
             .transport
             .send(&self.app_path, |http, url| {
@@ -182,15 +428,18 @@ impl Inner {
                     .body(body.clone())
             })
             .await?;
-        expect(response.status(), StatusCode::NO_CONTENT, "register")
+        expect(response.status(), StatusCode::NO_CONTENT, "register")?;
+        self.own.lock().expect("own lock").registered(stamp);
+        Ok(status)
     }
 
     /// `PUT apps/APP/id`; a 404 means the server does not know the instance (it restarted, or
-    /// evicted the lease), so it is registered again with a fresh `lastDirtyTimestamp`.
+    /// evicted the lease) or holds an older copy of it, so it is registered again with a fresh
+    /// `lastDirtyTimestamp`.
     async fn renew(&self) -> Result<(), ClientError> {
         let (status, dirty) = {
-            let instance = self.instance.lock().expect("instance lock");
-            (instance.status, instance.last_dirty_timestamp)
+            let own = self.own.lock().expect("own lock");
+            (own.instance.status, own.instance.last_dirty_timestamp)
         };
         let path = format!(
             "{}?status={}&lastDirtyTimestamp={dirty}",
@@ -203,10 +452,7 @@ impl Inner {
             .await?;
         if response.status() == StatusCode::NOT_FOUND {
             tracing::info!(instance = %self.instance_path, "server does not know the instance; re-registering");
-            self.instance
-                .lock()
-                .expect("instance lock")
-                .last_dirty_timestamp = now_millis();
+            self.own.lock().expect("own lock").mark_dirty(now_millis());
             return self.register().await;
         }
         expect(response.status(), StatusCode::OK, "heartbeat")
@@ -221,29 +467,61 @@ impl Inner {
     }
 
     /// A delta once the copy is filled, else (and whenever the delta cannot be used) a full
-    /// fetch.
+    /// fetch; then the events.
     async fn refresh(&self) -> Result<(), ClientError> {
         let filled = self.registry.lock().expect("registry lock").filled;
-        if filled && self.apply_delta().await? {
-            return Ok(());
+        let mut changed = Vec::new();
+        let kind = if filled && self.apply_delta(&mut changed).await? {
+            FetchKind::Delta
+        } else {
+            self.full_fetch(&mut changed).await?;
+            FetchKind::Full
+        };
+        self.refreshed(kind, changed);
+        Ok(())
+    }
+
+    fn refreshed(&self, kind: FetchKind, mut changed: Vec<String>) {
+        let ((applications, instances), remote) = {
+            let registry = self.registry.lock().expect("registry lock");
+            (registry.counts(), registry.status_of(&self.app, &self.id))
+        };
+        self.emit(ClientEvent::CacheRefreshed {
+            kind,
+            applications,
+            instances,
+        });
+        changed.sort();
+        changed.dedup();
+        for app in changed {
+            self.emit(ClientEvent::InstancesChanged { app });
         }
-        self.full_fetch().await
+        let old = std::mem::replace(
+            &mut *self.remote_status.lock().expect("remote status lock"),
+            remote,
+        );
+        if old != remote {
+            self.emit(ClientEvent::RemoteStatusChanged { old, new: remote });
+        }
     }
 
     /// Applies `GET apps/delta`; false when a full fetch is needed instead: the server refused
-    /// the delta (403 when deltas are disabled) or the patched copy's hash disagrees.
-    async fn apply_delta(&self) -> Result<bool, ClientError> {
+    /// the delta (403 when deltas are disabled) or the patched copy's hash disagrees. The
+    /// applications it touched go into `changed` either way, since the full fetch compares
+    /// with the patched copy.
+    async fn apply_delta(&self, changed: &mut Vec<String>) -> Result<bool, ClientError> {
         let response = self.get("apps/delta").await?;
         if response.status() != StatusCode::OK {
             tracing::debug!(status = %response.status(), "delta refused; full fetch");
             return Ok(false);
         }
         let delta = decode_applications(&response.bytes().await?, Format::Json)?;
-        let consistent = self
+        let (consistent, touched) = self
             .registry
             .lock()
             .expect("registry lock")
             .apply_delta(delta);
+        changed.extend(touched);
         if consistent {
             self.deltas_applied.fetch_add(1, Ordering::Relaxed);
         } else {
@@ -252,11 +530,11 @@ impl Inner {
         Ok(consistent)
     }
 
-    async fn full_fetch(&self) -> Result<(), ClientError> {
+    async fn full_fetch(&self, changed: &mut Vec<String>) -> Result<(), ClientError> {
         let response = self.get("apps").await?;
         expect(response.status(), StatusCode::OK, "full fetch")?;
         let full = decode_applications(&response.bytes().await?, Format::Json)?;
-        self.registry.lock().expect("registry lock").replace(full);
+        changed.extend(self.registry.lock().expect("registry lock").replace(full));
         self.full_fetches.fetch_add(1, Ordering::Relaxed);
         Ok(())
     }

@@ -23,6 +23,25 @@ pub struct ClientConfig {
     pub quarantine: Duration,
     /// Timeout of one HTTP request (the Java client's read timeout, 8 s).
     pub request_timeout: Duration,
+    /// How often the health check is consulted and a changed instance re-registered
+    /// (`instance-info-replication-interval-seconds`, 30 s).
+    pub instance_info_replication_interval: Duration,
+    /// When that periodic check first runs
+    /// (`initial-instance-info-replication-interval-seconds`, 40 s).
+    pub initial_instance_info_replication_interval: Duration,
+    /// Whether a status change is sent at once, within the on-demand rate limit, rather than at
+    /// the next periodic check (`on-demand-update-status-change`, true).
+    pub on_demand_update_status_change: bool,
+    /// How far a heartbeat that keeps timing out is backed off, as a multiple of its interval
+    /// (`heartbeat-executor-exponential-back-off-bound`, 10).
+    pub heartbeat_executor_exponential_back_off_bound: u32,
+    /// The same for the registry refresh (`cache-refresh-executor-exponential-back-off-bound`,
+    /// 10).
+    pub cache_refresh_executor_exponential_back_off_bound: u32,
+    /// How long the client keeps to the service URL it failed over to before it starts again
+    /// from the first, preferred one; each session lasts this ± 50 %
+    /// (`eureka.client.transport.sessioned-client-reconnect-interval-seconds`, 20 min).
+    pub session_reconnect_interval: Duration,
 }
 
 impl ClientConfig {
@@ -46,6 +65,12 @@ impl ClientConfig {
             registry_fetch_interval: Duration::from_secs(30),
             quarantine: Duration::from_secs(30),
             request_timeout: Duration::from_secs(8),
+            instance_info_replication_interval: Duration::from_secs(30),
+            initial_instance_info_replication_interval: Duration::from_secs(40),
+            on_demand_update_status_change: true,
+            heartbeat_executor_exponential_back_off_bound: 10,
+            cache_refresh_executor_exponential_back_off_bound: 10,
+            session_reconnect_interval: Duration::from_secs(20 * 60),
         }
     }
 }

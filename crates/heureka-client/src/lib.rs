@@ -2,16 +2,53 @@
 //! (`../shared/spec/eureka-protocol.md` §8): it registers its instance, renews the lease on a
 //! timer (re-registering when the server answers 404), keeps a local copy of the registry by a
 //! full fetch followed by deltas checked against `apps__hashcode`, and cancels on shutdown.
-//! Every request fails over across the configured service URLs.
+//!
+//! Like Java's `InstanceInfoReplicator`, it sends changes to its own instance as
+//! re-registrations: a status the application sets ([`EurekaClient::set_status`]), a
+//! [`HealthCheck`]'s answer, new metadata. On-demand updates are rate-limited; a periodic round
+//! catches what the limit held back. What it does and sees is published as [`ClientEvent`]s.
+//!
+//! Every request fails over across the configured service URLs, preferred (own zone) first,
+//! coming back to the preferred one when a session ends; a heartbeat or refresh that times out
+//! is backed off exponentially, as Java's `TimedSupervisorTask` does.
+//!
+//! [`sidecar`] registers an application that is not a Eureka client itself and reports its
+//! health from an HTTP health URL.
 //!
 //! It works against any Eureka server, Java or Heureka; it speaks JSON only, which both serve.
+//!
+//! ```no_run
+//! # async fn example() -> Result<(), heureka_client::ClientError> {
+//! use heureka_client::{ClientConfig, EurekaClient, InstanceStatus};
+//!
+//! let config = ClientConfig::new(
+//!     vec!["http://eureka:8761/eureka/".into()],
+//!     "billing", "billing-1", "10.0.0.5", "10.0.0.5", 8080,
+//! );
+//! let client = EurekaClient::builder(config)
+//!     .health_check(|| async { InstanceStatus::Up })
+//!     .start()
+//!     .await?;
+//! let orders = client.instances("ORDERS");
+//! client.set_status(InstanceStatus::Down);
+//! client.shutdown().await
+//! # }
+//! ```
 
 mod cache;
 mod client;
 mod config;
 mod error;
+mod events;
+mod health;
+mod replicator;
+mod schedule;
+pub mod sidecar;
 mod transport;
 
-pub use client::{EurekaClient, FetchCounts};
+pub use client::{ClientBuilder, EurekaClient, FetchCounts};
 pub use config::ClientConfig;
 pub use error::ClientError;
+pub use events::{ClientEvent, FetchKind, EVENT_BUFFER};
+pub use health::{BoxFuture, HealthCheck};
+pub use heureka_core::{Instance, InstanceStatus};

@@ -1,13 +1,21 @@
 //! Sending one request to the first service URL that answers it (§8.6, simplified).
 //!
-//! As Java's `RetryableEurekaHttpClient`: the URL that last succeeded is kept ("sticky"); a URL
-//! that fails with a connection error or a 5xx is quarantined and the request is tried on the
-//! next. Unlike Java, a quarantine lapses after a configured time rather than when two thirds
-//! of the URLs are quarantined, and when every URL is quarantined all are tried again, so a
-//! client never gives up on a recovered server.
+//! The URLs come in order of preference, the client's own zone first. As Java's
+//! `RetryableEurekaHttpClient`: the URL that last succeeded is kept ("sticky"); a URL that fails
+//! with a connection error or a 5xx is quarantined and the request is tried on the next. Unlike
+//! Java, a quarantine lapses after a configured time rather than when two thirds of the URLs are
+//! quarantined, and when every URL is quarantined all are tried again, so a client never gives
+//! up on a recovered server.
+//!
+//! As Java's `SessionedEurekaHttpClient`, a session ends after the reconnect interval ± 50 %:
+//! the sticky URL and the quarantines are forgotten and the next request starts again from the
+//! preferred URL. So a client that failed over to another zone comes back to its own, and
+//! clients that all failed over at once spread back out at different times.
 
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use tokio::time::Instant;
 
 use reqwest::{Client, RequestBuilder, Response};
 
@@ -18,6 +26,7 @@ pub(crate) struct Transport {
     /// Base URLs without their trailing `/`.
     urls: Vec<String>,
     quarantine: Duration,
+    session: Duration,
     state: Mutex<Rotation>,
 }
 
@@ -26,12 +35,15 @@ struct Rotation {
     sticky: usize,
     /// Until when each URL is skipped, by index.
     quarantined_until: Vec<Option<Instant>>,
+    /// When the current session ends.
+    session_ends: Instant,
 }
 
 impl Transport {
     pub(crate) fn new(
         urls: &[String],
         quarantine: Duration,
+        session: Duration,
         timeout: Duration,
     ) -> Result<Transport, ClientError> {
         if urls.is_empty() {
@@ -48,9 +60,11 @@ impl Transport {
                 .map(|url| url.trim_end_matches('/').to_owned())
                 .collect(),
             quarantine,
+            session,
             state: Mutex::new(Rotation {
                 sticky: 0,
                 quarantined_until: vec![None; urls.len()],
+                session_ends: Instant::now() + jittered(session),
             }),
         })
     }
@@ -85,7 +99,13 @@ impl Transport {
     /// none.
     fn candidates(&self) -> Vec<usize> {
         let now = Instant::now();
-        let state = self.state.lock().expect("transport state lock");
+        let mut state = self.state.lock().expect("transport state lock");
+        if state.session_ends <= now {
+            tracing::debug!("session over; starting again from the preferred service URL");
+            state.sticky = 0;
+            state.quarantined_until.fill(None);
+            state.session_ends = now + jittered(self.session);
+        }
         let n = self.urls.len();
         let ordered = (0..n).map(|offset| (state.sticky + offset) % n);
         let open: Vec<usize> = ordered
@@ -111,18 +131,29 @@ impl Transport {
     }
 }
 
+/// `session` ± 50 %, at random.
+fn jittered(session: Duration) -> Duration {
+    session.mul_f64(0.5 + fastrand::f64())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    const LONG: Duration = Duration::from_secs(3600);
+
     fn transport(quarantine: Duration) -> Transport {
+        transport_with_session(quarantine, LONG)
+    }
+
+    fn transport_with_session(quarantine: Duration, session: Duration) -> Transport {
         let urls = ["http://a/eureka/", "http://b/eureka/", "http://c/eureka/"].map(String::from);
-        Transport::new(&urls, quarantine, Duration::from_secs(1)).unwrap()
+        Transport::new(&urls, quarantine, session, Duration::from_secs(1)).unwrap()
     }
 
     #[test]
     fn urls_are_tried_in_order_from_the_one_that_last_answered() {
-        let transport = transport(Duration::from_secs(3600));
+        let transport = transport(LONG);
         assert_eq!(transport.candidates(), [0, 1, 2]);
         transport.succeeded(1);
         assert_eq!(transport.candidates(), [1, 2, 0]);
@@ -130,7 +161,7 @@ mod tests {
 
     #[test]
     fn a_failed_url_is_skipped_while_quarantined() {
-        let transport = transport(Duration::from_secs(3600));
+        let transport = transport(LONG);
         transport.failed(0);
         assert_eq!(transport.candidates(), [1, 2]);
     }
@@ -144,16 +175,27 @@ mod tests {
 
     #[test]
     fn when_every_url_is_quarantined_all_are_tried_again() {
-        let transport = transport(Duration::from_secs(3600));
+        let transport = transport(LONG);
         for index in 0..3 {
             transport.failed(index);
         }
         assert_eq!(transport.candidates(), [0, 1, 2]);
     }
 
+    #[tokio::test(start_paused = true)]
+    async fn when_the_session_ends_the_preferred_url_is_tried_first_again() {
+        let transport = transport_with_session(LONG, Duration::from_secs(1200));
+        transport.failed(0);
+        transport.succeeded(1);
+        assert_eq!(transport.candidates(), [1, 2]);
+        // The longest a session lasts: 1200 s + 50 %.
+        tokio::time::advance(Duration::from_secs(1800)).await;
+        assert_eq!(transport.candidates(), [0, 1, 2]);
+    }
+
     #[test]
     fn no_service_url_is_an_error() {
-        let error = Transport::new(&[], Duration::ZERO, Duration::from_secs(1)).err();
+        let error = Transport::new(&[], Duration::ZERO, LONG, Duration::from_secs(1)).err();
         assert!(matches!(error, Some(ClientError::NoServiceUrls)));
     }
 }

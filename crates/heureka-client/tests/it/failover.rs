@@ -64,3 +64,33 @@ async fn start_fails_when_no_service_url_answers() {
         "{error}"
     );
 }
+
+#[tokio::test]
+async fn after_failing_over_the_client_returns_to_its_preferred_server_when_the_session_ends() {
+    let preferred = Server::start().await;
+    let other = Server::start().await;
+    let port = preferred.port;
+    let mut config = client_config(
+        vec![preferred.service_url(), other.service_url()],
+        "billing",
+        "b1",
+    );
+    // The failed URL stays quarantined for the whole test: only the end of a session can
+    // bring the client back to it.
+    config.quarantine = std::time::Duration::from_secs(3600);
+    config.session_reconnect_interval = std::time::Duration::from_secs(2);
+    let client = EurekaClient::start(config).await.unwrap();
+
+    preferred.stop().await;
+    eventually("the client fails over", || async {
+        other.instance("BILLING", "b1").await.is_some()
+    })
+    .await;
+    // The preferred server comes back empty; the client registers there once it returns to it.
+    let preferred = Server::start_at(port).await;
+    eventually("the client is back on the preferred server", || async {
+        preferred.instance("BILLING", "b1").await.is_some()
+    })
+    .await;
+    client.shutdown().await.unwrap();
+}

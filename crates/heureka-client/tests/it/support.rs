@@ -4,11 +4,14 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use heureka_client::ClientConfig;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use heureka_client::{ClientConfig, ClientEvent};
 use heureka_server::config::{self, Loaded};
 use serde_json::Value;
 use tokio::net::TcpListener;
-use tokio::sync::oneshot;
+use tokio::sync::{broadcast, oneshot};
 use tokio::task::JoinHandle;
 
 /// Rounds of [`eventually`]'s polling, 100 ms apart: a bound, so that a broken client fails
@@ -67,6 +70,11 @@ impl Server {
     pub async fn restart(self) -> Server {
         let port = self.port;
         self.stop().await;
+        Server::start_at(port).await
+    }
+
+    /// Starts a server with an empty registry on `port`, e.g. where one was stopped.
+    pub async fn start_at(port: u16) -> Server {
         let listener = TcpListener::bind(("127.0.0.1", port)).await.unwrap();
         Server::start_on(listener, &[]).await
     }
@@ -123,6 +131,12 @@ impl Server {
         assert_eq!(response.status(), 204, "register {app}/{id}");
     }
 
+    /// The instance's status as the server shows it; panics if it is not registered.
+    pub async fn status(&self, app: &str, id: &str) -> String {
+        let instance = self.instance(app, id).await.expect("registered");
+        instance["status"].as_str().unwrap().to_owned()
+    }
+
     /// Puts a status override on an instance; asserts 200.
     pub async fn set_status(&self, app: &str, id: &str, status: &str) {
         let response = self
@@ -142,7 +156,72 @@ pub fn client_config(urls: Vec<String>, app: &str, id: &str) -> ClientConfig {
     config.lease_duration = Duration::from_secs(2);
     config.registry_fetch_interval = Duration::from_secs(1);
     config.request_timeout = Duration::from_secs(5);
+    config.instance_info_replication_interval = Duration::from_secs(1);
+    config.initial_instance_info_replication_interval = Duration::from_secs(1);
     config
+}
+
+/// Waits for the first event `matches` accepts, skipping others; panics naming `what` if none
+/// comes within a bound that only a broken client reaches.
+pub async fn wait_for(
+    events: &mut broadcast::Receiver<ClientEvent>,
+    what: &str,
+    matches: impl Fn(&ClientEvent) -> bool,
+) -> ClientEvent {
+    let found = tokio::time::timeout(Duration::from_secs(20), async {
+        loop {
+            match events.recv().await {
+                Ok(event) if matches(&event) => return event,
+                Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
+                Err(broadcast::error::RecvError::Closed) => panic!("events closed: {what}"),
+            }
+        }
+    })
+    .await;
+    found.unwrap_or_else(|_| panic!("no event: {what}"))
+}
+
+/// An application's health URL on 127.0.0.1 answering `200 UP` or `503 DOWN`, as the test
+/// sets it; the listener lives as long as the test's runtime.
+pub struct HealthEndpoint {
+    pub url: String,
+    healthy: Arc<AtomicBool>,
+}
+
+impl HealthEndpoint {
+    pub async fn start(healthy: bool) -> HealthEndpoint {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/health", listener.local_addr().unwrap());
+        let healthy = Arc::new(AtomicBool::new(healthy));
+        let answers = healthy.clone();
+        tokio::spawn(async move {
+            while let Ok((stream, _)) = listener.accept().await {
+                let healthy = answers.load(Ordering::SeqCst);
+                tokio::spawn(answer_once(stream, health_response(healthy)));
+            }
+        });
+        HealthEndpoint { url, healthy }
+    }
+
+    pub fn set_healthy(&self, healthy: bool) {
+        self.healthy.store(healthy, Ordering::SeqCst);
+    }
+}
+
+fn health_response(healthy: bool) -> &'static [u8] {
+    if healthy {
+        b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 15\r\nconnection: close\r\n\r\n{\"status\":\"UP\"}"
+    } else {
+        b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncontent-length: 17\r\nconnection: close\r\n\r\n{\"status\":\"DOWN\"}"
+    }
+}
+
+/// Reads the request head and writes `response`, closing the connection.
+async fn answer_once(mut stream: tokio::net::TcpStream, response: &'static [u8]) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut buffer = [0u8; 4096];
+    let _ = stream.read(&mut buffer).await;
+    let _ = stream.write_all(response).await;
 }
 
 /// A URL on 127.0.0.1 where nothing listens: the port was bound and released.
@@ -180,18 +259,11 @@ pub async fn unavailable_url() -> String {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
     tokio::spawn(async move {
-        while let Ok((mut stream, _)) = listener.accept().await {
-            tokio::spawn(async move {
-                use tokio::io::{AsyncReadExt, AsyncWriteExt};
-                // One read takes the request head; the answer closes the connection.
-                let mut buffer = [0u8; 4096];
-                let _ = stream.read(&mut buffer).await;
-                let _ = stream
-                    .write_all(
-                        b"HTTP/1.1 503 Service Unavailable\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
-                    )
-                    .await;
-            });
+        while let Ok((stream, _)) = listener.accept().await {
+            tokio::spawn(answer_once(
+                stream,
+                b"HTTP/1.1 503 Service Unavailable\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
+            ));
         }
     });
     format!("http://127.0.0.1:{port}/eureka/")

@@ -1,0 +1,90 @@
+//! The sidecar engine: registers an application that is not a Eureka client itself, and reports
+//! its health from an HTTP health URL, as Spring Cloud Netflix Sidecar does with
+//! `sidecar.health-uri` (its health check handler is consulted at every instance-info
+//! replication round, 30 s by default).
+//!
+//! A 2xx answer is `UP`; any other answer, a connection failure or no answer within the
+//! request timeout is `DOWN`. The application stays registered while `DOWN`, so that it comes
+//! back `UP` by itself once it recovers; it is cancelled only when the sidecar shuts down.
+//! (Spring's sidecar reads the `status` of a JSON body instead; a status code is what any
+//! HTTP server can give.)
+
+use std::future::Future;
+use std::time::Duration;
+
+use heureka_core::InstanceStatus;
+
+use crate::client::EurekaClient;
+use crate::config::ClientConfig;
+use crate::error::ClientError;
+
+/// What the sidecar registers and how it watches the application.
+#[derive(Clone, Debug)]
+pub struct SidecarConfig {
+    /// The application's registration: its name, address and port, and the Eureka servers.
+    pub client: ClientConfig,
+    /// The application's health URL, e.g. `http://127.0.0.1:3000/health`.
+    pub health_url: String,
+    /// How often the health URL is polled, which is the replication interval of the
+    /// registration (the client's `instance_info_replication_interval`, 30 s, is replaced by
+    /// this); a change of health reaches the server in the same round.
+    pub health_interval: Duration,
+    /// How long one health request may take before it counts as `DOWN` (5 s).
+    pub health_timeout: Duration,
+}
+
+impl SidecarConfig {
+    /// A sidecar for `client` polling `health_url` every 30 s.
+    pub fn new(client: ClientConfig, health_url: &str) -> SidecarConfig {
+        SidecarConfig {
+            client,
+            health_url: health_url.to_owned(),
+            health_interval: Duration::from_secs(30),
+            health_timeout: Duration::from_secs(5),
+        }
+    }
+}
+
+/// Registers the application (with the status its health URL gives), keeps the registration
+/// and its status current until `shutdown` completes, then cancels it.
+///
+/// Fails if the first registration fails (as [`EurekaClient::start`]) or the cancel does.
+pub async fn run(
+    config: SidecarConfig,
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), ClientError> {
+    let SidecarConfig {
+        mut client,
+        health_url,
+        health_interval,
+        health_timeout,
+    } = config;
+    client.instance_info_replication_interval = health_interval;
+    client.initial_instance_info_replication_interval = health_interval;
+    let http = reqwest::Client::builder()
+        .timeout(health_timeout)
+        .build()
+        .map_err(ClientError::Body)?;
+    let health = move || {
+        let request = http.get(&health_url);
+        async move {
+            match request.send().await {
+                Ok(response) if response.status().is_success() => InstanceStatus::Up,
+                Ok(response) => {
+                    tracing::info!(status = %response.status(), "application health: DOWN");
+                    InstanceStatus::Down
+                }
+                Err(error) => {
+                    tracing::info!(%error, "application health unreachable: DOWN");
+                    InstanceStatus::Down
+                }
+            }
+        }
+    };
+    let client = EurekaClient::builder(client)
+        .health_check(health)
+        .start()
+        .await?;
+    shutdown.await;
+    client.shutdown().await
+}

@@ -1,0 +1,180 @@
+//! The instance's own status, health check and metadata, and how they reach the server: as
+//! re-registrations, which the server's status rules (§6.6) may overrule.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use heureka_client::{ClientEvent, EurekaClient, InstanceStatus};
+
+use crate::support::{client_config, eventually, wait_for, Server};
+
+/// A health check answering `UP` while `healthy` holds, `DOWN` otherwise.
+fn health_flag(healthy: &Arc<AtomicBool>) -> impl Fn() -> std::future::Ready<InstanceStatus> {
+    let healthy = healthy.clone();
+    move || {
+        std::future::ready(if healthy.load(Ordering::SeqCst) {
+            InstanceStatus::Up
+        } else {
+            InstanceStatus::Down
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_status_the_application_sets_reaches_the_server() {
+    let server = Server::start().await;
+    let client = EurekaClient::start(client_config(vec![server.service_url()], "billing", "b1"))
+        .await
+        .unwrap();
+
+    client.set_status(InstanceStatus::Down);
+    eventually("the server shows the instance DOWN", || async {
+        server.status("BILLING", "b1").await == "DOWN"
+    })
+    .await;
+    client.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn with_on_demand_updates_off_a_status_change_is_sent_by_the_periodic_round() {
+    let server = Server::start().await;
+    let mut config = client_config(vec![server.service_url()], "billing", "b1");
+    config.on_demand_update_status_change = false;
+    let client = EurekaClient::start(config).await.unwrap();
+    let mut events = client.subscribe();
+
+    client.set_status(InstanceStatus::Down);
+    wait_for(
+        &mut events,
+        "a registration of the DOWN instance",
+        |event| {
+            *event
+                == ClientEvent::Registered {
+                    status: InstanceStatus::Down,
+                }
+        },
+    )
+    .await;
+    assert_eq!(server.status("BILLING", "b1").await, "DOWN");
+    client.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn the_first_registration_carries_the_health_checks_answer() {
+    let server = Server::start().await;
+    let healthy = Arc::new(AtomicBool::new(false));
+    let client = EurekaClient::builder(client_config(vec![server.service_url()], "billing", "b1"))
+        .health_check(health_flag(&healthy))
+        .start()
+        .await
+        .unwrap();
+
+    // No waiting: the registration `start` made is already DOWN.
+    assert_eq!(server.status("BILLING", "b1").await, "DOWN");
+    client.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_failing_health_check_takes_the_registered_instance_down() {
+    let server = Server::start().await;
+    let healthy = Arc::new(AtomicBool::new(true));
+    let client = EurekaClient::builder(client_config(vec![server.service_url()], "billing", "b1"))
+        .health_check(health_flag(&healthy))
+        .start()
+        .await
+        .unwrap();
+    assert_eq!(server.status("BILLING", "b1").await, "UP");
+
+    healthy.store(false, Ordering::SeqCst);
+    eventually("the server shows the instance DOWN", || async {
+        server.status("BILLING", "b1").await == "DOWN"
+    })
+    .await;
+    client.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_recovered_health_check_brings_the_instance_back_up() {
+    let server = Server::start().await;
+    let healthy = Arc::new(AtomicBool::new(false));
+    let client = EurekaClient::builder(client_config(vec![server.service_url()], "billing", "b1"))
+        .health_check(health_flag(&healthy))
+        .start()
+        .await
+        .unwrap();
+    assert_eq!(server.status("BILLING", "b1").await, "DOWN");
+
+    healthy.store(true, Ordering::SeqCst);
+    eventually("the server shows the instance UP", || async {
+        server.status("BILLING", "b1").await == "UP"
+    })
+    .await;
+    client.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_status_the_application_set_outranks_a_healthy_check() {
+    let server = Server::start().await;
+    let checks = Arc::new(AtomicUsize::new(0));
+    let counted = checks.clone();
+    let client = EurekaClient::builder(client_config(vec![server.service_url()], "billing", "b1"))
+        .health_check(move || {
+            counted.fetch_add(1, Ordering::SeqCst);
+            std::future::ready(InstanceStatus::Up)
+        })
+        .status(InstanceStatus::Starting)
+        .start()
+        .await
+        .unwrap();
+
+    // Two replication rounds after the start have consulted the healthy check.
+    eventually("the health check is consulted in later rounds", || async {
+        checks.load(Ordering::SeqCst) >= 3
+    })
+    .await;
+    assert_eq!(client.status(), InstanceStatus::Starting);
+    assert_eq!(server.status("BILLING", "b1").await, "STARTING");
+    client.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn an_operator_override_outranks_a_client_reporting_up() {
+    let server = Server::start().await;
+    let client = EurekaClient::start(client_config(vec![server.service_url()], "billing", "b1"))
+        .await
+        .unwrap();
+    let mut events = client.subscribe();
+    server.set_status("BILLING", "b1", "OUT_OF_SERVICE").await;
+
+    // The client goes DOWN (which the server always takes) and UP again; the override holds.
+    client.set_status(InstanceStatus::Down);
+    eventually("the server shows the instance DOWN", || async {
+        server.status("BILLING", "b1").await == "DOWN"
+    })
+    .await;
+    client.set_status(InstanceStatus::Up);
+    wait_for(&mut events, "a registration of the UP instance", |event| {
+        *event
+            == ClientEvent::Registered {
+                status: InstanceStatus::Up,
+            }
+    })
+    .await;
+    assert_eq!(server.status("BILLING", "b1").await, "OUT_OF_SERVICE");
+    client.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn updated_metadata_reaches_the_server() {
+    let server = Server::start().await;
+    let client = EurekaClient::start(client_config(vec![server.service_url()], "billing", "b1"))
+        .await
+        .unwrap();
+
+    client.update_metadata([("version".to_owned(), "2.1".to_owned())]);
+    eventually("the server shows the metadata", || async {
+        server.instance("BILLING", "b1").await.unwrap()["metadata"]["version"] == "2.1"
+    })
+    .await;
+    client.shutdown().await.unwrap();
+}
