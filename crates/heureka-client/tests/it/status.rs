@@ -3,10 +3,21 @@
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
 use heureka_client::{ClientEvent, EurekaClient, InstanceStatus};
 
 use crate::support::{client_config, eventually, wait_for, Server};
+
+/// A config whose heartbeats do not come during a test, so that whatever reaches the server
+/// came through a replication round: a heartbeat carrying a newer `lastDirtyTimestamp` would
+/// be answered 404 and re-register too (tested on its own below).
+fn without_heartbeats(server: &Server) -> heureka_client::ClientConfig {
+    let mut config = client_config(vec![server.service_url()], "billing", "b1");
+    config.lease_renewal_interval = Duration::from_secs(3600);
+    config.lease_duration = Duration::from_secs(3600);
+    config
+}
 
 /// A health check answering `UP` while `healthy` holds, `DOWN` otherwise.
 fn health_flag(healthy: &Arc<AtomicBool>) -> impl Fn() -> std::future::Ready<InstanceStatus> {
@@ -23,7 +34,7 @@ fn health_flag(healthy: &Arc<AtomicBool>) -> impl Fn() -> std::future::Ready<Ins
 #[tokio::test]
 async fn a_status_the_application_sets_reaches_the_server() {
     let server = Server::start().await;
-    let client = EurekaClient::start(client_config(vec![server.service_url()], "billing", "b1"))
+    let client = EurekaClient::start(without_heartbeats(&server))
         .await
         .unwrap();
 
@@ -38,7 +49,7 @@ async fn a_status_the_application_sets_reaches_the_server() {
 #[tokio::test]
 async fn with_on_demand_updates_off_a_status_change_is_sent_by_the_periodic_round() {
     let server = Server::start().await;
-    let mut config = client_config(vec![server.service_url()], "billing", "b1");
+    let mut config = without_heartbeats(&server);
     config.on_demand_update_status_change = false;
     let client = EurekaClient::start(config).await.unwrap();
     let mut events = client.subscribe();
@@ -63,7 +74,7 @@ async fn with_on_demand_updates_off_a_status_change_is_sent_by_the_periodic_roun
 async fn the_first_registration_carries_the_health_checks_answer() {
     let server = Server::start().await;
     let healthy = Arc::new(AtomicBool::new(false));
-    let client = EurekaClient::builder(client_config(vec![server.service_url()], "billing", "b1"))
+    let client = EurekaClient::builder(without_heartbeats(&server))
         .health_check(health_flag(&healthy))
         .start()
         .await
@@ -78,7 +89,7 @@ async fn the_first_registration_carries_the_health_checks_answer() {
 async fn a_failing_health_check_takes_the_registered_instance_down() {
     let server = Server::start().await;
     let healthy = Arc::new(AtomicBool::new(true));
-    let client = EurekaClient::builder(client_config(vec![server.service_url()], "billing", "b1"))
+    let client = EurekaClient::builder(without_heartbeats(&server))
         .health_check(health_flag(&healthy))
         .start()
         .await
@@ -97,7 +108,7 @@ async fn a_failing_health_check_takes_the_registered_instance_down() {
 async fn a_recovered_health_check_brings_the_instance_back_up() {
     let server = Server::start().await;
     let healthy = Arc::new(AtomicBool::new(false));
-    let client = EurekaClient::builder(client_config(vec![server.service_url()], "billing", "b1"))
+    let client = EurekaClient::builder(without_heartbeats(&server))
         .health_check(health_flag(&healthy))
         .start()
         .await
@@ -117,7 +128,7 @@ async fn a_status_the_application_set_outranks_a_healthy_check() {
     let server = Server::start().await;
     let checks = Arc::new(AtomicUsize::new(0));
     let counted = checks.clone();
-    let client = EurekaClient::builder(client_config(vec![server.service_url()], "billing", "b1"))
+    let client = EurekaClient::builder(without_heartbeats(&server))
         .health_check(move || {
             counted.fetch_add(1, Ordering::SeqCst);
             std::future::ready(InstanceStatus::Up)
@@ -140,7 +151,7 @@ async fn a_status_the_application_set_outranks_a_healthy_check() {
 #[tokio::test]
 async fn an_operator_override_outranks_a_client_reporting_up() {
     let server = Server::start().await;
-    let client = EurekaClient::start(client_config(vec![server.service_url()], "billing", "b1"))
+    let client = EurekaClient::start(without_heartbeats(&server))
         .await
         .unwrap();
     let mut events = client.subscribe();
@@ -167,13 +178,32 @@ async fn an_operator_override_outranks_a_client_reporting_up() {
 #[tokio::test]
 async fn updated_metadata_reaches_the_server() {
     let server = Server::start().await;
-    let client = EurekaClient::start(client_config(vec![server.service_url()], "billing", "b1"))
+    let client = EurekaClient::start(without_heartbeats(&server))
         .await
         .unwrap();
 
     client.update_metadata([("version".to_owned(), "2.1".to_owned())]);
     eventually("the server shows the metadata", || async {
         server.instance("BILLING", "b1").await.unwrap()["metadata"]["version"] == "2.1"
+    })
+    .await;
+    client.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_change_not_yet_sent_reaches_the_server_through_a_heartbeat() {
+    let server = Server::start().await;
+    let mut config = client_config(vec![server.service_url()], "billing", "b1");
+    // No replication round and no on-demand update come during the test: only the heartbeat,
+    // carrying a `lastDirtyTimestamp` newer than the server's, answered 404, re-registers.
+    config.on_demand_update_status_change = false;
+    config.instance_info_replication_interval = Duration::from_secs(3600);
+    config.initial_instance_info_replication_interval = Duration::from_secs(3600);
+    let client = EurekaClient::start(config).await.unwrap();
+
+    client.set_status(InstanceStatus::Down);
+    eventually("the server shows the instance DOWN", || async {
+        server.status("BILLING", "b1").await == "DOWN"
     })
     .await;
     client.shutdown().await.unwrap();
