@@ -6,12 +6,17 @@
 //!
 //! It works against any Eureka server, Java or Heureka; it speaks JSON only, which both serve.
 
+mod address;
 mod cache;
 mod client;
 mod config;
 mod error;
+mod instance;
+mod spring;
 mod transport;
 
+pub use address::{choose_address, find_host_info, HostInfo, InetSettings, InterfaceAddress};
 pub use client::{EurekaClient, FetchCounts};
-pub use config::ClientConfig;
+pub use config::{ClientConfig, InstanceUrls, ZoneUrls, DEFAULT_ZONE};
 pub use error::ClientError;
+pub use heureka_config::ConfigError;

@@ -100,6 +100,19 @@ pub(crate) fn load(settings: &FileSettings, cwd: &Path) -> Result<LoadedFiles, C
     Ok(loaded)
 }
 
+/// The properties of the documents of one file that name no profile, in file order.
+pub(crate) fn read_plain(path: &Path) -> Result<Vec<Property>, ConfigError> {
+    let file = read(path)?;
+    let mut loaded = LoadedFiles::default();
+    loaded.push(
+        &file.path,
+        file.documents
+            .iter()
+            .filter(|doc| doc.on_profile().is_none()),
+    );
+    Ok(loaded.sources.into_iter().flatten().collect())
+}
+
 impl LoadedFiles {
     fn push<'a>(&mut self, path: &Path, documents: impl Iterator<Item = &'a Document>) {
         let mut any = false;

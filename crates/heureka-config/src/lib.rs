@@ -146,6 +146,14 @@ pub fn load(
     Ok(Sources { properties, read })
 }
 
+/// The properties of one `.properties`, `.yml` or `.yaml` file, compared by `names`' rules:
+/// its documents that name no profile, later ones on top of earlier ones.
+pub fn load_file(path: &Path, names: &Names) -> Result<Properties, ConfigError> {
+    let mut properties = Properties::new(names.clone());
+    properties.overlay(files::read_plain(path)?);
+    Ok(properties)
+}
+
 fn plural(count: usize, noun: &str) -> String {
     match count {
         1 => format!("1 {noun}"),

@@ -19,6 +19,8 @@ pub enum Origin {
     File(PathBuf),
     /// The application's own default.
     Default,
+    /// Set by the program itself, not read from outside.
+    Code,
 }
 
 impl fmt::Display for Origin {
@@ -28,6 +30,7 @@ impl fmt::Display for Origin {
             Origin::Env(name) => write!(f, "environment variable {name}"),
             Origin::File(path) => write!(f, "file {}", path.display()),
             Origin::Default => f.write_str("default"),
+            Origin::Code => f.write_str("set in code"),
         }
     }
 }
