@@ -6,4 +6,5 @@
 mod failover;
 mod registration;
 mod registry;
+mod spring_config;
 mod support;
