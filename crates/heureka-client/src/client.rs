@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use heureka_core::{Instance, InstanceStatus, Millis, Port};
+use heureka_core::{Instance, InstanceStatus, Millis};
 use heureka_wire::{decode_applications, encode_instance, Format};
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
 use reqwest::StatusCode;
@@ -217,12 +217,13 @@ impl ClientBuilder {
             events,
         } = self;
         let transport = Transport::new(
-            &ordered_service_urls(&config),
+            &config.ordered_service_urls(),
             config.quarantine,
             config.session_reconnect_interval,
+            config.connect_timeout,
             config.request_timeout,
         )?;
-        let instance = own_instance(&config, now_millis());
+        let instance = crate::instance::own_instance(&config, now_millis());
         let inner = Arc::new(Inner {
             transport,
             app_path: format!("apps/{}", instance.app),
@@ -295,13 +296,6 @@ impl Drop for EurekaClient {
             });
         }
     }
-}
-
-/// The service URLs in the order they are tried.
-// The lead switches this to `ClientConfig::ordered_service_urls()` (own zone first) once the
-// config work is merged; until then `service_urls` is taken to be in that order already.
-fn ordered_service_urls(config: &ClientConfig) -> Vec<String> {
-    config.service_urls.clone()
 }
 
 impl Inner {
@@ -555,34 +549,6 @@ fn expect(status: StatusCode, wanted: StatusCode, what: &'static str) -> Result<
             status: status.as_u16(),
         })
     }
-}
-
-/// The instance as Spring registers it once started: `UP`, its own lease settings, the
-/// lower-cased app name as VIP address.
-fn own_instance(config: &ClientConfig, now: Millis) -> Instance {
-    let mut instance = Instance::new(
-        &config.app_name,
-        &config.instance_id,
-        &config.host_name,
-        &config.ip_addr,
-        now,
-    );
-    instance.status = InstanceStatus::Up;
-    instance.port = Port {
-        number: u32::from(config.port),
-        enabled: true,
-    };
-    instance.lease_info.renewal_interval_in_secs = whole_secs(config.lease_renewal_interval);
-    instance.lease_info.duration_in_secs = whole_secs(config.lease_duration);
-    let vip = config.app_name.to_lowercase();
-    instance.vip_address = Some(vip.clone());
-    instance.secure_vip_address = Some(vip);
-    instance.home_page_url = Some(format!("http://{}:{}/", config.host_name, config.port));
-    instance
-}
-
-fn whole_secs(duration: Duration) -> u32 {
-    u32::try_from(duration.as_secs()).unwrap_or(u32::MAX).max(1)
 }
 
 fn now_millis() -> Millis {

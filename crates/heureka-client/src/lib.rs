@@ -35,20 +35,25 @@
 //! # }
 //! ```
 
+mod address;
 mod cache;
 mod client;
 mod config;
 mod error;
 mod events;
 mod health;
+mod instance;
 mod replicator;
 mod schedule;
 pub mod sidecar;
+mod spring;
 mod transport;
 
+pub use address::{choose_address, find_host_info, HostInfo, InetSettings, InterfaceAddress};
 pub use client::{ClientBuilder, EurekaClient, FetchCounts};
-pub use config::ClientConfig;
+pub use config::{ClientConfig, InstanceUrls, ZoneUrls, DEFAULT_ZONE};
 pub use error::ClientError;
 pub use events::{ClientEvent, FetchKind, EVENT_BUFFER};
 pub use health::{BoxFuture, HealthCheck};
+pub use heureka_config::ConfigError;
 pub use heureka_core::{Instance, InstanceStatus};

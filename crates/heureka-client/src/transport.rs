@@ -44,12 +44,14 @@ impl Transport {
         urls: &[String],
         quarantine: Duration,
         session: Duration,
+        connect_timeout: Duration,
         timeout: Duration,
     ) -> Result<Transport, ClientError> {
         if urls.is_empty() {
             return Err(ClientError::NoServiceUrls);
         }
         let http = Client::builder()
+            .connect_timeout(connect_timeout)
             .timeout(timeout)
             .build()
             .map_err(ClientError::Body)?;
@@ -148,7 +150,14 @@ mod tests {
 
     fn transport_with_session(quarantine: Duration, session: Duration) -> Transport {
         let urls = ["http://a/eureka/", "http://b/eureka/", "http://c/eureka/"].map(String::from);
-        Transport::new(&urls, quarantine, session, Duration::from_secs(1)).unwrap()
+        Transport::new(
+            &urls,
+            quarantine,
+            session,
+            Duration::from_secs(1),
+            Duration::from_secs(1),
+        )
+        .unwrap()
     }
 
     #[test]
@@ -195,7 +204,14 @@ mod tests {
 
     #[test]
     fn no_service_url_is_an_error() {
-        let error = Transport::new(&[], Duration::ZERO, LONG, Duration::from_secs(1)).err();
+        let error = Transport::new(
+            &[],
+            Duration::ZERO,
+            LONG,
+            Duration::from_secs(1),
+            Duration::from_secs(1),
+        )
+        .err();
         assert!(matches!(error, Some(ClientError::NoServiceUrls)));
     }
 }

@@ -8,5 +8,6 @@ mod failover;
 mod registration;
 mod registry;
 mod sidecar;
+mod spring_config;
 mod status;
 mod support;

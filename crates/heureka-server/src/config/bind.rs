@@ -4,8 +4,8 @@
 
 use std::collections::BTreeMap;
 
-use super::placeholders::{PlaceholderError, Resolver};
-use super::sources::{Origin, Properties};
+use heureka_config::{Binder, Properties, Resolver};
+
 use super::{keys, values};
 use super::{
     BasicAuth, Config, ConfigError, ConnectionConfig, DashboardConfig, EurekaClientConfig,
@@ -18,10 +18,22 @@ pub(crate) fn bind(
     properties: &Properties,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Config, ConfigError> {
-    let binder = Binder {
-        properties,
-        resolver: Resolver { properties, env },
+    let fallback = |key: &str| keys::placeholder_fallback(key, env);
+    let defaults = |key: &str| {
+        debug_assert!(
+            keys::find(key).is_some(),
+            "{key} is missing from keys::KEYS"
+        );
+        keys::default_of(key).to_owned()
     };
+    let binder = Binder::new(
+        Resolver {
+            properties,
+            env,
+            fallback: &fallback,
+        },
+        &defaults,
+    );
     let boolean = |key: &'static str| binder.parse(key, "true or false", values::parse_bool);
     let number_u64 =
         |key: &'static str| binder.parse(key, "a whole number", values::parse_number::<u64>);
@@ -172,79 +184,6 @@ pub(crate) fn bind(
     })
 }
 
-/// A resolved value and where it came from.
-struct Setting {
-    value: String,
-    origin: Origin,
-}
-
-/// Reads bound keys: the merged value with placeholders resolved, or the table default.
-struct Binder<'a> {
-    properties: &'a Properties,
-    resolver: Resolver<'a>,
-}
-
-impl Binder<'_> {
-    fn setting(&self, key: &'static str) -> Result<Setting, ConfigError> {
-        debug_assert!(
-            keys::find(key).is_some(),
-            "{key} is missing from keys::KEYS"
-        );
-        match self.properties.get(key) {
-            Some(property) => self.resolve(key, &property.value, &property.origin),
-            None => Ok(Setting {
-                value: keys::default_of(key).to_owned(),
-                origin: Origin::Default,
-            }),
-        }
-    }
-
-    fn resolve(&self, key: &str, raw: &str, origin: &Origin) -> Result<Setting, ConfigError> {
-        let value = self.resolver.resolve(raw).map_err(|error| {
-            let why = match error {
-                PlaceholderError::Unresolvable(placeholder) => {
-                    format!("could not resolve placeholder '{placeholder}'")
-                }
-                PlaceholderError::Circular(placeholder) => {
-                    format!("circular placeholder reference '{placeholder}'")
-                }
-            };
-            ConfigError::new(format!("{why} in value '{raw}' of {key} ({origin})"))
-        })?;
-        Ok(Setting {
-            value,
-            origin: origin.clone(),
-        })
-    }
-
-    fn parse<T>(
-        &self,
-        key: &'static str,
-        expected: &str,
-        parse: impl Fn(&str) -> Option<T>,
-    ) -> Result<T, ConfigError> {
-        let setting = self.setting(key)?;
-        parse(&setting.value)
-            .ok_or_else(|| ConfigError::invalid(key, &setting.value, &setting.origin, expected))
-    }
-
-    /// Like `parse`, but unset or blank means `None`.
-    fn optional<T>(
-        &self,
-        key: &'static str,
-        expected: &str,
-        parse: impl Fn(&str) -> Option<T>,
-    ) -> Result<Option<T>, ConfigError> {
-        let setting = self.setting(key)?;
-        if setting.value.trim().is_empty() {
-            return Ok(None);
-        }
-        parse(&setting.value)
-            .map(Some)
-            .ok_or_else(|| ConfigError::invalid(key, &setting.value, &setting.origin, expected))
-    }
-}
-
 fn bind_connections(binder: &Binder<'_>) -> Result<ConnectionConfig, ConfigError> {
     let duration = |key: &'static str| {
         binder.parse(
@@ -255,9 +194,12 @@ fn bind_connections(binder: &Binder<'_>) -> Result<ConnectionConfig, ConfigError
     };
     // Spring Boot 3 renamed server.max-http-header-size; the old name still works when the new
     // one is not set.
-    let header_size_key = match binder.properties.get("server.max-http-request-header-size") {
+    let header_size_key = match binder
+        .properties()
+        .get("server.max-http-request-header-size")
+    {
         None if binder
-            .properties
+            .properties()
             .get("server.max-http-header-size")
             .is_some() =>
         {
@@ -308,7 +250,7 @@ fn bind_security(binder: &Binder<'_>) -> Result<Option<BasicAuth>, ConfigError> 
 
 fn bind_service_urls(binder: &Binder<'_>) -> Result<BTreeMap<String, Vec<String>>, ConfigError> {
     let mut zones = BTreeMap::new();
-    for (zone, property) in binder.properties.map_entries("eureka.client.service-url") {
+    for (zone, property) in binder.properties().map_entries("eureka.client.service-url") {
         let key = format!("eureka.client.service-url.{zone}");
         let setting = binder.resolve(&key, &property.value, &property.origin)?;
         let mut urls = Vec::new();
@@ -339,7 +281,7 @@ fn bind_availability_zones(
 ) -> Result<BTreeMap<String, Vec<String>>, ConfigError> {
     let mut regions = BTreeMap::new();
     for (region, property) in binder
-        .properties
+        .properties()
         .map_entries("eureka.client.availability-zones")
     {
         let key = format!("eureka.client.availability-zones.{region}");
@@ -361,7 +303,7 @@ fn bind_availability_zones(
 /// `heureka.webhooks[<n>].url` and `.events`, in index order; an entry needs its URL.
 fn bind_webhooks(binder: &Binder<'_>) -> Result<Vec<WebhookConfig>, ConfigError> {
     let mut entries: BTreeMap<u32, (Option<String>, Vec<String>)> = BTreeMap::new();
-    for (name, property) in binder.properties.iter() {
+    for (name, property) in binder.properties().iter() {
         let Some((index, field)) = name
             .strip_prefix("heureka.webhooks[")
             .and_then(|rest| rest.split_once("]."))
@@ -463,7 +405,7 @@ fn bind_management(binder: &Binder<'_>) -> Result<ManagementConfig, ConfigError>
 
 fn bind_logging_levels(binder: &Binder<'_>) -> Result<Vec<(String, String)>, ConfigError> {
     let mut levels = Vec::new();
-    for (target, property) in binder.properties.map_entries("logging.level") {
+    for (target, property) in binder.properties().map_entries("logging.level") {
         let key = format!("logging.level.{target}");
         let setting = binder.resolve(&key, &property.value, &property.origin)?;
         let level = values::parse_level(&setting.value).ok_or_else(|| {

@@ -5,7 +5,7 @@
 
 use std::sync::OnceLock;
 
-use super::names::canonical;
+use heureka_config::{Names, Schema};
 
 /// One key the binder reads.
 #[derive(Debug)]
@@ -443,6 +443,51 @@ const IGNORED_SERVER_MAPS: &[&str] = &[
 ];
 
 /// The key-table entry for `name` in any relaxed spelling.
+/// The server's relaxed-name rules: `MAP_PREFIXES` keep their map keys as written.
+pub(crate) fn names() -> &'static Names {
+    static NAMES: OnceLock<Names> = OnceLock::new();
+    NAMES.get_or_init(|| Names::new(MAP_PREFIXES))
+}
+
+/// Spring's canonical form of `name` under the server's rules.
+pub(crate) fn canonical(name: &str) -> String {
+    names().canonical(name)
+}
+
+/// What the loader needs to know of the server's keys: every key in the table is looked up in
+/// the environment, and so are the two map entries everyone sets there (`defaultZone`,
+/// `root`); other map entries only when a file or the command line names them.
+pub(crate) fn schema() -> Schema {
+    let default_zone = format!("eureka.client.service-url.{}", DEFAULT_ZONE.0);
+    Schema {
+        names: names().clone(),
+        env_keys: KEYS
+            .iter()
+            .filter(|key| !key.name.contains('<'))
+            .map(|key| key.name.to_owned())
+            .chain([default_zone, "logging.level.root".to_owned()])
+            .collect(),
+    }
+}
+
+/// The value of a `${placeholder}` no source and no `:default` gives: the key's default, or
+/// for `spring.cloud.client.hostname` the `HOSTNAME` variable (else `localhost`).
+pub(crate) fn placeholder_fallback(
+    key: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Option<String> {
+    let table_default = default_of(key);
+    if !table_default.is_empty() {
+        return Some(table_default.to_owned());
+    }
+    if canonical(key) == canonical("spring.cloud.client.hostname") {
+        // Spring Cloud's HostInfoEnvironmentPostProcessor provides this one; instance ids are
+        // commonly built from it.
+        return Some(env("HOSTNAME").unwrap_or_else(|| "localhost".to_owned()));
+    }
+    None
+}
+
 pub(crate) fn find(name: &str) -> Option<&'static Key> {
     static CANONICAL_KEYS: OnceLock<Vec<(String, &'static Key)>> = OnceLock::new();
     let table =

@@ -1,22 +1,17 @@
 //! Configuration of the `heureka` binary, read exactly the way Spring Boot reads a
 //! `spring-cloud-netflix-eureka-server`'s, so users keep their `application.yml`.
 //!
-//! Loading goes in two stages (design §4.11). First the sources are merged into flat
-//! properties: `files.rs` finds and reads `application.{properties,yml,yaml}` (and profile
-//! variants), `sources.rs` adds environment variables and `--key=value` arguments on top.
-//! Then `bind` turns the properties into the typed, validated [`Config`], resolving
-//! `${placeholders}` (`placeholders.rs`) and reporting any bad value with its key and source.
-//! Names are compared in Spring's relaxed canonical form (`keys.rs`), which also holds the
-//! table of keys and defaults that `--help` prints.
+//! Loading goes in two stages (design §4.11). First `heureka_config::load` merges the sources
+//! into flat properties the way Spring Boot does (files, environment, `--key=value`
+//! arguments), told by `keys::schema` which keys to look up in the environment. Then `bind`
+//! turns the properties into the typed, validated [`Config`], resolving `${placeholders}` and
+//! reporting any bad value with its key and source. `keys.rs` holds the table of keys and
+//! defaults that `--help` (`help.rs`) prints, and the typo check on `eureka.server.*` and
+//! `heureka.*`.
 
 mod bind;
-mod files;
-mod formats;
 mod help;
 mod keys;
-mod names;
-mod placeholders;
-mod sources;
 mod values;
 
 #[cfg(test)]
@@ -28,14 +23,12 @@ use std::net::{IpAddr, SocketAddr};
 use std::path::Path;
 use std::time::Duration;
 
-use self::sources::{CommandLine, Origin, Properties};
+use heureka_config::{ArgumentError, Properties};
 
-/// Environment variable naming config files that replace the default locations.
-pub const ENV_SPRING_CONFIG_LOCATION: &str = "SPRING_CONFIG_LOCATION";
-/// Environment variable naming config files read on top of the default locations.
-pub const ENV_SPRING_CONFIG_ADDITIONAL_LOCATION: &str = "SPRING_CONFIG_ADDITIONAL_LOCATION";
-/// Environment variable listing the active profiles.
-pub const ENV_SPRING_PROFILES_ACTIVE: &str = "SPRING_PROFILES_ACTIVE";
+pub use heureka_config::{
+    ConfigError, ENV_SPRING_CONFIG_ADDITIONAL_LOCATION, ENV_SPRING_CONFIG_LOCATION,
+    ENV_SPRING_PROFILES_ACTIVE,
+};
 
 /// The typed, validated configuration of a Heureka server.
 #[derive(Debug, Clone, PartialEq)]
@@ -344,36 +337,11 @@ pub enum Loaded {
     Version(String),
 }
 
-/// A configuration problem, displayed as one line naming the key and where it came from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ConfigError {
-    message: String,
-}
-
-impl ConfigError {
-    fn new(message: String) -> Self {
-        ConfigError { message }
-    }
-
-    fn invalid(key: &str, value: &str, origin: &Origin, expected: &str) -> Self {
-        ConfigError::new(format!(
-            "invalid value '{value}' for {key} ({origin}): expected {expected}"
-        ))
-    }
-}
-
-impl fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for ConfigError {}
-
 impl Default for Config {
     /// The configuration with no sources at all: every key at its default.
     fn default() -> Self {
-        bind::bind(&Properties::default(), &|_| None).expect("the built-in defaults are valid")
+        bind::bind(&Properties::new(keys::names().clone()), &|_| None)
+            .expect("the built-in defaults are valid")
     }
 }
 
@@ -384,76 +352,24 @@ pub fn load(
     env: &dyn Fn(&str) -> Option<String>,
     cwd: &Path,
 ) -> Result<Loaded, ConfigError> {
-    let command_line = match sources::parse_command_line(args)? {
-        CommandLine::Help => return Ok(Loaded::Help(help::help_text())),
-        CommandLine::Version => {
-            return Ok(Loaded::Version(format!(
-                "heureka {}",
-                env!("CARGO_PKG_VERSION")
-            )));
-        }
-        CommandLine::Run(properties) => properties,
-    };
-    let early = |name: &str| sources::early_setting(&command_line, env, name);
-    let file_settings = files::FileSettings {
-        location: early("spring.config.location"),
-        additional_location: early("spring.config.additional-location"),
-        name: early("spring.config.name"),
-        profiles: early("spring.profiles.active"),
-    };
-    let loaded_files = files::load(&file_settings, cwd)?;
-
-    let map_names: Vec<String> = loaded_files
-        .sources
-        .iter()
-        .flatten()
-        .chain(&command_line)
-        .filter(|property| {
-            let canonical = names::canonical(&property.name);
-            names::canonical_map_prefixes()
-                .iter()
-                .any(|prefix| canonical.starts_with(&format!("{prefix}.")))
-        })
-        .map(|property| property.name.clone())
-        .collect();
-    let env_properties = sources::env_properties(env, map_names.iter().map(String::as_str));
-
-    let mut sources_read: Vec<String> = loaded_files
-        .read
-        .iter()
-        .map(|path| format!("file {}", path.display()))
-        .collect();
-    if !env_properties.is_empty() {
-        sources_read.push(format!(
-            "environment ({})",
-            plural(env_properties.len(), "variable")
-        ));
+    if args.iter().any(|arg| arg == "--help" || arg == "-h") {
+        return Ok(Loaded::Help(help::help_text()));
     }
-    if !command_line.is_empty() {
-        sources_read.push(format!(
-            "command line ({})",
-            plural(command_line.len(), "argument")
-        ));
+    if args.iter().any(|arg| arg == "--version" || arg == "-V") {
+        return Ok(Loaded::Version(format!(
+            "heureka {}",
+            env!("CARGO_PKG_VERSION")
+        )));
     }
-
-    let mut properties = Properties::default();
-    for source in loaded_files.sources {
-        properties.overlay(source);
-    }
-    properties.overlay(env_properties);
-    properties.overlay(command_line);
-
-    reject_unknown_keys(&properties)?;
-    let mut config = bind::bind(&properties, env)?;
-    config.sources = sources_read;
+    let command_line = heureka_config::parse_args(args).map_err(|error| match error {
+        ArgumentError::NotAnOption(_) => ConfigError::new(format!("{error}; see --help")),
+        ArgumentError::MissingName(_) => ConfigError::new(error.to_string()),
+    })?;
+    let sources = heureka_config::load(&keys::schema(), command_line, env, cwd)?;
+    reject_unknown_keys(&sources.properties)?;
+    let mut config = bind::bind(&sources.properties, env)?;
+    config.sources = sources.read;
     Ok(Loaded::Run(config))
-}
-
-fn plural(count: usize, noun: &str) -> String {
-    match count {
-        1 => format!("1 {noun}"),
-        _ => format!("{count} {noun}s"),
-    }
 }
 
 /// Typo protection for the two namespaces Heureka owns: `eureka.server.*` and `heureka.*`.

@@ -8,9 +8,10 @@
 
 use std::path::{Path, PathBuf};
 
-use super::formats::{self, Document};
-use super::sources::{Origin, Property};
-use super::{names, ConfigError};
+use crate::formats::{self, Document};
+use crate::names::Names;
+use crate::sources::{Origin, Property};
+use crate::ConfigError;
 
 /// The early settings that decide which files are read.
 #[derive(Debug, Default)]
@@ -97,6 +98,19 @@ pub(crate) fn load(settings: &FileSettings, cwd: &Path) -> Result<LoadedFiles, C
         }
     }
     Ok(loaded)
+}
+
+/// The properties of the documents of one file that name no profile, in file order.
+pub(crate) fn read_plain(path: &Path) -> Result<Vec<Property>, ConfigError> {
+    let file = read(path)?;
+    let mut loaded = LoadedFiles::default();
+    loaded.push(
+        &file.path,
+        file.documents
+            .iter()
+            .filter(|doc| doc.on_profile().is_none()),
+    );
+    Ok(loaded.sources.into_iter().flatten().collect())
 }
 
 impl LoadedFiles {
@@ -220,12 +234,13 @@ fn read(path: &Path) -> Result<ParsedFile, ConfigError> {
 /// `spring.profiles.active` from the command line or environment, else from the files; when
 /// none is active, Spring activates the `default` profile.
 fn active_profiles(early: Option<&Property>, loaded: &LoadedFiles) -> Vec<String> {
-    let wanted = names::canonical("spring.profiles.active");
+    let names = Names::default();
+    let wanted = names.canonical("spring.profiles.active");
     let from_files = loaded
         .sources
         .iter()
         .flatten()
-        .rfind(|property| names::canonical(&property.name) == wanted);
+        .rfind(|property| names.canonical(&property.name) == wanted);
     let value = early
         .or(from_files)
         .map_or("", |property| property.value.as_str());

@@ -6,7 +6,7 @@
 
 use yaml_rust2::{Yaml, YamlLoader};
 
-use super::names;
+use crate::names::Names;
 
 /// One document of a file, flattened to dotted keys in file order.
 #[derive(Debug, Default)]
@@ -18,12 +18,13 @@ impl Document {
     /// The profile expression of `spring.config.activate.on-profile` (or the legacy
     /// `spring.profiles`), if the document has one.
     pub(crate) fn on_profile(&self) -> Option<&str> {
-        let activation =
-            ["spring.config.activate.on-profile", "spring.profiles"].map(names::canonical);
+        let names = Names::default();
+        let activation = ["spring.config.activate.on-profile", "spring.profiles"]
+            .map(|key| names.canonical(key));
         self.entries
             .iter()
             .rev()
-            .find(|(key, _)| activation.contains(&names::canonical(key)))
+            .find(|(key, _)| activation.contains(&names.canonical(key)))
             .map(|(_, value)| value.as_str())
     }
 }

@@ -6,15 +6,21 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::PathBuf;
 
-use super::{keys, names, ConfigError};
+use crate::names::Names;
 
 /// Where a value came from; error messages name it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Origin {
+pub enum Origin {
+    /// A `--key=value` argument.
     CommandLine,
+    /// The environment variable of that name.
     Env(String),
+    /// A configuration file.
     File(PathBuf),
+    /// The application's own default.
     Default,
+    /// Set by the program itself, not read from outside.
+    Code,
 }
 
 impl fmt::Display for Origin {
@@ -24,32 +30,50 @@ impl fmt::Display for Origin {
             Origin::Env(name) => write!(f, "environment variable {name}"),
             Origin::File(path) => write!(f, "file {}", path.display()),
             Origin::Default => f.write_str("default"),
+            Origin::Code => f.write_str("set in code"),
         }
     }
 }
 
 /// One `name = value` pair as a source wrote it.
-#[derive(Debug, Clone)]
-pub(crate) struct Property {
-    pub(crate) name: String,
-    pub(crate) value: String,
-    pub(crate) origin: Origin,
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Property {
+    /// The name as written (relaxed forms are compared through [`Names::canonical`]).
+    pub name: String,
+    /// The raw value, placeholders unresolved.
+    pub value: String,
+    /// Where it was written.
+    pub origin: Origin,
 }
 
 /// The merged view of all sources, keyed by canonical name.
 #[derive(Debug, Default)]
-pub(crate) struct Properties {
+pub struct Properties {
+    names: Names,
     by_name: BTreeMap<String, Property>,
 }
 
 impl Properties {
+    /// No properties yet, compared by `names`' rules.
+    pub fn new(names: Names) -> Properties {
+        Properties {
+            names,
+            by_name: BTreeMap::new(),
+        }
+    }
+
+    /// The relaxed-name rules these properties are compared by.
+    pub fn names(&self) -> &Names {
+        &self.names
+    }
+
     /// Puts one source on top of what is there. Indexed entries (`urls[0]`, `urls[1]`) are
     /// first joined into one comma-separated value, so that a higher source replaces a whole
     /// list, as Spring's binder does, and a list is accepted wherever a comma list is.
-    pub(crate) fn overlay(&mut self, source: Vec<Property>) {
+    pub fn overlay(&mut self, source: Vec<Property>) {
         let mut lists: BTreeMap<String, Vec<(u64, Property)>> = BTreeMap::new();
         for property in source {
-            let canonical = names::canonical(&property.name);
+            let canonical = self.names.canonical(&property.name);
             match split_trailing_index(&canonical) {
                 Some((base, index)) => lists
                     .entry(base.to_owned())
@@ -84,16 +108,16 @@ impl Properties {
     }
 
     /// The property for `name`, in any relaxed spelling.
-    pub(crate) fn get(&self, name: &str) -> Option<&Property> {
-        self.by_name.get(&names::canonical(name))
+    pub fn get(&self, name: &str) -> Option<&Property> {
+        self.by_name.get(&self.names.canonical(name))
     }
 
     /// The entries of a map-valued key: `(map key, property)` for `prefix.<map key>`.
-    pub(crate) fn map_entries<'a>(
+    pub fn map_entries<'a>(
         &'a self,
         prefix: &str,
     ) -> impl Iterator<Item = (&'a str, &'a Property)> + 'a {
-        let start = format!("{}.", names::canonical(prefix));
+        let start = format!("{}.", self.names.canonical(prefix));
         let skip = start.len();
         self.by_name
             .range(start.clone()..)
@@ -102,43 +126,51 @@ impl Properties {
     }
 
     /// All entries, by canonical name.
-    pub(crate) fn iter(&self) -> impl Iterator<Item = (&str, &Property)> {
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &Property)> {
         self.by_name
             .iter()
             .map(|(name, property)| (name.as_str(), property))
     }
 }
 
-/// What the command line asks for.
-#[derive(Debug)]
-pub(crate) enum CommandLine {
-    Help,
-    Version,
-    Run(Vec<Property>),
+/// Why a command-line argument is not a setting.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ArgumentError {
+    /// The argument does not start with `--`.
+    NotAnOption(String),
+    /// `--=value`: no key name.
+    MissingName(String),
 }
 
+impl fmt::Display for ArgumentError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ArgumentError::NotAnOption(arg) => write!(
+                f,
+                "unexpected argument '{arg}' (command line): settings are written --key=value"
+            ),
+            ArgumentError::MissingName(arg) => write!(
+                f,
+                "unexpected argument '{arg}' (command line): missing key name in --key=value"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ArgumentError {}
+
 /// Parses Spring Boot's command-line property syntax: `--key=value`, and `--key` for `true`
-/// (`SimpleCommandLineArgsParser`). `args` excludes the program name.
-pub(crate) fn parse_command_line(args: &[String]) -> Result<CommandLine, ConfigError> {
-    if args.iter().any(|arg| arg == "--help" || arg == "-h") {
-        return Ok(CommandLine::Help);
-    }
-    if args.iter().any(|arg| arg == "--version" || arg == "-V") {
-        return Ok(CommandLine::Version);
-    }
+/// (`SimpleCommandLineArgsParser`). `args` excludes the program name. Spring ignores other
+/// arguments; callers that do the same filter them out first.
+pub fn parse_args(args: &[String]) -> Result<Vec<Property>, ArgumentError> {
     let mut properties = Vec::new();
     for arg in args {
         let Some(setting) = arg.strip_prefix("--") else {
-            return Err(ConfigError::new(format!(
-                "unexpected argument '{arg}' (command line): settings are written --key=value; \
-                 see --help"
-            )));
+            return Err(ArgumentError::NotAnOption(arg.clone()));
         };
         let (name, value) = setting.split_once('=').unwrap_or((setting, "true"));
         if name.trim().is_empty() {
-            return Err(ConfigError::new(format!(
-                "unexpected argument '{arg}' (command line): missing key name in --key=value"
-            )));
+            return Err(ArgumentError::MissingName(arg.clone()));
         }
         properties.push(Property {
             name: name.trim().to_owned(),
@@ -146,33 +178,25 @@ pub(crate) fn parse_command_line(args: &[String]) -> Result<CommandLine, ConfigE
             origin: Origin::CommandLine,
         });
     }
-    Ok(CommandLine::Run(properties))
+    Ok(properties)
 }
 
-/// Looks up the environment variables for every bound key and for `extra_names` (map entries
-/// other sources mention, such as `eureka.client.service-url.defaultZone`). The environment
-/// is queried by name, never enumerated, so map keys no other source mentions can only come
-/// from the command line or a file, except the two everyone uses (`defaultZone`, `root`).
-pub(crate) fn env_properties<'a>(
+/// Looks up the environment variables for every name in `candidates`. The environment is
+/// queried by name, never enumerated, so that callers can pass a closure over a map in tests
+/// and map keys no other source mentions can only come from the command line or a file.
+pub(crate) fn env_properties(
+    names: &Names,
     env: &dyn Fn(&str) -> Option<String>,
-    extra_names: impl Iterator<Item = &'a str>,
+    candidates: impl Iterator<Item = String>,
 ) -> Vec<Property> {
-    let default_zone = format!("eureka.client.service-url.{}", keys::DEFAULT_ZONE.0);
-    let mut candidates: Vec<String> = keys::KEYS
-        .iter()
-        .filter(|key| !key.name.contains('<'))
-        .map(|key| key.name.to_owned())
-        .chain([default_zone, "logging.level.root".to_owned()])
-        .collect();
-    candidates.extend(extra_names.map(str::to_owned));
-
     let mut seen = std::collections::BTreeSet::new();
     let mut properties = Vec::new();
     for name in candidates {
-        if !seen.insert(names::canonical(&name)) {
+        if !seen.insert(names.canonical(&name)) {
             continue;
         }
-        let found = names::env_names(&name)
+        let found = names
+            .env_names(&name)
             .into_iter()
             .find_map(|var| env(&var).map(|value| (var, value)));
         if let Some((var, value)) = found {
@@ -189,19 +213,20 @@ pub(crate) fn env_properties<'a>(
 /// Looks a key up on the command line, then in the environment; used for the keys that
 /// decide which files to read and so cannot come from a file.
 pub(crate) fn early_setting(
+    names: &Names,
     command_line: &[Property],
     env: &dyn Fn(&str) -> Option<String>,
     name: &str,
 ) -> Option<Property> {
-    let canonical = names::canonical(name);
+    let canonical = names.canonical(name);
     if let Some(property) = command_line
         .iter()
         .rev()
-        .find(|property| names::canonical(&property.name) == canonical)
+        .find(|property| names.canonical(&property.name) == canonical)
     {
         return Some(property.clone());
     }
-    names::env_names(name).into_iter().find_map(|var| {
+    names.env_names(name).into_iter().find_map(|var| {
         env(&var).map(|value| Property {
             name: name.to_owned(),
             value,

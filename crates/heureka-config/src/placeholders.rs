@@ -2,29 +2,35 @@
 //! `PropertySourcesPlaceholderResolver`: against the merged properties, then the environment
 //! (`${server.port}` also finds `SERVER_PORT`), then the placeholder's own default.
 
-use super::sources::Properties;
-use super::{keys, names};
+use crate::sources::Properties;
 
 /// Nesting deeper than this is taken for a reference cycle.
 const MAX_DEPTH: usize = 32;
 
-/// Why a value could not be resolved.
+/// Why a value could not be resolved; each names the placeholder as written.
 #[derive(Debug, PartialEq, Eq)]
-pub(crate) enum PlaceholderError {
+pub enum PlaceholderError {
+    /// No property, variable, default or fallback has a value for it.
     Unresolvable(String),
+    /// It refers, through others, to itself.
     Circular(String),
 }
 
 /// Resolves placeholders against merged properties and the environment.
-pub(crate) struct Resolver<'a> {
-    pub(crate) properties: &'a Properties,
-    pub(crate) env: &'a dyn Fn(&str) -> Option<String>,
+pub struct Resolver<'a> {
+    /// The merged properties, looked at first.
+    pub properties: &'a Properties,
+    /// The environment, looked at second.
+    pub env: &'a dyn Fn(&str) -> Option<String>,
+    /// The application's fallback for a key no source and no `:default` gives: its own
+    /// default for the key, or a value Spring computes (`spring.cloud.client.hostname`).
+    pub fallback: &'a dyn Fn(&str) -> Option<String>,
 }
 
 impl Resolver<'_> {
     /// `text` with every placeholder replaced. `\${` is a literal `${`; an unclosed `${` is
     /// left as it is.
-    pub(crate) fn resolve(&self, text: &str) -> Result<String, PlaceholderError> {
+    pub fn resolve(&self, text: &str) -> Result<String, PlaceholderError> {
         self.resolve_at(text, 0)
     }
 
@@ -70,14 +76,8 @@ impl Resolver<'_> {
         if let Some(default) = default {
             return self.resolve_at(default, depth + 1);
         }
-        let table_default = keys::default_of(&key);
-        if !table_default.is_empty() {
-            return Ok(table_default.to_owned());
-        }
-        if names::canonical(&key) == names::canonical("spring.cloud.client.hostname") {
-            // Spring Cloud's HostInfoEnvironmentPostProcessor provides this one; instance ids
-            // are commonly built from it.
-            return Ok((self.env)("HOSTNAME").unwrap_or_else(|| "localhost".to_owned()));
+        if let Some(value) = (self.fallback)(&key) {
+            return Ok(value);
         }
         Err(PlaceholderError::Unresolvable(format!("${{{inner}}}")))
     }
