@@ -10,8 +10,12 @@ mod cache;
 mod client;
 mod config;
 mod error;
+mod http;
+mod select;
 mod transport;
 
 pub use client::{EurekaClient, FetchCounts};
 pub use config::ClientConfig;
 pub use error::ClientError;
+pub use http::{Address, DiscoveryError, DiscoveryHttpClient, DiscoveryRequest};
+pub use select::{weight, zone_of, InstanceSource, Selector, Strategy, WEIGHT_KEY, ZONE_KEY};
