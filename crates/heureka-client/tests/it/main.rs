@@ -3,7 +3,10 @@
 //! Each test starts its own servers on free ports. Intervals are one second and every wait is
 //! a bounded poll for an observable effect, never a claim about how long something takes.
 
+mod backend;
 mod failover;
+mod http;
 mod registration;
 mod registry;
+mod selection;
 mod support;
