@@ -32,9 +32,19 @@ pub enum Address {
 /// Why a call by name failed.
 #[derive(Debug, thiserror::Error)]
 pub enum DiscoveryError {
-    /// The URL names no application (no host), or could not be built.
-    #[error("not a URL naming an application: {0}")]
-    Url(String),
+    /// The URL has no host, so it names no application.
+    #[error("the URL {url} names no application (it has no host)")]
+    NoApplication { url: String },
+    /// The request could not be built (a bad URL or header, as reqwest reports it).
+    #[error("building the request: {0}")]
+    Build(#[source] reqwest::Error),
+    /// The instance picked registered an address no URL can hold, such as a port above 65535.
+    #[error("instance {instance} of {app} has no usable address ({address})")]
+    BadAddress {
+        app: String,
+        instance: String,
+        address: String,
+    },
     /// The source knows no instance of the application that passes the selector's filters.
     #[error("no instance of {app} is available (none UP and matching the selector)")]
     NoInstance { app: String },
@@ -63,6 +73,16 @@ pub enum DiscoveryError {
 /// for `https` URLs when the instance enables it. A connection failure (the request was never
 /// sent) moves on to an instance not yet tried, up to `max_attempts` instances per call; an HTTP
 /// status, even 5xx, is an answer and is returned as it is.
+///
+/// ```no_run
+/// # async fn run(eureka: heureka_client::EurekaClient) -> Result<(), heureka_client::DiscoveryError> {
+/// use heureka_client::{DiscoveryHttpClient, Selector, Strategy};
+///
+/// let selector = Selector::new(Strategy::RoundRobin).prefer_zone("zone-a");
+/// let orders = DiscoveryHttpClient::new(reqwest::Client::new(), &eureka, selector);
+/// let response = orders.post("http://orders/api/orders").body("{}").send().await?;
+/// # Ok(()) }
+/// ```
 #[derive(Debug)]
 pub struct DiscoveryHttpClient<S> {
     http: reqwest::Client,
@@ -142,7 +162,9 @@ impl<S: InstanceSource> DiscoveryHttpClient<S> {
         let app = request
             .url()
             .host_str()
-            .ok_or_else(|| DiscoveryError::Url(request.url().to_string()))?
+            .ok_or_else(|| DiscoveryError::NoApplication {
+                url: request.url().to_string(),
+            })?
             .to_owned();
         let instances = self.source.instances(&app);
         let mut tried: Vec<&str> = Vec::new();
@@ -200,12 +222,10 @@ fn instance_url(
     } else {
         instance.port.number
     };
-    let bad_address = || {
-        DiscoveryError::Url(format!(
-            "instance {} of {} has no usable address ({host}:{port})",
-            instance.id(),
-            instance.app
-        ))
+    let bad_address = || DiscoveryError::BadAddress {
+        app: instance.app.clone(),
+        instance: instance.id().to_owned(),
+        address: format!("{host}:{port}"),
     };
     let port = u16::try_from(port).map_err(|_| bad_address())?;
     let mut resolved = url.clone();
@@ -264,10 +284,7 @@ impl<'a, S: InstanceSource> DiscoveryRequest<'a, S> {
     }
 
     pub async fn send(self) -> Result<Response, DiscoveryError> {
-        let request = self
-            .builder
-            .build()
-            .map_err(|error| DiscoveryError::Url(error.to_string()))?;
+        let request = self.builder.build().map_err(DiscoveryError::Build)?;
         self.client.execute(request).await
     }
 }

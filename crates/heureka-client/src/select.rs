@@ -45,6 +45,18 @@ pub enum Strategy {
 ///
 /// A selector is shared by all the calls of a service (`&self` everywhere, `Send + Sync`); the
 /// round-robin position is kept per application, so one selector serves several applications.
+///
+/// ```
+/// use heureka_client::{Instance, Selector, Strategy};
+///
+/// let mut stable = Instance::new("ORDERS", "orders-1", "10.0.0.1", "10.0.0.1", 0);
+/// stable.metadata.insert("version".into(), "stable".into());
+/// let mut canary = Instance::new("ORDERS", "orders-2", "10.0.0.2", "10.0.0.2", 0);
+/// canary.metadata.insert("version".into(), "canary".into());
+///
+/// let canary_route = Selector::new(Strategy::RoundRobin).require_metadata("version", "canary");
+/// assert_eq!(canary_route.choose(&[stable, canary]).unwrap().id(), "orders-2");
+/// ```
 pub struct Selector {
     strategy: Strategy,
     /// Only instances with this status are candidates; `None` accepts any status.

@@ -1,7 +1,8 @@
 use heureka_core::{Instance, Port};
 use reqwest::Url;
 
-use super::{instance_url, Address};
+use super::{instance_url, Address, DiscoveryError, DiscoveryHttpClient};
+use crate::select::{Selector, Strategy};
 
 fn instance() -> Instance {
     let mut instance = Instance::new("ORDERS", "o1", "orders-1.internal", "10.0.0.7", 0);
@@ -94,5 +95,35 @@ fn a_port_out_of_range_is_an_error_naming_the_instance() {
         true,
     )
     .unwrap_err();
-    assert!(error.to_string().contains("o1"), "{error}");
+    assert_eq!(
+        error.to_string(),
+        "instance o1 of ORDERS has no usable address (10.0.0.7:70000)"
+    );
+}
+
+fn client() -> DiscoveryHttpClient<Vec<Instance>> {
+    DiscoveryHttpClient::new(
+        reqwest::Client::new(),
+        vec![instance()],
+        Selector::new(Strategy::RoundRobin),
+    )
+}
+
+#[tokio::test]
+async fn a_url_without_a_host_names_no_application() {
+    let request = reqwest::Request::new(
+        reqwest::Method::GET,
+        Url::parse("mailto:orders@example.com").unwrap(),
+    );
+    let error = client().execute(request).await.unwrap_err();
+    assert!(
+        matches!(error, DiscoveryError::NoApplication { .. }),
+        "{error}"
+    );
+}
+
+#[tokio::test]
+async fn a_url_reqwest_cannot_parse_is_a_build_error() {
+    let error = client().get("http://").send().await.unwrap_err();
+    assert!(matches!(error, DiscoveryError::Build(_)), "{error}");
 }
