@@ -271,3 +271,24 @@ fn a_list_serves_the_instances_of_the_app_asked_for_in_any_case() {
     assert_eq!(ids, ["o1", "o2"]);
     assert!(list.instances("shipping").is_empty());
 }
+
+#[test]
+fn concurrent_round_robin_picks_never_take_the_same_turn() {
+    let selector = Selector::new(Strategy::RoundRobin);
+    let instances = orders(&["a", "b", "c", "d"]);
+    let all: Vec<String> = std::thread::scope(|scope| {
+        let threads: Vec<_> = (0..4)
+            .map(|_| scope.spawn(|| picks(&selector, &instances, 250)))
+            .collect();
+        threads
+            .into_iter()
+            .flat_map(|thread| thread.join().unwrap())
+            .collect()
+    });
+    // 1,000 consecutive turns over four instances: exactly 250 each, however they interleave.
+    let mut counts: HashMap<String, usize> = HashMap::new();
+    for id in all {
+        *counts.entry(id).or_default() += 1;
+    }
+    assert!(counts.values().all(|&n| n == 250), "{counts:?}");
+}
