@@ -15,6 +15,10 @@
 //! [`sidecar`] registers an application that is not a Eureka client itself and reports its
 //! health from an HTTP health URL.
 //!
+//! Other services are called by name: a [`Selector`] picks one of an application's instances
+//! (filters, zone preference, round robin, random or weighted), and [`DiscoveryHttpClient`] sends
+//! `http://orders/api` to the instance it picks, retrying another after a connection failure.
+//!
 //! It works against any Eureka server, Java or Heureka; it speaks JSON only, which both serve.
 //!
 //! ```no_run
@@ -47,6 +51,8 @@ mod replicator;
 mod schedule;
 pub mod sidecar;
 mod spring;
+mod http;
+mod select;
 mod transport;
 
 pub use address::{choose_address, find_host_info, HostInfo, InetSettings, InterfaceAddress};
@@ -56,4 +62,7 @@ pub use error::ClientError;
 pub use events::{ClientEvent, FetchKind, EVENT_BUFFER};
 pub use health::{BoxFuture, HealthCheck};
 pub use heureka_config::ConfigError;
-pub use heureka_core::{Instance, InstanceStatus};
+/// The instance types selection works on, so that users need not depend on `heureka-core`.
+pub use heureka_core::{Instance, InstanceStatus, Port};
+pub use http::{Address, DiscoveryError, DiscoveryHttpClient, DiscoveryRequest};
+pub use select::{weight, zone_of, InstanceSource, Selector, Strategy, WEIGHT_KEY, ZONE_KEY};

@@ -4,10 +4,13 @@
 //! a bounded poll for an observable effect, never a claim about how long something takes.
 
 mod events;
+mod backend;
 mod failover;
+mod http;
 mod registration;
 mod registry;
 mod sidecar;
 mod spring_config;
 mod status;
+mod selection;
 mod support;

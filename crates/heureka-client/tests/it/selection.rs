@@ -1,0 +1,135 @@
+//! Choosing among the instances a real Heureka server knows: a gray release split by metadata,
+//! and zone preference with its fallback, each call made by name to tiny real services.
+
+use std::collections::BTreeSet;
+
+use heureka_client::{DiscoveryHttpClient, EurekaClient, Selector, Strategy};
+
+use crate::backend::{client_seeing, served_by, Backend};
+use crate::support::{eventually, Server};
+
+/// Which instances served `calls` calls to `http://orders/`.
+async fn served(client: &DiscoveryHttpClient<&EurekaClient>, calls: usize) -> BTreeSet<String> {
+    let mut served = BTreeSet::new();
+    for _ in 0..calls {
+        let response = client.get("http://orders/hello").send().await.unwrap();
+        assert_eq!(response.status(), 200);
+        served.insert(served_by(response).await);
+    }
+    served
+}
+
+fn http(eureka: &EurekaClient, selector: Selector) -> DiscoveryHttpClient<&EurekaClient> {
+    DiscoveryHttpClient::new(reqwest::Client::new(), eureka, selector)
+}
+
+#[tokio::test]
+async fn a_metadata_filter_sends_a_gray_release_to_its_version_only() {
+    let server = Server::start().await;
+    let stable = Backend::start("stable").await;
+    let canary = Backend::start("canary").await;
+    stable
+        .register(&server, "ORDERS", "UP", &[("version", "stable")])
+        .await;
+    canary
+        .register(&server, "ORDERS", "UP", &[("version", "canary")])
+        .await;
+    let eureka = client_seeing(&server, "ORDERS", 2).await;
+
+    let canary_route = Selector::new(Strategy::RoundRobin).require_metadata("version", "canary");
+    let stable_route = Selector::new(Strategy::RoundRobin).require_metadata("version", "stable");
+    let unfiltered = Selector::new(Strategy::RoundRobin);
+
+    assert_eq!(
+        served(&http(&eureka, canary_route), 10).await,
+        ["canary".to_owned()].into()
+    );
+    assert_eq!(
+        served(&http(&eureka, stable_route), 10).await,
+        ["stable".to_owned()].into()
+    );
+    // Without the filter, round robin reaches both versions: the filter is what decided.
+    assert_eq!(served(&http(&eureka, unfiltered), 2).await.len(), 2);
+    eureka.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn the_callers_zone_is_served_while_it_has_an_up_instance() {
+    let server = Server::start().await;
+    let near = Backend::start("near").await;
+    let far = Backend::start("far").await;
+    near.register(&server, "ORDERS", "UP", &[("zone", "zone-a")])
+        .await;
+    far.register(&server, "ORDERS", "UP", &[("zone", "zone-b")])
+        .await;
+    let eureka = client_seeing(&server, "ORDERS", 2).await;
+
+    let selector = Selector::new(Strategy::RoundRobin).prefer_zone("zone-a");
+    assert_eq!(
+        served(&http(&eureka, selector), 10).await,
+        ["near".to_owned()].into()
+    );
+    eureka.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_zone_whose_instance_is_down_falls_back_to_the_other_zones() {
+    let server = Server::start().await;
+    let near = Backend::start("near").await;
+    let far = Backend::start("far").await;
+    // The zone's instance runs and answers, but is registered DOWN, so it must not be called.
+    near.register(&server, "ORDERS", "DOWN", &[("zone", "zone-a")])
+        .await;
+    far.register(&server, "ORDERS", "UP", &[("zone", "zone-b")])
+        .await;
+    let eureka = client_seeing(&server, "ORDERS", 1).await;
+
+    let selector = Selector::new(Strategy::RoundRobin).prefer_zone("zone-a");
+    assert_eq!(
+        served(&http(&eureka, selector), 10).await,
+        ["far".to_owned()].into()
+    );
+    eureka.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_zone_taken_out_of_service_hands_its_calls_to_the_others() {
+    let server = Server::start().await;
+    let near = Backend::start("near").await;
+    let far = Backend::start("far").await;
+    near.register(&server, "ORDERS", "UP", &[("zone", "zone-a")])
+        .await;
+    far.register(&server, "ORDERS", "UP", &[("zone", "zone-b")])
+        .await;
+    let eureka = client_seeing(&server, "ORDERS", 2).await;
+    let client = http(
+        &eureka,
+        Selector::new(Strategy::RoundRobin).prefer_zone("zone-a"),
+    );
+    assert_eq!(served(&client, 4).await, ["near".to_owned()].into());
+
+    server.set_status("ORDERS", "near", "OUT_OF_SERVICE").await;
+    eventually("the client sees the zone's instance leave", || async {
+        eureka.instances("ORDERS").len() == 1
+    })
+    .await;
+    assert_eq!(served(&client, 4).await, ["far".to_owned()].into());
+    drop(client);
+    eureka.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_zone_nobody_is_in_spreads_calls_over_every_zone() {
+    let server = Server::start().await;
+    let a = Backend::start("a").await;
+    let b = Backend::start("b").await;
+    a.register(&server, "ORDERS", "UP", &[("zone", "zone-a")])
+        .await;
+    b.register(&server, "ORDERS", "UP", &[("zone", "zone-b")])
+        .await;
+    let eureka = client_seeing(&server, "ORDERS", 2).await;
+
+    let selector = Selector::new(Strategy::RoundRobin).prefer_zone("zone-c");
+    assert_eq!(served(&http(&eureka, selector), 2).await.len(), 2);
+    eureka.shutdown().await.unwrap();
+}
