@@ -288,7 +288,9 @@ def write_md(res: dict, path: Path) -> None:
         "Each client has its own Heureka, which counts its heartbeats; CPU is the client process's "
         "utime+stime over the window. The Java client is the interop suite's Spring Boot app "
         "(spring-cloud-starter-netflix-eureka-client, `java -jar` with the JVM's default flags), so "
-        "its figures include Spring Boot and its embedded web server, as a Spring service carries them.",
+        "its figures include Spring Boot and its embedded web server, as a Spring service carries them. "
+        "The Rust figures include the driver's own work: one JSON line on stdout per refresh and a "
+        "look at the fetch counts every second. A count of CPU ticks is 10 ms, so the window is long.",
         "",
         "| client | RSS median (MiB) | RSS max (MiB) | heartbeats | CPU (s) | CPU per heartbeat (ms) |",
         "|---|---|---|---|---|---|",
