@@ -10,7 +10,8 @@
 # Needs Java 17+ and Maven, Python 3, Node/npm, Rust. Idempotent: installs what is missing or
 # changed (interop/.venv from requirements.txt, interop/js/node_modules by npm ci, the Spring
 # jars by Maven), builds heureka (cargo build --release -p heureka-server) unless HEUREKA_BIN
-# is set, then runs pytest over interop/tests/. Exits with pytest's status.
+# is set and the Rust client's interop driver unless RUST_CLIENT_DRIVER is set, then runs
+# pytest over interop/tests/. Exits with pytest's status.
 # Everything listens on 127.0.0.1 only.
 set -euo pipefail
 
@@ -60,6 +61,15 @@ else
     step "cargo build --release -p heureka-server"
     (cd "$REPO" && cargo build --release -q -p heureka-server)
     export HEUREKA_BIN="$REPO/target/release/heureka"
+fi
+
+# --- the Rust client's driver (crates/heureka-client/examples/interop_driver.rs) ----------
+if [ -n "${RUST_CLIENT_DRIVER:-}" ]; then
+    step "rust client driver: using RUST_CLIENT_DRIVER=$RUST_CLIENT_DRIVER"
+else
+    step "cargo build --release -p heureka-client --example interop_driver"
+    (cd "$REPO" && cargo build --release -q -p heureka-client --example interop_driver)
+    export RUST_CLIENT_DRIVER="$REPO/target/release/examples/interop_driver"
 fi
 
 # --- the suite ---------------------------------------------------------------------------

@@ -1,0 +1,179 @@
+//! A process around [`EurekaClient`] that the interop tests and `bench/client.py` drive.
+//!
+//! ```text
+//! interop_driver --service-urls http://127.0.0.1:8761/eureka/[,URL...] --app NAME --port N
+//!     [--instance-id ID] [--host 127.0.0.1] [--renew-secs 1] [--fetch-secs 1]
+//!     [--lease-secs 90] [--quarantine-secs 30] [--watch APP[,APP...]] [--poll-ms 20]
+//! ```
+//!
+//! It prints one JSON object per line on stdout:
+//! `{"event":"started",...}` once registered (or `start_failed` and exit 1);
+//! `{"event":"refresh","counts":{"full":F,"deltas":D},"apps":{APP:[...]},...}` after every
+//! successful refresh of the local copy, with the `UP` instances it holds for each watched app;
+//! and one answer per command read from stdin:
+//! `watch APP` (add APP to the watched apps), `instances APP`, `counts`, `shutdown`.
+//! `shutdown`, the end of stdin and SIGTERM all cancel the registration and exit.
+//!
+//! The client has no refresh callback, so the driver notices a refresh by polling the fetch
+//! counts every `--poll-ms`; each successful refresh moves one of them.
+
+use std::collections::BTreeSet;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use heureka_client::{ClientConfig, EurekaClient, FetchCounts};
+use serde_json::{json, Value};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::signal::unix::{signal, SignalKind};
+
+struct Args {
+    config: ClientConfig,
+    watch: BTreeSet<String>,
+    poll: Duration,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut urls = Vec::new();
+    let (mut app, mut instance_id, mut host, mut port) = (None, None, "127.0.0.1".to_owned(), None);
+    let secs = |value: &str| value.parse::<u64>().map(Duration::from_secs);
+    let (mut renew, mut fetch, mut lease, mut quarantine) = (None, None, None, None);
+    let mut watch = BTreeSet::new();
+    let mut poll = Duration::from_millis(20);
+    let mut args = std::env::args().skip(1);
+    while let Some(flag) = args.next() {
+        let value = args.next().ok_or(format!("{flag} needs a value"))?;
+        let bad = |e: std::num::ParseIntError| format!("{flag} {value}: {e}");
+        match flag.as_str() {
+            "--service-urls" => urls = value.split(',').map(str::to_owned).collect(),
+            "--app" => app = Some(value),
+            "--instance-id" => instance_id = Some(value),
+            "--host" => host = value,
+            "--port" => port = Some(value.parse::<u16>().map_err(bad)?),
+            "--renew-secs" => renew = Some(secs(&value).map_err(bad)?),
+            "--fetch-secs" => fetch = Some(secs(&value).map_err(bad)?),
+            "--lease-secs" => lease = Some(secs(&value).map_err(bad)?),
+            "--quarantine-secs" => quarantine = Some(secs(&value).map_err(bad)?),
+            "--watch" => watch.extend(value.split(',').map(str::to_uppercase)),
+            "--poll-ms" => poll = Duration::from_millis(value.parse().map_err(bad)?),
+            _ => return Err(format!("unknown flag {flag}")),
+        }
+    }
+    let app = app.ok_or("--app is required")?;
+    let port = port.ok_or("--port is required")?;
+    let instance_id =
+        instance_id.unwrap_or_else(|| format!("{host}:{}:{port}", app.to_lowercase()));
+    let mut config = ClientConfig::new(urls, &app, &instance_id, &host, &host, port);
+    config.lease_renewal_interval = renew.unwrap_or(config.lease_renewal_interval);
+    config.registry_fetch_interval = fetch.unwrap_or(config.registry_fetch_interval);
+    config.lease_duration = lease.unwrap_or(config.lease_duration);
+    config.quarantine = quarantine.unwrap_or(config.quarantine);
+    Ok(Args {
+        config,
+        watch,
+        poll,
+    })
+}
+
+fn emit(event: Value) {
+    // println! locks stdout per call, so lines never interleave; the reader needs them at once
+    println!("{event}");
+}
+
+fn now_ms() -> u128 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis())
+}
+
+fn counts_json(counts: FetchCounts) -> Value {
+    json!({"full": counts.full, "deltas": counts.deltas})
+}
+
+fn up_instances(client: &EurekaClient, app: &str) -> Value {
+    let mut instances: Vec<Value> = client
+        .instances(app)
+        .iter()
+        .map(|i| json!({"id": i.id(), "status": i.status.as_str(), "port": i.port.number}))
+        .collect();
+    // the client shuffles; a sorted list is easier to compare
+    instances.sort_by_key(|i| i["id"].as_str().map(str::to_owned));
+    Value::Array(instances)
+}
+
+fn watched(client: &EurekaClient, watch: &BTreeSet<String>) -> Value {
+    watch
+        .iter()
+        .map(|app| (app.clone(), up_instances(client, app)))
+        .collect::<serde_json::Map<_, _>>()
+        .into()
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| "heureka_client=info".into()),
+        )
+        .init();
+    let Args {
+        config,
+        mut watch,
+        poll,
+    } = match parse_args() {
+        Ok(args) => args,
+        Err(error) => {
+            eprintln!("interop_driver: {error}");
+            std::process::exit(2);
+        }
+    };
+    let instance_id = config.instance_id.clone();
+    let client = match EurekaClient::start(config).await {
+        Ok(client) => client,
+        Err(error) => {
+            emit(json!({"event": "start_failed", "error": error.to_string()}));
+            std::process::exit(1);
+        }
+    };
+    let mut last = client.fetch_counts();
+    emit(
+        json!({"event": "started", "instance_id": instance_id, "pid": std::process::id(),
+                "counts": counts_json(last), "apps": watched(&client, &watch)}),
+    );
+
+    let mut lines = BufReader::new(tokio::io::stdin()).lines();
+    let mut sigterm = signal(SignalKind::terminate()).expect("SIGTERM handler");
+    let mut ticks = tokio::time::interval(poll);
+    loop {
+        tokio::select! {
+            _ = ticks.tick() => {
+                let counts = client.fetch_counts();
+                if counts != last {
+                    last = counts;
+                    emit(json!({"event": "refresh", "at_ms": now_ms(), "counts": counts_json(counts),
+                                "apps": watched(&client, &watch)}));
+                }
+            }
+            line = lines.next_line() => {
+                let line = line.ok().flatten();
+                let words: Vec<&str> = line.as_deref().unwrap_or("shutdown").split_whitespace().collect();
+                match words.as_slice() {
+                    ["watch", app] => {
+                        watch.insert(app.to_uppercase());
+                        emit(json!({"event": "watching", "apps": watched(&client, &watch)}));
+                    }
+                    ["instances", app] => emit(json!({"event": "instances", "app": app.to_uppercase(),
+                                                      "instances": up_instances(&client, app)})),
+                    ["counts"] => emit(json!({"event": "counts", "counts": counts_json(client.fetch_counts())})),
+                    ["shutdown"] => break,
+                    [] => {}
+                    _ => emit(json!({"event": "error", "error": format!("unknown command {line:?}")})),
+                }
+            }
+            _ = sigterm.recv() => break,
+        }
+    }
+    let result = client.shutdown().await;
+    emit(json!({"event": "shutdown", "ok": result.is_ok(),
+                "error": result.err().map(|e| e.to_string())}));
+}
