@@ -572,7 +572,7 @@ async fn polled_change(server: &TestServer, format: &str) -> Watch {
         "--format",
         format,
     ];
-    Watch::start(server, &args, "polling apps/delta").await
+    Watch::start(server, &args, "watching by polling").await
 }
 
 #[tokio::test]
