@@ -245,6 +245,8 @@ fn zone(instance: &Instance) -> Option<&str> {
 }
 
 /// How long ago `then` was, coarsely: `42s ago`, `5m ago`, `3h ago`, `2d ago`; `-` for never.
+/// A time in the future counts as now: clocks differ, and the Java server's renewed leases
+/// carry renewal time plus duration (`Lease.renew`).
 pub(crate) fn age(now: Millis, then: Millis) -> String {
     if then <= 0 {
         return "-".to_owned();
