@@ -46,13 +46,13 @@ mod config;
 mod error;
 mod events;
 mod health;
+mod http;
 mod instance;
 mod replicator;
 mod schedule;
+mod select;
 pub mod sidecar;
 mod spring;
-mod http;
-mod select;
 mod transport;
 
 pub use address::{choose_address, find_host_info, HostInfo, InetSettings, InterfaceAddress};

@@ -47,12 +47,27 @@ const KEYS: &[(&str, &str)] = &[
     ("eureka.client.eureka-server-connect-timeout-seconds", "5"),
     ("eureka.client.filter-only-up-instances", "true"),
     ("eureka.client.healthcheck.enabled", "false"),
-    ("eureka.client.instance-info-replication-interval-seconds", "30"),
-    ("eureka.client.initial-instance-info-replication-interval-seconds", "40"),
+    (
+        "eureka.client.instance-info-replication-interval-seconds",
+        "30",
+    ),
+    (
+        "eureka.client.initial-instance-info-replication-interval-seconds",
+        "40",
+    ),
     ("eureka.client.on-demand-update-status-change", "true"),
-    ("eureka.client.heartbeat-executor-exponential-back-off-bound", "10"),
-    ("eureka.client.cache-refresh-executor-exponential-back-off-bound", "10"),
-    ("eureka.client.transport.sessioned-client-reconnect-interval-seconds", "1200"),
+    (
+        "eureka.client.heartbeat-executor-exponential-back-off-bound",
+        "10",
+    ),
+    (
+        "eureka.client.cache-refresh-executor-exponential-back-off-bound",
+        "10",
+    ),
+    (
+        "eureka.client.transport.sessioned-client-reconnect-interval-seconds",
+        "1200",
+    ),
     ("eureka.instance.appname", ""),
     ("eureka.instance.instance-id", ""),
     ("eureka.instance.hostname", ""),

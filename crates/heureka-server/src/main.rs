@@ -1,4 +1,6 @@
-//! The `heureka` binary: reads Spring-style configuration, sets up logging, serves.
+//! The `heureka` binary: reads Spring-style configuration, sets up logging, serves. When the
+//! first argument is a subcommand (`heureka apps`, `heureka watch`…) it is the command line of
+//! `heureka-cli` instead, against any Eureka server.
 
 use std::io::IsTerminal;
 use std::net::SocketAddr;
@@ -8,13 +10,29 @@ use std::time::Instant;
 use heureka_server::config::{self, Config, Loaded};
 use tracing_subscriber::EnvFilter;
 
+/// The one line `--help` adds about the command line; the server's own text is unchanged.
+const SUBCOMMANDS_HELP: &str =
+    "Subcommands against any Eureka server: heureka apps|app|instance|status|metadata|\
+deregister|watch|sidecar ... (heureka apps --help, docs/cli.md).";
+
 fn main() -> ExitCode {
     let started = Instant::now();
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args
+        .first()
+        .is_some_and(|first| heureka_cli::is_subcommand(first))
+    {
+        return heureka_cli::run(args);
+    }
     let cwd = std::env::current_dir().unwrap_or_else(|_| ".".into());
     let config = match config::load(&args, &|name| std::env::var(name).ok(), &cwd) {
         Ok(Loaded::Run(config)) => config,
-        Ok(Loaded::Help(text)) | Ok(Loaded::Version(text)) => {
+        Ok(Loaded::Help(text)) => {
+            println!("{text}");
+            println!("{SUBCOMMANDS_HELP}");
+            return ExitCode::SUCCESS;
+        }
+        Ok(Loaded::Version(text)) => {
             println!("{text}");
             return ExitCode::SUCCESS;
         }

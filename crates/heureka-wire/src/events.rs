@@ -9,6 +9,10 @@ use heureka_core::{Instance, InstanceStatus, Millis, Origin};
 use crate::json::encode::{instance_body, string};
 use crate::numbers::{push_i64, push_u64};
 
+mod decode;
+
+pub use decode::decode_instance_event;
+
 /// One event of the stream. `seq` increases by one per event the server sends, in the order
 /// the registry made the changes.
 #[derive(Clone, Debug, PartialEq)]

@@ -31,7 +31,8 @@ pub use dashboard::{encode_dashboard_summary, encode_lastn, DashboardSummary, Le
 pub use digest::{decode_registry_digest, encode_registry_digest, RegistryDigest};
 pub use error::DecodeError;
 pub use events::{
-    encode_event, Event, EventBody, InstanceEvent, InstanceEventKind, SelfPreservationStatus,
+    decode_instance_event, encode_event, Event, EventBody, InstanceEvent, InstanceEventKind,
+    SelfPreservationStatus,
 };
 pub use heureka_core::InstanceDigest;
 pub use replication::{

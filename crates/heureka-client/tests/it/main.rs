@@ -3,14 +3,14 @@
 //! Each test starts its own servers on free ports. Intervals are one second and every wait is
 //! a bounded poll for an observable effect, never a claim about how long something takes.
 
-mod events;
 mod backend;
+mod events;
 mod failover;
 mod http;
 mod registration;
 mod registry;
+mod selection;
 mod sidecar;
 mod spring_config;
 mod status;
-mod selection;
 mod support;

@@ -94,3 +94,29 @@ fn event_names_follow_the_body() {
     };
     assert_eq!(decode(&lagged)["missed"], 4);
 }
+
+#[test]
+fn an_instance_event_reads_back_as_it_was_written() {
+    let mut instance = Instance::new("orders", "o1", "host", "10.0.0.1", 5);
+    instance.metadata.insert("zone".into(), "east".into());
+    for (kind, instance) in [
+        (InstanceEventKind::StatusChanged, Some(instance)),
+        (InstanceEventKind::Cancelled, None),
+    ] {
+        let event = instance_event(kind, instance);
+        let read = decode_instance_event(&encode_event(&event)).unwrap();
+        assert_eq!(read, Some(event));
+    }
+}
+
+#[test]
+fn server_wide_and_unknown_events_read_as_none() {
+    let lagged = encode_event(&Event {
+        seq: 3,
+        at: 4,
+        body: EventBody::Lagged { missed: 2 },
+    });
+    assert_eq!(decode_instance_event(&lagged), Ok(None));
+    let future = br#"{"type":"instance-teleported","seq":1,"at":2,"app":"A","id":"a"}"#;
+    assert_eq!(decode_instance_event(future), Ok(None));
+}

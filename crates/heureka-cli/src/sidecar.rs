@@ -1,0 +1,198 @@
+//! `heureka sidecar`: registers a process that has no Eureka client of its own and reports
+//! its health from an HTTP URL, through `heureka_client::sidecar` (the engine).
+//!
+//! The flags name what every sidecar needs; anything else a Spring Eureka client can be told
+//! comes as Spring keys, the way a Spring application reads them: `--eureka.instance.*=…` and
+//! `--eureka.client.*=…` arguments, environment variables (`EUREKA_INSTANCE_METADATAMAP_…`) and
+//! `application.yml` in the working directory. A flag beats the same setting given as a key.
+
+use std::time::Duration;
+
+use heureka_client::sidecar::{self, SidecarConfig};
+use heureka_client::ClientConfig;
+
+use crate::args::SidecarArgs;
+use crate::CliError;
+
+/// The environment variable the other subcommands read the server from; the sidecar honours it
+/// too, below `--eureka` and above Spring's own `EUREKA_CLIENT_SERVICEURL_DEFAULTZONE`.
+const ENV_URL: &str = "EUREKA_URL";
+
+pub(crate) async fn run(
+    args: SidecarArgs,
+    eureka: &[String],
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<(), CliError> {
+    let config = config(&args, eureka, env)?;
+    tracing::info!(
+        app = %config.client.app_name,
+        instance = %config.client.instance_id,
+        port = config.client.port,
+        health = %config.health_url,
+        eureka = ?config.client.ordered_service_urls(),
+        "sidecar starting"
+    );
+    sidecar::run(config, shutdown_signal())
+        .await
+        .map_err(|error| CliError::Unreachable(format!("sidecar: {error}")))
+}
+
+/// The registration: Spring keys first, then the flags as the command line's highest-precedence
+/// properties.
+fn config(
+    args: &SidecarArgs,
+    eureka: &[String],
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<SidecarConfig, CliError> {
+    let mut properties: Vec<String> = args.spring.clone();
+    if let Some(bad) = properties.iter().find(|arg| !is_spring_key(arg)) {
+        return Err(CliError::Usage(format!(
+            "sidecar: unexpected argument {bad:?}; Spring keys are given as --key=value"
+        )));
+    }
+    let mut set = |key: &str, value: &str| properties.push(format!("--{key}={value}"));
+    if let Some(app) = &args.app {
+        set("spring.application.name", app);
+    }
+    set("server.port", &args.port.to_string());
+    set("eureka.instance.non-secure-port", &args.port.to_string());
+    if let Some(host) = &args.host {
+        set("eureka.instance.hostname", host);
+    }
+    if let Some(ip) = &args.ip {
+        set("eureka.instance.ip-address", ip);
+    }
+    // The health URL is the application's own, so Eureka's dashboards link to it.
+    set("eureka.instance.health-check-url", &args.health_url);
+    let urls = if eureka.is_empty() {
+        env(ENV_URL).filter(|value| !value.trim().is_empty())
+    } else {
+        Some(eureka.join(","))
+    };
+    if let Some(urls) = urls {
+        set("eureka.client.service-url.defaultZone", &urls);
+    }
+    let cwd = std::env::current_dir()
+        .map_err(|error| CliError::Usage(format!("sidecar: no working directory: {error}")))?;
+    let client = ClientConfig::from_spring(&properties, env, &cwd)
+        .map_err(|error| CliError::Usage(format!("sidecar: {error}")))?;
+    if args.app.is_none() && client.app_name.eq_ignore_ascii_case("unknown") {
+        return Err(CliError::Usage(
+            "sidecar: name the application with --app or spring.application.name".to_owned(),
+        ));
+    }
+    let mut sidecar = SidecarConfig::new(client, &args.health_url);
+    sidecar.health_interval = Duration::from_secs_f64(args.health_interval);
+    sidecar.health_timeout = Duration::from_secs_f64(args.health_timeout);
+    Ok(sidecar)
+}
+
+/// `--eureka.instance.metadata-map.version=canary`: a dotted key with a value.
+pub(crate) fn is_spring_key(arg: &str) -> bool {
+    arg.strip_prefix("--")
+        .and_then(|rest| rest.split_once('='))
+        .is_some_and(|(key, _)| key.contains('.'))
+}
+
+/// Ctrl-C or SIGTERM: the sidecar then cancels the registration and exits.
+async fn shutdown_signal() {
+    let ctrl_c = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        match signal(SignalKind::terminate()) {
+            Ok(mut terminate) => {
+                tokio::select! {
+                    _ = ctrl_c => {}
+                    _ = terminate.recv() => {}
+                }
+            }
+            Err(_) => ctrl_c.await.unwrap_or(()),
+        }
+    }
+    #[cfg(not(unix))]
+    ctrl_c.await.unwrap_or(());
+    tracing::info!("sidecar stopping: cancelling the registration");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(spring: &[&str]) -> SidecarArgs {
+        SidecarArgs {
+            app: Some("pyapp".to_owned()),
+            port: 8000,
+            health_url: "http://127.0.0.1:8000/health".to_owned(),
+            host: Some("127.0.0.1".to_owned()),
+            ip: Some("127.0.0.1".to_owned()),
+            health_interval: 2.0,
+            health_timeout: 1.0,
+            spring: spring.iter().map(|arg| arg.to_string()).collect(),
+        }
+    }
+
+    fn no_env(_: &str) -> Option<String> {
+        None
+    }
+
+    #[test]
+    fn the_flags_make_the_registration() {
+        let eureka = ["http://127.0.0.1:9/eureka/".to_owned()];
+        let config = config(&args(&[]), &eureka, &no_env).unwrap();
+        assert_eq!(config.client.app_name, "pyapp");
+        assert_eq!(config.client.port, 8000);
+        assert_eq!(config.client.host_name, "127.0.0.1");
+        assert_eq!(
+            config.client.ordered_service_urls(),
+            ["http://127.0.0.1:9/eureka/"]
+        );
+        assert_eq!(config.health_interval, Duration::from_secs(2));
+    }
+
+    #[test]
+    fn spring_keys_add_what_the_flags_do_not_say() {
+        let config = config(
+            &args(&["--eureka.instance.metadata-map.version=canary"]),
+            &[],
+            &no_env,
+        )
+        .unwrap();
+        assert_eq!(config.client.metadata["version"], "canary");
+    }
+
+    #[test]
+    fn a_flag_beats_the_same_setting_as_a_key() {
+        let config = config(
+            &args(&["--eureka.instance.non-secure-port=1"]),
+            &[],
+            &no_env,
+        )
+        .unwrap();
+        assert_eq!(config.client.port, 8000);
+    }
+
+    #[test]
+    fn eureka_url_from_the_environment_is_used_without_the_flag() {
+        let env = |name: &str| (name == ENV_URL).then(|| "http://127.0.0.1:7/eureka/".to_owned());
+        let config = config(&args(&[]), &[], &env).unwrap();
+        assert_eq!(
+            config.client.ordered_service_urls(),
+            ["http://127.0.0.1:7/eureka/"]
+        );
+    }
+
+    #[test]
+    fn an_argument_that_is_not_a_spring_key_is_a_usage_error() {
+        let error = config(&args(&["--verbose"]), &[], &no_env).err().unwrap();
+        assert_eq!(error.exit_code(), 2, "{error}");
+    }
+
+    #[test]
+    fn an_application_without_a_name_is_a_usage_error() {
+        let mut unnamed = args(&[]);
+        unnamed.app = None;
+        let error = config(&unnamed, &[], &no_env).err().unwrap();
+        assert!(error.to_string().contains("--app"), "{error}");
+    }
+}

@@ -1,0 +1,631 @@
+//! The `heureka` command line (`heureka apps`, `watch`…) as a script runs it: the real binary
+//! in its own process, against a server over a real socket, on both wire formats. What is
+//! checked is what a script sees: stdout, stderr and the exit code.
+
+use std::process::Stdio;
+
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+
+use crate::process::PATIENCE;
+use crate::support::TestServer;
+
+const FORMATS: [&str; 2] = ["json", "xml"];
+
+/// What one run of the binary printed and returned.
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    /// Each stdout line split on whitespace: the table's cells.
+    fn rows(&self) -> Vec<Vec<&str>> {
+        self.stdout
+            .lines()
+            .map(|line| line.split_whitespace().collect())
+            .collect()
+    }
+
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {}", self.stdout))
+    }
+}
+
+fn command(args: &[&str], env: &[(&str, &str)]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_heureka"));
+    // No EUREKA_* from the machine running the tests: only what the test gives.
+    command
+        .args(args)
+        .env_clear()
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .kill_on_drop(true);
+    command
+}
+
+async fn heureka_env(args: &[&str], env: &[(&str, &str)]) -> Run {
+    let output = tokio::time::timeout(PATIENCE, command(args, env).output())
+        .await
+        .expect("the command finishes")
+        .expect("the binary runs");
+    Run {
+        code: output.status.code().expect("an exit code, not a signal"),
+        stdout: String::from_utf8(output.stdout).unwrap(),
+        stderr: String::from_utf8(output.stderr).unwrap(),
+    }
+}
+
+/// Runs `heureka ARGS --eureka URL` against `server`.
+async fn heureka(server: &TestServer, args: &[&str]) -> Run {
+    let url = format!("{}/", server.base);
+    let mut all = args.to_vec();
+    all.extend(["--eureka", &url]);
+    heureka_env(&all, &[]).await
+}
+
+async fn ok(server: &TestServer, args: &[&str]) -> Run {
+    let run = heureka(server, args).await;
+    assert_eq!(run.code, 0, "heureka {args:?}: {}", run.stderr);
+    run
+}
+
+/// ORDERS with o1 (UP) and o2 (OUT_OF_SERVICE), BILLING with b1.
+async fn registry() -> TestServer {
+    let server = TestServer::start(&[]).await;
+    server.register("ORDERS", "o1").await;
+    server.register("ORDERS", "o2").await;
+    server.register("BILLING", "b1").await;
+    assert_eq!(
+        server
+            .put("/apps/ORDERS/o2/status?value=OUT_OF_SERVICE")
+            .await,
+        200
+    );
+    server
+}
+
+async fn instance_json(server: &TestServer, app: &str, id: &str) -> Value {
+    let (status, body) = server
+        .get_text(&format!("/apps/{app}/{id}"), Some("application/json"))
+        .await;
+    assert_eq!(status, 200);
+    serde_json::from_str::<Value>(&body).unwrap()["instance"].clone()
+}
+
+/// A port nothing listens on.
+fn closed_port_url() -> String {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    format!("http://127.0.0.1:{port}/eureka/")
+}
+
+#[tokio::test]
+async fn apps_counts_each_application_s_instances_by_status() {
+    let server = registry().await;
+    for format in FORMATS {
+        let run = ok(&server, &["apps", "--format", format]).await;
+        assert_eq!(
+            run.rows(),
+            [
+                vec![
+                    "APP",
+                    "INSTANCES",
+                    "UP",
+                    "DOWN",
+                    "STARTING",
+                    "OUT_OF_SERVICE",
+                    "UNKNOWN"
+                ],
+                vec!["BILLING", "1", "1", "0", "0", "0", "0"],
+                vec!["ORDERS", "2", "1", "0", "0", "1", "0"],
+            ],
+            "--format {format}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn apps_wide_lists_one_row_per_instance() {
+    let server = registry().await;
+    for format in FORMATS {
+        let run = ok(&server, &["apps", "-w", "--format", format]).await;
+        let rows = run.rows();
+        assert_eq!(rows[0][..3], ["APP", "ID", "STATUS"]);
+        let instances: Vec<(&str, &str, &str, &str)> = rows[1..]
+            .iter()
+            .map(|row| (row[0], row[1], row[2], row[3]))
+            .collect();
+        assert_eq!(
+            instances,
+            [
+                ("BILLING", "b1", "UP", "-"),
+                ("ORDERS", "o1", "UP", "-"),
+                ("ORDERS", "o2", "OUT_OF_SERVICE", "OUT_OF_SERVICE"),
+            ],
+            "--format {format}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn apps_json_is_eureka_s_registry_document_whatever_the_wire_format() {
+    let server = registry().await;
+    for format in FORMATS {
+        let document = ok(&server, &["apps", "--json", "--format", format])
+            .await
+            .json();
+        let apps = document["applications"]["application"].as_array().unwrap();
+        let mut ids: Vec<&str> = apps
+            .iter()
+            .flat_map(|app| app["instance"].as_array().unwrap())
+            .map(|instance| instance["instanceId"].as_str().unwrap())
+            .collect();
+        ids.sort_unstable();
+        assert_eq!(ids, ["b1", "o1", "o2"], "--format {format}");
+        assert_eq!(
+            document["applications"]["apps__hashcode"],
+            "OUT_OF_SERVICE_1_UP_2_"
+        );
+    }
+}
+
+#[tokio::test]
+async fn app_lists_its_instances_with_host_port_zone_and_last_renewal() {
+    let server = registry().await;
+    for format in FORMATS {
+        let run = ok(&server, &["app", "orders", "--format", format]).await;
+        assert_eq!(
+            run.rows(),
+            [
+                vec!["ID", "STATUS", "OVERRIDE", "HOST", "IP", "PORT", "ZONE", "LAST", "RENEW"],
+                vec!["o1", "UP", "-", "10.0.0.5", "10.0.0.5", "8080", "-", "0s", "ago"],
+                vec![
+                    "o2",
+                    "OUT_OF_SERVICE",
+                    "OUT_OF_SERVICE",
+                    "10.0.0.5",
+                    "10.0.0.5",
+                    "8080",
+                    "-",
+                    "0s",
+                    "ago"
+                ],
+            ],
+            "--format {format}"
+        );
+        let document = ok(&server, &["app", "ORDERS", "--json", "--format", format])
+            .await
+            .json();
+        assert_eq!(document["application"]["name"], "ORDERS");
+    }
+}
+
+#[tokio::test]
+async fn instance_shows_every_field_and_the_metadata() {
+    let server = registry().await;
+    for format in FORMATS {
+        let run = ok(&server, &["instance", "o2", "--format", format]).await;
+        let field = |name: &str| -> String {
+            run.stdout
+                .lines()
+                .find_map(|line| line.strip_prefix(&format!("{name}:")))
+                .unwrap_or_else(|| panic!("no {name} in:\n{}", run.stdout))
+                .trim()
+                .to_owned()
+        };
+        assert_eq!(field("app"), "ORDERS");
+        assert_eq!(field("overriddenStatus"), "OUT_OF_SERVICE");
+        assert_eq!(field("vipAddress"), "orders");
+        assert_eq!(
+            field("healthCheckUrl"),
+            "http://10.0.0.5:8080/actuator/health"
+        );
+        assert_eq!(field("metadata.management.port"), "8080");
+        let document = ok(&server, &["instance", "o2", "--json", "--format", format])
+            .await
+            .json();
+        assert_eq!(document["instance"]["status"], "OUT_OF_SERVICE");
+    }
+}
+
+#[tokio::test]
+async fn status_set_puts_an_override_and_status_clear_removes_it() {
+    let server = registry().await;
+    for format in FORMATS {
+        let run = ok(
+            &server,
+            &[
+                "status",
+                "set",
+                "ORDERS",
+                "o1",
+                "out_of_service",
+                "--format",
+                format,
+            ],
+        )
+        .await;
+        assert_eq!(
+            run.stdout,
+            "ORDERS/o1: status override set to OUT_OF_SERVICE\n"
+        );
+        let instance = instance_json(&server, "ORDERS", "o1").await;
+        assert_eq!(instance["overriddenStatus"], "OUT_OF_SERVICE");
+
+        ok(
+            &server,
+            &[
+                "status", "clear", "ORDERS", "o1", "--value", "UP", "--format", format,
+            ],
+        )
+        .await;
+        let instance = instance_json(&server, "ORDERS", "o1").await;
+        assert_eq!(instance["overriddenStatus"], "UNKNOWN");
+        assert_eq!(instance["status"], "UP");
+    }
+}
+
+#[tokio::test]
+async fn status_clear_without_a_value_leaves_the_instance_unknown_as_eureka_does() {
+    let server = registry().await;
+    ok(&server, &["status", "clear", "ORDERS", "o2"]).await;
+    let instance = instance_json(&server, "ORDERS", "o2").await;
+    assert_eq!(instance["overriddenStatus"], "UNKNOWN");
+    assert_eq!(instance["status"], "UNKNOWN");
+}
+
+#[tokio::test]
+async fn metadata_set_merges_the_pairs_into_the_instance_s_metadata() {
+    let server = registry().await;
+    for format in FORMATS {
+        let run = ok(
+            &server,
+            &[
+                "metadata",
+                "set",
+                "ORDERS",
+                "o1",
+                "zone=east",
+                "owner=team a",
+                "--json",
+                "--format",
+                format,
+            ],
+        )
+        .await;
+        let answer = run.json();
+        assert_eq!(answer["action"], "metadata-set");
+        assert_eq!(answer["metadata"]["owner"], "team a");
+        let metadata = &instance_json(&server, "ORDERS", "o1").await["metadata"];
+        assert_eq!(metadata["zone"], "east");
+        assert_eq!(metadata["owner"], "team a");
+        assert_eq!(metadata["management.port"], "8080", "merged, not replaced");
+    }
+    let run = ok(&server, &["app", "ORDERS"]).await;
+    assert_eq!(
+        run.rows()[1][6],
+        "east",
+        "the ZONE column reads metadata.zone"
+    );
+}
+
+#[tokio::test]
+async fn deregister_removes_the_instance() {
+    let server = registry().await;
+    ok(&server, &["deregister", "ORDERS", "o1"]).await;
+    let (status, _) = server.get_text("/apps/ORDERS/o1", None).await;
+    assert_eq!(status, 404);
+    let run = heureka(&server, &["deregister", "ORDERS", "o1"]).await;
+    assert_eq!(run.code, 1, "a second deregister finds nothing");
+}
+
+#[tokio::test]
+async fn an_unknown_application_or_instance_exits_1() {
+    let server = registry().await;
+    for args in [
+        vec!["app", "NOPE"],
+        vec!["instance", "nope"],
+        vec!["status", "set", "ORDERS", "nope", "UP"],
+        vec!["status", "clear", "ORDERS", "nope"],
+        vec!["metadata", "set", "NOPE", "o1", "a=b"],
+        vec!["deregister", "NOPE", "o1"],
+    ] {
+        for format in FORMATS {
+            let mut args = args.clone();
+            args.extend(["--format", format]);
+            let run = heureka(&server, &args).await;
+            assert_eq!(run.code, 1, "heureka {args:?}: {}", run.stderr);
+            assert!(run.stderr.contains("404"), "{}", run.stderr);
+            assert_eq!(run.stdout, "");
+        }
+    }
+}
+
+#[tokio::test]
+async fn usage_errors_exit_2_and_send_nothing() {
+    let server = registry().await;
+    let before = server.registry_json().await;
+    for args in [
+        vec!["status", "set", "ORDERS", "o1", "SLEEPING"],
+        vec!["metadata", "set", "ORDERS", "o1", "novalue"],
+        vec!["metadata", "set", "ORDERS", "o1"],
+        vec!["deregister", "ORDERS"],
+        vec!["apps", "--format", "yaml"],
+        vec!["apps", "--eureka", "ftp://u:secret@host/"],
+        vec!["watch", "--interval", "0"],
+        vec!["sidecar", "--app", "x"],
+    ] {
+        let run = heureka(&server, &args).await;
+        assert_eq!(run.code, 2, "heureka {args:?}: {}", run.stderr);
+        assert!(!run.stderr.contains("secret"), "{}", run.stderr);
+    }
+    assert_eq!(server.registry_json().await, before);
+}
+
+#[tokio::test]
+async fn an_unreachable_server_exits_3() {
+    let run = heureka_env(&["apps", "--eureka", &closed_port_url()], &[]).await;
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    assert!(run.stderr.contains("refused"), "{}", run.stderr);
+}
+
+#[tokio::test]
+async fn the_next_url_is_tried_when_the_first_is_unreachable() {
+    let server = registry().await;
+    let urls = format!("{},{}/", closed_port_url(), server.base);
+    let run = heureka_env(&["app", "BILLING", "--eureka", &urls], &[]).await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.rows()[1][0], "b1");
+}
+
+#[tokio::test]
+async fn the_url_comes_from_eureka_url_or_spring_s_default_zone_variable() {
+    let server = registry().await;
+    let url = format!("{}/", server.base);
+    for variable in ["EUREKA_URL", "EUREKA_CLIENT_SERVICEURL_DEFAULTZONE"] {
+        let run = heureka_env(&["app", "BILLING"], &[(variable, &url)]).await;
+        assert_eq!(run.code, 0, "{variable}: {}", run.stderr);
+    }
+    let run = heureka_env(
+        &["app", "BILLING"],
+        &[
+            ("EUREKA_URL", &url),
+            ("EUREKA_CLIENT_SERVICEURL_DEFAULTZONE", &closed_port_url()),
+        ],
+    )
+    .await;
+    assert_eq!(run.code, 0, "EUREKA_URL wins: {}", run.stderr);
+}
+
+const CREDENTIALS: [&str; 2] = [
+    "--spring.security.user.name=eureka",
+    "--spring.security.user.password=s3cret",
+];
+
+#[tokio::test]
+async fn credentials_come_from_the_url_or_the_environment_and_a_refusal_exits_4() {
+    let server = TestServer::start(&CREDENTIALS).await;
+    let url = format!("{}/", server.base);
+    let with_userinfo = url.replace("http://", "http://eureka:s3cret@");
+    let wrong = url.replace("http://", "http://eureka:guess@");
+    for format in FORMATS {
+        let run = heureka_env(&["apps", "--format", format, "--eureka", &url], &[]).await;
+        assert_eq!(run.code, 4, "no credentials: {}", run.stderr);
+        assert!(run.stderr.contains("401"), "{}", run.stderr);
+
+        let run = heureka_env(&["apps", "--format", format, "--eureka", &wrong], &[]).await;
+        assert_eq!(run.code, 4, "a wrong password: {}", run.stderr);
+        assert!(!run.stderr.contains("guess"), "{}", run.stderr);
+
+        let run = heureka_env(
+            &["apps", "--format", format, "--eureka", &with_userinfo],
+            &[],
+        )
+        .await;
+        assert_eq!(run.code, 0, "credentials in the URL: {}", run.stderr);
+
+        let env = [
+            ("EUREKA_URL", url.as_str()),
+            ("EUREKA_USERNAME", "eureka"),
+            ("EUREKA_PASSWORD", "s3cret"),
+        ];
+        let run = heureka_env(&["apps", "--format", format], &env).await;
+        assert_eq!(
+            run.code, 0,
+            "credentials in the environment: {}",
+            run.stderr
+        );
+    }
+}
+
+/// A `watch` running in the background: started, and waited for until it says on stderr that
+/// it is watching (after which it misses no change).
+struct Watch {
+    child: Child,
+}
+
+impl Watch {
+    async fn start(server: &TestServer, args: &[&str], ready: &str) -> Watch {
+        let url = format!("{}/", server.base);
+        let mut all = vec!["watch"];
+        all.extend(args);
+        all.extend(["--eureka", &url]);
+        let mut child = command(&all, &[])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the binary runs");
+        let mut stderr = BufReader::new(child.stderr.take().unwrap()).lines();
+        let said = tokio::time::timeout(PATIENCE, async {
+            let mut said = String::new();
+            while let Ok(Some(line)) = stderr.next_line().await {
+                said.push_str(&line);
+                said.push('\n');
+                if line.contains(ready) {
+                    return Ok(said);
+                }
+            }
+            Err(said)
+        })
+        .await
+        .expect("watch says it is watching");
+        if let Err(said) = said {
+            panic!("watch exited without saying {ready:?}:\n{said}");
+        }
+        Watch { child }
+    }
+
+    /// Waits for the watch to end (its `--count` reached); its stdout lines.
+    async fn lines(self) -> Vec<String> {
+        let output = tokio::time::timeout(PATIENCE, self.child.wait_with_output())
+            .await
+            .expect("watch stops after --count changes")
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "watch exited with {}",
+            output.status
+        );
+        String::from_utf8(output.stdout)
+            .unwrap()
+            .lines()
+            .map(str::to_owned)
+            .collect()
+    }
+}
+
+fn parsed(lines: &[String]) -> Vec<(String, String, String, Option<String>)> {
+    lines
+        .iter()
+        .map(|line| {
+            let change: Value = serde_json::from_str(line).unwrap();
+            let text = |key: &str| change[key].as_str().map(str::to_owned);
+            (
+                text("action").unwrap(),
+                text("app").unwrap(),
+                text("id").unwrap(),
+                text("event"),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn watch_prints_changes_from_heureka_s_event_stream() {
+    let server = TestServer::start(&[]).await;
+    let watch = Watch::start(&server, &["orders", "--count", "3", "--json"], "/events").await;
+    server.register("BILLING", "b1").await;
+    server.register("ORDERS", "o1").await;
+    assert_eq!(server.put("/apps/ORDERS/o1/status?value=DOWN").await, 200);
+    assert_eq!(server.delete("/apps/ORDERS/o1").await, 200);
+    let change = |action: &str, event: &str| {
+        (
+            action.to_owned(),
+            "ORDERS".to_owned(),
+            "o1".to_owned(),
+            Some(event.to_owned()),
+        )
+    };
+    assert_eq!(
+        parsed(&watch.lines().await),
+        [
+            change("ADDED", "registered"),
+            change("MODIFIED", "status-changed"),
+            change("DELETED", "cancelled"),
+        ],
+        "BILLING is filtered out"
+    );
+}
+
+#[tokio::test]
+async fn watch_prints_one_readable_line_per_change() {
+    let server = TestServer::start(&[]).await;
+    let watch = Watch::start(&server, &["--count", "1"], "/events").await;
+    server.register("ORDERS", "o1").await;
+    let lines = watch.lines().await;
+    let cells: Vec<&str> = lines[0].split_whitespace().collect();
+    assert_eq!(cells[1..], ["ADDED", "ORDERS", "o1", "UP", "[registered]"]);
+    assert!(
+        cells[0].ends_with('Z'),
+        "an RFC 3339 time in UTC: {}",
+        cells[0]
+    );
+}
+
+/// One change seen by a polling watch, each in a watch of its own: changes between two polls
+/// are coalesced, so one change per watch keeps what is printed certain.
+async fn polled_change(server: &TestServer, format: &str) -> Watch {
+    let args = [
+        "--poll",
+        "--interval",
+        "0.1",
+        "--count",
+        "1",
+        "--json",
+        "--format",
+        format,
+    ];
+    Watch::start(server, &args, "watching by polling").await
+}
+
+#[tokio::test]
+async fn watch_polls_the_delta_for_additions_changes_and_removals_on_json_and_xml() {
+    let server = registry().await;
+    for format in FORMATS {
+        let id = format!("s-{format}");
+        let watch = polled_change(&server, format).await;
+        server.register("SHIPPING", &id).await;
+        let added = watch.lines().await;
+
+        let watch = polled_change(&server, format).await;
+        let path = format!("/apps/SHIPPING/{id}");
+        assert_eq!(server.put(&format!("{path}/status?value=DOWN")).await, 200);
+        let modified = watch.lines().await;
+
+        let watch = polled_change(&server, format).await;
+        assert_eq!(server.delete(&path).await, 200);
+        let deleted = watch.lines().await;
+
+        let change = |action: &str| (action.to_owned(), "SHIPPING".to_owned(), id.clone(), None);
+        assert_eq!(parsed(&added), [change("ADDED")], "--format {format}");
+        assert_eq!(parsed(&modified), [change("MODIFIED")], "--format {format}");
+        assert_eq!(parsed(&deleted), [change("DELETED")], "--format {format}");
+        let status: Value = serde_json::from_str(&modified[0]).unwrap();
+        assert_eq!(status["status"], "DOWN");
+    }
+}
+
+#[tokio::test]
+async fn the_server_s_help_mentions_the_subcommands_and_each_has_its_own() {
+    let run = heureka_env(&["--help"], &[]).await;
+    assert_eq!(run.code, 0);
+    assert!(
+        run.stdout.starts_with("heureka "),
+        "the server's help is unchanged"
+    );
+    assert!(run.stdout.contains("heureka apps --help"), "{}", run.stdout);
+    for subcommand in [
+        "apps",
+        "app",
+        "instance",
+        "status",
+        "metadata",
+        "deregister",
+        "watch",
+    ] {
+        let run = heureka_env(&[subcommand, "--help"], &[]).await;
+        assert_eq!(run.code, 0, "{subcommand} --help");
+        assert!(
+            run.stdout.contains("Exit codes: 0 ok, 1 not found"),
+            "{}",
+            run.stdout
+        );
+    }
+}
