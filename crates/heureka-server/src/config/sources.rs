@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::PathBuf;
+use std::sync::OnceLock;
 
 use super::{keys, names, ConfigError};
 
@@ -85,7 +86,7 @@ impl Properties {
 
     /// The property for `name`, in any relaxed spelling.
     pub(crate) fn get(&self, name: &str) -> Option<&Property> {
-        self.by_name.get(&names::canonical(name))
+        self.by_name.get(keys::canonical_of(name).as_ref())
     }
 
     /// The entries of a map-valued key: `(map key, property)` for `prefix.<map key>`.
@@ -157,33 +158,60 @@ pub(crate) fn env_properties<'a>(
     env: &dyn Fn(&str) -> Option<String>,
     extra_names: impl Iterator<Item = &'a str>,
 ) -> Vec<Property> {
-    let default_zone = format!("eureka.client.service-url.{}", keys::DEFAULT_ZONE.0);
-    let mut candidates: Vec<String> = keys::KEYS
-        .iter()
-        .filter(|key| !key.name.contains('<'))
-        .map(|key| key.name.to_owned())
-        .chain([default_zone, "logging.level.root".to_owned()])
+    let extra: Vec<(String, String, Vec<String>)> = extra_names
+        .map(|name| {
+            (
+                names::canonical(name),
+                name.to_owned(),
+                names::env_names(name),
+            )
+        })
         .collect();
-    candidates.extend(extra_names.map(str::to_owned));
+    let candidates =
+        bound_key_env_names()
+            .iter()
+            .map(|(canonical, name, vars)| (canonical.as_str(), name.as_str(), vars.as_slice()))
+            .chain(extra.iter().map(|(canonical, name, vars)| {
+                (canonical.as_str(), name.as_str(), vars.as_slice())
+            }));
 
     let mut seen = std::collections::BTreeSet::new();
     let mut properties = Vec::new();
-    for name in candidates {
-        if !seen.insert(names::canonical(&name)) {
+    for (canonical, name, vars) in candidates {
+        if !seen.insert(canonical) {
             continue;
         }
-        let found = names::env_names(&name)
-            .into_iter()
-            .find_map(|var| env(&var).map(|value| (var, value)));
+        let found = vars
+            .iter()
+            .find_map(|var| env(var).map(|value| (var.clone(), value)));
         if let Some((var, value)) = found {
             properties.push(Property {
-                name,
+                name: name.to_owned(),
                 value,
                 origin: Origin::Env(var),
             });
         }
     }
     properties
+}
+
+/// `(canonical name, name, environment variable names)` of every bound key, `defaultZone` and
+/// `logging.level.root`, computed once: deriving them on each load was most of its cost.
+fn bound_key_env_names() -> &'static [(String, String, Vec<String>)] {
+    static NAMES: OnceLock<Vec<(String, String, Vec<String>)>> = OnceLock::new();
+    NAMES.get_or_init(|| {
+        let default_zone = format!("eureka.client.service-url.{}", keys::DEFAULT_ZONE.0);
+        keys::KEYS
+            .iter()
+            .filter(|key| !key.name.contains('<'))
+            .map(|key| key.name.to_owned())
+            .chain([default_zone, "logging.level.root".to_owned()])
+            .map(|name| {
+                let vars = names::env_names(&name);
+                (names::canonical(&name), name, vars)
+            })
+            .collect()
+    })
 }
 
 /// Looks a key up on the command line, then in the environment; used for the keys that
