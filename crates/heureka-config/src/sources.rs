@@ -201,7 +201,7 @@ pub(crate) fn env_properties(
             .find_map(|var| env(&var).map(|value| (var, value)));
         if let Some((var, value)) = found {
             properties.push(Property {
-                name,
+                name: name.to_owned(),
                 value,
                 origin: Origin::Env(var),
             });

@@ -78,8 +78,14 @@ impl DurationUnit {
 /// and overflow are rejected (a `Duration` cannot be negative); zero is accepted.
 pub fn parse_duration(text: &str, bare_unit: DurationUnit) -> Option<Duration> {
     let text = text.trim();
-    if text.len() > 2 && text[..2].eq_ignore_ascii_case("PT") {
-        return parse_iso_duration(&text[2..]);
+    // `get`, not slicing: the third byte may be inside a multi-byte character (`pé`).
+    if let Some(iso) = text
+        .get(..2)
+        .filter(|prefix| prefix.eq_ignore_ascii_case("PT"))
+        .and_then(|_| text.get(2..))
+        .filter(|rest| !rest.is_empty())
+    {
+        return parse_iso_duration(iso);
     }
     let digits_end = text
         .find(|c: char| !c.is_ascii_digit())

@@ -62,3 +62,173 @@ pub fn negotiate(accept: &[u8]) -> (Format, Format) {
         negotiate::instance_format(&headers),
     )
 }
+
+/// One request through the server's real router, over an in-memory state holding [`SEEDED`],
+/// and what a reader sees afterwards.
+#[derive(Debug)]
+pub struct Exchange {
+    /// The response's status.
+    pub status: u16,
+    /// Its `Content-Type`, if any.
+    pub content_type: Option<String>,
+    /// Its body; empty for an event stream, which never ends.
+    pub body: Vec<u8>,
+    /// After a method that may write: the full registry fetched through the router, as JSON
+    /// and as XML, with the status each read was answered.
+    pub full_fetch: Vec<(Format, u16, Vec<u8>)>,
+    /// After a method that may write: the registry's own view, `(app, id, status)` of every
+    /// instance.
+    pub registry: Vec<(String, String, heureka_core::InstanceStatus)>,
+}
+
+/// `(app, instance id)` of the instances every [`request`] starts with: one id with colons
+/// (which clients percent-encode), one plain.
+pub const SEEDED: [(&str, &str); 2] = [("ORDERS", "10.0.0.1:orders:8080"), ("ORDERS", "node-b")];
+
+/// Sends `method target` with no body and no header but `Accept` (`None`: no header) through
+/// the router [`crate::serve`] serves, on a current-thread runtime. The state is built once
+/// (a fresh one per request ran at 200 a second, most of it compressing the full-fetch
+/// cache) and put back to the [`SEEDED`] instances after every method that may write, so the
+/// registry a request meets is the same for every input. `None` when `target` is not a
+/// request target hyper would accept (hyper answers 400 before any router sees it).
+pub fn request(method: &str, target: &[u8], accept: Option<Format>) -> Option<Exchange> {
+    use tower::ServiceExt;
+
+    let uri = axum::http::Uri::from_maybe_shared(bytes::Bytes::copy_from_slice(target)).ok()?;
+    let method = axum::http::Method::from_bytes(method.as_bytes()).ok()?;
+    let reads_only = matches!(method.as_str(), "GET" | "HEAD" | "OPTIONS");
+    let server = fuzz_server();
+    server.runtime.block_on(async {
+        let mut request = axum::http::Request::builder().method(method).uri(uri);
+        if let Some(format) = accept {
+            request = request.header(header::ACCEPT, format.content_type());
+        }
+        let request = request.body(axum::body::Body::empty()).ok()?;
+        let response = server.app.clone().oneshot(request).await.ok()?;
+        let status = response.status().as_u16();
+        let content_type = response
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned());
+        let streaming = content_type
+            .as_deref()
+            .is_some_and(|value| value.starts_with("text/event-stream"));
+        let body = if streaming {
+            Vec::new()
+        } else {
+            axum::body::to_bytes(response.into_body(), usize::MAX)
+                .await
+                .ok()?
+                .to_vec()
+        };
+        let mut exchange = Exchange {
+            status,
+            content_type,
+            body,
+            full_fetch: Vec::new(),
+            registry: Vec::new(),
+        };
+        if !reads_only {
+            for format in [Format::Json, Format::Xml] {
+                let path = format!("{}/apps", server.config.heureka.base_path);
+                let read = axum::http::Request::get(path)
+                    .header(header::ACCEPT, format.content_type())
+                    .body(axum::body::Body::empty())
+                    .ok()?;
+                let response = server.app.clone().oneshot(read).await.ok()?;
+                let status = response.status().as_u16();
+                let body = axum::body::to_bytes(response.into_body(), usize::MAX)
+                    .await
+                    .ok()?;
+                exchange.full_fetch.push((format, status, body.to_vec()));
+            }
+            exchange.registry = server
+                .state
+                .registry
+                .lock()
+                .applications()
+                .applications
+                .into_iter()
+                .flat_map(|application| application.instances)
+                .map(|instance| {
+                    (
+                        instance.app.clone(),
+                        instance.id().to_owned(),
+                        instance.status,
+                    )
+                })
+                .collect();
+            server.reseed();
+        }
+        Some(exchange)
+    })
+}
+
+struct FuzzServer {
+    runtime: tokio::runtime::Runtime,
+    config: crate::config::Config,
+    state: crate::state::SharedState,
+    app: tower_http::normalize_path::NormalizePath<axum::Router>,
+    seeded: Vec<heureka_core::Instance>,
+}
+
+/// The default configuration without peers (nothing replicates or syncs), its state holding
+/// the [`SEEDED`] instances, and its router.
+fn fuzz_server() -> &'static FuzzServer {
+    static SERVER: std::sync::OnceLock<FuzzServer> = std::sync::OnceLock::new();
+    SERVER.get_or_init(|| {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("builds a current-thread runtime");
+        let mut config = crate::config::Config::default();
+        config.client.service_url.clear();
+        config.client.register_with_eureka = false;
+        config.client.fetch_registry = false;
+        let _entered = runtime.enter();
+        let state = crate::state::AppState::new(&config, crate::clock::Clock::System, 8761);
+        let app = crate::app(&state, &config);
+        let seeded = SEEDED
+            .iter()
+            .map(|(app, id)| {
+                let document = format!(
+                    r#"{{"instance":{{"instanceId":"{id}","hostName":"10.0.0.1","app":"{app}","ipAddr":"10.0.0.1","port":{{"$":8080,"@enabled":"true"}},"vipAddress":"orders","dataCenterInfo":{{"@class":"com.netflix.appinfo.InstanceInfo$DefaultDataCenterInfo","name":"MyOwn"}},"status":"UP","metadata":{{"zone":"a"}}}}}}"#
+                );
+                heureka_wire::decode_instance(document.as_bytes(), Format::Json, state.now())
+                    .expect("the seeded instances decode")
+            })
+            .collect();
+        drop(_entered);
+        let server = FuzzServer {
+            runtime,
+            config,
+            state,
+            app,
+            seeded,
+        };
+        server.runtime.block_on(async { server.reseed() });
+        server
+    })
+}
+
+impl FuzzServer {
+    /// Cancels every instance (which drops its status override too) and registers the seeded
+    /// ones afresh, through the write path, so the caches see new versions.
+    fn reseed(&self) {
+        self.state.write(|registry, now| {
+            let held: Vec<(String, String)> = registry
+                .applications()
+                .applications
+                .into_iter()
+                .flat_map(|application| application.instances)
+                .map(|instance| (instance.app.clone(), instance.id().to_owned()))
+                .collect();
+            for (app, id) in held {
+                registry.cancel(&app, &id, Origin::Client, now);
+            }
+            for instance in &self.seeded {
+                registry.register(instance.clone(), Origin::Client, now);
+            }
+        });
+    }
+}

@@ -30,12 +30,23 @@ use std::io;
 
 use tokio::net::TcpListener;
 use tower::Layer;
-use tower_http::normalize_path::NormalizePathLayer;
+use tower_http::normalize_path::{NormalizePath, NormalizePathLayer};
 
 use crate::config::Config;
 use crate::state::AppState;
 
 pub use crate::replication::ConfigReload;
+
+/// The service a connection is handed: the router, behind trailing-slash normalisation.
+fn app(state: &state::SharedState, config: &Config) -> NormalizePath<axum::Router> {
+    let router = routes::router(
+        state.clone(),
+        &config.heureka.base_path,
+        config.heureka.max_request_body_bytes,
+    );
+    // Trim trailing slashes before routing: Eureka (Jersey) treats them as optional.
+    NormalizePathLayer::trim_trailing_slash().layer(router)
+}
 
 /// Serves the API on `listener` until `shutdown` completes, running the background jobs, then
 /// lets in-flight requests finish for up to the configured grace period.
@@ -58,13 +69,7 @@ pub async fn serve_with_reload(
     let port = listener.local_addr()?.port();
     let state = AppState::new(&config, clock::Clock::System, port);
     state.log_start_up(&config, listener.local_addr()?);
-    let router = routes::router(
-        state.clone(),
-        &config.heureka.base_path,
-        config.heureka.max_request_body_bytes,
-    );
-    // Trim trailing slashes before routing: Eureka (Jersey) treats them as optional.
-    let app = NormalizePathLayer::trim_trailing_slash().layer(router);
+    let app = app(&state, &config);
     let mut background = tasks::spawn_all(&state, &config);
     let mut replicating = replication::spawn_all(&state, reload);
     events::webhooks::spawn_all(&state, &config.heureka.webhooks, &mut background);

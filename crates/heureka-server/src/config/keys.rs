@@ -3,6 +3,7 @@
 //! `KEYS` is the single source of truth: the binder reads defaults from it, the environment
 //! source derives variable names from it, and `--help` prints it, so the three cannot drift.
 
+use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use heureka_config::{Names, Schema};
@@ -442,6 +443,13 @@ const IGNORED_SERVER_MAPS: &[&str] = &[
     "experimental",
 ];
 
+/// The bound keys in canonical form, in table order, computed once: a load looks keys up a
+/// few hundred times and canonicalising the whole table each time dominated its cost.
+fn canonical_keys() -> &'static [(String, &'static Key)] {
+    static CANONICAL_KEYS: OnceLock<Vec<(String, &'static Key)>> = OnceLock::new();
+    CANONICAL_KEYS.get_or_init(|| KEYS.iter().map(|key| (canonical(key.name), key)).collect())
+}
+
 /// The key-table entry for `name` in any relaxed spelling.
 /// The server's relaxed-name rules: `MAP_PREFIXES` keep their map keys as written.
 pub(crate) fn names() -> &'static Names {
@@ -489,14 +497,34 @@ pub(crate) fn placeholder_fallback(
 }
 
 pub(crate) fn find(name: &str) -> Option<&'static Key> {
-    static CANONICAL_KEYS: OnceLock<Vec<(String, &'static Key)>> = OnceLock::new();
-    let table =
-        CANONICAL_KEYS.get_or_init(|| KEYS.iter().map(|key| (canonical(key.name), key)).collect());
-    let wanted = canonical(name);
+    by_name(name).map(|(_, key)| key)
+}
+
+/// Each key by its own spelling.
+fn spelled() -> &'static HashMap<&'static str, (&'static str, &'static Key)> {
+    static SPELLED: OnceLock<HashMap<&'static str, (&'static str, &'static Key)>> = OnceLock::new();
+    SPELLED.get_or_init(|| {
+        canonical_keys()
+            .iter()
+            .map(|(canonical_name, key)| (key.name, (canonical_name.as_str(), *key)))
+            .collect()
+    })
+}
+
+fn by_name(name: &str) -> Option<(&'static str, &'static Key)> {
+    static CANONICAL: OnceLock<HashMap<&'static str, &'static Key>> = OnceLock::new();
+    if let Some(found) = spelled().get(name) {
+        return Some(*found);
+    }
+    let table = CANONICAL.get_or_init(|| {
+        canonical_keys()
+            .iter()
+            .map(|(canonical_name, key)| (canonical_name.as_str(), *key))
+            .collect()
+    });
     table
-        .iter()
-        .find(|(canonical_name, _)| *canonical_name == wanted)
-        .map(|(_, key)| *key)
+        .get_key_value(canonical(name).as_str())
+        .map(|(canonical_name, key)| (*canonical_name, *key))
 }
 
 /// The default of a bound key, or "" when it has none.
@@ -509,13 +537,15 @@ pub(crate) fn default_of(name: &str) -> &'static str {
 pub(crate) fn is_accepted(canonical_name: &str) -> bool {
     if let Some(rest) = canonical_name.strip_prefix("eureka.server.") {
         let first = rest.split(['.', '[']).next().unwrap_or(rest);
-        return find(canonical_name).is_some()
-            || IGNORED_SERVER_KEYS
+        static IGNORED: OnceLock<Vec<String>> = OnceLock::new();
+        let ignored = IGNORED.get_or_init(|| {
+            IGNORED_SERVER_KEYS
                 .iter()
-                .any(|ignored| canonical(ignored) == first)
-            || IGNORED_SERVER_MAPS
-                .iter()
-                .any(|ignored| canonical(ignored) == first);
+                .chain(IGNORED_SERVER_MAPS)
+                .map(|name| canonical(name))
+                .collect()
+        });
+        return find(canonical_name).is_some() || ignored.iter().any(|name| name == first);
     }
     if let Some(rest) = canonical_name.strip_prefix("heureka.webhooks[") {
         // `heureka.webhooks[<n>].<property>`: an index, then one of the known properties.
@@ -531,14 +561,13 @@ pub(crate) fn is_accepted(canonical_name: &str) -> bool {
 
 /// The bound key closest to a mistyped one, if any is close enough to be a likely typo.
 pub(crate) fn suggestion(canonical_name: &str) -> Option<&'static str> {
-    KEYS.iter()
-        .filter(|key| !key.name.contains('<'))
-        .map(|key| {
-            (
-                edit_distance(&canonical(key.name), canonical_name),
-                key.name,
-            )
-        })
+    let length = canonical_name.chars().count();
+    canonical_keys()
+        .iter()
+        .filter(|(_, key)| !key.name.contains('<'))
+        // The distance is at least the difference in length: most keys need no computing.
+        .filter(|(name, _)| name.chars().count().abs_diff(length) <= 3)
+        .map(|(name, key)| (edit_distance(name, canonical_name), key.name))
         .filter(|(distance, _)| *distance <= 3)
         .min_by_key(|(distance, _)| *distance)
         .map(|(_, name)| name)

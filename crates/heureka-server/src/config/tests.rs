@@ -745,6 +745,19 @@ fn duration_parses_spring_units_and_iso_8601() {
     }
 }
 
+/// Found by fuzzing config_load: the value's second character was cut in half.
+#[test]
+fn duration_starting_with_a_multi_byte_character_is_an_error_naming_key() {
+    for value in ["pé", "p\u{FFFD}1s", "é", "PTé"] {
+        let argument = format!("--heureka.request-body-timeout={value}");
+        let message = error(&Dir::new(), &[argument.as_str()], &[]);
+        assert!(
+            message.contains("heureka.request-body-timeout"),
+            "{message}"
+        );
+    }
+}
+
 #[test]
 fn connection_limits_bind_from_spring_names() {
     let config = config(
