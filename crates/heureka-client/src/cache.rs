@@ -258,10 +258,10 @@ mod tests {
         ));
         assert_eq!(local.applications(), ["ORDERS", "USERS"]);
         assert_eq!(ids(&local.all_instances("orders")), ["a", "b"]);
-        let by_id: Vec<&str> = local
+        let by_id: Vec<String> = local
             .instances_by_id("b")
-            .iter()
-            .map(|i| i.app.as_str())
+            .into_iter()
+            .map(|i| i.app)
             .collect();
         assert_eq!(by_id, ["ORDERS", "USERS"]);
     }
