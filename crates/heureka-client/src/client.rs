@@ -198,7 +198,7 @@ impl EurekaClient {
     /// Asks for a replication round now: the health check is consulted and the instance
     /// re-registered if anything changed. False when the on-demand rate limit (a burst of 2,
     /// then `120 / instance_info_replication_interval` per minute) refused it; the periodic
-    /// round does it then.
+    /// round does it then; always false for a client that does not register.
     pub fn request_update(&self) -> bool {
         self.inner.request_update()
     }
@@ -379,6 +379,10 @@ impl Inner {
 
     /// Wakes the replicator if the on-demand limiter allows; Java's `onDemandUpdate`.
     fn request_update(&self) -> bool {
+        if !self.registers {
+            // No replicator runs: nothing is ever sent.
+            return false;
+        }
         let allowed = self
             .on_demand_limiter
             .lock()

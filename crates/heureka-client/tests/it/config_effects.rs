@@ -194,3 +194,15 @@ async fn a_health_check_given_in_code_is_used_instead_of_the_health_url() {
     assert_eq!(server.status("BILLING", "b1").await, "DOWN");
     client.shutdown().await.unwrap();
 }
+
+#[tokio::test]
+async fn without_register_with_eureka_no_update_can_be_requested() {
+    let server = Server::start().await;
+    let mut config = config(&server);
+    config.register_with_eureka = false;
+    let client = EurekaClient::start(config).await.unwrap();
+
+    // The limiter would allow a first request; there is no registration to update.
+    assert!(!client.request_update());
+    client.shutdown().await.unwrap();
+}
