@@ -1,6 +1,6 @@
 //! The local copy of the registry (§8.3, §8.4): replaced by a full fetch, patched by a delta,
-//! checked against the server's `apps__hashcode`, and viewed as the shuffled `UP` instances of
-//! each application.
+//! checked against the server's `apps__hashcode`, and viewed as each application's instances,
+//! shuffled, only the `UP` ones unless the client asks for every status.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -10,14 +10,26 @@ use heureka_core::{apps_hashcode, ActionType, Applications, Instance, InstanceSt
 pub(crate) struct LocalRegistry {
     /// Every instance, by application name then instance id; the hash is computed over these.
     apps: BTreeMap<String, BTreeMap<String, Instance>>,
-    /// Each application's `UP` instances, shuffled once per fetch as the Java client does, so
-    /// that clients spread their calls across instances.
-    up: HashMap<String, Vec<Instance>>,
+    /// Each application's offered instances (`UP` ones, or all with `every_status`), shuffled
+    /// once per fetch as the Java client does, so that clients spread their calls across
+    /// instances.
+    offered: HashMap<String, Vec<Instance>>,
+    /// Whether instances of every status are offered (`filter-only-up-instances=false`).
+    every_status: bool,
     /// Whether a full fetch has succeeded; until then every refresh is a full fetch.
     pub(crate) filled: bool,
 }
 
 impl LocalRegistry {
+    /// An empty copy offering only `UP` instances, or (`filter_only_up` false) every status,
+    /// as Java's `shouldFilterOnlyUpInstances` decides what the shuffled lists hold.
+    pub(crate) fn new(filter_only_up: bool) -> LocalRegistry {
+        LocalRegistry {
+            every_status: !filter_only_up,
+            ..LocalRegistry::default()
+        }
+    }
+
     /// Replaces the copy with a full registry document; returns the applications whose
     /// instances differ from before (added, removed or changed).
     pub(crate) fn replace(&mut self, full: Applications) -> Vec<String> {
@@ -115,28 +127,50 @@ impl LocalRegistry {
         )
     }
 
-    /// The `UP` instances of `app` (any case), in this fetch's shuffled order.
+    /// The offered instances of `app` (any case), in this fetch's shuffled order.
     pub(crate) fn instances(&self, app: &str) -> Vec<Instance> {
-        self.up
+        self.offered
             .get(&app.to_uppercase())
             .cloned()
             .unwrap_or_default()
     }
 
+    /// Every instance of `app` (any case), whatever its status, ordered by id.
+    pub(crate) fn all_instances(&self, app: &str) -> Vec<Instance> {
+        self.apps
+            .get(&app.to_uppercase())
+            .map(|instances| instances.values().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// The instances with this id, in any application, whatever their status.
+    pub(crate) fn instances_by_id(&self, id: &str) -> Vec<Instance> {
+        self.apps
+            .values()
+            .filter_map(|instances| instances.get(id).cloned())
+            .collect()
+    }
+
+    /// The names of the applications in the copy (upper case, sorted), every status counted.
+    pub(crate) fn applications(&self) -> Vec<String> {
+        self.apps.keys().cloned().collect()
+    }
+
     fn reshuffle(&mut self) {
-        self.up = self
+        let every_status = self.every_status;
+        self.offered = self
             .apps
             .iter()
             .map(|(name, instances)| {
-                let mut up: Vec<Instance> = instances
+                let mut offered: Vec<Instance> = instances
                     .values()
-                    .filter(|instance| instance.status == InstanceStatus::Up)
+                    .filter(|instance| every_status || instance.status == InstanceStatus::Up)
                     .cloned()
                     .collect();
-                fastrand::shuffle(&mut up);
-                (name.clone(), up)
+                fastrand::shuffle(&mut offered);
+                (name.clone(), offered)
             })
-            .filter(|(_, up)| !up.is_empty())
+            .filter(|(_, offered)| !offered.is_empty())
             .collect();
     }
 }
@@ -195,6 +229,41 @@ mod tests {
             "",
         ));
         assert_eq!(ids(&local.instances("orders")), ["a"]);
+    }
+
+    #[test]
+    fn without_the_up_filter_every_status_is_offered() {
+        let mut local = LocalRegistry::new(false);
+        local.replace(document(
+            vec![
+                instance("ORDERS", "a", InstanceStatus::Up, None),
+                instance("ORDERS", "b", InstanceStatus::Down, None),
+                instance("ORDERS", "c", InstanceStatus::OutOfService, None),
+            ],
+            "",
+        ));
+        assert_eq!(ids(&local.instances("orders")), ["a", "b", "c"]);
+    }
+
+    #[test]
+    fn every_instance_and_application_can_be_looked_at_whatever_the_filter() {
+        let mut local = LocalRegistry::new(true);
+        local.replace(document(
+            vec![
+                instance("ORDERS", "a", InstanceStatus::Up, None),
+                instance("ORDERS", "b", InstanceStatus::Down, None),
+                instance("USERS", "b", InstanceStatus::Starting, None),
+            ],
+            "",
+        ));
+        assert_eq!(local.applications(), ["ORDERS", "USERS"]);
+        assert_eq!(ids(&local.all_instances("orders")), ["a", "b"]);
+        let by_id: Vec<String> = local
+            .instances_by_id("b")
+            .into_iter()
+            .map(|i| i.app)
+            .collect();
+        assert_eq!(by_id, ["ORDERS", "USERS"]);
     }
 
     #[test]

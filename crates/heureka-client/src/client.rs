@@ -19,7 +19,7 @@ use crate::cache::LocalRegistry;
 use crate::config::ClientConfig;
 use crate::error::ClientError;
 use crate::events::{ClientEvent, FetchKind, EVENT_BUFFER};
-use crate::health::HealthCheck;
+use crate::health::{url_health_check, HealthCheck};
 use crate::replicator::{OwnInstance, RateLimiter, StatusChange, ON_DEMAND_BURST};
 use crate::schedule::supervise;
 use crate::transport::Transport;
@@ -34,6 +34,11 @@ const JSON: &str = "application/json";
 /// check consulted and the instance re-registered if it changed. [`EurekaClient::shutdown`]
 /// cancels the registration; dropping the client without it cancels too, as a best effort, if
 /// a Tokio runtime is still running.
+///
+/// As in Java, `register_with_eureka = false` leaves out everything about the own instance
+/// (no registration, heartbeat, replication, health check or cancel: the client only reads the
+/// registry), and `fetch_registry = false` leaves out the registry copy (no fetch at start, no
+/// refresh: every lookup is empty).
 pub struct EurekaClient {
     inner: Arc<Inner>,
     tasks: Vec<JoinHandle<()>>,
@@ -44,7 +49,8 @@ pub struct EurekaClient {
 pub struct ClientBuilder {
     config: ClientConfig,
     health: Option<Arc<dyn HealthCheck>>,
-    status: InstanceStatus,
+    /// The builder's explicit initial status; `None` takes the config's `initial_status`.
+    status: Option<InstanceStatus>,
     events: broadcast::Sender<ClientEvent>,
 }
 
@@ -55,6 +61,8 @@ struct Inner {
     app_path: String,
     app: String,
     id: String,
+    /// `register_with_eureka`: whether the own instance is registered, renewed and cancelled.
+    registers: bool,
     /// What is registered, and whether a change still has to be.
     own: Mutex<OwnInstance>,
     health: Option<Arc<dyn HealthCheck>>,
@@ -83,8 +91,8 @@ pub struct FetchCounts {
 }
 
 impl EurekaClient {
-    /// Starts a client with no health check, reporting itself `UP`: see
-    /// [`ClientBuilder::start`].
+    /// Starts a client with no health check given in code, reporting the config's
+    /// `initial_status`: see [`ClientBuilder::start`].
     pub async fn start(config: ClientConfig) -> Result<EurekaClient, ClientError> {
         EurekaClient::builder(config).start().await
     }
@@ -94,19 +102,43 @@ impl EurekaClient {
         ClientBuilder {
             config,
             health: None,
-            status: InstanceStatus::Up,
+            status: None,
             events: broadcast::channel(EVENT_BUFFER).0,
         }
     }
 
-    /// The `UP` instances of `app` in the local copy, shuffled at each fetch as the Java client
-    /// does.
+    /// The `UP` instances of `app` (any case) in the local copy, shuffled at each fetch as the
+    /// Java client does; instances of every status when `filter_only_up_instances` is off.
     pub fn instances(&self, app: &str) -> Vec<Instance> {
-        self.inner
-            .registry
-            .lock()
-            .expect("registry lock")
-            .instances(app)
+        self.registry().instances(app)
+    }
+
+    /// Every instance of `app` (any case) in the local copy, whatever its status, ordered by
+    /// id: what Java's `getApplication(app).getInstancesAsIsFromEureka()` holds.
+    pub fn all_instances(&self, app: &str) -> Vec<Instance> {
+        self.registry().all_instances(app)
+    }
+
+    /// The instances in the local copy with this instance id, in any application and of any
+    /// status (Java's `getInstancesById`).
+    pub fn instances_by_id(&self, id: &str) -> Vec<Instance> {
+        self.registry().instances_by_id(id)
+    }
+
+    /// The names of the applications in the local copy, upper case and sorted, every status
+    /// counted (the applications of Java's `getApplications()`).
+    pub fn applications(&self) -> Vec<String> {
+        self.registry().applications()
+    }
+
+    /// The `apps__hashcode` of the local copy (e.g. `DOWN_1_UP_2_`), which after a refresh is
+    /// the server's: two copies with the same hash hold the same statuses.
+    pub fn apps_hashcode(&self) -> String {
+        self.registry().hashcode()
+    }
+
+    fn registry(&self) -> std::sync::MutexGuard<'_, LocalRegistry> {
+        self.inner.registry.lock().expect("registry lock")
     }
 
     /// How many full fetches and consistent deltas have refreshed the local copy.
@@ -166,15 +198,19 @@ impl EurekaClient {
     /// Asks for a replication round now: the health check is consulted and the instance
     /// re-registered if anything changed. False when the on-demand rate limit (a burst of 2,
     /// then `120 / instance_info_replication_interval` per minute) refused it; the periodic
-    /// round does it then.
+    /// round does it then; always false for a client that does not register.
     pub fn request_update(&self) -> bool {
         self.inner.request_update()
     }
 
-    /// Stops the background tasks and cancels the registration (`DELETE apps/APP/id`).
+    /// Stops the background tasks and cancels the registration (`DELETE apps/APP/id`), unless
+    /// the client does not register.
     pub async fn shutdown(mut self) -> Result<(), ClientError> {
         self.stop_tasks();
         self.cancelled = true;
+        if !self.inner.registers {
+            return Ok(());
+        }
         self.inner.cancel().await
     }
 
@@ -187,17 +223,19 @@ impl EurekaClient {
 
 impl ClientBuilder {
     /// Consults `check` before the first registration and at every replication round; its
-    /// answer is registered while the application's own status is `UP`
-    /// (`eureka.client.healthcheck.enabled` with a `HealthCheckHandler`).
+    /// answer is registered while the application's own status is `UP` (Spring's
+    /// `HealthCheckHandler`). A check given here is used whatever
+    /// `eureka.client.healthcheck.enabled` says: that key only makes the client check its own
+    /// health URL when no check is given in code.
     pub fn health_check(mut self, check: impl HealthCheck) -> ClientBuilder {
         self.health = Some(Arc::new(check));
         self
     }
 
-    /// The application's own status at the first registration (Spring's
-    /// `eureka.instance.initial-status`, `UP`).
+    /// The application's own status at the first registration, in place of the config's
+    /// `initial_status` (`eureka.instance.initial-status`, `UP` by default).
     pub fn status(mut self, status: InstanceStatus) -> ClientBuilder {
-        self.status = status;
+        self.status = Some(status);
         self
     }
 
@@ -208,7 +246,12 @@ impl ClientBuilder {
 
     /// Fetches the registry (a failure is logged, not fatal, as in Java), consults the health
     /// check, registers the instance (anything but 204 is an error) and starts the heartbeat,
-    /// refresh and replication tasks.
+    /// refresh and replication tasks; the fetch and refresh only with `fetch_registry`, the
+    /// rest only with `register_with_eureka`.
+    ///
+    /// The health check is the one given to [`ClientBuilder::health_check`], else, with
+    /// `healthcheck_enabled`, a GET of the instance's own health-check URL (2xx is `UP`,
+    /// anything else `DOWN`), else none.
     pub async fn start(self) -> Result<EurekaClient, ClientError> {
         let ClientBuilder {
             config,
@@ -224,12 +267,25 @@ impl ClientBuilder {
             config.request_timeout,
         )?;
         let instance = crate::instance::own_instance(&config, now_millis());
+        let status = status.unwrap_or(config.initial_status);
+        let health = match health {
+            Some(health) => Some(health),
+            None if config.healthcheck_enabled => own_health_url(&instance)
+                .map(|url| {
+                    url_health_check(url, config.request_timeout)
+                        .map(|check| Arc::new(check) as Arc<dyn HealthCheck>)
+                })
+                .transpose()
+                .map_err(ClientError::Body)?,
+            None => None,
+        };
         let inner = Arc::new(Inner {
             transport,
             app_path: format!("apps/{}", instance.app),
             instance_path: format!("apps/{}/{}", instance.app, instance.id()),
             app: instance.app.clone(),
             id: instance.id().to_owned(),
+            registers: config.register_with_eureka,
             own: Mutex::new(OwnInstance::new(instance, status)),
             health,
             replication_interval: config.instance_info_replication_interval,
@@ -240,38 +296,46 @@ impl ClientBuilder {
                 Instant::now(),
             )),
             on_demand: Notify::new(),
-            registry: Mutex::new(LocalRegistry::default()),
+            registry: Mutex::new(LocalRegistry::new(config.filter_only_up_instances)),
             remote_status: Mutex::new(None),
             events,
             full_fetches: AtomicU64::new(0),
             deltas_applied: AtomicU64::new(0),
         });
-        if let Err(error) = inner.refresh().await {
-            tracing::warn!(%error, "initial registry fetch failed");
-        }
-        // As Spring's first on-demand update does: the health check's answer is what is first
-        // registered.
-        inner.check_health().await;
-        inner.register().await?;
-        let heartbeat = inner.clone();
-        let refresh = inner.clone();
-        let tasks = vec![
-            supervise(
-                config.lease_renewal_interval,
-                config.heartbeat_executor_exponential_back_off_bound,
-                move || heartbeat.clone().heartbeat_round(),
-            ),
-            supervise(
+        let mut tasks = Vec::new();
+        if config.fetch_registry {
+            if let Err(error) = inner.refresh().await {
+                tracing::warn!(%error, "initial registry fetch failed");
+            }
+            let refresh = inner.clone();
+            tasks.push(supervise(
                 config.registry_fetch_interval,
                 config.cache_refresh_executor_exponential_back_off_bound,
                 move || refresh.clone().refresh_round(),
-            ),
-            tokio::spawn(
+            ));
+        }
+        if config.register_with_eureka {
+            // As Spring's first on-demand update does: the health check's answer is what is
+            // first registered.
+            inner.check_health().await;
+            if let Err(error) = inner.register().await {
+                for task in tasks {
+                    task.abort();
+                }
+                return Err(error);
+            }
+            let heartbeat = inner.clone();
+            tasks.push(supervise(
+                config.lease_renewal_interval,
+                config.heartbeat_executor_exponential_back_off_bound,
+                move || heartbeat.clone().heartbeat_round(),
+            ));
+            tasks.push(tokio::spawn(
                 inner
                     .clone()
                     .replicate(config.initial_instance_info_replication_interval),
-            ),
-        ];
+            ));
+        }
         Ok(EurekaClient {
             inner,
             tasks,
@@ -283,7 +347,7 @@ impl ClientBuilder {
 impl Drop for EurekaClient {
     fn drop(&mut self) {
         self.stop_tasks();
-        if self.cancelled {
+        if self.cancelled || !self.inner.registers {
             return;
         }
         // Drop cannot await; the cancel runs if the runtime lives long enough.
@@ -315,6 +379,10 @@ impl Inner {
 
     /// Wakes the replicator if the on-demand limiter allows; Java's `onDemandUpdate`.
     fn request_update(&self) -> bool {
+        if !self.registers {
+            // No replicator runs: nothing is ever sent.
+            return false;
+        }
         let allowed = self
             .on_demand_limiter
             .lock()
@@ -538,6 +606,18 @@ impl Inner {
             .send(path, |http, url| http.get(url).header(ACCEPT, JSON))
             .await
     }
+}
+
+/// Where the instance says its health is: the plain health-check URL, else the secure one.
+fn own_health_url(instance: &Instance) -> Option<String> {
+    let url = instance
+        .health_check_url
+        .clone()
+        .or_else(|| instance.secure_health_check_url.clone());
+    if url.is_none() {
+        tracing::warn!("healthcheck enabled, but the instance has no health-check URL; none used");
+    }
+    url
 }
 
 fn expect(status: StatusCode, wanted: StatusCode, what: &'static str) -> Result<(), ClientError> {

@@ -37,15 +37,22 @@ pub struct ClientConfig {
     /// `eureka.client.prefer-same-zone-eureka`, default `true`: try the own zone's servers
     /// first.
     pub prefer_same_zone_eureka: bool,
-    /// `eureka.client.register-with-eureka`, default `true`.
+    /// `eureka.client.register-with-eureka`, default `true`. When false the client never
+    /// registers, renews, replicates, consults a health check or cancels: it only reads the
+    /// registry (`set_status` and `update_metadata` then change only what `status()` says).
     pub register_with_eureka: bool,
-    /// `eureka.client.fetch-registry`, default `true`.
+    /// `eureka.client.fetch-registry`, default `true`. When false the registry is neither
+    /// fetched at start nor refreshed: every lookup is empty and no refresh event comes.
     pub fetch_registry: bool,
-    /// `eureka.client.filter-only-up-instances`, default `true`: lookups return only `UP`
-    /// instances.
+    /// `eureka.client.filter-only-up-instances`, default `true`: `EurekaClient::instances`
+    /// returns only `UP` instances; when false, instances of every status, still shuffled
+    /// (Java's `shouldFilterOnlyUpInstances`). A [`crate::Selector`] keeps to `UP` instances
+    /// by default either way.
     pub filter_only_up_instances: bool,
-    /// `eureka.client.healthcheck.enabled`, default `false`: whether the application's health
-    /// decides the status it reports (Spring's `EurekaHealthCheckHandler`).
+    /// `eureka.client.healthcheck.enabled`, default `false`. When true and no health check is
+    /// given in code, the client checks the instance's own health-check URL (2xx `UP`, else
+    /// `DOWN`), as Spring's `EurekaHealthCheckHandler` lets actuator health decide the status.
+    /// A check given to `ClientBuilder::health_check` is used whatever this says.
     pub healthcheck_enabled: bool,
     /// The application name (`eureka.instance.appname`, default `spring.application.name`,
     /// else `unknown`); upper-cased on the wire, as Eureka does.
@@ -54,12 +61,16 @@ pub struct ClientConfig {
     /// `${spring.cloud.client.hostname}:${spring.application.name}:${spring.application.instance_id:${server.port}}`
     /// (parts that are unset are left out with their `:`).
     pub instance_id: String,
-    /// The host name registered: `eureka.instance.hostname`, else the one found for the
-    /// address chosen (`address.rs`); the IP address when `prefer_ip_address`.
+    /// The host name: `eureka.instance.hostname`, else the one found for the address chosen
+    /// (`address.rs`). It is what is registered as `hostName` (and the host of the page URLs)
+    /// unless `prefer_ip_address`; Spring binding then puts the IP address here too.
     pub host_name: String,
     /// `eureka.instance.ip-address`, else the first non-loopback address (`address.rs`).
     pub ip_addr: String,
-    /// `eureka.instance.prefer-ip-address`, default `false`. Already applied to `host_name`.
+    /// `eureka.instance.prefer-ip-address`, default `false`: register `ip_addr` as the
+    /// instance's `hostName` and use it in the page URLs. Callers whose
+    /// [`crate::DiscoveryHttpClient`] connects to `hostName` (the default [`crate::Address`])
+    /// then reach this instance by IP.
     pub prefer_ip_address: bool,
     /// `eureka.instance.non-secure-port`, default `server.port`, else 8080.
     pub port: u16,
@@ -85,18 +96,23 @@ pub struct ClientConfig {
     pub secure_vip_address: String,
     /// The instance's pages: paths and explicit URLs, made absolute in `instance.rs`.
     pub urls: InstanceUrls,
-    /// `eureka.instance.initial-status`, default `UP`: the status registered once started.
+    /// `eureka.instance.initial-status`, default `UP`: the status the first registration
+    /// carries, unless `ClientBuilder::status` gives another.
     pub initial_status: InstanceStatus,
-    /// `eureka.instance.instance-enabled-onit`, default `false`. In Spring it decides only
-    /// the status before the application has started (`STARTING` when false), which is never
-    /// registered; kept so that the key binds.
+    /// `eureka.instance.instance-enabled-onit`, default `false`. **Inert here**: bound so that
+    /// the key is accepted, it changes nothing. In Spring it decides only the status before the
+    /// application context has started (`STARTING` when false), which Spring replaces with
+    /// `initial-status` when it registers; a Rust service starts its client when it is ready.
+    /// To register `STARTING` first, set `initial_status` to `STARTING` and call
+    /// `set_status(UP)` when ready.
     pub instance_enabled_onit: bool,
     /// `spring.cloud.inetutils.*`: how the own address was chosen.
     pub inet: InetSettings,
     /// How often the local registry copy is refreshed
     /// (`eureka.client.registry-fetch-interval-seconds`, 30 s).
     pub registry_fetch_interval: Duration,
-    /// How long a service URL that failed is skipped before it is tried again.
+    /// How long a service URL that failed is skipped before it is tried again (30 s). Not a
+    /// Spring key (Java keeps a URL quarantined until two thirds of them are); set in code.
     pub quarantine: Duration,
     /// Timeout of one HTTP request (`eureka.client.eureka-server-read-timeout-seconds`, 8 s).
     pub request_timeout: Duration,

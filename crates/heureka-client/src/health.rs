@@ -4,6 +4,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::time::Duration;
 
 use heureka_core::InstanceStatus;
 
@@ -29,6 +30,33 @@ where
     fn check(&self) -> BoxFuture<'_, InstanceStatus> {
         Box::pin(self())
     }
+}
+
+/// `eureka.client.healthcheck.enabled` without a health check given in code: the instance's
+/// own health-check URL (`eureka.instance.health-check-url[-path]`, as registered), asked with
+/// a GET; a 2xx answer is `UP`, any other answer or no answer `DOWN`. This is what the key does
+/// for a Spring application, whose actuator health then decides its Eureka status.
+pub(crate) fn url_health_check(
+    url: String,
+    timeout: Duration,
+) -> Result<impl HealthCheck, reqwest::Error> {
+    let http = reqwest::Client::builder().timeout(timeout).build()?;
+    Ok(move || {
+        let request = http.get(&url);
+        async move {
+            match request.send().await {
+                Ok(response) if response.status().is_success() => InstanceStatus::Up,
+                Ok(response) => {
+                    tracing::info!(status = %response.status(), "own health URL: DOWN");
+                    InstanceStatus::Down
+                }
+                Err(error) => {
+                    tracing::info!(%error, "own health URL unreachable: DOWN");
+                    InstanceStatus::Down
+                }
+            }
+        }
+    })
 }
 
 /// The status to register: what the application set, unless that is `UP` and a health check

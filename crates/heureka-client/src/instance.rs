@@ -18,7 +18,7 @@ pub(crate) fn own_instance(config: &ClientConfig, now: Millis) -> Instance {
     let mut instance = Instance::new(
         &config.app_name,
         &config.instance_id,
-        &config.host_name,
+        host_name(config),
         &config.ip_addr,
         now,
     );
@@ -39,7 +39,7 @@ pub(crate) fn own_instance(config: &ClientConfig, now: Millis) -> Instance {
         Some(config.secure_vip_address.clone()).filter(|vip| !vip.is_empty());
 
     let urls = &config.urls;
-    let host = &config.host_name;
+    let host = host_name(config);
     let plain = |port: u16, path: &str| format!("http://{host}:{port}{path}");
     let management_port = urls.management_port.unwrap_or(config.port);
     instance.home_page_url = Some(explicit_or(&urls.home_page, config, || {
@@ -76,7 +76,17 @@ fn explicit_or(
 }
 
 fn with_host(url: &str, config: &ClientConfig) -> String {
-    url.replace(HOST_NAME_PLACEHOLDER, &config.host_name)
+    url.replace(HOST_NAME_PLACEHOLDER, host_name(config))
+}
+
+/// The host name registered, and the host of the page URLs: the IP address with
+/// `prefer_ip_address`, as Spring's `EurekaInstanceConfigBean.getHostname` answers.
+fn host_name(config: &ClientConfig) -> &str {
+    if config.prefer_ip_address {
+        &config.ip_addr
+    } else {
+        &config.host_name
+    }
 }
 
 fn whole_secs(duration: Duration) -> u32 {

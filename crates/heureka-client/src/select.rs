@@ -111,7 +111,8 @@ impl Selector {
     }
 
     /// Accepts instances whatever their status, for a list that was not filtered to `UP` by its
-    /// source (the [`EurekaClient`] already offers `UP` instances only).
+    /// source (the [`EurekaClient`] offers `UP` instances only, unless its
+    /// `filter_only_up_instances` is off).
     pub fn any_status(mut self) -> Selector {
         self.status = None;
         self
@@ -291,7 +292,8 @@ pub trait InstanceSource: Send + Sync {
     fn instances(&self, app: &str) -> Vec<Instance>;
 }
 
-/// The client's local registry copy: the `UP` instances as of the last fetch.
+/// The client's local registry copy: [`EurekaClient::instances`], the `UP` instances as of the
+/// last fetch (every status with `filter_only_up_instances` off).
 impl InstanceSource for EurekaClient {
     fn instances(&self, app: &str) -> Vec<Instance> {
         EurekaClient::instances(self, app)

@@ -1,11 +1,13 @@
 //! Two roles of one small program, to show a Rust service registering with Eureka and calling
 //! another by name (see README.md):
 //!
-//! * `call-by-name serve PORT` runs an `ORDERS` instance on PORT: it answers `GET /hello` and is
-//!   registered (and kept alive) by an `EurekaClient` until Ctrl-C, when it cancels.
-//! * `call-by-name call` registers as `BILLING` and calls `http://orders/hello` a few times; each
-//!   call goes to the instance a round-robin `Selector` picks, and a call whose instance is gone
-//!   is retried on another.
+//! * `call-by-name serve PORT [VERSION]` runs an `ORDERS` instance on PORT: it answers
+//!   `GET /hello` and is registered (and kept alive) by an `EurekaClient` until Ctrl-C, when it
+//!   cancels. With VERSION it registers the metadata `version=VERSION`.
+//! * `call-by-name call [VERSION]` registers as `BILLING` and calls `http://orders/hello` a few
+//!   times; each call goes to the instance a round-robin `Selector` picks (with VERSION, only
+//!   among instances whose `version` metadata is VERSION: a gray release's route), and a call
+//!   whose instance is gone is retried on another.
 //!
 //! The Eureka server is `EUREKA_URL` (default `http://localhost:8761/eureka/`), Heureka or Java.
 
@@ -17,14 +19,19 @@ use heureka_client::{
     ClientConfig, DiscoveryError, DiscoveryHttpClient, EurekaClient, Selector, Strategy,
 };
 
-const USAGE: &str = "usage: call-by-name serve PORT | call-by-name call";
+const USAGE: &str = "usage: call-by-name serve PORT [VERSION] | call-by-name call [VERSION]";
+
+/// The metadata key a gray release routes on.
+const VERSION_KEY: &str = "version";
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
-        ["serve", port] => serve(port.parse().map_err(|_| USAGE)?).await,
-        ["call"] => call().await,
+        ["serve", port] => serve(port.parse().map_err(|_| USAGE)?, None).await,
+        ["serve", port, version] => serve(port.parse().map_err(|_| USAGE)?, Some(version)).await,
+        ["call"] => call(None).await,
+        ["call", version] => call(Some(version)).await,
         _ => Err(USAGE.into()),
     }
 }
@@ -33,15 +40,19 @@ fn eureka_url() -> String {
     std::env::var("EUREKA_URL").unwrap_or_else(|_| "http://localhost:8761/eureka/".to_owned())
 }
 
-/// An `ORDERS` instance on `port`, registered for as long as it runs.
-async fn serve(port: u16) -> Result<(), Box<dyn std::error::Error>> {
+/// An `ORDERS` instance on `port`, registered for as long as it runs, with `version` metadata
+/// if given.
+async fn serve(port: u16, version: Option<&str>) -> Result<(), Box<dyn std::error::Error>> {
     let id = format!("orders-{port}");
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
-    let answer = format!("hello from {id}\n");
+    let answer = match version {
+        Some(version) => format!("hello from {id} (version {version})\n"),
+        None => format!("hello from {id}\n"),
+    };
     let app = Router::new().route("/hello", get(move || async move { answer }));
 
     // Registered once the port is open, so that nobody is sent to an instance not yet listening.
-    let config = ClientConfig::new(
+    let mut config = ClientConfig::new(
         vec![eureka_url()],
         "orders",
         &id,
@@ -49,6 +60,12 @@ async fn serve(port: u16) -> Result<(), Box<dyn std::error::Error>> {
         "127.0.0.1",
         port,
     );
+    if let Some(version) = version {
+        // As `eureka.instance.metadata-map.version` would in application.yml.
+        config
+            .metadata
+            .insert(VERSION_KEY.to_owned(), version.to_owned());
+    }
     let eureka = EurekaClient::start(config).await?;
     println!(
         "{id} registered as ORDERS at {}; Ctrl-C to stop",
@@ -66,8 +83,8 @@ async fn serve(port: u16) -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
-/// Registers as `BILLING` and calls `ORDERS` by name.
-async fn call() -> Result<(), Box<dyn std::error::Error>> {
+/// Registers as `BILLING` and calls `ORDERS` by name, only instances of `version` if given.
+async fn call(version: Option<&str>) -> Result<(), Box<dyn std::error::Error>> {
     // BILLING serves nothing here; it registers so that the call is a service's, visible on the
     // dashboard.
     let config = ClientConfig::new(
@@ -79,11 +96,11 @@ async fn call() -> Result<(), Box<dyn std::error::Error>> {
         8090,
     );
     let eureka = EurekaClient::start(config).await?;
-    let orders = DiscoveryHttpClient::new(
-        reqwest::Client::new(),
-        &eureka,
-        Selector::new(Strategy::RoundRobin),
-    );
+    let mut selector = Selector::new(Strategy::RoundRobin);
+    if let Some(version) = version {
+        selector = selector.require_metadata(VERSION_KEY, version);
+    }
+    let orders = DiscoveryHttpClient::new(reqwest::Client::new(), &eureka, selector);
 
     for _ in 0..6 {
         match orders.get("http://orders/hello").send().await {

@@ -122,3 +122,20 @@ fn status_ports_metadata_and_lease_come_from_the_config() {
         Some("MyOwn")
     );
 }
+
+#[test]
+fn prefer_ip_address_set_in_code_registers_the_ip_as_host_name_and_in_the_urls() {
+    // A config made in code keeps the host name it was given; the flag alone must switch.
+    let mut config = ClientConfig::new(vec![], "orders", "o1", "host-a", "10.0.0.5", 8080);
+    config.prefer_ip_address = true;
+    let instance = own_instance(&config, 0);
+    assert_eq!(instance.host_name, "10.0.0.5");
+    assert_eq!(
+        instance.health_check_url.as_deref(),
+        Some("http://10.0.0.5:8080/actuator/health")
+    );
+    assert_eq!(
+        instance.home_page_url.as_deref(),
+        Some("http://10.0.0.5:8080/")
+    );
+}

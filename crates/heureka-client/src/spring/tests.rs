@@ -522,3 +522,28 @@ fn from_properties_binds_pairs_written_in_code() {
     .unwrap();
     assert_eq!(config.instance_id, "orders-1");
 }
+
+/// The user guide lists every key read, with its default, so that it cannot fall out of step
+/// with `KEYS`.
+#[test]
+fn the_user_guide_lists_every_key_with_its_default() {
+    let guide = include_str!("../../../../docs/client.md");
+    for (key, default) in KEYS {
+        let row = guide
+            .lines()
+            .find(|line| line.starts_with(&format!("| `{key}` |")))
+            .unwrap_or_else(|| panic!("docs/client.md has no row for {key}"));
+        if !default.is_empty() {
+            assert!(
+                row.contains(&format!("| `{default}` |")),
+                "docs/client.md gives {key} another default than {default}: {row}"
+            );
+        }
+    }
+    for map in MAP_PREFIXES {
+        assert!(
+            guide.contains(&format!("`{map}.<")),
+            "docs/client.md: {map}"
+        );
+    }
+}

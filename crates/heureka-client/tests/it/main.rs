@@ -4,6 +4,7 @@
 //! a bounded poll for an observable effect, never a claim about how long something takes.
 
 mod backend;
+mod config_effects;
 mod events;
 mod failover;
 mod http;
