@@ -11,7 +11,19 @@
 //! `{"event":"refresh","counts":{"full":F,"deltas":D},"apps":{APP:[...]},...}` after every
 //! successful refresh of the local copy, with the `UP` instances it holds for each watched app;
 //! and one answer per command read from stdin:
-//! `watch APP` (add APP to the watched apps), `instances APP`, `counts`, `shutdown`.
+//! `watch APP` (add APP to the watched apps), `instances APP`, `counts`, `shutdown`, and
+//!
+//! ```text
+//! call APP PATH [strategy=round_robin|random|weighted] [zone=Z] [meta=KEY=VALUE]...
+//!     [attempts=N] [times=N]
+//! ```
+//!
+//! which sends `GET http://APP/PATH` `times` times (1 by default) through one
+//! [`DiscoveryHttpClient`] over the client's local copy, with a [`Selector`] built from the
+//! options, and answers `{"event":"call","app":APP,"results":[...]}`: per call either
+//! `{"ok":true,"status":S,"body":B,"instance":ID,"attempts":N}` or
+//! `{"ok":false,"error":KIND,"attempts":N,"message":M}`, KIND one of `no_instance`,
+//! `unreachable`, `request`, `bad_address`, `no_application`, `build`.
 //! `shutdown`, the end of stdin and SIGTERM all cancel the registration and exit.
 //!
 //! The client has no refresh callback, so the driver notices a refresh by polling the fetch
@@ -20,7 +32,10 @@
 use std::collections::BTreeSet;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use heureka_client::{ClientConfig, EurekaClient, FetchCounts};
+use heureka_client::{
+    ClientConfig, DiscoveryError, DiscoveryHttpClient, EurekaClient, FetchCounts, Selector,
+    ServedBy, Strategy,
+};
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::signal::unix::{signal, SignalKind};
@@ -107,6 +122,101 @@ fn watched(client: &EurekaClient, watch: &BTreeSet<String>) -> Value {
         .into()
 }
 
+/// One `call` command: what to call, how to choose, how often.
+struct Call {
+    app: String,
+    path: String,
+    selector: Selector,
+    attempts: usize,
+    times: usize,
+}
+
+fn parse_call(app: &str, path: &str, options: &[&str]) -> Result<Call, String> {
+    let mut strategy = Strategy::RoundRobin;
+    let mut zone = None;
+    let mut metadata = Vec::new();
+    let mut attempts = DiscoveryHttpClient::<EurekaClient>::DEFAULT_MAX_ATTEMPTS;
+    let mut times = 1;
+    for option in options {
+        let (key, value) = option
+            .split_once('=')
+            .ok_or(format!("option {option:?} is not KEY=VALUE"))?;
+        let count = |value: &str| {
+            value
+                .parse::<usize>()
+                .map_err(|e| format!("{option:?}: {e}"))
+        };
+        match key {
+            "strategy" => {
+                strategy = match value {
+                    "round_robin" => Strategy::RoundRobin,
+                    "random" => Strategy::Random,
+                    "weighted" => Strategy::Weighted,
+                    _ => return Err(format!("unknown strategy {value:?}")),
+                }
+            }
+            "zone" => zone = Some(value.to_owned()),
+            "meta" => metadata.push(
+                value
+                    .split_once('=')
+                    .ok_or(format!("meta {value:?} is not KEY=VALUE"))?,
+            ),
+            "attempts" => attempts = count(value)?,
+            "times" => times = count(value)?,
+            _ => return Err(format!("unknown option {key:?}")),
+        }
+    }
+    let mut selector = Selector::new(strategy);
+    if let Some(zone) = zone {
+        selector = selector.prefer_zone(&zone);
+    }
+    for (key, value) in metadata {
+        selector = selector.require_metadata(key, value);
+    }
+    let path = path.strip_prefix('/').unwrap_or(path);
+    Ok(Call {
+        app: app.to_owned(),
+        path: path.to_owned(),
+        selector,
+        attempts,
+        times,
+    })
+}
+
+/// Runs `call`, one call after another, and answers with every result. `http` is the driver's
+/// one reqwest client, so that connections kept alive by earlier calls are reused, as in a
+/// service, and a killed instance leaves stale ones in its pool.
+async fn run_call(http: &reqwest::Client, client: &EurekaClient, call: Call) -> Value {
+    let calls =
+        DiscoveryHttpClient::new(http.clone(), client, call.selector).max_attempts(call.attempts);
+    let url = format!("http://{}/{}", call.app, call.path);
+    let mut results = Vec::new();
+    for _ in 0..call.times {
+        results.push(match calls.get(url.as_str()).send().await {
+            Ok(response) => {
+                let status = response.status().as_u16();
+                let served = response.extensions().get::<ServedBy>().cloned();
+                let body = response.text().await.unwrap_or_default();
+                json!({"ok": true, "status": status, "body": body,
+                       "instance": served.as_ref().map(|s| s.instance_id.clone()),
+                       "attempts": served.map(|s| s.attempts)})
+            }
+            Err(error) => {
+                let (kind, attempts) = match &error {
+                    DiscoveryError::NoInstance { .. } => ("no_instance", 0),
+                    DiscoveryError::Unreachable { attempts, .. } => ("unreachable", *attempts),
+                    DiscoveryError::Request { .. } => ("request", 1),
+                    DiscoveryError::BadAddress { .. } => ("bad_address", 0),
+                    DiscoveryError::NoApplication { .. } => ("no_application", 0),
+                    DiscoveryError::Build(_) => ("build", 0),
+                };
+                json!({"ok": false, "error": kind, "attempts": attempts, "message": error.to_string()})
+            }
+        });
+    }
+    json!({"event": "call", "app": call.app.to_uppercase(), "results": results})
+}
+
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
     tracing_subscriber::fmt()
@@ -141,6 +251,11 @@ async fn main() {
                 "counts": counts_json(last), "apps": watched(&client, &watch)}),
     );
 
+    // a bound on each attempt, so that a hung instance cannot stall the driver
+    let http = reqwest::Client::builder()
+        .timeout(Duration::from_secs(10))
+        .build()
+        .expect("reqwest client");
     let mut lines = BufReader::new(tokio::io::stdin()).lines();
     let mut sigterm = signal(SignalKind::terminate()).expect("SIGTERM handler");
     let mut ticks = tokio::time::interval(poll);
@@ -165,6 +280,10 @@ async fn main() {
                     ["instances", app] => emit(json!({"event": "instances", "app": app.to_uppercase(),
                                                       "instances": up_instances(&client, app)})),
                     ["counts"] => emit(json!({"event": "counts", "counts": counts_json(client.fetch_counts())})),
+                    ["call", app, path, options @ ..] => match parse_call(app, path, options) {
+                        Ok(call) => emit(run_call(&http, &client, call).await),
+                        Err(error) => emit(json!({"event": "error", "error": error})),
+                    },
                     ["shutdown"] => break,
                     [] => {}
                     _ => emit(json!({"event": "error", "error": format!("unknown command {line:?}")})),

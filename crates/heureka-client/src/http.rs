@@ -66,6 +66,17 @@ pub enum DiscoveryError {
     },
 }
 
+/// Which instance answered a call and after how many attempts, in the extensions of every
+/// response [`DiscoveryHttpClient`] returns: `response.extensions().get::<ServedBy>()`. A call
+/// that needed a retry has `attempts > 1`, which a service may log or count.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServedBy {
+    /// The id of the instance that answered.
+    pub instance_id: String,
+    /// The instances tried, this one included: 1 when the first one answered.
+    pub attempts: usize,
+}
+
 /// An HTTP client whose URLs name applications: `client.get("http://orders/api/x").send()`.
 ///
 /// The host is an application name (any case), resolved through `source` at each call; the
@@ -171,7 +182,12 @@ impl<S: InstanceSource> DiscoveryHttpClient<S> {
         let mut last_error = None;
         let mut pending = Some(request);
         while let Some(mut request) = pending.take() {
-            let Some(instance) = self.selector.choose_excluding(&instances, &tried) else {
+            let chosen = if tried.is_empty() {
+                self.selector.choose(&instances)
+            } else {
+                self.selector.choose_retry(&instances, &tried)
+            };
+            let Some(instance) = chosen else {
                 break;
             };
             // The copy is taken before the URL is rewritten, so the next attempt starts again
@@ -181,7 +197,13 @@ impl<S: InstanceSource> DiscoveryHttpClient<S> {
                 .flatten();
             *request.url_mut() = self.instance_url(request.url(), instance)?;
             match self.http.execute(request).await {
-                Ok(response) => return Ok(response),
+                Ok(mut response) => {
+                    response.extensions_mut().insert(ServedBy {
+                        instance_id: instance.id().to_owned(),
+                        attempts: tried.len() + 1,
+                    });
+                    return Ok(response);
+                }
                 Err(error) if error.is_connect() => {
                     tracing::debug!(%app, instance = instance.id(), %error, "connection failed; trying another instance");
                     tried.push(instance.id());

@@ -64,5 +64,5 @@ pub use health::{BoxFuture, HealthCheck};
 pub use heureka_config::ConfigError;
 /// The instance types selection works on, so that users need not depend on `heureka-core`.
 pub use heureka_core::{Instance, InstanceStatus, Port};
-pub use http::{Address, DiscoveryError, DiscoveryHttpClient, DiscoveryRequest};
+pub use http::{Address, DiscoveryError, DiscoveryHttpClient, DiscoveryRequest, ServedBy};
 pub use select::{weight, zone_of, InstanceSource, Selector, Strategy, WEIGHT_KEY, ZONE_KEY};

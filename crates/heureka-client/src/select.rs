@@ -74,6 +74,13 @@ pub struct Selector {
 
 type Predicate = Arc<dyn Fn(&Instance) -> bool + Send + Sync>;
 
+/// Whether a pick moves the round-robin position: a call's first pick does, its retries do not.
+#[derive(Clone, Copy)]
+enum Turn {
+    Take,
+    Keep,
+}
+
 impl Selector {
     /// A selector with `strategy`, accepting `UP` instances only.
     pub fn new(strategy: Strategy) -> Selector {
@@ -131,12 +138,33 @@ impl Selector {
         self.choose_excluding(instances, &[])
     }
 
-    /// Like [`Selector::choose`], never returning an instance whose id is in `excluded`: a retry
-    /// after a failed call asks for an instance it has not tried yet.
+    /// Like [`Selector::choose`], never returning an instance whose id is in `excluded`.
     pub fn choose_excluding<'a>(
         &self,
         instances: &'a [Instance],
         excluded: &[&str],
+    ) -> Option<&'a Instance> {
+        self.pick(instances, excluded, Turn::Take)
+    }
+
+    /// The instance for another attempt of a call that failed on the `tried` instances: one
+    /// not tried yet, like [`Selector::choose_excluding`], except that round robin does not take
+    /// another turn. The call already took its turn; were the retry to take one too, every call
+    /// after a failure would start at the same position again, so one dead instance among two
+    /// would be tried first on every call instead of on every other one.
+    pub fn choose_retry<'a>(
+        &self,
+        instances: &'a [Instance],
+        tried: &[&str],
+    ) -> Option<&'a Instance> {
+        self.pick(instances, tried, Turn::Keep)
+    }
+
+    fn pick<'a>(
+        &self,
+        instances: &'a [Instance],
+        excluded: &[&str],
+        turn: Turn,
     ) -> Option<&'a Instance> {
         let candidates: Vec<&Instance> = self
             .candidates(instances)
@@ -145,7 +173,7 @@ impl Selector {
             .collect();
         let candidates = self.zone_preference(candidates);
         match self.strategy {
-            Strategy::RoundRobin => self.round_robin(&candidates),
+            Strategy::RoundRobin => self.round_robin(&candidates, turn),
             Strategy::Random => candidates
                 .get(self.random.below(candidates.len())?)
                 .copied(),
@@ -188,10 +216,13 @@ impl Selector {
         }
     }
 
-    fn round_robin<'a>(&self, candidates: &[&'a Instance]) -> Option<&'a Instance> {
+    fn round_robin<'a>(&self, candidates: &[&'a Instance], turn: Turn) -> Option<&'a Instance> {
         let app = candidates.first()?.app.to_uppercase();
         let position = self.position(&app);
-        let turn = position.fetch_add(1, Ordering::Relaxed);
+        let turn = match turn {
+            Turn::Take => position.fetch_add(1, Ordering::Relaxed),
+            Turn::Keep => position.load(Ordering::Relaxed),
+        };
         candidates.get(turn % candidates.len()).copied()
     }
 

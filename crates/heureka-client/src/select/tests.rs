@@ -257,6 +257,39 @@ fn an_excluded_instance_is_not_chosen_and_the_zone_falls_back() {
 }
 
 #[test]
+fn a_retry_does_not_take_a_turn_so_a_dead_instance_is_tried_first_only_on_its_turns() {
+    // "a" is dead: a call picking it first retries on "b". Had the retry moved the position
+    // too, every following call would start at "a" again.
+    let instances = orders(&["a", "b"]);
+    let selector = Selector::new(Strategy::RoundRobin);
+    let mut started_at_the_dead_one = 0;
+    for _ in 0..6 {
+        if selector.choose(&instances).unwrap().id() == "a" {
+            started_at_the_dead_one += 1;
+            assert_eq!(selector.choose_retry(&instances, &["a"]).unwrap().id(), "b");
+        }
+    }
+    assert_eq!(started_at_the_dead_one, 3);
+}
+
+#[test]
+fn retries_keep_the_rotation_over_the_live_instances_even() {
+    // One dead instance among three: the calls the two live ones serve stay equal.
+    let instances = orders(&["a", "b", "c"]);
+    let selector = Selector::new(Strategy::RoundRobin);
+    let mut served: HashMap<String, usize> = HashMap::new();
+    for _ in 0..30 {
+        let mut chosen = selector.choose(&instances).unwrap();
+        if chosen.id() == "a" {
+            chosen = selector.choose_retry(&instances, &["a"]).unwrap();
+        }
+        *served.entry(chosen.id().to_owned()).or_default() += 1;
+    }
+    assert_eq!(served["b"], 15, "{served:?}");
+    assert_eq!(served["c"], 15, "{served:?}");
+}
+
+#[test]
 fn a_list_serves_the_instances_of_the_app_asked_for_in_any_case() {
     let list = vec![
         instance("ORDERS", "o1", &[]),

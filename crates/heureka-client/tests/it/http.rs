@@ -2,7 +2,7 @@
 //! Heureka server, retries after a killed instance, and the errors when nothing can answer.
 
 use heureka_client::{
-    Address, DiscoveryError, DiscoveryHttpClient, EurekaClient, Selector, Strategy,
+    Address, DiscoveryError, DiscoveryHttpClient, EurekaClient, Selector, ServedBy, Strategy,
 };
 use heureka_core::{Instance, Port};
 
@@ -43,6 +43,24 @@ async fn a_killed_instance_is_retried_on_another_and_the_call_succeeds() {
         assert_eq!(response.status(), 200);
         assert_eq!(served_by(response).await, "far");
     }
+    drop(client);
+    eureka.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_response_says_which_instance_answered_and_after_how_many_attempts() {
+    let (_server, eureka) = one_dead_in_the_preferred_zone().await;
+    let client = preferring_zone_a(&eureka);
+
+    let response = client.get("http://orders/api/x").send().await.unwrap();
+    // The dead zone-a instance was tried first, then the zone-b one answered.
+    assert_eq!(
+        response.extensions().get::<ServedBy>(),
+        Some(&ServedBy {
+            instance_id: "far".into(),
+            attempts: 2
+        })
+    );
     drop(client);
     eureka.shutdown().await.unwrap();
 }
