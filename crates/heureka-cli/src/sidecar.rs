@@ -6,6 +6,7 @@
 //! `--eureka.client.*=…` arguments, environment variables (`EUREKA_INSTANCE_METADATAMAP_…`) and
 //! `application.yml` in the working directory. A flag beats the same setting given as a key.
 
+use std::future::Future;
 use std::time::Duration;
 
 use heureka_client::sidecar::{self, SidecarConfig};
@@ -95,24 +96,38 @@ pub(crate) fn is_spring_key(arg: &str) -> bool {
 }
 
 /// Ctrl-C or SIGTERM: the sidecar then cancels the registration and exits.
-async fn shutdown_signal() {
-    let ctrl_c = tokio::signal::ctrl_c();
+///
+/// The handlers are installed here, before the first registration, not when the future is
+/// first polled (after it): a signal while the sidecar starts would otherwise end the process
+/// at once, with no exit code and possibly with a registration the server had just taken,
+/// left until its lease lapses. Caught early, it lets the start finish, then cancels.
+fn shutdown_signal() -> impl Future<Output = ()> {
     #[cfg(unix)]
-    {
+    let stop = {
         use tokio::signal::unix::{signal, SignalKind};
-        match signal(SignalKind::terminate()) {
-            Ok(mut terminate) => {
-                tokio::select! {
-                    _ = ctrl_c => {}
-                    _ = terminate.recv() => {}
+        let handlers = signal(SignalKind::terminate())
+            .and_then(|terminate| Ok((terminate, signal(SignalKind::interrupt())?)));
+        async move {
+            match handlers {
+                Ok((mut terminate, mut interrupt)) => {
+                    tokio::select! {
+                        _ = terminate.recv() => {}
+                        _ = interrupt.recv() => {}
+                    }
                 }
+                Err(_) => tokio::signal::ctrl_c().await.unwrap_or(()),
             }
-            Err(_) => ctrl_c.await.unwrap_or(()),
         }
-    }
+    };
     #[cfg(not(unix))]
-    ctrl_c.await.unwrap_or(());
-    tracing::info!("sidecar stopping: cancelling the registration");
+    let stop = {
+        let ctrl_c = tokio::signal::ctrl_c();
+        async move { ctrl_c.await.unwrap_or(()) }
+    };
+    async move {
+        stop.await;
+        tracing::info!("sidecar stopping: cancelling the registration");
+    }
 }
 
 #[cfg(test)]

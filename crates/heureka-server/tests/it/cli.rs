@@ -670,7 +670,8 @@ impl Health {
     }
 }
 
-/// A `heureka sidecar` for `PYAPP/pyapp-1` on port 8000, asking `health` every second.
+/// A `heureka sidecar` for `PYAPP/pyapp-1` on port 8000, asking `health` every second unless
+/// `extra` says otherwise.
 struct Sidecar {
     child: Child,
 }
@@ -690,12 +691,13 @@ impl Sidecar {
             "127.0.0.1",
             "--health-url",
             health,
-            "--health-interval",
-            "1",
             "--eureka",
             &url,
             "--eureka.instance.instance-id=pyapp-1",
         ];
+        if !extra.contains(&"--health-interval") {
+            args.extend(["--health-interval", "1"]);
+        }
         args.extend(extra);
         // An empty working directory: the sidecar reads ./application.yml.
         let dir = std::env::temp_dir().join(format!("heureka-sidecar-it-{}", std::process::id()));
@@ -835,4 +837,33 @@ async fn sidecar_exits_3_when_the_server_is_unreachable_at_start() {
     .await;
     assert_eq!(run.code, 3, "{}", run.stderr);
     assert!(run.stderr.contains("sidecar"), "{}", run.stderr);
+}
+
+#[tokio::test]
+async fn sidecar_sigterm_while_starting_still_exits_0_with_nothing_left_registered() {
+    // A health URL that takes the request and never answers: the first health check, which
+    // comes before the first registration, hangs for the whole --health-timeout.
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let hanging = format!("http://{}/health", listener.local_addr().unwrap());
+    let (asked, mut first_ask) = tokio::sync::mpsc::channel(1);
+    tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((stream, _)) = listener.accept().await {
+            held.push(stream);
+            let _ = asked.try_send(());
+        }
+    });
+    let server = TestServer::start(&[]).await;
+    let sidecar = Sidecar::start(
+        &server,
+        &hanging,
+        &["--health-interval", "3", "--health-timeout", "3"],
+    );
+    tokio::time::timeout(PATIENCE, first_ask.recv())
+        .await
+        .expect("the sidecar asks the health URL");
+
+    let (code, log) = sidecar.terminate().await;
+    assert_eq!(code, 0, "{log}");
+    assert_eq!(pyapp_status(&server).await, None, "{log}");
 }
