@@ -45,6 +45,7 @@ fn config(
     eureka: &[String],
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<SidecarConfig, CliError> {
+    check_health_url(&args.health_url)?;
     let mut properties: Vec<String> = args.spring.clone();
     if let Some(bad) = properties.iter().find(|arg| !is_spring_key(arg)) {
         return Err(CliError::Usage(format!(
@@ -86,6 +87,17 @@ fn config(
     sidecar.health_interval = Duration::from_secs_f64(args.health_interval);
     sidecar.health_timeout = Duration::from_secs_f64(args.health_timeout);
     Ok(sidecar)
+}
+
+/// A health URL the sidecar cannot ask (`localhost:8000/health`, no scheme) would register the
+/// application `DOWN` for good; it is a usage error instead.
+fn check_health_url(url: &str) -> Result<(), CliError> {
+    match reqwest::Url::parse(url) {
+        Ok(parsed) if matches!(parsed.scheme(), "http" | "https") && parsed.has_host() => Ok(()),
+        _ => Err(CliError::Usage(format!(
+            "sidecar: --health-url {url:?} is not an http:// or https:// URL"
+        ))),
+    }
 }
 
 /// `--eureka.instance.metadata-map.version=canary`: a dotted key with a value.
@@ -201,6 +213,22 @@ mod tests {
     fn an_argument_that_is_not_a_spring_key_is_a_usage_error() {
         let error = config(&args(&["--verbose"]), &[], &no_env).err().unwrap();
         assert_eq!(error.exit_code(), 2, "{error}");
+    }
+
+    #[test]
+    fn a_health_url_without_an_http_scheme_is_a_usage_error() {
+        for bad in [
+            "localhost:8000/health",
+            "127.0.0.1:8000/health",
+            "ftp://h/health",
+            "/health",
+        ] {
+            let mut unaskable = args(&[]);
+            unaskable.health_url = bad.to_owned();
+            let error = config(&unaskable, &[], &no_env).err().unwrap();
+            assert_eq!(error.exit_code(), 2, "{bad}: {error}");
+            assert!(error.to_string().contains("--health-url"), "{error}");
+        }
     }
 
     #[test]
