@@ -120,7 +120,7 @@ pub(crate) struct SidecarArgs {
     /// Seconds between two health checks; a change reaches the server in the same round
     #[arg(long, value_name = "SECS", default_value_t = 30.0, value_parser = positive_seconds)]
     pub health_interval: f64,
-    /// Seconds one health check may take before it counts as DOWN
+    /// Seconds one health check may take before it counts as DOWN (at most --health-interval)
     #[arg(long, value_name = "SECS", default_value_t = 5.0, value_parser = positive_seconds)]
     pub health_timeout: f64,
     /// Spring keys given as `--key=value`; taken out of the arguments before clap sees them.

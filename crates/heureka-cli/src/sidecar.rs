@@ -6,6 +6,7 @@
 //! `--eureka.client.*=…` arguments, environment variables (`EUREKA_INSTANCE_METADATAMAP_…`) and
 //! `application.yml` in the working directory. A flag beats the same setting given as a key.
 
+use std::future::Future;
 use std::time::Duration;
 
 use heureka_client::sidecar::{self, SidecarConfig};
@@ -44,6 +45,7 @@ fn config(
     eureka: &[String],
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<SidecarConfig, CliError> {
+    check_health_url(&args.health_url)?;
     let mut properties: Vec<String> = args.spring.clone();
     if let Some(bad) = properties.iter().find(|arg| !is_spring_key(arg)) {
         return Err(CliError::Usage(format!(
@@ -87,6 +89,17 @@ fn config(
     Ok(sidecar)
 }
 
+/// A health URL the sidecar cannot ask (`localhost:8000/health`, no scheme) would register the
+/// application `DOWN` for good; it is a usage error instead.
+fn check_health_url(url: &str) -> Result<(), CliError> {
+    match reqwest::Url::parse(url) {
+        Ok(parsed) if matches!(parsed.scheme(), "http" | "https") && parsed.has_host() => Ok(()),
+        _ => Err(CliError::Usage(format!(
+            "sidecar: --health-url {url:?} is not an http:// or https:// URL"
+        ))),
+    }
+}
+
 /// `--eureka.instance.metadata-map.version=canary`: a dotted key with a value.
 pub(crate) fn is_spring_key(arg: &str) -> bool {
     arg.strip_prefix("--")
@@ -95,24 +108,38 @@ pub(crate) fn is_spring_key(arg: &str) -> bool {
 }
 
 /// Ctrl-C or SIGTERM: the sidecar then cancels the registration and exits.
-async fn shutdown_signal() {
-    let ctrl_c = tokio::signal::ctrl_c();
+///
+/// The handlers are installed here, before the first registration, not when the future is
+/// first polled (after it): a signal while the sidecar starts would otherwise end the process
+/// at once, with no exit code and possibly with a registration the server had just taken,
+/// left until its lease lapses. Caught early, it lets the start finish, then cancels.
+fn shutdown_signal() -> impl Future<Output = ()> {
     #[cfg(unix)]
-    {
+    let stop = {
         use tokio::signal::unix::{signal, SignalKind};
-        match signal(SignalKind::terminate()) {
-            Ok(mut terminate) => {
-                tokio::select! {
-                    _ = ctrl_c => {}
-                    _ = terminate.recv() => {}
+        let handlers = signal(SignalKind::terminate())
+            .and_then(|terminate| Ok((terminate, signal(SignalKind::interrupt())?)));
+        async move {
+            match handlers {
+                Ok((mut terminate, mut interrupt)) => {
+                    tokio::select! {
+                        _ = terminate.recv() => {}
+                        _ = interrupt.recv() => {}
+                    }
                 }
+                Err(_) => tokio::signal::ctrl_c().await.unwrap_or(()),
             }
-            Err(_) => ctrl_c.await.unwrap_or(()),
         }
-    }
+    };
     #[cfg(not(unix))]
-    ctrl_c.await.unwrap_or(());
-    tracing::info!("sidecar stopping: cancelling the registration");
+    let stop = {
+        let ctrl_c = tokio::signal::ctrl_c();
+        async move { ctrl_c.await.unwrap_or(()) }
+    };
+    async move {
+        stop.await;
+        tracing::info!("sidecar stopping: cancelling the registration");
+    }
 }
 
 #[cfg(test)]
@@ -186,6 +213,22 @@ mod tests {
     fn an_argument_that_is_not_a_spring_key_is_a_usage_error() {
         let error = config(&args(&["--verbose"]), &[], &no_env).err().unwrap();
         assert_eq!(error.exit_code(), 2, "{error}");
+    }
+
+    #[test]
+    fn a_health_url_without_an_http_scheme_is_a_usage_error() {
+        for bad in [
+            "localhost:8000/health",
+            "127.0.0.1:8000/health",
+            "ftp://h/health",
+            "/health",
+        ] {
+            let mut unaskable = args(&[]);
+            unaskable.health_url = bad.to_owned();
+            let error = config(&unaskable, &[], &no_env).err().unwrap();
+            assert_eq!(error.exit_code(), 2, "{bad}: {error}");
+            assert!(error.to_string().contains("--health-url"), "{error}");
+        }
     }
 
     #[test]

@@ -29,7 +29,9 @@ pub struct SidecarConfig {
     /// registration (the client's `instance_info_replication_interval`, 30 s, is replaced by
     /// this); a change of health reaches the server in the same round.
     pub health_interval: Duration,
-    /// How long one health request may take before it counts as `DOWN` (5 s).
+    /// How long one health request may take before it counts as `DOWN` (5 s); at most
+    /// `health_interval`, since the client gives a health check no longer than its
+    /// replication interval.
     pub health_timeout: Duration,
 }
 

@@ -3,9 +3,13 @@
 //! checked is what a script sees: stdout, stderr and the exit code.
 
 use std::process::Stdio;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
 
 use serde_json::Value;
-use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::net::TcpListener;
 use tokio::process::{Child, Command};
 
 use crate::process::PATIENCE;
@@ -628,4 +632,238 @@ async fn the_server_s_help_mentions_the_subcommands_and_each_has_its_own() {
             run.stdout
         );
     }
+}
+
+/// An application's health URL on 127.0.0.1 that answers `200` or `503` as the test sets it;
+/// the listener lives as long as the test's runtime.
+struct Health {
+    url: String,
+    healthy: Arc<AtomicBool>,
+}
+
+impl Health {
+    async fn start(healthy: bool) -> Health {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/health", listener.local_addr().unwrap());
+        let healthy = Arc::new(AtomicBool::new(healthy));
+        let answers = healthy.clone();
+        tokio::spawn(async move {
+            while let Ok((mut stream, _)) = listener.accept().await {
+                let response: &[u8] = if answers.load(Ordering::SeqCst) {
+                    b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\nUP"
+                } else {
+                    b"HTTP/1.1 503 Service Unavailable\r\ncontent-length: 4\r\nconnection: close\r\n\r\nDOWN"
+                };
+                tokio::spawn(async move {
+                    // The request head fits one read; the answer does not depend on it.
+                    let mut head = [0u8; 4096];
+                    let _ = stream.read(&mut head).await;
+                    let _ = stream.write_all(response).await;
+                });
+            }
+        });
+        Health { url, healthy }
+    }
+
+    fn set_healthy(&self, healthy: bool) {
+        self.healthy.store(healthy, Ordering::SeqCst);
+    }
+}
+
+/// A `heureka sidecar` for `PYAPP/pyapp-1` on port 8000, asking `health` every second unless
+/// `extra` says otherwise.
+struct Sidecar {
+    child: Child,
+}
+
+impl Sidecar {
+    fn start(server: &TestServer, health: &str, extra: &[&str]) -> Sidecar {
+        let url = format!("{}/", server.base);
+        let mut args = vec![
+            "sidecar",
+            "--app",
+            "pyapp",
+            "--port",
+            "8000",
+            "--host",
+            "127.0.0.1",
+            "--ip",
+            "127.0.0.1",
+            "--health-url",
+            health,
+            "--eureka",
+            &url,
+            "--eureka.instance.instance-id=pyapp-1",
+        ];
+        if !extra.contains(&"--health-interval") {
+            args.extend(["--health-interval", "1"]);
+        }
+        args.extend(extra);
+        // An empty working directory: the sidecar reads ./application.yml.
+        let dir = std::env::temp_dir().join(format!("heureka-sidecar-it-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let child = command(&args, &[])
+            .current_dir(dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the binary runs");
+        Sidecar { child }
+    }
+
+    /// SIGTERM, then the exit code and what it logged.
+    async fn terminate(self) -> (i32, String) {
+        let pid = self.child.id().expect("still running").to_string();
+        let status = std::process::Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap();
+        assert!(status.success(), "kill -TERM {pid}");
+        let output = tokio::time::timeout(PATIENCE, self.child.wait_with_output())
+            .await
+            .expect("the sidecar exits after SIGTERM")
+            .unwrap();
+        let log = String::from_utf8_lossy(&output.stderr).into_owned();
+        let code = output
+            .status
+            .code()
+            .unwrap_or_else(|| panic!("killed by a signal, not exited:\n{log}"));
+        (code, log)
+    }
+}
+
+/// The registered status of PYAPP/pyapp-1, `None` when it is not registered.
+async fn pyapp_status(server: &TestServer) -> Option<String> {
+    let (code, body) = server
+        .get_text("/apps/PYAPP/pyapp-1", Some("application/json"))
+        .await;
+    (code == 200).then(|| {
+        let document: Value = serde_json::from_str(&body).unwrap();
+        document["instance"]["status"].as_str().unwrap().to_owned()
+    })
+}
+
+/// Polls until PYAPP/pyapp-1 is registered with `status`, for at most [`PATIENCE`].
+async fn until_pyapp_is(server: &TestServer, status: &str) {
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    loop {
+        let now = pyapp_status(server).await;
+        if now.as_deref() == Some(status) {
+            return;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "PYAPP/pyapp-1 never {status}; last {now:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test]
+async fn sidecar_registers_the_app_up_with_its_flags_and_spring_keys() {
+    let server = TestServer::start(&[]).await;
+    let health = Health::start(true).await;
+    let sidecar = Sidecar::start(
+        &server,
+        &health.url,
+        &["--eureka.instance.metadata-map.version=canary"],
+    );
+
+    until_pyapp_is(&server, "UP").await;
+    let instance = instance_json(&server, "PYAPP", "pyapp-1").await;
+    assert_eq!(instance["port"]["$"], 8000);
+    assert_eq!(instance["hostName"], "127.0.0.1");
+    assert_eq!(instance["healthCheckUrl"], health.url.as_str());
+    assert_eq!(instance["metadata"]["version"], "canary");
+    sidecar.terminate().await;
+}
+
+#[tokio::test]
+async fn sidecar_reports_the_app_down_while_its_health_url_fails_and_keeps_it_registered() {
+    let server = TestServer::start(&[]).await;
+    let health = Health::start(true).await;
+    let sidecar = Sidecar::start(&server, &health.url, &[]);
+    until_pyapp_is(&server, "UP").await;
+
+    health.set_healthy(false);
+    // Registered and DOWN: `until_pyapp_is` does not accept an instance that is gone.
+    until_pyapp_is(&server, "DOWN").await;
+    sidecar.terminate().await;
+}
+
+#[tokio::test]
+async fn sidecar_brings_the_app_back_up_when_its_health_url_recovers() {
+    let server = TestServer::start(&[]).await;
+    let health = Health::start(false).await;
+    let sidecar = Sidecar::start(&server, &health.url, &[]);
+    until_pyapp_is(&server, "DOWN").await;
+
+    health.set_healthy(true);
+    until_pyapp_is(&server, "UP").await;
+    sidecar.terminate().await;
+}
+
+#[tokio::test]
+async fn sidecar_cancels_the_registration_on_sigterm_and_exits_0() {
+    let server = TestServer::start(&[]).await;
+    let health = Health::start(true).await;
+    let sidecar = Sidecar::start(&server, &health.url, &[]);
+    until_pyapp_is(&server, "UP").await;
+
+    let (code, log) = sidecar.terminate().await;
+    assert_eq!(code, 0, "{log}");
+    // Gone at once: the cancel was answered before the sidecar exited.
+    assert_eq!(pyapp_status(&server).await, None, "{log}");
+}
+
+#[tokio::test]
+async fn sidecar_exits_3_when_the_server_is_unreachable_at_start() {
+    let health = Health::start(true).await;
+    let url = closed_port_url();
+    let run = heureka_env(
+        &[
+            "sidecar",
+            "--app",
+            "pyapp",
+            "--port",
+            "8000",
+            "--health-url",
+            &health.url,
+            "--eureka",
+            &url,
+        ],
+        &[],
+    )
+    .await;
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    assert!(run.stderr.contains("sidecar"), "{}", run.stderr);
+}
+
+#[tokio::test]
+async fn sidecar_sigterm_while_starting_still_exits_0_with_nothing_left_registered() {
+    // A health URL that takes the request and never answers: the first health check, which
+    // comes before the first registration, hangs for the whole --health-timeout.
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let hanging = format!("http://{}/health", listener.local_addr().unwrap());
+    let (asked, mut first_ask) = tokio::sync::mpsc::channel(1);
+    tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((stream, _)) = listener.accept().await {
+            held.push(stream);
+            let _ = asked.try_send(());
+        }
+    });
+    let server = TestServer::start(&[]).await;
+    let sidecar = Sidecar::start(
+        &server,
+        &hanging,
+        &["--health-interval", "3", "--health-timeout", "3"],
+    );
+    tokio::time::timeout(PATIENCE, first_ask.recv())
+        .await
+        .expect("the sidecar asks the health URL");
+
+    let (code, log) = sidecar.terminate().await;
+    assert_eq!(code, 0, "{log}");
+    assert_eq!(pyapp_status(&server).await, None, "{log}");
 }
