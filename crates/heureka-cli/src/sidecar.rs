@@ -46,12 +46,15 @@ fn config(
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<SidecarConfig, CliError> {
     check_health_url(&args.health_url)?;
-    let mut properties: Vec<String> = args.spring.clone();
-    if let Some(bad) = properties.iter().find(|arg| !is_spring_key(arg)) {
+    if let Some(bad) = args.spring.iter().find(|arg| !is_spring_key(arg)) {
         return Err(CliError::Usage(format!(
             "sidecar: unexpected argument {bad:?}; Spring keys are given as --key=value"
         )));
     }
+    // A sidecar calls nobody, so it keeps no copy of the registry unless told to: this default
+    // comes first, so a `--eureka.client.fetch-registry=true` of the user's wins.
+    let mut properties = vec!["--eureka.client.fetch-registry=false".to_owned()];
+    properties.extend(args.spring.iter().cloned());
     let mut set = |key: &str, value: &str| properties.push(format!("--{key}={value}"));
     if let Some(app) = &args.app {
         set("spring.application.name", app);
@@ -207,6 +210,22 @@ mod tests {
             config.client.ordered_service_urls(),
             ["http://127.0.0.1:7/eureka/"]
         );
+    }
+
+    #[test]
+    fn the_sidecar_keeps_no_registry_copy_unless_told_to() {
+        assert!(
+            !config(&args(&[]), &[], &no_env)
+                .unwrap()
+                .client
+                .fetch_registry
+        );
+        let told = config(
+            &args(&["--eureka.client.fetch-registry=true"]),
+            &[],
+            &no_env,
+        );
+        assert!(told.unwrap().client.fetch_registry);
     }
 
     #[test]
