@@ -35,7 +35,8 @@ where
 /// `eureka.client.healthcheck.enabled` without a health check given in code: the instance's
 /// own health-check URL (`eureka.instance.health-check-url[-path]`, as registered), asked with
 /// a GET; a 2xx answer is `UP`, any other answer or no answer `DOWN`. This is what the key does
-/// for a Spring application, whose actuator health then decides its Eureka status.
+/// for a Spring application, whose actuator health then decides its Eureka status. The
+/// sidecar asks its application's health URL the same way.
 pub(crate) fn url_health_check(
     url: String,
     timeout: Duration,
@@ -43,15 +44,17 @@ pub(crate) fn url_health_check(
     let http = reqwest::Client::builder().timeout(timeout).build()?;
     Ok(move || {
         let request = http.get(&url);
+        let url = url.clone();
         async move {
             match request.send().await {
                 Ok(response) if response.status().is_success() => InstanceStatus::Up,
+                // Debug only: the status change itself is logged once, by the client.
                 Ok(response) => {
-                    tracing::info!(status = %response.status(), "own health URL: DOWN");
+                    tracing::debug!(%url, status = %response.status(), "health URL: DOWN");
                     InstanceStatus::Down
                 }
                 Err(error) => {
-                    tracing::info!(%error, "own health URL unreachable: DOWN");
+                    tracing::debug!(%url, %error, "health URL unreachable: DOWN");
                     InstanceStatus::Down
                 }
             }

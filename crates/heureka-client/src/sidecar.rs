@@ -12,11 +12,10 @@
 use std::future::Future;
 use std::time::Duration;
 
-use heureka_core::InstanceStatus;
-
 use crate::client::EurekaClient;
 use crate::config::ClientConfig;
 use crate::error::ClientError;
+use crate::health::url_health_check;
 
 /// What the sidecar registers and how it watches the application.
 #[derive(Clone, Debug)]
@@ -63,26 +62,7 @@ pub async fn run(
     } = config;
     client.instance_info_replication_interval = health_interval;
     client.initial_instance_info_replication_interval = health_interval;
-    let http = reqwest::Client::builder()
-        .timeout(health_timeout)
-        .build()
-        .map_err(ClientError::Body)?;
-    let health = move || {
-        let request = http.get(&health_url);
-        async move {
-            match request.send().await {
-                Ok(response) if response.status().is_success() => InstanceStatus::Up,
-                Ok(response) => {
-                    tracing::info!(status = %response.status(), "application health: DOWN");
-                    InstanceStatus::Down
-                }
-                Err(error) => {
-                    tracing::info!(%error, "application health unreachable: DOWN");
-                    InstanceStatus::Down
-                }
-            }
-        }
-    };
+    let health = url_health_check(health_url, health_timeout).map_err(ClientError::Body)?;
     let client = EurekaClient::builder(client)
         .health_check(health)
         .start()
