@@ -180,7 +180,8 @@ def start_watch(server, *args: str, ready: str) -> subprocess.Popen:
         left = deadline - time.monotonic()
         if left <= 0 or proc.poll() is not None:
             proc.kill()
-            pytest.fail(f"watch never said {ready!r}:\n{said}")
+            _, rest = proc.communicate()
+            pytest.fail(f"watch never said {ready!r} (exit {proc.returncode}):\n{said}{rest}")
         readable, _, _ = select.select([proc.stderr], [], [], left)
         if readable:
             said += proc.stderr.readline()
