@@ -15,6 +15,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use heureka_core::{Change, ChangeKind, Origin, SelfPreservation};
+use heureka_wire::Format;
 use parking_lot::Mutex;
 use prometheus_client::collector::Collector;
 use prometheus_client::encoding::{DescriptorEncoder, EncodeLabelSet, EncodeMetric};
@@ -25,6 +26,7 @@ use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::metrics::MetricType;
 use prometheus_client::registry::{Registry, Unit};
 
+use crate::cache::Encoding;
 use crate::replication::PeerState;
 use crate::state::AppState;
 
@@ -205,8 +207,8 @@ struct Snapshot {
     instances: Vec<(String, &'static str, u64)>,
     self_preservation: Option<SelfPreservation>,
     ready: bool,
-    full_fetch_rebuilds: u64,
-    delta_rebuilds: u64,
+    /// `(document, format, encoding, builds)`.
+    cache_builds: Vec<(&'static str, &'static str, &'static str, u64)>,
     peers: Vec<PeerState>,
 }
 
@@ -231,8 +233,7 @@ impl Snapshot {
             instances,
             self_preservation: Some(self_preservation),
             ready: state.is_ready(),
-            full_fetch_rebuilds: state.full_fetch.rebuilds(),
-            delta_rebuilds: state.delta.rebuilds(),
+            cache_builds: cache_builds(state),
             peers: state.replication.peer_states(),
         }
     }
@@ -289,18 +290,46 @@ impl Collector for ScrapeTime {
         )?;
         let mut rebuilds = encoder.encode_descriptor(
             "heureka_response_cache_rebuilds",
-            "Response documents encoded because the registry changed or the entry aged",
+            "Response bodies built (by document, format and encoding) because the registry changed or the entry aged",
             None,
             MetricType::Counter,
         )?;
-        for (document, count) in [
-            ("full", snapshot.full_fetch_rebuilds),
-            ("delta", snapshot.delta_rebuilds),
-        ] {
-            ConstCounter::new(count).encode(rebuilds.encode_family(&[("document", document)])?)?;
+        for (document, format, encoding, count) in &snapshot.cache_builds {
+            let labels = [
+                ("document", *document),
+                ("format", *format),
+                ("encoding", *encoding),
+            ];
+            ConstCounter::new(*count).encode(rebuilds.encode_family(&labels)?)?;
         }
         encode_peers(&mut encoder, &snapshot.peers)
     }
+}
+
+/// Bodies each response cache built, by document, format and encoding.
+fn cache_builds(state: &AppState) -> Vec<(&'static str, &'static str, &'static str, u64)> {
+    let mut builds = Vec::new();
+    for format in [Format::Json, Format::Xml] {
+        let format_name = match format {
+            Format::Json => "json",
+            Format::Xml => "xml",
+        };
+        for encoding in Encoding::ALL {
+            builds.push((
+                "full",
+                format_name,
+                encoding.as_str(),
+                state.full_fetch.builds(format, encoding),
+            ));
+            builds.push((
+                "delta",
+                format_name,
+                encoding.as_str(),
+                state.delta.builds(format, encoding),
+            ));
+        }
+    }
+    builds
 }
 
 fn gauge(

@@ -5,6 +5,7 @@ use axum::http::{header, HeaderMap, HeaderValue};
 use axum::response::Response;
 use heureka_core::Applications;
 
+use crate::cache::Encoding;
 use crate::handlers::{document, Headers};
 use crate::http::error::ApiError;
 use crate::http::negotiate;
@@ -95,19 +96,26 @@ fn encode_now(applications: &Applications, headers: &HeaderMap) -> Response {
 /// Serves a full or delta document from its cache, gzipped when the client accepts it.
 fn cached(state: &SharedState, headers: &HeaderMap, which: Document) -> Response {
     let format = negotiate::collection_format(headers);
-    let encoded = match which {
-        Document::AllApps => state.full_fetch.get(&state.registry, format),
-        Document::Delta => state.delta.get(&state.registry, format),
+    let encoding = if negotiate::accepts_gzip(headers) {
+        Encoding::Gzip
+    } else {
+        Encoding::Plain
     };
-    if negotiate::accepts_gzip(headers) {
-        let mut response = document(format, encoded.gzipped.clone());
+    let body = match which {
+        Document::AllApps => state.full_fetch.get(&state.registry, format, encoding),
+        Document::Delta => state.delta.get(&state.registry, format, encoding),
+    };
+    let mut response = Response::new(body.into_http_body());
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static(format.content_type()),
+    );
+    if encoding == Encoding::Gzip {
         response
             .headers_mut()
             .insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
-        response
-    } else {
-        document(format, encoded.plain())
     }
+    response
 }
 
 /// Which cached document.

@@ -177,13 +177,76 @@ async fn response_cache_rebuilds_are_counted_only_when_the_registry_changed() {
         sample(
             text,
             "heureka_response_cache_rebuilds_total",
-            &[("document", "full")],
+            &[
+                ("document", "full"),
+                ("format", "json"),
+                ("encoding", "gzip"),
+            ],
         )
     };
     assert_eq!(full(&scrape(&server).await), Some(1.0));
     server.register("ORDERS", "o-2").await;
     server.registry_json().await;
     assert_eq!(full(&scrape(&server).await), Some(2.0));
+}
+
+/// Reads without gzip, as a client with no gzip support sends them (reqwest's default client
+/// here asks for gzip, so this one is built without it).
+async fn get_plain(server: &TestServer, path: &str, accept: &str) -> String {
+    let plain = reqwest::Client::builder().no_gzip().build().unwrap();
+    let response = plain
+        .get(server.url(path))
+        .header("Accept", accept)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    assert!(response.headers().get("content-encoding").is_none());
+    let length: usize = response.headers()["content-length"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let text = response.text().await.unwrap();
+    assert_eq!(text.len(), length, "Content-Length is the body's");
+    text
+}
+
+#[tokio::test]
+async fn plain_reads_build_each_body_once_per_version_and_see_every_write() {
+    let server = TestServer::start(&[]).await;
+    let builds = |text: &str, document: &str, format: &str| {
+        sample(
+            text,
+            "heureka_response_cache_rebuilds_total",
+            &[
+                ("document", document),
+                ("format", format),
+                ("encoding", "identity"),
+            ],
+        )
+    };
+    for (n, id) in ["o-1", "o-2"].into_iter().enumerate() {
+        server.register("ORDERS", id).await;
+        for _ in 0..4 {
+            for path in ["/apps", "/apps/delta"] {
+                for accept in ["application/json", "application/xml"] {
+                    let text = get_plain(&server, path, accept).await;
+                    assert!(text.contains(id), "{path} {accept} misses {id}");
+                }
+            }
+        }
+        let text = scrape(&server).await;
+        for document in ["full", "delta"] {
+            for format in ["json", "xml"] {
+                assert_eq!(
+                    builds(&text, document, format),
+                    Some(n as f64 + 1.0),
+                    "{document} {format}"
+                );
+            }
+        }
+    }
 }
 
 #[tokio::test]
