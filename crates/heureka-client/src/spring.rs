@@ -166,23 +166,19 @@ pub(crate) fn load_spring(
         .collect();
     let command_line = heureka_config::parse_args(&options)
         .map_err(|error| ConfigError::new(error.to_string()))?;
-    let mut schema = Schema {
-        names: names(),
-        env_keys: KEYS
-            .iter()
-            .map(|(name, _)| (*name).to_owned())
-            .chain([
-                format!("eureka.client.service-url.{DEFAULT_ZONE}"),
-                "eureka.instance.metadata-map.zone".to_owned(),
-            ])
-            .collect(),
-    };
+    let mut schema = Schema::new(
+        names(),
+        KEYS.iter().map(|(name, _)| (*name).to_owned()).chain([
+            format!("eureka.client.service-url.{DEFAULT_ZONE}"),
+            "eureka.instance.metadata-map.zone".to_owned(),
+        ]),
+    );
     let first = heureka_config::load(&schema, command_line.clone(), env, cwd)?.properties;
     let zone_keys = zone_keys(&first, env)?;
-    if zone_keys.iter().all(|key| schema.env_keys.contains(key)) {
+    if zone_keys.iter().all(|key| schema.has_env_key(key)) {
         return Ok(first);
     }
-    schema.env_keys.extend(zone_keys);
+    schema.add_env_keys(zone_keys);
     Ok(heureka_config::load(&schema, command_line, env, cwd)?.properties)
 }
 

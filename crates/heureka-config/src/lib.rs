@@ -40,14 +40,61 @@ pub const ENV_SPRING_CONFIG_ADDITIONAL_LOCATION: &str = "SPRING_CONFIG_ADDITIONA
 /// Environment variable listing the active profiles.
 pub const ENV_SPRING_PROFILES_ACTIVE: &str = "SPRING_PROFILES_ACTIVE";
 
-/// What an application tells the loader about its keys.
+/// What an application tells the loader about its keys. Built once per application: the
+/// environment variable names of every key are worked out here, not on every load.
 #[derive(Debug, Clone, Default)]
 pub struct Schema {
-    /// The relaxed-name rules, with the application's map prefixes.
-    pub names: Names,
-    /// Every key to look up in the environment, in Spring's kebab-case. Map entries that a
-    /// file or the command line names are looked up too; these are the others.
-    pub env_keys: Vec<String>,
+    names: Names,
+    env_keys: Vec<EnvKey>,
+}
+
+/// A key to look up in the environment, with its canonical form and the variable names that
+/// map to it, most preferred first.
+#[derive(Debug, Clone)]
+pub(crate) struct EnvKey {
+    pub(crate) name: String,
+    pub(crate) canonical: String,
+    pub(crate) vars: Vec<String>,
+}
+
+impl Schema {
+    /// The relaxed-name rules `names` (with the application's map prefixes) and every key to
+    /// look up in the environment, in Spring's kebab-case. Map entries that a file or the
+    /// command line names are looked up too; `env_keys` are the others.
+    pub fn new(names: Names, env_keys: impl IntoIterator<Item = String>) -> Schema {
+        let mut schema = Schema {
+            names,
+            env_keys: Vec::new(),
+        };
+        schema.add_env_keys(env_keys);
+        schema
+    }
+
+    /// The relaxed-name rules.
+    pub fn names(&self) -> &Names {
+        &self.names
+    }
+
+    /// Looks `keys` up in the environment too.
+    pub fn add_env_keys(&mut self, keys: impl IntoIterator<Item = String>) {
+        for name in keys {
+            let canonical = self.names.canonical(&name);
+            let vars = self.names.env_names(&name);
+            self.env_keys.push(EnvKey {
+                name,
+                canonical,
+                vars,
+            });
+        }
+    }
+
+    /// Whether `key` (in any relaxed spelling) is looked up in the environment.
+    pub fn has_env_key(&self, key: &str) -> bool {
+        let canonical = self.names.canonical(key);
+        self.env_keys
+            .iter()
+            .any(|known| known.canonical == canonical)
+    }
 }
 
 /// The merged sources and a description of each one read, for a start-up log.
@@ -99,7 +146,7 @@ pub fn load(
     env: &dyn Fn(&str) -> Option<String>,
     cwd: &Path,
 ) -> Result<Sources, ConfigError> {
-    let names = &schema.names;
+    let names = schema.names();
     let early = |name: &str| sources::early_setting(names, &command_line, env, name);
     let file_settings = files::FileSettings {
         location: early("spring.config.location"),
@@ -116,8 +163,7 @@ pub fn load(
         .chain(&command_line)
         .filter(|property| names.is_map_entry(&property.name))
         .map(|property| property.name.clone());
-    let candidates = schema.env_keys.iter().cloned().chain(map_names);
-    let env_properties = sources::env_properties(names, env, candidates);
+    let env_properties = sources::env_properties(schema, env, map_names);
 
     let mut read: Vec<String> = loaded_files
         .read

@@ -181,30 +181,38 @@ pub fn parse_args(args: &[String]) -> Result<Vec<Property>, ArgumentError> {
     Ok(properties)
 }
 
-/// Looks up the environment variables for every name in `candidates`. The environment is
-/// queried by name, never enumerated, so that callers can pass a closure over a map in tests
-/// and map keys no other source mentions can only come from the command line or a file.
+/// Looks up the environment variables for the schema's keys and then for `map_names`. The
+/// environment is queried by name, never enumerated, so that callers can pass a closure over
+/// a map in tests and map keys no other source mentions can only come from the command line
+/// or a file.
 pub(crate) fn env_properties(
-    names: &Names,
+    schema: &crate::Schema,
     env: &dyn Fn(&str) -> Option<String>,
-    candidates: impl Iterator<Item = String>,
+    map_names: impl Iterator<Item = String>,
 ) -> Vec<Property> {
+    let names = schema.names();
     let mut seen = std::collections::BTreeSet::new();
     let mut properties = Vec::new();
-    for name in candidates {
-        if !seen.insert(names.canonical(&name)) {
-            continue;
-        }
-        let found = names
-            .env_names(&name)
-            .into_iter()
-            .find_map(|var| env(&var).map(|value| (var, value)));
+    let mut look_up = |name: &str, vars: &[String]| {
+        let found = vars
+            .iter()
+            .find_map(|var| env(var).map(|value| (var.clone(), value)));
         if let Some((var, value)) = found {
             properties.push(Property {
                 name: name.to_owned(),
                 value,
                 origin: Origin::Env(var),
             });
+        }
+    };
+    for key in &schema.env_keys {
+        if seen.insert(key.canonical.clone()) {
+            look_up(&key.name, &key.vars);
+        }
+    }
+    for name in map_names {
+        if seen.insert(names.canonical(&name)) {
+            look_up(&name, &names.env_names(&name));
         }
     }
     properties

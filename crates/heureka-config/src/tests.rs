@@ -42,10 +42,10 @@ impl Drop for Dir {
 }
 
 fn schema() -> Schema {
-    Schema {
-        names: Names::new(&["app.labels"]),
-        env_keys: vec!["app.pool-size".to_owned(), "app.name".to_owned()],
-    }
+    Schema::new(
+        Names::new(&["app.labels"]),
+        ["app.pool-size".to_owned(), "app.name".to_owned()],
+    )
 }
 
 fn load_in(dir: &Dir, args: &[&str], env: &[(&str, &str)]) -> Sources {

@@ -465,17 +465,18 @@ pub(crate) fn canonical(name: &str) -> String {
 /// What the loader needs to know of the server's keys: every key in the table is looked up in
 /// the environment, and so are the two map entries everyone sets there (`defaultZone`,
 /// `root`); other map entries only when a file or the command line names them.
-pub(crate) fn schema() -> Schema {
-    let default_zone = format!("eureka.client.service-url.{}", DEFAULT_ZONE.0);
-    Schema {
-        names: names().clone(),
-        env_keys: KEYS
-            .iter()
-            .filter(|key| !key.name.contains('<'))
-            .map(|key| key.name.to_owned())
-            .chain([default_zone, "logging.level.root".to_owned()])
-            .collect(),
-    }
+pub(crate) fn schema() -> &'static Schema {
+    static SCHEMA: OnceLock<Schema> = OnceLock::new();
+    SCHEMA.get_or_init(|| {
+        let default_zone = format!("eureka.client.service-url.{}", DEFAULT_ZONE.0);
+        Schema::new(
+            names().clone(),
+            KEYS.iter()
+                .filter(|key| !key.name.contains('<'))
+                .map(|key| key.name.to_owned())
+                .chain([default_zone, "logging.level.root".to_owned()]),
+        )
+    })
 }
 
 /// The value of a `${placeholder}` no source and no `:default` gives: the key's default, or

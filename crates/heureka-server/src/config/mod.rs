@@ -365,7 +365,7 @@ pub fn load(
         ArgumentError::NotAnOption(_) => ConfigError::new(format!("{error}; see --help")),
         ArgumentError::MissingName(_) => ConfigError::new(error.to_string()),
     })?;
-    let sources = heureka_config::load(&keys::schema(), command_line, env, cwd)?;
+    let sources = heureka_config::load(keys::schema(), command_line, env, cwd)?;
     reject_unknown_keys(&sources.properties)?;
     let mut config = bind::bind(&sources.properties, env)?;
     config.sources = sources.read;
