@@ -73,8 +73,8 @@ pub struct Exchange {
     pub content_type: Option<String>,
     /// Its body; empty for an event stream, which never ends.
     pub body: Vec<u8>,
-    /// After a method that may write: the full registry fetched through the router, as JSON
-    /// and as XML, with the status each read was answered.
+    /// After a method that may write: the full registry fetched through the router in the
+    /// `read_back` format, with the status the read was answered.
     pub full_fetch: Vec<(Format, u16, Vec<u8>)>,
     /// After a method that may write: the registry's own view, `(app, id, status)` of every
     /// instance.
@@ -88,16 +88,27 @@ pub const SEEDED: [(&str, &str); 2] = [("ORDERS", "10.0.0.1:orders:8080"), ("ORD
 /// Sends `method target` with no body and no header but `Accept` (`None`: no header) through
 /// the router [`crate::serve`] serves, on a current-thread runtime. The state is built once
 /// (a fresh one per request ran at 200 a second, most of it compressing the full-fetch
-/// cache) and put back to the [`SEEDED`] instances after every method that may write, so the
-/// registry a request meets is the same for every input. `None` when `target` is not a
+/// cache) and put back to the [`SEEDED`] instances after every request that changed what a
+/// reader sees (its [`Registry::version`] moved), so the registry a request meets is the same
+/// for every input. Most fuzzed writes are refused and change nothing; not reseeding after
+/// them keeps the cached documents, which a reseed would have to compress again. `None` when `target` is not a
 /// request target hyper would accept (hyper answers 400 before any router sees it).
-pub fn request(method: &str, target: &[u8], accept: Option<Format>) -> Option<Exchange> {
+///
+/// After a method that may write, the full registry is read back in one format, `read_back`:
+/// each format's document is compressed afresh after a write, which is most of an input's cost.
+pub fn request(
+    method: &str,
+    target: &[u8],
+    accept: Option<Format>,
+    read_back: Format,
+) -> Option<Exchange> {
     use tower::ServiceExt;
 
     let uri = axum::http::Uri::from_maybe_shared(bytes::Bytes::copy_from_slice(target)).ok()?;
     let method = axum::http::Method::from_bytes(method.as_bytes()).ok()?;
     let reads_only = matches!(method.as_str(), "GET" | "HEAD" | "OPTIONS");
     let server = fuzz_server();
+    let version_before = server.state.registry.lock().version();
     server.runtime.block_on(async {
         let mut request = axum::http::Request::builder().method(method).uri(uri);
         if let Some(format) = accept {
@@ -129,7 +140,7 @@ pub fn request(method: &str, target: &[u8], accept: Option<Format>) -> Option<Ex
             registry: Vec::new(),
         };
         if !reads_only {
-            for format in [Format::Json, Format::Xml] {
+            for format in [read_back] {
                 let path = format!("{}/apps", server.config.heureka.base_path);
                 let read = axum::http::Request::get(path)
                     .header(header::ACCEPT, format.content_type())
@@ -158,7 +169,9 @@ pub fn request(method: &str, target: &[u8], accept: Option<Format>) -> Option<Ex
                     )
                 })
                 .collect();
-            server.reseed();
+            if server.state.registry.lock().version() != version_before {
+                server.reseed();
+            }
         }
         Some(exchange)
     })
