@@ -264,6 +264,69 @@ impl Registry {
     }
 }
 
+/// One application of the delta document, in the delta's order (see
+/// [`Registry::delta_applications`]); [`Registry::delta_application`] renders it.
+#[derive(Debug)]
+pub struct DeltaApplication<'a> {
+    pub name: &'a str,
+    /// The registry version of this application's last visible change.
+    pub version: u64,
+    /// How many of its instances the delta holds.
+    pub instances: usize,
+    items: Vec<&'a ChangeItem>,
+}
+
+impl Registry {
+    /// The applications of [`Registry::delta`], in its order, without rendering them: a cache
+    /// of pieces of the delta re-renders only those whose `(version, instances)` moved. That
+    /// pair moves whenever an application's part of the delta does: every item queued for an
+    /// application changes its version, and at one version its items can only be purged, which
+    /// lowers their number. Cancelled applications, gone from the registry, are listed too.
+    pub fn delta_applications(&self) -> Vec<DeltaApplication<'_>> {
+        let mut groups: Vec<DeltaApplication<'_>> = Vec::new();
+        let mut group_index: HashMap<&str, usize> = HashMap::new();
+        for item in self.recently_changed.latest() {
+            let index = *group_index.entry(&item.app).or_insert_with(|| {
+                groups.push(DeltaApplication {
+                    name: &item.app,
+                    version: self.versions.of_app(&item.app),
+                    instances: 0,
+                    items: Vec::new(),
+                });
+                groups.len() - 1
+            });
+            groups[index].instances += 1;
+            groups[index].items.push(item);
+        }
+        groups
+    }
+
+    /// The [`Registry::version`] of `app`'s last visible change, 0 if it never had one: a
+    /// cache of one application's document re-encodes it only when this moves.
+    pub fn application_version(&self, app: &str) -> u64 {
+        self.versions.of_app(&app_key(app))
+    }
+
+    /// One application of [`Registry::delta_applications`] as [`Registry::visit_delta`] shows
+    /// it; None if none of its instances can be shown.
+    pub fn delta_application(&self, entry: &DeltaApplication<'_>) -> Option<Application> {
+        let instances: Vec<Instance> = entry
+            .items
+            .iter()
+            .filter_map(|item| match &item.entry {
+                DeltaEntry::Live => self
+                    .lease(&item.app, &item.id)
+                    .map(|lease| self.decorate(lease)),
+                DeltaEntry::Deleted(lease) => Some(self.decorate(lease)),
+            })
+            .collect();
+        (!instances.is_empty()).then(|| Application {
+            name: entry.name.to_owned(),
+            instances,
+        })
+    }
+}
+
 fn hashcode_of(applications: &[Application]) -> String {
     apps_hashcode(applications.iter().flat_map(|application| {
         application

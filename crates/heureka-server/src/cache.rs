@@ -6,24 +6,28 @@
 //! burst of reads between changes (and all heartbeats, which do not change the version) is
 //! served from the same pre-encoded, pre-compressed bytes.
 //!
-//! The full document is kept as runs of consecutive applications, each one deflate segment.
-//! A change re-encodes only the applications it touched and recompresses only the runs
-//! holding them. The gzip body is the runs' deflate segments laid end to end inside one gzip
-//! member (each segment ends on a byte boundary with a sync flush and none refers back past
-//! its start, which is how `pigz` builds one stream from parallel pieces), so clients receive
-//! ordinary single-member gzip. Rebuilding after a registration among 10,000 instances costs
-//! one application's encoding and one run's compression, not the registry's.
+//! Both documents are kept as runs of consecutive applications, each encoded once and, when a
+//! client asks for gzip, compressed once into its own deflate segment. A change re-encodes only
+//! the applications it touched and recompresses only the runs holding them: the full document
+//! follows `Registry::application_versions`, the delta `Registry::delta_applications`, in
+//! the delta's order. The gzip body is the runs' deflate segments laid end to end inside one
+//! gzip member (each segment ends on a byte boundary with a sync flush and none refers back
+//! past its start, which is how `pigz` builds one stream from parallel pieces), so clients
+//! receive ordinary single-member gzip. The plain body is the runs' plain bytes, sent as kept
+//! ([`CachedBody`]).
 //!
 //! Every body is built at most once per registry version, format and encoding, by the first
-//! request that finds it out of date, while the others wait for it (one lock per format and
-//! document). The plain full body is the runs' plain bytes laid end to end, sent as they are
-//! kept ([`CachedBody`]); they are kept only while clients ask for plain, since they are
-//! twenty times the size of the gzip.
+//! request that finds it missing, while the others wait for it (one build lock per document
+//! and format). A request finding its body ready takes it without waiting for a build of
+//! another encoding or version ([`DocumentCache::ready`]). An encoding nobody asks for costs
+//! nothing: plain-only readers never compress, gzip-only readers keep no plain copy (plain
+//! bytes are twenty times the size of the gzip, kept only while clients ask for plain).
 
 use std::collections::HashMap;
 use std::convert::Infallible;
 use std::hash::{Hash, Hasher};
 use std::io::Read;
+use std::marker::PhantomData;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -32,7 +36,7 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use flate2::{Compress, Compression, Crc, FlushCompress};
-use heureka_core::Registry;
+use heureka_core::{Application, Applications, Registry};
 use heureka_wire::{ApplicationsPieces, Format};
 use hyper::body::{Frame, SizeHint};
 use parking_lot::Mutex;
@@ -55,8 +59,8 @@ impl Encoding {
     }
 }
 
-/// A cached body: shared buffers sent back to back, so a plain full document is its runs'
-/// bytes as they are kept, never copied into one buffer per version or per request.
+/// A cached body: shared buffers sent back to back, so a plain document is its runs' bytes as
+/// they are kept, never copied into one buffer per version or per request.
 #[derive(Clone, Debug)]
 pub(crate) struct CachedBody {
     parts: Arc<[Bytes]>,
@@ -153,22 +157,6 @@ impl Builds {
     }
 }
 
-/// One document for one registry version: gzipped (every real client asks for gzip), and
-/// plain once a client has asked for it.
-#[derive(Debug)]
-struct Document {
-    version: u64,
-    encoded_at: Instant,
-    gzipped: Bytes,
-    plain: Option<CachedBody>,
-}
-
-impl Document {
-    fn is_fresh(&self, version: u64, max_age: Duration) -> bool {
-        self.version == version && self.encoded_at.elapsed() < max_age
-    }
-}
-
 /// Whether plain bodies are kept: only while clients ask for them. A plain body is about 20
 /// times its gzip, so a single `curl` must not pin a plain copy of a large registry for good;
 /// one plain request in `max_age` keeps it.
@@ -176,132 +164,135 @@ fn plain_wanted(plain_asked_at: Option<Instant>, max_age: Duration) -> bool {
     plain_asked_at.is_some_and(|at| at.elapsed() < max_age)
 }
 
-/// The delta document, per format: built once per registry version, by the first request
-/// that finds it out of date; requests arriving meanwhile wait for that build rather than
-/// encoding and compressing the same delta again.
+/// Which document a cache holds: how its applications are listed, keyed and rendered.
+pub(crate) trait Source: Send + Sync + 'static {
+    /// Under the registry lock: the document's head and its runs, encoding those whose
+    /// members are not `kept`.
+    fn plan(
+        registry: &Registry,
+        pieces: ApplicationsPieces,
+        kept: &dyn Fn(&[Member<'_>]) -> bool,
+    ) -> (Vec<u8>, Vec<Planned>);
+}
+
+/// The full document (`GET /apps`): applications by name, keyed by the version of their last
+/// change (`Registry::application_versions`).
 #[derive(Debug)]
-pub(crate) struct DeltaCache {
-    json: Mutex<DeltaSlot>,
-    xml: Mutex<DeltaSlot>,
-    max_age: Duration,
-    builds: Builds,
-}
+pub(crate) struct Full;
 
-#[derive(Debug, Default)]
-struct DeltaSlot {
-    document: Option<Document>,
-    plain_asked_at: Option<Instant>,
-}
-
-impl DeltaCache {
-    pub(crate) fn new(max_age: Duration) -> DeltaCache {
-        DeltaCache {
-            json: Mutex::default(),
-            xml: Mutex::default(),
-            max_age,
-            builds: Builds::default(),
-        }
-    }
-
-    /// How many delta bodies have been built since start in this format and encoding.
-    pub(crate) fn builds(&self, format: Format, encoding: Encoding) -> u64 {
-        self.builds.get(format, encoding)
-    }
-
-    /// The delta for the registry's current version. Lock order: this format's slot, then
-    /// the registry.
-    pub(crate) fn get(
-        &self,
-        registry: &Mutex<Registry>,
-        format: Format,
-        encoding: Encoding,
-    ) -> CachedBody {
-        let mut slot = match format {
-            Format::Json => self.json.lock(),
-            Format::Xml => self.xml.lock(),
-        };
-        if encoding == Encoding::Plain {
-            slot.plain_asked_at = Some(Instant::now());
-        }
-        let version = registry.lock().version();
-        let fresh = slot
-            .document
-            .as_ref()
-            .is_some_and(|document| document.is_fresh(version, self.max_age));
-        if !fresh {
-            let keep_plain = plain_wanted(slot.plain_asked_at, self.max_age);
-            slot.document = Some(self.build(registry, format, keep_plain));
-        }
-        let document = slot.document.as_mut().expect("built above");
-        match encoding {
-            Encoding::Gzip => CachedBody::one(document.gzipped.clone()),
-            Encoding::Plain => {
-                if document.plain.is_none() {
-                    // Asked for plain for the first time at this version: inflated once.
-                    self.builds.count(format, Encoding::Plain);
-                    document.plain = Some(CachedBody::one(gunzip(&document.gzipped)));
-                }
-                document.plain.clone().expect("set above")
-            }
-        }
-    }
-
-    fn build(&self, registry: &Mutex<Registry>, format: Format, keep_plain: bool) -> Document {
-        // Encoded under the lock one application at a time, so a large delta (all instances,
-        // right after a mass registration) is never copied whole; compressed after it.
-        let pieces = ApplicationsPieces { format };
-        let (version, body) = {
-            let registry = registry.lock();
-            let mut entries = Vec::new();
-            let (versions_delta, hashcode) = registry.visit_delta(|application| {
-                if !entries.is_empty() {
-                    entries.extend_from_slice(pieces.separator());
-                }
-                entries.extend_from_slice(&pieces.entry(application));
-            });
-            let mut body = pieces.head(versions_delta, &hashcode);
-            body.extend_from_slice(&entries);
-            body.extend_from_slice(pieces.tail());
-            (registry.version(), body)
-        };
-        let mut gzip = GzipMember::new();
-        gzip.push_deflated(&deflate(&body), &crc_of(&body));
-        self.builds.count(format, Encoding::Gzip);
-        let plain = keep_plain.then(|| {
-            self.builds.count(format, Encoding::Plain);
-            CachedBody::one(Bytes::from(body))
-        });
-        Document {
-            version,
-            encoded_at: Instant::now(),
-            gzipped: gzip.finish(),
-            plain,
-        }
-    }
-}
-
-/// The full document (`GET /apps`), per format, kept as compressed runs of applications.
+/// The delta (`GET /apps/delta`): applications in the delta's order, keyed by their version
+/// and number of delta items (`Registry::delta_applications`), cancelled ones included.
 #[derive(Debug)]
-pub(crate) struct FullFetchCache {
-    json: Mutex<Runs>,
-    xml: Mutex<Runs>,
+pub(crate) struct Delta;
+
+/// The cache of `GET /apps`.
+pub(crate) type FullFetchCache = DocumentCache<Full>;
+/// The cache of `GET /apps/delta`.
+pub(crate) type DeltaCache = DocumentCache<Delta>;
+
+impl Source for Full {
+    fn plan(
+        registry: &Registry,
+        pieces: ApplicationsPieces,
+        kept: &dyn Fn(&[Member<'_>]) -> bool,
+    ) -> (Vec<u8>, Vec<Planned>) {
+        let applications = registry.application_versions();
+        let plan = plan_runs(
+            &applications,
+            |application| Member {
+                name: application.name,
+                key: (application.version, application.instances),
+            },
+            kept,
+            |application| registry.application(application.name),
+            pieces,
+        );
+        (pieces.head(1, &registry.full_hashcode()), plan)
+    }
+}
+
+impl Source for Delta {
+    fn plan(
+        registry: &Registry,
+        pieces: ApplicationsPieces,
+        kept: &dyn Fn(&[Member<'_>]) -> bool,
+    ) -> (Vec<u8>, Vec<Planned>) {
+        let applications = registry.delta_applications();
+        let plan = plan_runs(
+            &applications,
+            |application| Member {
+                name: application.name,
+                key: (application.version, application.instances),
+            },
+            kept,
+            |application| registry.delta_application(application),
+            pieces,
+        );
+        let versions_delta = i64::try_from(registry.version()).unwrap_or(i64::MAX);
+        (pieces.head(versions_delta, &registry.full_hashcode()), plan)
+    }
+}
+
+/// One application of a run: its name and what must move for its entry to change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Member<'a> {
+    name: &'a str,
+    key: (u64, usize),
+}
+
+/// A document per format, kept as runs.
+#[derive(Debug)]
+pub(crate) struct DocumentCache<S> {
+    json: Slot,
+    xml: Slot,
     /// `response-cache-auto-expiration-in-seconds`: even without changes, runs are re-encoded
     /// this often so the lease timestamps they show do not age indefinitely.
     max_age: Duration,
     builds: Builds,
+    source: PhantomData<S>,
 }
 
-/// One format's compressed runs and the document last assembled from them.
+/// One format of one document.
+#[derive(Debug, Default)]
+struct Slot {
+    /// Held by the one build at a time, and only by it.
+    runs: Mutex<Runs>,
+    /// The bodies built so far for the latest version; held only to look or to store.
+    ready: Mutex<Ready>,
+}
+
+#[derive(Debug, Default)]
+struct Ready {
+    /// The registry version the bodies are of, and when its runs were planned.
+    version: u64,
+    planned_at: Option<Instant>,
+    gzip: Option<CachedBody>,
+    plain: Option<CachedBody>,
+    plain_asked_at: Option<Instant>,
+}
+
+impl Ready {
+    fn body(&self, version: u64, encoding: Encoding, max_age: Duration) -> Option<CachedBody> {
+        let fresh =
+            self.version == version && self.planned_at.is_some_and(|at| at.elapsed() < max_age);
+        let body = match encoding {
+            Encoding::Gzip => &self.gzip,
+            Encoding::Plain => &self.plain,
+        };
+        body.as_ref().filter(|_| fresh).cloned()
+    }
+}
+
+/// One format's runs, as last planned.
 #[derive(Debug, Default)]
 struct Runs {
+    version: u64,
+    planned_at: Option<Instant>,
     /// By the name of each run's first application.
     by_first_app: HashMap<String, Run>,
-    /// The document's runs in order, by first application, and its plain head, from which
-    /// the plain body is assembled when first asked for at this version.
+    /// The document's runs in order, by first application, and its plain head.
     order: Vec<String>,
     head: Bytes,
-    document: Option<Document>,
-    plain_asked_at: Option<Instant>,
 }
 
 /// A run of consecutive applications, encoded and compressed together. Compressing each
@@ -311,118 +302,180 @@ struct Runs {
 /// application moves at most its own run's boundaries, and only that run is re-encoded.
 #[derive(Debug)]
 struct Run {
-    /// Each application's name and change version when the run was encoded.
-    members: Vec<(String, u64)>,
+    /// Each application's name and key when the run was encoded.
+    members: Vec<(String, (u64, usize))>,
     encoded_at: Instant,
-    /// The members' entries, with separators, as one raw deflate segment.
-    deflated: Bytes,
     /// CRC-32 and length of the uncompressed run, for the gzip trailer.
     crc: Crc,
-    /// The uncompressed run, kept while clients ask for plain documents: the plain body is
-    /// these laid end to end, as the gzip body is the deflate segments.
+    /// The members' entries, with separators, as one raw deflate segment: made when gzip is
+    /// first asked for, then kept.
+    deflated: Option<Bytes>,
+    /// The uncompressed run: kept from its encoding until gzip is served without plain being
+    /// wanted. A run always holds one of the two.
     plain: Option<Bytes>,
 }
 
 impl Run {
+    fn deflated(&mut self) -> Bytes {
+        let plain = &self.plain;
+        self.deflated
+            .get_or_insert_with(|| {
+                Bytes::from(deflate(plain.as_deref().expect("a run holds one form")))
+            })
+            .clone()
+    }
+
     /// The run uncompressed: kept, or inflated from its segment once (so it is byte for byte
     /// what the gzip body holds, even where heartbeats moved a lease since).
     fn plain(&mut self) -> Bytes {
+        let deflated = &self.deflated;
         self.plain
-            .get_or_insert_with(|| inflate_segment(&self.deflated))
+            .get_or_insert_with(|| {
+                inflate_segment(deflated.as_deref().expect("a run holds one form"))
+            })
             .clone()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.crc.amount() == 0
     }
 }
 
-/// What a rebuild does with each run: keep the compressed one, or compress a new encoding.
-enum Planned {
+/// What a rebuild does with each run: keep the one it has, or take a new encoding.
+pub(crate) enum Planned {
     Keep(String),
     Encode {
-        members: Vec<(String, u64)>,
+        members: Vec<(String, (u64, usize))>,
         plain: Vec<u8>,
     },
 }
 
-impl FullFetchCache {
-    pub(crate) fn new(max_age: Duration) -> FullFetchCache {
-        FullFetchCache {
-            json: Mutex::default(),
-            xml: Mutex::default(),
+impl<S: Source> DocumentCache<S> {
+    pub(crate) fn new(max_age: Duration) -> DocumentCache<S> {
+        DocumentCache {
+            json: Slot::default(),
+            xml: Slot::default(),
             max_age,
             builds: Builds::default(),
+            source: PhantomData,
         }
     }
 
-    /// How many full bodies have been assembled (from kept or new runs) since start in this
-    /// format and encoding.
+    /// How many bodies have been assembled (from kept or new runs) since start in this format
+    /// and encoding.
     pub(crate) fn builds(&self, format: Format, encoding: Encoding) -> u64 {
         self.builds.get(format, encoding)
     }
 
-    /// The full document for the registry's current version.
+    fn slot(&self, format: Format) -> &Slot {
+        match format {
+            Format::Json => &self.json,
+            Format::Xml => &self.xml,
+        }
+    }
+
+    /// The document for the registry's current version: [`DocumentCache::ready`], or built
+    /// on the calling thread (the server builds on its blocking pool instead).
+    #[cfg(test)]
     pub(crate) fn get(
         &self,
         registry: &Mutex<Registry>,
         format: Format,
         encoding: Encoding,
     ) -> CachedBody {
-        // One rebuild per format at a time; readers arriving meanwhile wait for its result
-        // rather than encoding the same document again. Lock order: runs, then registry.
-        let mut runs = match format {
-            Format::Json => self.json.lock(),
-            Format::Xml => self.xml.lock(),
-        };
-        if encoding == Encoding::Plain {
-            runs.plain_asked_at = Some(Instant::now());
-        }
+        self.ready(registry, format, encoding)
+            .unwrap_or_else(|| self.build(registry, format, encoding))
+    }
+
+    /// The document for the registry's current version if it is built already: two short
+    /// locks, never a wait for a build. Marks plain as wanted when asked for.
+    pub(crate) fn ready(
+        &self,
+        registry: &Mutex<Registry>,
+        format: Format,
+        encoding: Encoding,
+    ) -> Option<CachedBody> {
         let version = registry.lock().version();
-        let fresh = runs
-            .document
-            .as_ref()
-            .is_some_and(|doc| doc.is_fresh(version, self.max_age));
-        if !fresh {
-            let keep_plain = plain_wanted(runs.plain_asked_at, self.max_age);
-            let document = runs.rebuild(registry, format, self.max_age, keep_plain);
-            runs.document = Some(document);
-            self.builds.count(format, Encoding::Gzip);
+        let mut ready = self.slot(format).ready.lock();
+        if encoding == Encoding::Plain {
+            ready.plain_asked_at = Some(Instant::now());
+        }
+        ready.body(version, encoding, self.max_age)
+    }
+
+    /// Builds the document for the registry's current version, or waits for the build under
+    /// way and takes its result: one build per format at a time, never two of one body. Costs
+    /// up to a whole encoding and compression of the document, so the server calls it off its
+    /// async workers. Lock order: this format's runs, then the registry, then its ready bodies.
+    pub(crate) fn build(
+        &self,
+        registry: &Mutex<Registry>,
+        format: Format,
+        encoding: Encoding,
+    ) -> CachedBody {
+        let slot = self.slot(format);
+        let mut runs = slot.runs.lock();
+        // The build waited for may have made this body.
+        if let Some(body) = self.ready(registry, format, encoding) {
+            return body;
+        }
+        let keep_plain = plain_wanted(slot.ready.lock().plain_asked_at, self.max_age);
+        let pieces = ApplicationsPieces { format };
+        let version = registry.lock().version();
+        let aged = runs
+            .planned_at
+            .is_none_or(|at| at.elapsed() >= self.max_age);
+        if runs.version != version || aged {
+            runs.replan::<S>(registry, pieces, self.max_age);
+        }
+        let body = match encoding {
+            Encoding::Gzip => CachedBody::one(runs.gzip_body(pieces, keep_plain)),
+            Encoding::Plain => runs.plain_body(pieces),
+        };
+        self.builds.count(format, encoding);
+        let mut ready = slot.ready.lock();
+        if ready.version != runs.version || ready.planned_at != runs.planned_at {
+            ready.version = runs.version;
+            ready.planned_at = runs.planned_at;
+            ready.gzip = None;
+            ready.plain = None;
         }
         match encoding {
-            Encoding::Gzip => {
-                CachedBody::one(runs.document.as_ref().expect("built above").gzipped.clone())
-            }
-            Encoding::Plain => {
-                if let Some(plain) = &runs.document.as_ref().expect("built above").plain {
-                    return plain.clone();
-                }
-                self.builds.count(format, Encoding::Plain);
-                let plain = runs.plain_document(format);
-                runs.document.as_mut().expect("built above").plain = Some(plain.clone());
-                plain
-            }
+            Encoding::Gzip => ready.gzip = Some(body.clone()),
+            Encoding::Plain => ready.plain = Some(body.clone()),
         }
+        body
     }
 }
 
 impl Runs {
-    fn rebuild(
+    /// Takes the registry's current runs: kept where their members' keys did not move (and
+    /// they have not aged), newly encoded (not compressed) where they did.
+    fn replan<S: Source>(
         &mut self,
         registry: &Mutex<Registry>,
-        format: Format,
+        pieces: ApplicationsPieces,
         max_age: Duration,
-        keep_plain: bool,
-    ) -> Document {
-        let pieces = ApplicationsPieces { format };
-        let (version, hashcode, plan) = self.plan(registry, pieces, max_age);
-
-        let head = pieces.head(1, &hashcode);
-        let mut gzip = GzipMember::new();
-        gzip.push_deflated(&deflate(&head), &crc_of(&head));
+    ) {
+        let (version, head, plan) = {
+            let registry = registry.lock();
+            let kept = |members: &[Member<'_>]| {
+                self.by_first_app.get(members[0].name).is_some_and(|old| {
+                    old.encoded_at.elapsed() < max_age
+                        && old
+                            .members
+                            .iter()
+                            .map(|(name, key)| (name.as_str(), *key))
+                            .eq(members.iter().map(|member| (member.name, member.key)))
+                })
+            };
+            let (head, plan) = S::plan(&registry, pieces, &kept);
+            (registry.version(), head, plan)
+        };
         let mut runs = HashMap::with_capacity(plan.len());
         let mut order = Vec::with_capacity(plan.len());
-        for (n, planned) in plan.into_iter().enumerate() {
-            if n > 0 {
-                gzip.push_stored(pieces.separator());
-            }
-            let mut run = match planned {
+        for planned in plan {
+            let run = match planned {
                 Planned::Keep(first) => self
                     .by_first_app
                     .remove(&first)
@@ -430,109 +483,219 @@ impl Runs {
                 Planned::Encode { members, plain } => Run {
                     members,
                     encoded_at: Instant::now(),
-                    deflated: Bytes::from(deflate(&plain)),
                     crc: crc_of(&plain),
+                    deflated: None,
                     plain: Some(Bytes::from(plain)),
                 },
             };
-            if !keep_plain {
-                run.plain = None;
-            }
-            gzip.push_deflated(&run.deflated, &run.crc);
             order.push(run.members[0].0.clone());
             runs.insert(run.members[0].0.clone(), run);
         }
-        gzip.push_stored(pieces.tail());
         self.by_first_app = runs;
         self.order = order;
         self.head = Bytes::from(head);
-        Document {
-            version,
-            encoded_at: Instant::now(),
-            gzipped: gzip.finish(),
-            plain: None,
-        }
+        self.version = version;
+        self.planned_at = Some(Instant::now());
     }
 
-    /// The plain body of the document last rebuilt: its head, runs and separators as kept,
-    /// shared with the runs rather than copied.
-    fn plain_document(&mut self, format: Format) -> CachedBody {
-        let pieces = ApplicationsPieces { format };
+    /// The gzip body: head, the runs' deflate segments (compressing those not yet compressed)
+    /// and stored separators, in one member. Drops plain copies nobody wants.
+    fn gzip_body(&mut self, pieces: ApplicationsPieces, keep_plain: bool) -> Bytes {
+        let mut gzip = GzipMember::new();
+        gzip.push_deflated(&deflate(&self.head), &crc_of(&self.head));
+        let mut first = true;
+        for name in &self.order {
+            let run = self
+                .by_first_app
+                .get_mut(name)
+                .expect("the order lists this map's runs");
+            if !run.is_empty() {
+                if !first {
+                    gzip.push_stored(pieces.separator());
+                }
+                first = false;
+                gzip.push_deflated(&run.deflated(), &run.crc);
+            }
+            if !keep_plain {
+                run.plain = None;
+            }
+        }
+        gzip.push_stored(pieces.tail());
+        gzip.finish()
+    }
+
+    /// The plain body: head, runs and separators as kept, shared with the runs rather than
+    /// copied (runs kept only compressed are inflated once).
+    fn plain_body(&mut self, pieces: ApplicationsPieces) -> CachedBody {
         let separator = Bytes::from_static(pieces.separator());
         let mut parts = Vec::with_capacity(self.order.len() * 2 + 2);
         parts.push(self.head.clone());
-        for (n, first) in self.order.iter().enumerate() {
-            if n > 0 {
-                parts.push(separator.clone());
-            }
+        for name in &self.order {
             let run = self
                 .by_first_app
-                .get_mut(first)
+                .get_mut(name)
                 .expect("the order lists this map's runs");
+            if run.is_empty() {
+                continue;
+            }
+            if parts.len() > 1 {
+                parts.push(separator.clone());
+            }
             parts.push(run.plain());
         }
         parts.push(Bytes::from_static(pieces.tail()));
         CachedBody::of(parts)
     }
+}
 
-    /// Under the registry lock: the runs of the current registry, and the encoding of those
-    /// that changed. Encoding takes microseconds per application and copies one application
-    /// at a time, so no copy of the whole registry is ever held; compression, the costly part,
-    /// happens after the lock is released.
-    fn plan(
+/// What a single-application or VIP read selects.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Selection {
+    /// `GET /apps/{app}`: keyed by the application's version, so changes elsewhere keep it.
+    App(String),
+    /// `GET /vips/{vip}`: keyed by the registry version (any application may join it).
+    Vip(String),
+    /// `GET /svips/{svip}`.
+    SecureVip(String),
+}
+
+/// Bodies of single-application and VIP reads, each encoded once per version it depends on
+/// (and re-encoded after `max_age`, as runs are). The requested names are the client's, so the
+/// kept bytes are bounded ([`SelectionCache::MAX_BYTES`]): past the bound everything kept is
+/// dropped and encoded again on demand. Two requests missing one body at the same moment may
+/// both encode it; the full and delta documents, which cost far more, never are.
+#[derive(Debug)]
+pub(crate) struct SelectionCache {
+    entries: Mutex<SelectionEntries>,
+    max_age: Duration,
+}
+
+enum Selected {
+    One(Application),
+    Many(Applications),
+}
+
+#[derive(Debug, Default)]
+struct SelectionEntries {
+    by_selection: HashMap<(Selection, Format), SelectionEntry>,
+    bytes: usize,
+}
+
+#[derive(Debug)]
+struct SelectionEntry {
+    version: u64,
+    encoded_at: Instant,
+    body: Bytes,
+}
+
+impl SelectionCache {
+    /// 32 MiB: a few hundred small applications' or VIPs' documents, or a handful of large.
+    const MAX_BYTES: usize = 32 << 20;
+
+    pub(crate) fn new(max_age: Duration) -> SelectionCache {
+        SelectionCache {
+            entries: Mutex::default(),
+            max_age,
+        }
+    }
+
+    /// The encoded selection, or None for an application with no instances (a VIP is never
+    /// missing: it selects nothing). Lock order: the registry, released, then the entries.
+    pub(crate) fn get(
         &self,
         registry: &Mutex<Registry>,
-        pieces: ApplicationsPieces,
-        max_age: Duration,
-    ) -> (u64, String, Vec<Planned>) {
-        let registry = registry.lock();
-        let applications = registry.application_versions();
-        let mut plan = Vec::new();
-        let mut run: Vec<(&str, u64)> = Vec::new();
-        let mut run_instances = 0;
-        for (n, application) in applications.iter().enumerate() {
-            run.push((application.name, application.version));
-            run_instances += application.instances;
-            if n + 1 < applications.len() && !ends_run(application.name, run_instances) {
-                continue;
+        selection: &Selection,
+        format: Format,
+    ) -> Option<Bytes> {
+        let version = |registry: &Registry| match selection {
+            Selection::App(app) => registry.application_version(app),
+            Selection::Vip(_) | Selection::SecureVip(_) => registry.version(),
+        };
+        let key = (selection.clone(), format);
+        let current = version(&registry.lock());
+        if let Some(entry) = self.entries.lock().by_selection.get(&key) {
+            if entry.version == current && entry.encoded_at.elapsed() < self.max_age {
+                return Some(entry.body.clone());
             }
-            let kept = self.by_first_app.get(run[0].0).filter(|old| {
-                old.encoded_at.elapsed() < max_age
-                    && old
-                        .members
-                        .iter()
-                        .map(|(name, version)| (name.as_str(), *version))
-                        .eq(run.iter().copied())
-            });
-            plan.push(match kept {
-                Some(_) => Planned::Keep(run[0].0.to_owned()),
-                None => Planned::Encode {
-                    members: run
-                        .iter()
-                        .map(|(name, version)| ((*name).to_owned(), *version))
-                        .collect(),
-                    plain: encode_run(&registry, &run, pieces),
-                },
-            });
-            run.clear();
-            run_instances = 0;
         }
-        (registry.version(), registry.full_hashcode(), plan)
+        // Copied under the registry lock, encoded after it is released.
+        let (version, body) = {
+            let registry = registry.lock();
+            let selected = match selection {
+                Selection::App(app) => Selected::One(registry.application(app)?),
+                Selection::Vip(vip) => Selected::Many(registry.vip(vip, false)),
+                Selection::SecureVip(vip) => Selected::Many(registry.vip(vip, true)),
+            };
+            (version(&registry), selected)
+        };
+        let body = Bytes::from(match body {
+            Selected::One(application) => heureka_wire::encode_application(&application, format),
+            Selected::Many(applications) => {
+                heureka_wire::encode_applications(&applications, format)
+            }
+        });
+        let mut entries = self.entries.lock();
+        if entries.bytes + body.len() > Self::MAX_BYTES {
+            *entries = SelectionEntries::default();
+        }
+        if body.len() <= Self::MAX_BYTES {
+            entries.bytes += body.len();
+            let entry = SelectionEntry {
+                version,
+                encoded_at: Instant::now(),
+                body: body.clone(),
+            };
+            if let Some(old) = entries.by_selection.insert(key, entry) {
+                entries.bytes -= old.body.len();
+            }
+        }
+        Some(body)
     }
 }
 
-/// The entries of a run's applications, joined by the format's separator.
-fn encode_run(registry: &Registry, run: &[(&str, u64)], pieces: ApplicationsPieces) -> Vec<u8> {
-    let mut plain = Vec::new();
-    for (n, (name, _)) in run.iter().enumerate() {
-        if n > 0 {
-            plain.extend_from_slice(pieces.separator());
+/// Splits a document's applications into runs (see [`ends_run`]) and encodes those that are
+/// not `kept`, one application at a time, so no copy of the whole registry is ever held.
+fn plan_runs<'a, E>(
+    applications: &'a [E],
+    member: impl Fn(&'a E) -> Member<'a>,
+    kept: &dyn Fn(&[Member<'_>]) -> bool,
+    render: impl Fn(&'a E) -> Option<Application>,
+    pieces: ApplicationsPieces,
+) -> Vec<Planned> {
+    let mut plan = Vec::new();
+    let mut start = 0;
+    let mut run: Vec<Member<'a>> = Vec::new();
+    let mut run_instances = 0;
+    for (n, application) in applications.iter().enumerate() {
+        let this = member(application);
+        run.push(this);
+        run_instances += this.key.1;
+        if n + 1 < applications.len() && !ends_run(this.name, run_instances) {
+            continue;
         }
-        if let Some(application) = registry.application(name) {
-            plain.extend_from_slice(&pieces.entry(&application));
-        }
+        plan.push(if kept(&run) {
+            Planned::Keep(run[0].name.to_owned())
+        } else {
+            let mut plain = Vec::new();
+            for application in applications[start..=n].iter().filter_map(&render) {
+                if !plain.is_empty() {
+                    plain.extend_from_slice(pieces.separator());
+                }
+                plain.extend_from_slice(&pieces.entry(&application));
+            }
+            Planned::Encode {
+                members: run
+                    .iter()
+                    .map(|member| (member.name.to_owned(), member.key))
+                    .collect(),
+                plain,
+            }
+        });
+        start = n + 1;
+        run.clear();
+        run_instances = 0;
     }
-    plain
+    plan
 }
 
 /// Whether a run of applications ends after `name`, `run_instances` instances into it.
@@ -553,14 +716,6 @@ fn crc_of(data: &[u8]) -> Crc {
     let mut crc = Crc::new();
     crc.update(data);
     crc
-}
-
-fn gunzip(gzipped: &[u8]) -> Bytes {
-    let mut plain = Vec::with_capacity(gzipped.len() * 8);
-    flate2::read::GzDecoder::new(gzipped)
-        .read_to_end(&mut plain)
-        .expect("our own gzip member decodes");
-    Bytes::from(plain)
 }
 
 /// A segment made by [`deflate`], uncompressed: closed with an empty final block, it is a
@@ -695,10 +850,11 @@ mod tests {
     fn compressed_runs(cache: &FullFetchCache) -> Vec<Bytes> {
         cache
             .json
+            .runs
             .lock()
             .by_first_app
             .values()
-            .map(|run| run.deflated.clone())
+            .filter_map(|run| run.deflated.clone())
             .collect()
     }
 
@@ -891,6 +1047,243 @@ mod tests {
         let plain = cache.get(&registry, Format::Xml, Encoding::Plain);
         assert_eq!(plain.to_vec(), whole_full(&registry, Format::Xml));
         assert_ne!(read(&gzip, Encoding::Gzip), plain.to_vec());
+    }
+
+    fn register_at(registry: &Mutex<Registry>, app: &str, id: &str, now: i64) {
+        let instance = heureka_core::Instance::new(app, id, "host", "10.0.0.1", 0);
+        registry
+            .lock()
+            .register(instance, heureka_core::Origin::Client, now);
+    }
+
+    fn delta_runs(cache: &DeltaCache) -> Vec<Bytes> {
+        cache
+            .json
+            .runs
+            .lock()
+            .by_first_app
+            .values()
+            .filter_map(|run| run.deflated.clone())
+            .collect()
+    }
+
+    /// Whether every run of `slot` holds its plain bytes and its deflate segment.
+    fn forms_kept(slot: &Slot) -> (bool, bool) {
+        let runs = slot.runs.lock();
+        let all = |form: fn(&Run) -> bool| runs.by_first_app.values().all(form);
+        (
+            all(|run| run.plain.is_some()),
+            all(|run| run.deflated.is_some()),
+        )
+    }
+
+    #[test]
+    fn a_delta_after_one_change_re_encodes_only_that_changes_run() {
+        let registry = registry_with(300, 3);
+        let cache = DeltaCache::new(Duration::from_secs(180));
+        cache.get(&registry, Format::Json, Encoding::Gzip);
+        let before = delta_runs(&cache);
+        assert!(before.len() > 3, "the delta is split into runs");
+        register(&registry, "APP-42", "APP-42-new");
+        let body = cache.get(&registry, Format::Json, Encoding::Gzip);
+        let recompressed = delta_runs(&cache)
+            .iter()
+            .filter(|run| !before.iter().any(|old| old.as_ptr() == run.as_ptr()))
+            .count();
+        assert_eq!(recompressed, 1);
+        assert_eq!(
+            read(&body, Encoding::Gzip),
+            whole_delta(&registry, Format::Json)
+        );
+    }
+
+    #[test]
+    fn a_purge_that_shrinks_an_applications_delta_without_changing_it_renews_its_run() {
+        // One application, so its run's members are the same before and after but for the
+        // number of its delta items.
+        let registry = registry_with(1, 3);
+        register_at(&registry, "APP-0", "APP-0-late", 100_000);
+        let cache = DeltaCache::new(Duration::from_secs(180));
+        for format in FORMATS {
+            for encoding in Encoding::ALL {
+                cache.get(&registry, format, encoding);
+            }
+        }
+        // Retention is 180 s: this drops the items queued at 0 and keeps APP-0-late, so
+        // APP-0's part of the delta shrinks while its version stays.
+        registry.lock().purge_recently_changed(190_000);
+        for format in FORMATS {
+            for encoding in Encoding::ALL {
+                let body = cache.get(&registry, format, encoding);
+                assert_eq!(read(&body, encoding), whole_delta(&registry, format));
+            }
+        }
+    }
+
+    #[test]
+    fn a_delta_shows_an_application_whose_last_instance_was_cancelled() {
+        let registry = registry_with(40, 2);
+        let cache = DeltaCache::new(Duration::from_secs(180));
+        cache.get(&registry, Format::Json, Encoding::Gzip);
+        for id in ["APP-8-0", "APP-8-1"] {
+            registry
+                .lock()
+                .cancel("APP-8", id, heureka_core::Origin::Client, 1);
+        }
+        for format in FORMATS {
+            for encoding in Encoding::ALL {
+                let body = cache.get(&registry, format, encoding);
+                let text = read(&body, encoding);
+                assert_eq!(text, whole_delta(&registry, format));
+                assert!(String::from_utf8(text).unwrap().contains("DELETED"));
+            }
+        }
+    }
+
+    #[test]
+    fn plain_only_reads_compress_nothing() {
+        let registry = registry_with(300, 3);
+        let full = FullFetchCache::new(Duration::from_secs(180));
+        let delta = DeltaCache::new(Duration::from_secs(180));
+        for _ in 0..2 {
+            register(
+                &registry,
+                "APP-42",
+                &format!("APP-42-{}", registry.lock().version()),
+            );
+            for format in FORMATS {
+                full.get(&registry, format, Encoding::Plain);
+                delta.get(&registry, format, Encoding::Plain);
+            }
+        }
+        for slot in [&full.json, &full.xml, &delta.json, &delta.xml] {
+            assert_eq!(forms_kept(slot), (true, false));
+        }
+        for format in FORMATS {
+            assert_eq!(full.builds(format, Encoding::Gzip), 0);
+            assert_eq!(delta.builds(format, Encoding::Gzip), 0);
+        }
+    }
+
+    #[test]
+    fn gzip_only_reads_keep_no_plain_copy() {
+        let registry = registry_with(300, 3);
+        let full = FullFetchCache::new(Duration::from_secs(180));
+        let delta = DeltaCache::new(Duration::from_secs(180));
+        for format in FORMATS {
+            full.get(&registry, format, Encoding::Gzip);
+            delta.get(&registry, format, Encoding::Gzip);
+        }
+        for slot in [&full.json, &full.xml, &delta.json, &delta.xml] {
+            assert_eq!(forms_kept(slot), (false, true));
+        }
+    }
+
+    #[test]
+    fn a_gzip_body_after_plain_only_reads_is_the_same_document() {
+        let registry = registry_with(300, 3);
+        let full = FullFetchCache::new(Duration::from_secs(180));
+        let delta = DeltaCache::new(Duration::from_secs(180));
+        for format in FORMATS {
+            let plain = full.get(&registry, format, Encoding::Plain).to_vec();
+            let gzip = full.get(&registry, format, Encoding::Gzip);
+            assert_eq!(read(&gzip, Encoding::Gzip), plain);
+            let plain = delta.get(&registry, format, Encoding::Plain).to_vec();
+            let gzip = delta.get(&registry, format, Encoding::Gzip);
+            assert_eq!(read(&gzip, Encoding::Gzip), plain);
+        }
+    }
+
+    #[test]
+    fn concurrent_first_fetches_build_once() {
+        let registry = registry_with(300, 3);
+        let full = FullFetchCache::new(Duration::from_secs(180));
+        let delta = DeltaCache::new(Duration::from_secs(180));
+        let bodies: Vec<(CachedBody, CachedBody)> = std::thread::scope(|scope| {
+            let readers: Vec<_> = (0..8)
+                .map(|_| {
+                    scope.spawn(|| {
+                        (
+                            full.get(&registry, Format::Json, Encoding::Gzip),
+                            delta.get(&registry, Format::Json, Encoding::Gzip),
+                        )
+                    })
+                })
+                .collect();
+            readers.into_iter().map(|r| r.join().unwrap()).collect()
+        });
+        assert_eq!(full.builds(Format::Json, Encoding::Gzip), 1);
+        assert_eq!(delta.builds(Format::Json, Encoding::Gzip), 1);
+        for (full_body, delta_body) in &bodies {
+            assert!(Arc::ptr_eq(&full_body.parts, &bodies[0].0.parts));
+            assert!(Arc::ptr_eq(&delta_body.parts, &bodies[0].1.parts));
+        }
+    }
+
+    #[test]
+    fn a_ready_body_is_taken_without_building_and_a_missing_one_is_not_built() {
+        let registry = registry_with(40, 3);
+        let full = FullFetchCache::new(Duration::from_secs(180));
+        assert!(full
+            .ready(&registry, Format::Json, Encoding::Gzip)
+            .is_none());
+        assert_eq!(full.builds(Format::Json, Encoding::Gzip), 0);
+        let built = full.get(&registry, Format::Json, Encoding::Gzip);
+        let ready = full.ready(&registry, Format::Json, Encoding::Gzip).unwrap();
+        assert!(Arc::ptr_eq(&built.parts, &ready.parts));
+        assert!(full
+            .ready(&registry, Format::Json, Encoding::Plain)
+            .is_none());
+        register(&registry, "APP-1", "APP-1-new");
+        assert!(full
+            .ready(&registry, Format::Json, Encoding::Gzip)
+            .is_none());
+        assert_eq!(full.builds(Format::Json, Encoding::Gzip), 1);
+    }
+
+    #[test]
+    fn a_single_application_read_is_kept_across_other_applications_changes_only() {
+        let registry = registry_with(40, 3);
+        let cache = SelectionCache::new(Duration::from_secs(180));
+        let app = Selection::App("APP-1".to_owned());
+        let first = cache.get(&registry, &app, Format::Json).unwrap();
+        register(&registry, "APP-2", "APP-2-new");
+        let kept = cache.get(&registry, &app, Format::Json).unwrap();
+        assert_eq!(kept.as_ptr(), first.as_ptr(), "another application changed");
+        register(&registry, "APP-1", "APP-1-new");
+        let renewed = cache.get(&registry, &app, Format::Json).unwrap();
+        let expected = heureka_wire::encode_application(
+            &registry.lock().application("APP-1").unwrap(),
+            Format::Json,
+        );
+        assert_eq!(renewed, expected);
+    }
+
+    #[test]
+    fn a_vip_read_after_any_registration_shows_it() {
+        let registry = registry_with(40, 3);
+        let cache = SelectionCache::new(Duration::from_secs(180));
+        let vip = Selection::Vip("orders".to_owned());
+        let before = cache.get(&registry, &vip, Format::Xml).unwrap();
+        let mut instance = heureka_core::Instance::new("ORDERS", "orders-1", "host", "10.0.0.2", 0);
+        instance.vip_address = Some("orders".to_owned());
+        registry
+            .lock()
+            .register(instance, heureka_core::Origin::Client, 1);
+        let after = cache.get(&registry, &vip, Format::Xml).unwrap();
+        assert_ne!(before, after);
+        let expected =
+            heureka_wire::encode_applications(&registry.lock().vip("orders", false), Format::Xml);
+        assert_eq!(after, expected);
+    }
+
+    #[test]
+    fn an_application_with_no_instances_is_not_found_in_the_selection_cache() {
+        let registry = registry_with(2, 1);
+        let cache = SelectionCache::new(Duration::from_secs(180));
+        assert!(cache
+            .get(&registry, &Selection::App("NOPE".to_owned()), Format::Json)
+            .is_none());
     }
 
     #[test]

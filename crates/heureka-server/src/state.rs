@@ -8,7 +8,7 @@ use std::time::Duration;
 use heureka_core::{LeaseExpiry, Millis, Registry, RegistryPolicy};
 use parking_lot::Mutex;
 
-use crate::cache::{DeltaCache, FullFetchCache};
+use crate::cache::{DeltaCache, FullFetchCache, SelectionCache};
 use crate::clock::Clock;
 use crate::config::{Config, Exposure, ShowDetails};
 use crate::events::Events;
@@ -30,6 +30,8 @@ pub(crate) struct AppState {
     pub(crate) full_fetch: FullFetchCache,
     /// Pre-encoded, pre-compressed delta documents, keyed by registry version.
     pub(crate) delta: DeltaCache,
+    /// Encoded single-application and VIP documents, keyed by the version they depend on.
+    pub(crate) selections: SelectionCache,
     pub(crate) settings: Settings,
     /// The peers, their queues and the client that talks to them.
     pub(crate) replication: Replication,
@@ -88,6 +90,7 @@ impl AppState {
             clock,
             full_fetch: FullFetchCache::new(max_age),
             delta: DeltaCache::new(max_age),
+            selections: SelectionCache::new(max_age),
             settings: Settings {
                 disable_delta: config.eureka_server.disable_delta,
                 basic_auth_header: config

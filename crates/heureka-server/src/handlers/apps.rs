@@ -3,9 +3,8 @@
 use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, HeaderValue};
 use axum::response::Response;
-use heureka_core::Applications;
 
-use crate::cache::Encoding;
+use crate::cache::{Encoding, Selection};
 use crate::handlers::{document, Headers};
 use crate::http::error::ApiError;
 use crate::http::negotiate;
@@ -18,7 +17,7 @@ pub(crate) async fn all(
     Headers(headers): Headers,
 ) -> Result<Response, ApiError> {
     ready(&state)?;
-    Ok(cached(&state, &headers, Document::AllApps))
+    Ok(cached(&state, &headers, Document::AllApps).await)
 }
 
 /// Registry reads answer 403 until the start-up sync is done, as Eureka's do while
@@ -41,7 +40,7 @@ pub(crate) async fn delta(
     if state.settings.disable_delta {
         return Err(ApiError::Forbidden);
     }
-    Ok(cached(&state, &headers, Document::Delta))
+    Ok(cached(&state, &headers, Document::Delta).await)
 }
 
 /// `GET {base}/apps/{app}`: one application, 404 when it has no instances.
@@ -51,16 +50,7 @@ pub(crate) async fn one(
     Headers(headers): Headers,
 ) -> Result<Response, ApiError> {
     ready(&state)?;
-    let format = negotiate::collection_format(&headers);
-    let application = state
-        .registry
-        .lock()
-        .application(&app)
-        .ok_or(ApiError::NotFound)?;
-    Ok(document(
-        format,
-        heureka_wire::encode_application(&application, format),
-    ))
+    selected(&state, &headers, Selection::App(app)).ok_or(ApiError::NotFound)
 }
 
 /// `GET {base}/vips/{vip}`: instances whose `vipAddress` lists `vip`; never 404.
@@ -70,8 +60,7 @@ pub(crate) async fn vip(
     Headers(headers): Headers,
 ) -> Result<Response, ApiError> {
     ready(&state)?;
-    let selection = state.registry.lock().vip(&vip, false);
-    Ok(encode_now(&selection, &headers))
+    selected(&state, &headers, Selection::Vip(vip)).ok_or(ApiError::NotFound)
 }
 
 /// `GET {base}/svips/{svip}`: the same for `secureVipAddress`.
@@ -81,29 +70,51 @@ pub(crate) async fn svip(
     Headers(headers): Headers,
 ) -> Result<Response, ApiError> {
     ready(&state)?;
-    let selection = state.registry.lock().vip(&svip, true);
-    Ok(encode_now(&selection, &headers))
+    selected(&state, &headers, Selection::SecureVip(svip)).ok_or(ApiError::NotFound)
 }
 
-fn encode_now(applications: &Applications, headers: &HeaderMap) -> Response {
+/// A single-application or VIP document from its cache; None for an application with no
+/// instances (VIP selections are never None).
+fn selected(state: &SharedState, headers: &HeaderMap, selection: Selection) -> Option<Response> {
     let format = negotiate::collection_format(headers);
-    document(
-        format,
-        heureka_wire::encode_applications(applications, format),
-    )
+    let body = state.selections.get(&state.registry, &selection, format)?;
+    Some(document(format, body))
 }
 
-/// Serves a full or delta document from its cache, gzipped when the client accepts it.
-fn cached(state: &SharedState, headers: &HeaderMap, which: Document) -> Response {
+/// Serves a full or delta document from its cache, gzipped when the client accepts it. A body
+/// already built is taken on the worker; a build (up to a whole encoding and compression of
+/// the registry, hundreds of milliseconds at 100,000 instances) runs on Tokio's blocking pool,
+/// so it never stalls the requests the async workers are serving meanwhile.
+async fn cached(state: &SharedState, headers: &HeaderMap, which: Document) -> Response {
     let format = negotiate::collection_format(headers);
     let encoding = if negotiate::accepts_gzip(headers) {
         Encoding::Gzip
     } else {
         Encoding::Plain
     };
-    let body = match which {
-        Document::AllApps => state.full_fetch.get(&state.registry, format, encoding),
-        Document::Delta => state.delta.get(&state.registry, format, encoding),
+    let ready = match which {
+        Document::AllApps => state.full_fetch.ready(&state.registry, format, encoding),
+        Document::Delta => state.delta.ready(&state.registry, format, encoding),
+    };
+    let body = match ready {
+        Some(body) => body,
+        None => {
+            let state = state.clone();
+            let build = tokio::task::spawn_blocking(move || match which {
+                Document::AllApps => state.full_fetch.build(&state.registry, format, encoding),
+                Document::Delta => state.delta.build(&state.registry, format, encoding),
+            });
+            match build.await {
+                Ok(body) => body,
+                // A build that panicked fails this request as it would have on the worker; one
+                // cancelled (the runtime shutting down) ends it too.
+                Err(error) => std::panic::resume_unwind(
+                    error
+                        .try_into_panic()
+                        .unwrap_or_else(|_| Box::new("the runtime shut down during a build")),
+                ),
+            }
+        }
     };
     let mut response = Response::new(body.into_http_body());
     response.headers_mut().insert(

@@ -171,23 +171,26 @@ async fn requests_no_route_takes_share_one_series() {
 async fn response_cache_rebuilds_are_counted_only_when_the_registry_changed() {
     let server = TestServer::start(&[]).await;
     server.register("ORDERS", "o-1").await;
+    // The test client asks without gzip: only plain bodies are built, never a gzip one.
     server.registry_json().await;
     server.registry_json().await;
-    let full = |text: &str| {
+    let full = |text: &str, encoding: &str| {
         sample(
             text,
             "heureka_response_cache_rebuilds_total",
             &[
                 ("document", "full"),
                 ("format", "json"),
-                ("encoding", "gzip"),
+                ("encoding", encoding),
             ],
         )
     };
-    assert_eq!(full(&scrape(&server).await), Some(1.0));
+    assert_eq!(full(&scrape(&server).await, "identity"), Some(1.0));
     server.register("ORDERS", "o-2").await;
     server.registry_json().await;
-    assert_eq!(full(&scrape(&server).await), Some(2.0));
+    let text = scrape(&server).await;
+    assert_eq!(full(&text, "identity"), Some(2.0));
+    assert_eq!(full(&text, "gzip"), Some(0.0));
 }
 
 /// Reads without gzip, as a client with no gzip support sends them (reqwest's default client
