@@ -755,9 +755,10 @@ def bench_size(keys: list[str], n: int, cfg, log_dir: Path, results: dict, failu
         if not running:
             return
         for name in ("heartbeat", "full_fetch", "delta_fetch"):
-            interleaved(running, name, n, cfg, log_dir, results, failures)
+            if name in cfg.workloads:
+                interleaved(running, name, n, cfg, log_dir, results, failures)
         for key, srv in running.items():
-            if key == "baseline":
+            if key == "baseline" or "propagation" not in cfg.workloads:
                 continue
             try:
                 results["runs"][key][str(n)]["propagation"] = propagation(
@@ -766,7 +767,8 @@ def bench_size(keys: list[str], n: int, cfg, log_dir: Path, results: dict, failu
                 failures.append(f"{SHORT[key]} N={n} propagation: {e}")
                 log(f"  {SHORT[key]:8} propagation FAILED: {e}")
         # Registration last: it grows every registry by however many requests the server managed.
-        interleaved(running, "register", n, cfg, log_dir, results, failures)
+        if "register" in cfg.workloads:
+            interleaved(running, "register", n, cfg, log_dir, results, failures)
         for key, srv in running.items():
             results["runs"][key][str(n)]["rss_end"] = srv.rss()
     finally:
@@ -1199,6 +1201,9 @@ def write_reports(results: dict, rows: list[dict], out: Path) -> str:
 # --------------------------------------------------------------------------------------------
 
 
+ALL_WORKLOADS = ("heartbeat", "full_fetch", "delta_fetch", "propagation", "register")
+
+
 def parse_args(argv: list[str]):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--smoke", action="store_true", help="every workload briefly (CI): 100 instances, 1 s runs")
@@ -1217,7 +1222,14 @@ def parse_args(argv: list[str]):
     p.add_argument("--quiet-wait", type=float,
                    help="seconds to wait for other processes to leave the CPUs idle first (default 120; smoke 0)")
     p.add_argument("--skip-build", action="store_true", help="use the binaries and jar as they are")
+    p.add_argument("--workloads", default=",".join(ALL_WORKLOADS),
+                   help="comma list from " + ",".join(ALL_WORKLOADS) + " (default: all), e.g. to compare one path "
+                        "before and after a change; rows of the others are left empty")
     a = p.parse_args(argv)
+    a.workloads = [w.strip() for w in a.workloads.split(",") if w.strip()]
+    for w in a.workloads:
+        if w not in ALL_WORKLOADS:
+            p.error(f"unknown workload {w!r}")
     smoke = a.smoke
     a.mode = "smoke" if smoke else "full"
     a.servers = [s.strip() for s in a.servers.split(",") if s.strip()]

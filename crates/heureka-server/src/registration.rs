@@ -23,29 +23,37 @@ pub(crate) fn validate(instance: &mut Instance, path_app: &str) -> Result<(), Ap
     if instance.app.is_empty() {
         return reject("Missing appName".to_owned());
     }
-    let expected = path_app.to_uppercase();
-    if instance.app.to_uppercase() != expected {
+    // Compared char by char, which is what comparing the two upper-cased strings amounts to
+    // (upper-casing maps each character on its own), without building them on every register.
+    if !upper(&instance.app).eq(upper(path_app)) {
         return reject(format!(
-            "Mismatched appName, expecting {expected} but was {}",
+            "Mismatched appName, expecting {} but was {}",
+            path_app.to_uppercase(),
             instance.app
         ));
     }
-    let id = instance.id().to_owned();
-    let Some(data_center) = instance.data_center_info.as_mut() else {
+    let Some(data_center) = instance.data_center_info.as_ref() else {
         return reject("Missing dataCenterInfo".to_owned());
     };
     if data_center.name.is_empty() {
         return reject("Missing dataCenterInfo Name".to_owned());
     }
-    if data_center.class == DataCenterClass::Amazon
+    let missing_amazon_id = data_center.class == DataCenterClass::Amazon
         && data_center
             .metadata
             .get("instance-id")
-            .is_none_or(|value| value.trim().is_empty())
-    {
-        data_center.metadata.insert("instance-id".to_owned(), id);
+            .is_none_or(|value| value.trim().is_empty());
+    if missing_amazon_id {
+        let id = instance.id().to_owned();
+        if let Some(data_center) = instance.data_center_info.as_mut() {
+            data_center.metadata.insert("instance-id".to_owned(), id);
+        }
     }
     Ok(())
+}
+
+fn upper(text: &str) -> impl Iterator<Item = char> + '_ {
+    text.chars().flat_map(char::to_uppercase)
 }
 
 #[cfg(test)]
@@ -95,6 +103,25 @@ mod tests {
         assert_eq!(
             reason(valid(), "PAYMENTS"),
             "Mismatched appName, expecting PAYMENTS but was ORDERS"
+        );
+    }
+
+    #[test]
+    fn app_name_matches_the_path_in_any_case() {
+        let mut instance = valid();
+        instance.app = "Orders".to_owned();
+        assert!(validate(&mut instance, "oRDERS").is_ok());
+    }
+
+    #[test]
+    fn app_names_are_compared_upper_cased() {
+        let mut instance = valid();
+        // "ß" upper-cases to "SS", so "STRASSE" and "straße" are the same name upper-cased.
+        instance.app = "STRASSE".to_owned();
+        assert!(validate(&mut instance, "straße").is_ok());
+        assert_eq!(
+            reason(instance, "strase"),
+            "Mismatched appName, expecting STRASE but was STRASSE"
         );
     }
 

@@ -126,7 +126,7 @@ pub fn encode_instance(instance: &Instance, format: Format) -> Vec<u8> {
 /// Java's default for `lastUpdatedTimestamp` and `lastDirtyTimestamp`.
 pub fn decode_instance(body: &[u8], format: Format, now: Millis) -> Result<Instance, DecodeError> {
     match format {
-        Format::Json => json::decode::instance(body, now),
+        Format::Json => json::stream::instance(body, now),
         Format::Xml => xml::decode::instance(body, now),
     }
 }

@@ -1,12 +1,14 @@
 //! Instance writes and reads: register, renew, cancel, and single-instance lookups.
 
 use axum::body::Bytes;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use heureka_core::RenewOutcome;
 
-use crate::handlers::{document, first, last_dirty_timestamp, origin, status_param, Headers};
+use crate::handlers::{
+    document, origin, parse_last_dirty_timestamp, status_param, Headers, QueryParams,
+};
 use crate::http::error::ApiError;
 use crate::http::negotiate;
 use crate::registration;
@@ -34,12 +36,12 @@ pub(crate) async fn register(
 pub(crate) async fn renew(
     State(state): State<SharedState>,
     Path((app, id)): Path<(String, String)>,
-    Query(query): Query<Vec<(String, String)>>,
+    query: QueryParams,
     Headers(headers): Headers,
 ) -> Result<Response, ApiError> {
-    let dirty = last_dirty_timestamp(&query)?;
-    let overridden = match first(&query, "overriddenstatus") {
-        Some(value) => Some(status_param("overriddenstatus", value)?),
+    let dirty = parse_last_dirty_timestamp(query.first("lastDirtyTimestamp").as_deref())?;
+    let overridden = match query.first("overriddenstatus") {
+        Some(value) => Some(status_param("overriddenstatus", &value)?),
         None => None,
     };
     let origin = origin(&headers);

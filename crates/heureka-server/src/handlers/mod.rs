@@ -10,11 +10,12 @@ pub(crate) mod overrides;
 pub(crate) mod replication;
 pub(crate) mod status;
 
+use std::borrow::Cow;
 use std::convert::Infallible;
 
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
-use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 use heureka_core::{InstanceStatus, Millis, Origin};
@@ -33,6 +34,29 @@ impl<S: Send + Sync> FromRequestParts<S> for Headers {
 
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Headers, Infallible> {
         Ok(Headers(std::mem::take(&mut parts.headers)))
+    }
+}
+
+/// The query string, read in place: the same pairs, decoded the same way, as axum's
+/// `Query<Vec<(String, String)>>` (both use `form_urlencoded`), without building a `Vec` and a
+/// `String` per name and value on every heartbeat. Keeps the URI (a reference count, no copy).
+#[derive(Debug)]
+pub(crate) struct QueryParams(Uri);
+
+impl<S: Send + Sync> FromRequestParts<S> for QueryParams {
+    type Rejection = Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<QueryParams, Infallible> {
+        Ok(QueryParams(parts.uri.clone()))
+    }
+}
+
+impl QueryParams {
+    /// The first value of `key` (Eureka's `getFirst`), percent-decoded.
+    pub(crate) fn first(&self, key: &str) -> Option<Cow<'_, str>> {
+        form_urlencoded::parse(self.0.query()?.as_bytes())
+            .find(|(name, _)| name == key)
+            .map(|(_, value)| value)
     }
 }
 
@@ -67,7 +91,12 @@ pub(crate) fn first<'a>(query: &'a [(String, String)], key: &str) -> Option<&'a 
 
 /// `lastDirtyTimestamp` must be a number when present; Eureka would throw a 500 here.
 pub(crate) fn last_dirty_timestamp(query: &[(String, String)]) -> Result<Option<Millis>, ApiError> {
-    match first(query, "lastDirtyTimestamp") {
+    parse_last_dirty_timestamp(first(query, "lastDirtyTimestamp"))
+}
+
+/// The value of a `lastDirtyTimestamp` parameter, if one was given.
+pub(crate) fn parse_last_dirty_timestamp(value: Option<&str>) -> Result<Option<Millis>, ApiError> {
+    match value {
         None | Some("") => Ok(None),
         Some(value) => value.trim().parse().map(Some).map_err(|_| {
             ApiError::BadRequest(format!(

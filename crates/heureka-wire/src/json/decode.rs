@@ -2,9 +2,11 @@
 //! `EurekaJacksonCodec`, Python, JS, fargo) and Spring's bean shape (`null`s, numeric timestamps,
 //! a real boolean for `isCoordinatingDiscoveryServer`, `port`/`metadata` at the end).
 //!
-//! The body is parsed into an order-preserving [`Node`] tree first; register bodies are small and
-//! the tree keeps the field-by-field rules simple. `null` anywhere means "absent", unknown fields
-//! are skipped at any depth, and every value error names its field.
+//! The body is parsed into an order-preserving [`Node`] tree first, which keeps the
+//! field-by-field rules simple for whole registry documents and replication batches. `null`
+//! anywhere means "absent", unknown fields are skipped at any depth, and every value error names
+//! its field. A register body alone is read without the tree, by [`super::stream`], to the same
+//! rules.
 
 use std::collections::BTreeMap;
 
@@ -18,6 +20,8 @@ use crate::DecodeError;
 /// `versions__delta` when a document has none (the default of Java's `Applications`).
 const NO_VERSION: i64 = -1;
 
+/// The tree reader's register body, which [`super::stream::instance`] must match exactly.
+#[cfg(test)]
 pub(crate) fn instance(body: &[u8], now: Millis) -> Result<Instance, DecodeError> {
     let root = parse(body)?;
     let node = unwrap_root(&root, "instance", r#"a JSON object {"instance":{…}}"#)?;
@@ -203,7 +207,7 @@ fn read_metadata(
 /// Spring's `CloudJacksonJson` (legacy support for the Angel release): an instance without
 /// `instanceId` but with `metadata.instanceId` gets `hostName:value`, or the value alone when it
 /// already starts with the host name.
-fn fill_instance_id_from_metadata(instance: &mut Instance) {
+pub(crate) fn fill_instance_id_from_metadata(instance: &mut Instance) {
     if instance.instance_id.is_some() {
         return;
     }
@@ -236,22 +240,30 @@ pub(crate) fn scalar(node: &Node) -> Option<Scalar<'_>> {
 
 /// Parses the body, turning serde_json's error into one line that says where.
 pub(crate) fn parse(body: &[u8]) -> Result<Node, DecodeError> {
-    // Some Windows-born clients prefix a UTF-8 byte-order mark, which serde_json refuses.
+    serde_json::from_slice(prepare(body)?).map_err(malformed)
+}
+
+/// The body without a byte-order mark (some Windows-born clients prefix one, which serde_json
+/// refuses), or `Empty` when nothing but whitespace is left.
+pub(crate) fn prepare(body: &[u8]) -> Result<&[u8], DecodeError> {
     let body = body.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(body);
     if body.iter().all(u8::is_ascii_whitespace) {
         return Err(DecodeError::Empty);
     }
-    serde_json::from_slice(body).map_err(|e| {
-        let (line, column) = (e.line(), e.column());
-        let full = e.to_string();
-        let reason = full
-            .strip_suffix(&format!(" at line {line} column {column}"))
-            .unwrap_or(&full);
-        DecodeError::Malformed(format!(
-            "invalid JSON at line {line} column {column}: {}",
-            one_line(reason)
-        ))
-    })
+    Ok(body)
+}
+
+/// serde_json's error as one line that says where.
+pub(crate) fn malformed(e: serde_json::Error) -> DecodeError {
+    let (line, column) = (e.line(), e.column());
+    let full = e.to_string();
+    let reason = full
+        .strip_suffix(&format!(" at line {line} column {column}"))
+        .unwrap_or(&full);
+    DecodeError::Malformed(format!(
+        "invalid JSON at line {line} column {column}: {}",
+        one_line(reason)
+    ))
 }
 
 /// The Java server requires the wrapper object (`{"instance":{…}}`) and answers 400 without it;

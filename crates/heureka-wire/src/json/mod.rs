@@ -2,4 +2,5 @@
 
 pub(crate) mod decode;
 pub(crate) mod encode;
+pub(crate) mod stream;
 pub(crate) mod tree;
