@@ -504,6 +504,10 @@ WORKLOADS = {
 }
 
 
+# Everything --workloads can choose from, in the order they run at each N.
+ALL_WORKLOADS = ("heartbeat", "full_fetch", "delta_fetch", "propagation", "register")
+
+
 def run_workload_round(srv: Running, name: str, n: int, cfg, log_dir: Path, rnd: int | None,
                        warm_index: int = 0, idle: list[Running] | None = None) -> dict:
     """One wrk run; rnd None is a warm-up run. Every run gets its own id tag (registration)."""
@@ -755,9 +759,10 @@ def bench_size(keys: list[str], n: int, cfg, log_dir: Path, results: dict, failu
         if not running:
             return
         for name in ("heartbeat", "full_fetch", "delta_fetch"):
-            interleaved(running, name, n, cfg, log_dir, results, failures)
+            if name in cfg.workloads:
+                interleaved(running, name, n, cfg, log_dir, results, failures)
         for key, srv in running.items():
-            if key == "baseline":
+            if key == "baseline" or "propagation" not in cfg.workloads:
                 continue
             try:
                 results["runs"][key][str(n)]["propagation"] = propagation(
@@ -766,7 +771,8 @@ def bench_size(keys: list[str], n: int, cfg, log_dir: Path, results: dict, failu
                 failures.append(f"{SHORT[key]} N={n} propagation: {e}")
                 log(f"  {SHORT[key]:8} propagation FAILED: {e}")
         # Registration last: it grows every registry by however many requests the server managed.
-        interleaved(running, "register", n, cfg, log_dir, results, failures)
+        if "register" in cfg.workloads:
+            interleaved(running, "register", n, cfg, log_dir, results, failures)
         for key, srv in running.items():
             results["runs"][key][str(n)]["rss_end"] = srv.rss()
     finally:
@@ -1210,6 +1216,8 @@ def parse_args(argv: list[str]):
     p.add_argument("--warmup", type=int, help="seconds per warm-up run (default 3; smoke 1)")
     p.add_argument("--warmup-runs", type=int,
                    help="at most this many warm-up runs, until 3 in a row agree within 10%% (default 15; smoke 1)")
+    p.add_argument("--workloads", default=",".join(ALL_WORKLOADS),
+                   help=f"comma list of the workloads to run (default all: {','.join(ALL_WORKLOADS)})")
     p.add_argument("--threads", type=int, default=2, help="wrk threads (default 2)")
     p.add_argument("--connections", type=int, default=64, help="wrk connections (default 64)")
     p.add_argument("--prop-cap", type=float, help="propagation deadline in seconds (default 35; smoke 5)")
@@ -1224,6 +1232,10 @@ def parse_args(argv: list[str]):
     for s in a.servers:
         if s not in SERVERS:
             p.error(f"unknown server {s!r}")
+    a.workloads = [w.strip() for w in a.workloads.split(",") if w.strip()]
+    for w in a.workloads:
+        if w not in ALL_WORKLOADS:
+            p.error(f"unknown workload {w!r} (known: {', '.join(ALL_WORKLOADS)})")
     a.sizes = [int(x) for x in a.sizes.split(",")] if a.sizes else ([100] if smoke else [1000, 10000])
     if a.heureka_sizes is not None:
         a.heureka_sizes = [int(x) for x in a.heureka_sizes.split(",") if x]
@@ -1260,7 +1272,7 @@ def main(argv: list[str]) -> int:
     t_begin = time.time()
     results: dict = {
         "mode": cfg.mode, "machine": machine_info(),
-        "config": {"servers": cfg.servers, "sizes": cfg.sizes, "heureka_sizes": cfg.heureka_sizes,
+        "config": {"servers": cfg.servers, "workloads": cfg.workloads, "sizes": cfg.sizes, "heureka_sizes": cfg.heureka_sizes,
                    "duration": cfg.duration, "rounds": cfg.rounds, "warmup": cfg.warmup,
                    "warmup_runs_max": cfg.warmup_runs, "warmup_pause_s": cfg.warmup_pause, "threads": cfg.threads,
                    "connections": cfg.connections, "propagation_cap_s": cfg.prop_cap,
