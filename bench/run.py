@@ -32,6 +32,7 @@ import sys
 import tempfile
 import threading
 import time
+import zlib
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
@@ -74,8 +75,9 @@ def instance_id(i: int, napps: int) -> str:
     return f"{ip_of(i)}:bench-app-{i % napps}:8080"
 
 
-def register_body(iid: str, app_index: int, ip: str) -> bytes:
-    """A register body as a Spring Cloud client (Jackson bean shape) sends it (spec §4.5)."""
+def register_body(iid: str, app_index: int, ip: str, lease_s: int = 90) -> bytes:
+    """A register body as a Spring Cloud client (Jackson bean shape) sends it (spec §4.5);
+    lease_s is its durationInSecs (Spring's default 90)."""
     vip = f"bench-app-{app_index}"
     app = f"BENCH-APP-{app_index}"
     return (
@@ -86,7 +88,7 @@ def register_body(iid: str, app_index: int, ip: str) -> bytes:
         '"vipAddress":"' + vip + '","secureVipAddress":"' + vip + '","countryId":1,'
         '"dataCenterInfo":{"@class":"com.netflix.appinfo.InstanceInfo$DefaultDataCenterInfo",'
         '"name":"MyOwn"},"hostName":"' + ip + '","status":"UP","overriddenStatus":"UNKNOWN",'
-        '"leaseInfo":{"renewalIntervalInSecs":30,"durationInSecs":90,"registrationTimestamp":0,'
+        '"leaseInfo":{"renewalIntervalInSecs":30,"durationInSecs":' + str(lease_s) + ',"registrationTimestamp":0,'
         '"lastRenewalTimestamp":0,"evictionTimestamp":0,"serviceUpTimestamp":0},'
         '"isCoordinatingDiscoveryServer":false,"lastUpdatedTimestamp":' + LAST_DIRTY + ','
         '"lastDirtyTimestamp":' + LAST_DIRTY + ',"actionType":null,"asgName":null,'
@@ -351,70 +353,106 @@ def tail_of(path: Path, lines: int = 15) -> str:
 
 
 # --------------------------------------------------------------------------------------------
-# Loading N instances (setup, not a measurement): keep-alive http.client from a few threads.
+# Loading N instances (setup, not a measurement): wrk with bench/wrk/load.lua, each thread
+# registering its own range of ids over one keep-alive connection.
+
+# The loaded instances hold a one-hour lease, so that none expires while a run at 1,000,000
+# instances takes its time (self-preservation is off; a heartbeat round renews only the ids it
+# reaches). The lease changes no cost that is measured.
+LOAD_LEASE_S = 3600
+LOAD_THREADS = 4
 
 
-def load_instances(srv: Running, n: int, napps: int, expect: set[int], threads: int = 4) -> dict:
-    failures: list[str] = []
-    lock = threading.Lock()
-
-    def worker(t: int) -> None:
-        conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=60)
-        headers = {"Content-Type": "application/json"}
-        for i in range(t, n, threads):
-            a = i % napps
-            body = register_body(instance_id(i, napps), a, ip_of(i))
-            for attempt in range(2):  # one reconnect if the server closed a kept-alive connection
-                try:
-                    conn.request("POST", f"/eureka/apps/BENCH-APP-{a}", body=body, headers=headers)
-                    resp = conn.getresponse()
-                    resp.read()
-                    if resp.status not in expect:
-                        with lock:
-                            failures.append(f"HTTP {resp.status}")
-                    break
-                except (OSError, http.client.HTTPException) as e:
-                    conn.close()
-                    conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=60)
-                    if attempt == 1:
-                        with lock:
-                            failures.append(type(e).__name__)
-            with lock:
-                if len(failures) > 20:
-                    return
-        conn.close()
-
+def load_instances(srv: Running, n: int, napps: int, expect: set[int], threads: int = LOAD_THREADS) -> dict:
+    """Registers instances 0..n-1 exactly once each; every answer must have a status in expect."""
+    threads = max(1, min(threads, n))
+    limit_s = int(60 + n / 1000)  # wrk's -d: a bound on a load that stalls (about 20 s per 100k here)
+    cmd = ["wrk", f"-t{threads}", f"-c{threads}", f"-d{limit_s}s", "--timeout=60s",
+           "-s", str(WRK_DIR / "load.lua"), srv.url,
+           "--", str(n), str(napps), str(threads), str(min(expect)), str(LOAD_LEASE_S)]
     t0 = time.perf_counter()
-    pool = [threading.Thread(target=worker, args=(t,), daemon=True) for t in range(threads)]
-    for th in pool:
-        th.start()
-    for th in pool:
-        th.join(timeout=1800)
-    elapsed = time.perf_counter() - t0
-    if failures:
-        raise BenchError(f"loading {n} instances into {LABEL[srv.key]}: {len(failures)}+ failed "
-                         f"registrations, e.g. {sorted(set(failures))[:5]}")
-    return {"instances": n, "apps": napps, "seconds": round(elapsed, 3)}
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    done: dict[int, tuple[int, int, int]] = {}
+    out: list[str] = []
+    for line in proc.stdout:
+        out.append(line)
+        if line.startswith("@@LOADED "):
+            tid, got, bad, first_bad = (int(x) for x in line.split()[1:5])
+            done[tid] = (got, bad, first_bad)
+            if len(done) == threads:
+                elapsed = time.perf_counter() - t0
+                proc.send_signal(signal.SIGINT)  # every thread is done; wrk would wait out -d
+                break
+    else:
+        elapsed = time.perf_counter() - t0
+    try:
+        rest, err = proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        rest, err = proc.communicate()
+    answered = sum(g for g, _, _ in done.values())
+    unexpected = sum(b for _, b, _ in done.values())
+    if len(done) < threads or answered != n or unexpected:
+        statuses = sorted({f for _, b, f in done.values() if b})
+        raise BenchError(f"loading {n} instances into {LABEL[srv.key]}: {answered} answered in {elapsed:.0f} s "
+                         f"({len(done)} of {threads} wrk threads finished), {unexpected} with a status other "
+                         f"than {sorted(expect)} (e.g. {statuses[:5]}): "
+                         f"{(''.join(out) + rest + err).strip()[-600:]}")
+    return {"instances": n, "apps": napps, "seconds": round(elapsed, 3), "loader": f"wrk load.lua, {threads} connections"}
+
+
+_INSTANCE_KEY = b'"instanceId"'
+
+
+def count_instances_streamed(body: bytes, gzipped: bool) -> tuple[int, int]:
+    """(instances, uncompressed bytes) of a JSON applications document, without holding it whole
+    (a full fetch at 1,000,000 instances is about 1 GB of JSON): counts the "instanceId" keys,
+    one per instance in Eureka's JSON, while inflating in pieces."""
+    inflate = zlib.decompressobj(16 + zlib.MAX_WBITS) if gzipped else None
+    count, size, carry = 0, 0, b""
+    step = 1 << 20
+    for k in range(0, len(body), step):
+        piece = body[k:k + step]
+        if inflate:
+            piece = inflate.decompress(piece)
+        size += len(piece)
+        chunk = carry + piece
+        count += chunk.count(_INSTANCE_KEY)
+        # keep a tail shorter than the key, so that a key split across pieces is counted once
+        carry = chunk[-(len(_INSTANCE_KEY) - 1):]
+    if inflate:
+        tail = inflate.flush()
+        size += len(tail)
+        count += (carry + tail).count(_INSTANCE_KEY)
+    return count, size
 
 
 def payload_info(srv: Running, n: int, check_count: bool) -> dict:
-    """One full and one delta fetch (JSON, gzip): sizes, and the instance count as a sanity check."""
-    conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=120)
+    """One full and one delta fetch (JSON, gzip): sizes, the time each first fetch took (it builds
+    the document), and the instance count as a sanity check."""
+    conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=fetch_timeout_s(n))
     info: dict = {}
     try:
         for name, path in (("full", "/eureka/apps"), ("delta", "/eureka/apps/delta")):
+            t0 = time.perf_counter()
             status, body, headers = http_get(conn, path, JSON_GZIP)
+            info[f"{name}_first_fetch_ms"] = round((time.perf_counter() - t0) * 1000, 1)
             if status != 200:
                 raise BenchError(f"{LABEL[srv.key]}: GET {path} answered {status}")
             info[f"{name}_wire_bytes"] = len(body)
             info[f"{name}_gzip"] = headers.get("content-encoding", "").lower() == "gzip"
-            if check_count:
+            if check_count and n > 100_000:
+                # too big to parse here as a tree: count the instances while inflating
+                count, size = count_instances_streamed(body, info[f"{name}_gzip"])
+                info[f"{name}_json_bytes"], info[f"{name}_instances"] = size, count
+            elif check_count:
                 doc = decoded(body, headers)
                 info[f"{name}_json_bytes"] = len(doc)
                 try:
                     info[f"{name}_instances"] = count_instances(doc)
                 except (ValueError, KeyError, TypeError, AttributeError) as e:
                     raise BenchError(f"{LABEL[srv.key]}: GET {path} is not an applications document: {e}")
+            del body
     finally:
         conn.close()
     if check_count and info["full_instances"] != n:
@@ -423,6 +461,12 @@ def payload_info(srv: Running, n: int, check_count: bool) -> dict:
     if check_count:
         info["json_bytes_per_instance"] = round(info["full_json_bytes"] / n, 1)
     return info
+
+
+def fetch_timeout_s(n: int) -> float:
+    """How long one fetch of a whole registry of n instances may take, the first one included
+    (which builds the document: seconds at 100,000 instances)."""
+    return max(120.0, n * 0.3e-3)
 
 
 # --------------------------------------------------------------------------------------------
@@ -500,7 +544,8 @@ WORKLOADS = {
     "full_fetch": ("fetch.lua", "/eureka/apps", lambda n, na, th, tag: []),
     "delta_fetch": ("fetch.lua", "/eureka/apps/delta", lambda n, na, th, tag: []),
     # warm-up runs (tag "w…") re-register the loaded instances, so the registry grows only while measured
-    "register": ("register.lua", "", lambda n, na, th, tag: [str(na), tag] + ([str(n)] if tag.startswith("w") else [])),
+    "register": ("register.lua", "", lambda n, na, th, tag: [str(na), tag]
+                 + ([str(n), str(LOAD_LEASE_S)] if tag.startswith("w") else [])),
 }
 
 
