@@ -474,16 +474,17 @@ def fetch_timeout_s(n: int) -> float:
 
 
 def run_wrk(srv: Running, script: str, path: str, args: list[str], duration: int, cfg, log_dir: Path,
-            tag: str, idle: list[Running] | None = None) -> dict:
+            tag: str, idle: list[Running] | None = None, timeout_s: float | None = None) -> dict:
+    timeout_s = timeout_s or cfg.wrk_timeout
     cmd = ["wrk", f"-t{cfg.threads}", f"-c{cfg.connections}", f"-d{duration}s", "--latency",
-           f"--timeout={cfg.wrk_timeout}s", "-s", str(WRK_DIR / script), srv.url + path]
+           f"--timeout={timeout_s:.0f}s", "-s", str(WRK_DIR / script), srv.url + path]
     if args:
         cmd += ["--", *args]
     idle = idle or []
     idle0 = [x.cpu() or 0.0 for x in idle]
     cpu0, stat0, kids0 = srv.cpu(), proc_stat(), children_cpu()
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=duration + 120)
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=duration + timeout_s + 120)
     except subprocess.TimeoutExpired as e:
         raise BenchError(f"wrk {script} against {LABEL[srv.key]} did not finish") from e
     cpu1, stat1, kids1 = srv.cpu(), proc_stat(), children_cpu()
@@ -550,7 +551,15 @@ WORKLOADS = {
 
 
 # Everything --workloads can choose from, in the order they run at each N.
-ALL_WORKLOADS = ("heartbeat", "full_fetch", "delta_fetch", "propagation", "register")
+ALL_WORKLOADS = ("sync", "heartbeat", "full_fetch", "delta_fetch", "propagation", "register")
+
+
+def wrk_timeout_s(name: str, n: int, cfg) -> float:
+    """wrk's --timeout: a fetch of a whole registry is ~50 MB of gzip at 1,000,000 instances, and
+    64 connections share one loopback, so a fetch answer may take seconds there."""
+    if name in ("full_fetch", "delta_fetch"):
+        return max(cfg.wrk_timeout, n * 30e-6)
+    return cfg.wrk_timeout
 
 
 def run_workload_round(srv: Running, name: str, n: int, cfg, log_dir: Path, rnd: int | None,
@@ -560,7 +569,8 @@ def run_workload_round(srv: Running, name: str, n: int, cfg, log_dir: Path, rnd:
     tag = f"w{n}i{warm_index}" if rnd is None else f"m{n}r{rnd}"
     duration = cfg.warmup if rnd is None else cfg.duration
     return run_wrk(srv, script, path, argf(n, napps_for(n), cfg.threads, tag), duration, cfg, log_dir,
-                   f"{name}-{n}-" + (f"warmup{warm_index}" if rnd is None else f"r{rnd}"), idle)
+                   f"{name}-{n}-" + (f"warmup{warm_index}" if rnd is None else f"r{rnd}"), idle,
+                   timeout_s=wrk_timeout_s(name, n, cfg))
 
 
 def warm_up(srv: Running, name: str, n: int, cfg, log_dir: Path) -> list[dict]:
@@ -585,7 +595,7 @@ def warm_up(srv: Running, name: str, n: int, cfg, log_dir: Path) -> list[dict]:
 
 
 MEDIAN_FIELDS = ("rps", "mb_per_s", "p50_ms", "p90_ms", "p99_ms", "p999_ms", "max_ms", "mean_ms",
-                 "server_cpu_us_per_req", "other_cpu_share", "idle_servers_cpu_share")
+                 "server_cpu_us_per_req", "other_cpu_share", "idle_servers_cpu_share", "first_fetch_ms")
 
 
 def aggregate(rounds: list[dict]) -> dict:
@@ -601,13 +611,30 @@ def aggregate(rounds: list[dict]) -> dict:
     return agg
 
 
-def refresh_delta(srv: Running, name: str, n: int) -> None:
-    """Before a delta run: re-registers the N loaded instances, so that the delta holds all of
-    them, as right after they registered (after 3 minutes a server drops changes from its delta,
-    and the figure would depend on how long the workloads before took)."""
-    if name != "delta_fetch" or srv.key == "baseline":
-        return
-    load_instances(srv, n, napps_for(n), {204})
+def prepare_fetch(srv: Running, name: str, n: int) -> float | None:
+    """Before a fetch run (warm-up or measured): for the delta, re-registers the N loaded
+    instances, so that the delta holds all of them, as right after they registered (after 3
+    minutes a server drops changes from its delta, and the figure would depend on how long the
+    workloads before took). Then fetches the document once, so that the run measures serving it:
+    building it after a change is a figure of its own (returned, in ms; the `first_fetch_ms` of
+    each round), and at 1,000,000 instances it takes longer than a whole run."""
+    if name not in ("full_fetch", "delta_fetch"):
+        return None
+    if name == "delta_fetch" and srv.key != "baseline":
+        load_instances(srv, n, napps_for(n), {204})
+    path = "/eureka/apps" if name == "full_fetch" else "/eureka/apps/delta"
+    conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=fetch_timeout_s(n))
+    try:
+        t0 = time.perf_counter()
+        status, _, _ = http_get(conn, path, JSON_GZIP)
+        took = round((time.perf_counter() - t0) * 1000, 1)
+    except (OSError, http.client.HTTPException) as e:
+        raise BenchError(f"{LABEL[srv.key]}: GET {path} before the {name} run: {type(e).__name__}: {e}") from e
+    finally:
+        conn.close()
+    if status != 200:
+        raise BenchError(f"{LABEL[srv.key]}: GET {path} before the {name} run answered {status}")
+    return took
 
 
 def wait_until_idle(servers: list[Running], limit_s: float) -> None:
@@ -635,7 +662,7 @@ def interleaved(running: dict[str, Running], name: str, n: int, cfg, log_dir: Pa
     if cfg.warmup > 0:
         for k in keys:
             try:
-                refresh_delta(running[k], name, n)
+                prepare_fetch(running[k], name, n)
                 warmups[k] = warm_up(running[k], name, n, cfg, log_dir)
             except BenchError as e:
                 broken[k] = str(e)
@@ -649,9 +676,12 @@ def interleaved(running: dict[str, Running], name: str, n: int, cfg, log_dir: Pa
                 continue
             try:
                 idle = [running[o] for o in keys if o != k]
-                refresh_delta(running[k], name, n)
+                first = prepare_fetch(running[k], name, n)
                 wait_until_idle(idle, cfg.idle_wait)
-                rounds[k].append(run_workload_round(running[k], name, n, cfg, log_dir, rnd, idle=idle))
+                res = run_workload_round(running[k], name, n, cfg, log_dir, rnd, idle=idle)
+                if first is not None:
+                    res["first_fetch_ms"] = first
+                rounds[k].append(res)
             except BenchError as e:
                 broken[k] = str(e)
     for k in keys:
@@ -686,6 +716,35 @@ def interleaved(running: dict[str, Running], name: str, n: int, cfg, log_dir: Pa
 # Propagation: register one new instance, then poll GET /eureka/apps until it shows.
 
 
+HASHCODE = re.compile(rb'"apps__hashcode"\s*:\s*"([^"]*)"')
+
+
+def head_count(body: bytes, headers: dict) -> int | None:
+    """The instance count of a JSON full fetch from its apps__hashcode ("UP_9998_DOWN_2_"), which
+    Eureka's JSON puts at the head of the document: only the first bytes are inflated, so this
+    is quick even at 1,000,000 instances (a whole inflate there takes seconds)."""
+    head = body[:65536]
+    if headers.get("content-encoding", "").lower() == "gzip":
+        head = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(head, 8192)
+    m = HASHCODE.search(head[:8192])
+    if not m:
+        return None
+    parts = m.group(1).decode().strip("_").split("_")
+    return sum(int(c) for c in parts[1::2] if c.isdigit())
+
+
+def contains_instance(body: bytes, headers: dict, needle: bytes, want_count: int | None) -> bool:
+    """Whether a full fetch holds the instance just registered. With the count from before the
+    registration known, a document counting one more is the first candidate (nothing else
+    registers meanwhile), and only that one is searched whole, after the fact, to confirm; this
+    keeps the poll loop fast where inflating every answer would take seconds."""
+    if want_count is not None:
+        have = head_count(body, headers)
+        if have is not None and have < want_count:
+            return False
+    return needle in decoded(body, headers)
+
+
 def propagation(srv: Running, n: int, cap_s: float, samples: int, budget_s: float) -> dict:
     napps = napps_for(n)
     results: list[float] = []
@@ -702,6 +761,9 @@ def propagation(srv: Running, n: int, cap_s: float, samples: int, budget_s: floa
         poll = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=30)
         try:
             poll.connect()  # connected before the clock starts
+            status, body, headers = http_get(poll, "/eureka/apps", JSON_GZIP)
+            before = head_count(body, headers) if status == 200 else None
+            del body
             reg.request("POST", f"/eureka/apps/BENCH-APP-{a}", body=register_body(iid, a, ip),
                         headers={"Content-Type": "application/json"})
             resp = reg.getresponse()
@@ -716,7 +778,7 @@ def propagation(srv: Running, n: int, cap_s: float, samples: int, budget_s: floa
                 status, body, headers = http_get(poll, "/eureka/apps", JSON_GZIP)
                 t_recv = time.perf_counter()
                 poll_latencies.append(t_recv - t_send)
-                if status == 200 and needle in decoded(body, headers):
+                if status == 200 and contains_instance(body, headers, needle, before + 1):
                     seen = t_recv - t_204
                     break
                 time.sleep(0.001)
@@ -743,6 +805,76 @@ def propagation(srv: Running, n: int, cap_s: float, samples: int, budget_s: floa
     shown = f">= {out['cap_ms']:.0f} ms (cap)" if out["median_capped"] else f"{out['median_ms']:.2f} ms"
     log(f"  {SHORT[srv.key]:8} N={n:<6} propagation  {shown}  (samples {out['samples_ms']}; "
         f"one poll fetch ~{out['poll_fetch_median_ms']} ms)")
+    return out
+
+
+def prop_cap_s(n: int, cfg) -> float:
+    """The propagation deadline: --prop-cap, longer where one poll fetch alone takes long."""
+    return max(cfg.prop_cap, n * 100e-6)
+
+
+# --------------------------------------------------------------------------------------------
+# Start-up sync: a second Heureka node, whose only peer is the loaded one, from spawn until its
+# own full fetch holds all N instances (it answers 403 until its start-up sync is done).
+
+
+def sync_from_peer(peer: Running, n: int, cfg, log_dir: Path) -> dict:
+    """The configuration is cluster.py's (bench/README.md, "Clusters"): defaultZone the peer, then
+    the node itself, fetch-registry on, 5 sync retries 1 s apart. The peer has no peers of its own
+    (its defaultZone is itself), so nothing is replicated back to it; its full fetch document is
+    already built (loading fetched it), as on a node that has been serving clients."""
+    port = free_port()
+    urls = [f"http://127.0.0.1:{peer.port}/eureka/", f"http://127.0.0.1:{port}/eureka/"]
+    argv = [str(RUN_BIN["heureka"]), f"--server.port={port}", "--server.address=127.0.0.1",
+            "--eureka.instance.hostname=127.0.0.1", f"--eureka.client.service-url.defaultZone={','.join(urls)}",
+            "--eureka.client.register-with-eureka=false", "--eureka.client.fetch-registry=true",
+            "--eureka.server.enable-self-preservation=false", "--eureka.server.wait-time-in-ms-when-sync-empty=0",
+            "--eureka.server.registry-sync-retries=5", "--eureka.server.registry-sync-retry-wait-ms=1000"]
+    log_path = log_dir / f"heureka-sync-n{n}.log"
+    deadline_s = 60 + 2 * fetch_timeout_s(n)
+    statuses: list[list] = []
+    with open(log_path, "wb") as log_file:
+        log_file.write(("$ " + " ".join(argv) + "\n").encode())
+        log_file.flush()
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(argv, stdout=log_file, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                cwd=ROOT, start_new_session=True)
+    STARTED.append(proc)
+    try:
+        while True:
+            el = time.perf_counter() - t0
+            if proc.poll() is not None:
+                raise BenchError(f"the syncing node exited with {proc.returncode} (log {log_path}):\n"
+                                 f"{tail_of(log_path)}")
+            if el > deadline_s:
+                raise BenchError(f"the syncing node did not hold {n} instances within {deadline_s:.0f} s "
+                                 f"(statuses seen: {statuses[-5:]}; log {log_path})")
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=fetch_timeout_s(n))
+            try:
+                status, body, headers = http_get(conn, "/eureka/apps", JSON_GZIP)
+                count = head_count(body, headers) if status == 200 else None
+                del body
+                seen = [round(time.perf_counter() - t0, 3), status, count]
+                if not statuses or statuses[-1][1:] != seen[1:]:
+                    statuses.append(seen)
+                if status == 200 and count == n:
+                    took = seen[0]
+                    break
+                if status == 200 and count is not None and count > 0 and count != n:
+                    # Heureka opens for reads only when its sync is done: fewer is a lost instance
+                    raise BenchError(f"the syncing node answered 200 holding {count} of {n} instances "
+                                     f"(log {log_path})")
+            except (OSError, http.client.HTTPException):
+                pass
+            finally:
+                conn.close()
+            time.sleep(0.05)
+        rss = rss_bytes(proc.pid)
+    finally:
+        stop_process(proc)
+    out = {"seconds": took, "rss_bytes": rss, "statuses_seen": statuses[:20], "argv": argv}
+    log(f"  {SHORT[peer.key]:8} N={n:<6} start-up sync from a peer: {took:.2f} s to hold all {n:,} "
+        f"(its RSS then {mib(rss)}; statuses {statuses[:4]})")
     return out
 
 
@@ -781,7 +913,18 @@ def setup_server(key: str, n: int, cfg, log_dir: Path, results: dict, failures: 
         if key != "baseline":
             run["rss_growth_per_instance"] = round((run["rss_loaded"] - run["rss_idle"]) / n, 1)
         log(f"  {SHORT[key]:8} loaded {n} in {run['load']['seconds']:.1f} s; RSS {mib(run['rss_loaded'])}; "
-            f"full fetch {run['payload']['full_wire_bytes']:,} B on the wire")
+            f"full fetch {run['payload']['full_wire_bytes']:,} B on the wire, first one in "
+            f"{run['payload']['full_first_fetch_ms']:,.0f} ms")
+        if run["payload"].get("delta_instances", n) < n:
+            log(f"  {SHORT[key]:8} WARNING: the delta holds {run['payload']['delta_instances']} of {n} instances "
+                f"(loading took longer than the delta's 3-minute retention)")
+        if key == "heureka" and "sync" in cfg.workloads:
+            try:
+                run["sync_from_peer"] = sync_from_peer(srv, n, cfg, log_dir)
+            except BenchError as e:
+                run["sync_from_peer"] = {"failed": str(e)}
+                failures.append(f"{SHORT[key]} N={n} start-up sync: {e}")
+                log(f"  {SHORT[key]:8} start-up sync FAILED: {e}")
         return srv
     except BenchError as e:
         run["error"] = str(e)
@@ -810,8 +953,9 @@ def bench_size(keys: list[str], n: int, cfg, log_dir: Path, results: dict, failu
             if key == "baseline" or "propagation" not in cfg.workloads:
                 continue
             try:
+                cap = prop_cap_s(n, cfg)
                 results["runs"][key][str(n)]["propagation"] = propagation(
-                    srv, n, cfg.prop_cap, cfg.prop_samples, cfg.prop_budget)
+                    srv, n, cap, cfg.prop_samples, cap + cfg.prop_budget - cfg.prop_cap)
             except BenchError as e:
                 failures.append(f"{SHORT[key]} N={n} propagation: {e}")
                 log(f"  {SHORT[key]:8} propagation FAILED: {e}")
