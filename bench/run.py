@@ -1082,6 +1082,22 @@ def build_rows(results: dict, sizes: list[int], extra_sizes: list[int]) -> list[
         row("RSS growth per instance", n, "B", "lower", growth, target, check, ceiling_ratio=False)
         pl = tuple(get(results, k, n, "payload", "json_bytes_per_instance") for k in ("heureka", "java")) + (None,)
         row("Payload per instance (full fetch JSON)", n, "B", "info", pl, ceiling_ratio=False)
+    for n in all_sizes:
+        vals = tuple(get(results, k, n, "payload", "full_first_fetch_ms") for k in SERVERS)
+        if any(v is not None for v in vals):
+            row("First full fetch after loading (builds the document)", n, "ms", "lower", vals)
+    for n in all_sizes:
+        vals = tuple(get(results, k, n, "workloads", "delta_fetch", "first_fetch_ms") for k in SERVERS)
+        if any(v is not None for v in vals):
+            row("First delta fetch after re-registering N (builds it)", n, "ms", "lower", vals)
+    for n in all_sizes:
+        vals = tuple(get(results, k, n, "load", "seconds") for k in SERVERS)
+        if any(v is not None for v in vals):
+            row("Loading N instances (wrk, setup)", n, "s", "info", vals)
+    for n in all_sizes:
+        vals = (get(results, "heureka", n, "sync_from_peer", "seconds"), None, None)
+        if vals[0] is not None:
+            row("Start-up sync: a new node holds all N from its peer", n, "s", "lower", vals, ceiling_ratio=False)
     row("Start-up to first 200 on /eureka/apps (median)", None, "ms", "lower",
         tuple(median_startup(results, k) for k in SERVERS), "≤100 ms",
         lambda r: None if r["heureka"] is None else r["heureka"] <= 100)
@@ -1175,6 +1191,120 @@ def table_text(rows: list[dict]) -> str:
 COLORS = {"heureka": "#e8590c", "java": "#4263eb", "baseline": "#adb5bd"}
 
 
+def sizes_run(results: dict) -> list[int]:
+    return sorted({int(n) for runs in results["runs"].values() for n in runs})
+
+
+def growth_series(results: dict) -> list[tuple[str, str, dict]]:
+    """The figures whose growth with N the chart shows: (title, unit, {server: [(N, value)]})."""
+    sizes = sizes_run(results)
+
+    def series(*path, servers=SERVERS, scale=1.0):
+        out = {}
+        for k in servers:
+            pts = [(n, v * scale) for n in sizes if isinstance(v := get(results, k, n, *path), (int, float)) and v > 0]
+            if pts:
+                out[k] = pts
+        return out
+
+    charts = []
+    for wl, title in (("heartbeat", "Heartbeat"), ("register", "Registration"),
+                      ("full_fetch", "Full fetch"), ("delta_fetch", "Delta fetch")):
+        charts.append((f"{title}: server CPU per request", "µs", series("workloads", wl, "server_cpu_us_per_req")))
+    for wl, title in (("heartbeat", "Heartbeat"), ("register", "Registration"),
+                      ("full_fetch", "Full fetch"), ("delta_fetch", "Delta fetch")):
+        charts.append((f"{title}: p99 latency", "ms", series("workloads", wl, "p99_ms")))
+    growth = series("rss_growth_per_instance", servers=("heureka", "java"))
+    payload = series("payload", "json_bytes_per_instance", servers=("heureka",))
+    if payload:
+        growth["payload"] = payload["heureka"]
+    charts.append(("RSS growth per instance", "B", growth))
+    charts.append(("Propagation register → visible", "ms", series("propagation", "median_ms", servers=("heureka", "java"))))
+    charts.append(("First full fetch after loading", "ms", series("payload", "full_first_fetch_ms")))
+    charts.append(("Start-up sync from a peer", "s", series("sync_from_peer", "seconds", servers=("heureka",))))
+    return [c for c in charts if c[2]]
+
+
+def fmt_tick(v: float) -> str:
+    if v >= 1e6:
+        return f"{v / 1e6:g}M"
+    if v >= 1e3:
+        return f"{v / 1e3:g}k"
+    return f"{v:g}"
+
+
+def growth_charts(results: dict, top: float, width: int) -> tuple[list[str], float]:
+    """Small log-log charts, one per figure: x is N (registered instances), y the figure, one line
+    per server; the dashed grey line in the memory chart is the payload per instance."""
+    charts = growth_series(results)
+    if not charts:
+        return [], 0
+    parts: list[str] = []
+    cols, ph = 3, 150
+    cell_w, cell_h = (width - 20) // cols, ph + 70
+    pw = cell_w - 95  # plot area of one chart: room for the y labels left, the last value right
+    esc = html.escape
+    parts.append(f'<text x="20" y="{top + 14}" font-size="15" font-weight="bold" fill="#212529">How each figure '
+                 f'grows with N<tspan font-size="12" font-weight="normal" fill="#868e96" dx="10">log-log: x = '
+                 f'instances registered, y = the figure; dashed grey: payload per instance</tspan></text>')
+    y0 = top + 30
+    sizes = sizes_run(results)
+    xlo = 10 ** math.floor(math.log10(min(sizes)))
+    xhi = 10 ** math.ceil(math.log10(max(sizes)))
+    if xhi <= xlo:
+        xhi = xlo * 10
+    for i, (title, unit, data) in enumerate(charts):
+        cx = 20 + (i % cols) * cell_w + 45
+        cy = y0 + (i // cols) * cell_h + 22
+        vals = [v for pts in data.values() for _, v in pts]
+        ylo = 10 ** math.floor(math.log10(min(vals)))
+        yhi = 10 ** math.ceil(math.log10(max(vals)))
+        if yhi <= ylo:
+            yhi = ylo * 10
+
+        def px(n, lo=xlo, hi=xhi, x0=cx):
+            return x0 + pw * (math.log10(n) - math.log10(lo)) / (math.log10(hi) - math.log10(lo))
+
+        def py(v, lo=ylo, hi=yhi, y1=cy):
+            return y1 + ph - ph * (math.log10(v) - math.log10(lo)) / (math.log10(hi) - math.log10(lo))
+
+        parts.append(f'<text x="{cx - 40}" y="{cy - 8}" font-size="12" font-weight="bold" fill="#212529">'
+                     f'{esc(title)} <tspan font-weight="normal" fill="#868e96">({esc(unit)})</tspan></text>')
+        parts.append(f'<rect x="{cx}" y="{cy}" width="{pw}" height="{ph}" fill="none" stroke="#ced4da"/>')
+        d = math.log10(xlo)
+        while d <= math.log10(xhi) + 1e-9:
+            x = px(10 ** d)
+            parts.append(f'<line x1="{x:.1f}" y1="{cy}" x2="{x:.1f}" y2="{cy + ph}" stroke="#f1f3f5"/>')
+            parts.append(f'<text x="{x:.1f}" y="{cy + ph + 13}" font-size="10" text-anchor="middle" '
+                         f'fill="#868e96">{fmt_tick(10 ** d)}</text>')
+            d += 1
+        d = math.log10(ylo)
+        while d <= math.log10(yhi) + 1e-9:
+            yy = py(10 ** d)
+            parts.append(f'<line x1="{cx}" y1="{yy:.1f}" x2="{cx + pw}" y2="{yy:.1f}" stroke="#f1f3f5"/>')
+            parts.append(f'<text x="{cx - 4}" y="{yy + 3:.1f}" font-size="10" text-anchor="end" '
+                         f'fill="#868e96">{fmt_tick(10 ** d)}</text>')
+            d += 1
+        label_ys: list[float] = []
+        for k, pts in data.items():
+            color = COLORS.get(k, "#868e96")
+            dash = ' stroke-dasharray="4 3"' if k == "payload" else ""
+            path = " ".join(f"{'M' if j == 0 else 'L'}{px(n):.1f},{py(v):.1f}" for j, (n, v) in enumerate(pts))
+            parts.append(f'<path d="{path}" fill="none" stroke="{color}" stroke-width="2"{dash}/>')
+            for n, v in pts:
+                parts.append(f'<circle cx="{px(n):.1f}" cy="{py(v):.1f}" r="3" fill="{color}">'
+                             f'<title>{esc(LABEL.get(k, k))} N={n:,}: {fmt_num(v, unit)} {esc(unit)}</title></circle>')
+            n, v = pts[-1]
+            ly = py(v) - 4
+            while any(abs(ly - u) < 10 for u in label_ys):  # two lines ending close: keep both readable
+                ly += 10
+            label_ys.append(ly)
+            parts.append(f'<text x="{px(n) + 5:.1f}" y="{ly:.1f}" font-size="9" fill="{color}">'
+                         f'{fmt_num(v, unit)}</text>')
+    rows = (len(charts) + cols - 1) // cols
+    return parts, 30 + rows * cell_h + 10
+
+
 def svg_report(results: dict, rows: list[dict]) -> str:
     panels = [
         ("Heartbeat throughput", "req/s, higher is better", "Heartbeat throughput"),
@@ -1207,7 +1337,9 @@ def svg_report(results: dict, rows: list[dict]) -> str:
         parts.append(f'<rect x="{lx}" y="62" width="14" height="14" fill="{COLORS[k]}"/>')
         text(lx + 20, 74, LABEL[k], 12)
         lx += 230
-    y = 100
+    grid, grid_h = growth_charts(results, 100, W)
+    parts += grid
+    y = 100 + grid_h
     for title, subtitle, metric in panels:
         prs = [r for r in rows if r["metric"] == metric]
         prs = [r for r in prs if any(r[k] not in (None, 0) for k in SERVERS)]
