@@ -561,12 +561,21 @@ def wrk_timeout_s(name: str, n: int, cfg) -> float:
     return cfg.wrk_timeout
 
 
+def round_duration_s(name: str, n: int, cfg) -> int:
+    """A measured round's length: --duration, and for the fetch workloads N × 20 µs where that is
+    longer (20 s at 1,000,000 instances, where one answer can take seconds and a 5 s round would
+    hold a few dozen of them, or none)."""
+    if name in ("full_fetch", "delta_fetch"):
+        return max(cfg.duration, math.ceil(n * 20e-6))
+    return cfg.duration
+
+
 def run_workload_round(srv: Running, name: str, n: int, cfg, log_dir: Path, rnd: int | None,
                        warm_index: int = 0, idle: list[Running] | None = None) -> dict:
     """One wrk run; rnd None is a warm-up run. Every run gets its own id tag (registration)."""
     script, path, argf = WORKLOADS[name]
     tag = f"w{n}i{warm_index}" if rnd is None else f"m{n}r{rnd}"
-    duration = cfg.warmup if rnd is None else cfg.duration
+    duration = cfg.warmup if rnd is None else round_duration_s(name, n, cfg)
     return run_wrk(srv, script, path, argf(n, napps_for(n), cfg.threads, tag), duration, cfg, log_dir,
                    f"{name}-{n}-" + (f"warmup{warm_index}" if rnd is None else f"r{rnd}"), idle,
                    timeout_s=wrk_timeout_s(name, n, cfg))
