@@ -765,8 +765,10 @@ def propagation(srv: Running, n: int, cap_s: float, samples: int, budget_s: floa
         a = k % napps
         iid = f"prop{k}-{os.getpid()}:bench-app-{a}:8080"
         ip = f"10.251.{k // 256 % 256}.{k % 256}"
-        reg = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=30)
-        poll = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=30)
+        # a fetch right after a change of the whole registry (the delta run re-registers it)
+        # rebuilds the document: tens of seconds at 1,000,000
+        reg = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=fetch_timeout_s(n))
+        poll = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=fetch_timeout_s(n))
         try:
             poll.connect()  # connected before the clock starts
             status, body, headers = http_get(poll, "/eureka/apps", JSON_GZIP)
