@@ -982,6 +982,7 @@ def bench_size(keys: list[str], n: int, cfg, log_dir: Path, results: dict, failu
                 results["runs"][key][str(n)]["propagation"] = propagation(
                     srv, n, cap, cfg.prop_samples, cap + cfg.prop_budget - cfg.prop_cap)
             except BenchError as e:
+                results["runs"][key][str(n)]["propagation"] = {"failed": str(e)}
                 failures.append(f"{SHORT[key]} N={n} propagation: {e}")
                 log(f"  {SHORT[key]:8} propagation FAILED: {e}")
         # Registration last: it grows every registry by however many requests the server managed.
@@ -1229,9 +1230,23 @@ def growth_series(results: dict) -> list[tuple[str, str, dict]]:
         out = {}
         for k in servers:
             pts = [(n, v * scale) for n in sizes if isinstance(v := get(results, k, n, *path), (int, float)) and v > 0]
-            if pts:
+            # a figure that could not be measured at some N shows as a cross on the top edge
+            lost = [n for n in sizes if failed_at(k, n, path)]
+            if pts or lost:
                 out[k] = pts
+            if lost:
+                out.setdefault("failed", []).extend((k, n) for n in lost)
         return out
+
+    def failed_at(k: str, n: int, path) -> bool:
+        cur = results["runs"].get(k, {}).get(str(n))
+        for p in path[:-1]:
+            if not isinstance(cur, dict):
+                return False
+            if "failed" in cur:
+                return True
+            cur = cur.get(p)
+        return isinstance(cur, dict) and "failed" in cur
 
     charts = []
     for wl, title in (("heartbeat", "Heartbeat"), ("register", "Registration"),
@@ -1248,7 +1263,7 @@ def growth_series(results: dict) -> list[tuple[str, str, dict]]:
     charts.append(("Propagation register → visible", "ms", series("propagation", "median_ms", servers=("heureka", "java"))))
     charts.append(("First full fetch after loading", "ms", series("payload", "full_first_fetch_ms")))
     charts.append(("Start-up sync from a peer", "s", series("sync_from_peer", "seconds", servers=("heureka",))))
-    return [c for c in charts if c[2]]
+    return [c for c in charts if any(c[2].get(k) for k in c[2] if k != "failed") or c[2].get("failed")]
 
 
 def fmt_tick(v: float) -> str:
@@ -1282,7 +1297,8 @@ def growth_charts(results: dict, top: float, width: int) -> tuple[list[str], flo
     for i, (title, unit, data) in enumerate(charts):
         cx = 20 + (i % cols) * cell_w + 45
         cy = y0 + (i // cols) * cell_h + 22
-        vals = [v for pts in data.values() for _, v in pts]
+        failed = data.pop("failed", [])
+        vals = [v for pts in data.values() for _, v in pts] or [1.0]
         ylo = 10 ** math.floor(math.log10(min(vals)))
         yhi = 10 ** math.ceil(math.log10(max(vals)))
         if yhi <= ylo:
@@ -1311,8 +1327,16 @@ def growth_charts(results: dict, top: float, width: int) -> tuple[list[str], flo
             parts.append(f'<text x="{cx - 4}" y="{yy + 3:.1f}" font-size="10" text-anchor="end" '
                          f'fill="#868e96">{fmt_tick(10 ** d)}</text>')
             d += 1
+        for k, n in failed:
+            x, color = px(n), COLORS.get(k, "#868e96")
+            parts.append(f'<path d="M{x - 4:.1f},{cy - 4}L{x + 4:.1f},{cy + 4}M{x + 4:.1f},{cy - 4}L{x - 4:.1f},{cy + 4}" '
+                         f'stroke="{color}" stroke-width="2"><title>{esc(LABEL.get(k, k))} N={n:,}: failed '
+                         f'(results.json says why)</title></path>')
+            parts.append(f'<text x="{x - 6:.1f}" y="{cy + 14}" font-size="9" text-anchor="end" fill="{color}">failed</text>')
         label_ys: list[float] = []
         for k, pts in data.items():
+            if not pts:
+                continue
             color = COLORS.get(k, "#868e96")
             dash = ' stroke-dasharray="4 3"' if k == "payload" else ""
             path = " ".join(f"{'M' if j == 0 else 'L'}{px(n):.1f},{py(v):.1f}" for j, (n, v) in enumerate(pts))
