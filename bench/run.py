@@ -30,8 +30,8 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
+import zlib
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
@@ -74,8 +74,9 @@ def instance_id(i: int, napps: int) -> str:
     return f"{ip_of(i)}:bench-app-{i % napps}:8080"
 
 
-def register_body(iid: str, app_index: int, ip: str) -> bytes:
-    """A register body as a Spring Cloud client (Jackson bean shape) sends it (spec §4.5)."""
+def register_body(iid: str, app_index: int, ip: str, lease_s: int = 90) -> bytes:
+    """A register body as a Spring Cloud client (Jackson bean shape) sends it (spec §4.5);
+    lease_s is its durationInSecs (Spring's default 90)."""
     vip = f"bench-app-{app_index}"
     app = f"BENCH-APP-{app_index}"
     return (
@@ -86,7 +87,7 @@ def register_body(iid: str, app_index: int, ip: str) -> bytes:
         '"vipAddress":"' + vip + '","secureVipAddress":"' + vip + '","countryId":1,'
         '"dataCenterInfo":{"@class":"com.netflix.appinfo.InstanceInfo$DefaultDataCenterInfo",'
         '"name":"MyOwn"},"hostName":"' + ip + '","status":"UP","overriddenStatus":"UNKNOWN",'
-        '"leaseInfo":{"renewalIntervalInSecs":30,"durationInSecs":90,"registrationTimestamp":0,'
+        '"leaseInfo":{"renewalIntervalInSecs":30,"durationInSecs":' + str(lease_s) + ',"registrationTimestamp":0,'
         '"lastRenewalTimestamp":0,"evictionTimestamp":0,"serviceUpTimestamp":0},'
         '"isCoordinatingDiscoveryServer":false,"lastUpdatedTimestamp":' + LAST_DIRTY + ','
         '"lastDirtyTimestamp":' + LAST_DIRTY + ',"actionType":null,"asgName":null,'
@@ -351,70 +352,106 @@ def tail_of(path: Path, lines: int = 15) -> str:
 
 
 # --------------------------------------------------------------------------------------------
-# Loading N instances (setup, not a measurement): keep-alive http.client from a few threads.
+# Loading N instances (setup, not a measurement): wrk with bench/wrk/load.lua, each thread
+# registering its own range of ids over one keep-alive connection.
+
+# The loaded instances hold a one-hour lease, so that none expires while a run at 1,000,000
+# instances takes its time (self-preservation is off; a heartbeat round renews only the ids it
+# reaches). The lease changes no cost that is measured.
+LOAD_LEASE_S = 3600
+LOAD_THREADS = 8  # one connection each; more in flight than 4 loads faster on a busy machine
 
 
-def load_instances(srv: Running, n: int, napps: int, expect: set[int], threads: int = 4) -> dict:
-    failures: list[str] = []
-    lock = threading.Lock()
-
-    def worker(t: int) -> None:
-        conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=60)
-        headers = {"Content-Type": "application/json"}
-        for i in range(t, n, threads):
-            a = i % napps
-            body = register_body(instance_id(i, napps), a, ip_of(i))
-            for attempt in range(2):  # one reconnect if the server closed a kept-alive connection
-                try:
-                    conn.request("POST", f"/eureka/apps/BENCH-APP-{a}", body=body, headers=headers)
-                    resp = conn.getresponse()
-                    resp.read()
-                    if resp.status not in expect:
-                        with lock:
-                            failures.append(f"HTTP {resp.status}")
-                    break
-                except (OSError, http.client.HTTPException) as e:
-                    conn.close()
-                    conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=60)
-                    if attempt == 1:
-                        with lock:
-                            failures.append(type(e).__name__)
-            with lock:
-                if len(failures) > 20:
-                    return
-        conn.close()
-
+def load_instances(srv: Running, n: int, napps: int, expect: set[int], threads: int = LOAD_THREADS) -> dict:
+    """Registers instances 0..n-1 exactly once each; every answer must have a status in expect."""
+    threads = max(1, min(threads, n))
+    limit_s = int(60 + n / 1000)  # wrk's -d: a bound on a load that stalls (about 20 s per 100k here)
+    cmd = ["wrk", f"-t{threads}", f"-c{threads}", f"-d{limit_s}s", "--timeout=60s",
+           "-s", str(WRK_DIR / "load.lua"), srv.url,
+           "--", str(n), str(napps), str(threads), str(min(expect)), str(LOAD_LEASE_S)]
     t0 = time.perf_counter()
-    pool = [threading.Thread(target=worker, args=(t,), daemon=True) for t in range(threads)]
-    for th in pool:
-        th.start()
-    for th in pool:
-        th.join(timeout=1800)
-    elapsed = time.perf_counter() - t0
-    if failures:
-        raise BenchError(f"loading {n} instances into {LABEL[srv.key]}: {len(failures)}+ failed "
-                         f"registrations, e.g. {sorted(set(failures))[:5]}")
-    return {"instances": n, "apps": napps, "seconds": round(elapsed, 3)}
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    done: dict[int, tuple[int, int, int]] = {}
+    out: list[str] = []
+    for line in proc.stdout:
+        out.append(line)
+        if line.startswith("@@LOADED "):
+            tid, got, bad, first_bad = (int(x) for x in line.split()[1:5])
+            done[tid] = (got, bad, first_bad)
+            if len(done) == threads:
+                elapsed = time.perf_counter() - t0
+                proc.send_signal(signal.SIGINT)  # every thread is done; wrk would wait out -d
+                break
+    else:
+        elapsed = time.perf_counter() - t0
+    try:
+        rest, err = proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        rest, err = proc.communicate()
+    answered = sum(g for g, _, _ in done.values())
+    unexpected = sum(b for _, b, _ in done.values())
+    if len(done) < threads or answered != n or unexpected:
+        statuses = sorted({f for _, b, f in done.values() if b})
+        raise BenchError(f"loading {n} instances into {LABEL[srv.key]}: {answered} answered in {elapsed:.0f} s "
+                         f"({len(done)} of {threads} wrk threads finished), {unexpected} with a status other "
+                         f"than {sorted(expect)} (e.g. {statuses[:5]}): "
+                         f"{(''.join(out) + rest + err).strip()[-600:]}")
+    return {"instances": n, "apps": napps, "seconds": round(elapsed, 3), "loader": f"wrk load.lua, {threads} connections"}
+
+
+_INSTANCE_KEY = b'"instanceId"'
+
+
+def count_instances_streamed(body: bytes, gzipped: bool) -> tuple[int, int]:
+    """(instances, uncompressed bytes) of a JSON applications document, without holding it whole
+    (a full fetch at 1,000,000 instances is about 1 GB of JSON): counts the "instanceId" keys,
+    one per instance in Eureka's JSON, while inflating in pieces."""
+    inflate = zlib.decompressobj(16 + zlib.MAX_WBITS) if gzipped else None
+    count, size, carry = 0, 0, b""
+    step = 1 << 20
+    for k in range(0, len(body), step):
+        piece = body[k:k + step]
+        if inflate:
+            piece = inflate.decompress(piece)
+        size += len(piece)
+        chunk = carry + piece
+        count += chunk.count(_INSTANCE_KEY)
+        # keep a tail shorter than the key, so that a key split across pieces is counted once
+        carry = chunk[-(len(_INSTANCE_KEY) - 1):]
+    if inflate:
+        tail = inflate.flush()
+        size += len(tail)
+        count += (carry + tail).count(_INSTANCE_KEY)
+    return count, size
 
 
 def payload_info(srv: Running, n: int, check_count: bool) -> dict:
-    """One full and one delta fetch (JSON, gzip): sizes, and the instance count as a sanity check."""
-    conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=120)
+    """One full and one delta fetch (JSON, gzip): sizes, the time each first fetch took (it builds
+    the document), and the instance count as a sanity check."""
+    conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=fetch_timeout_s(n))
     info: dict = {}
     try:
         for name, path in (("full", "/eureka/apps"), ("delta", "/eureka/apps/delta")):
+            t0 = time.perf_counter()
             status, body, headers = http_get(conn, path, JSON_GZIP)
+            info[f"{name}_first_fetch_ms"] = round((time.perf_counter() - t0) * 1000, 1)
             if status != 200:
                 raise BenchError(f"{LABEL[srv.key]}: GET {path} answered {status}")
             info[f"{name}_wire_bytes"] = len(body)
             info[f"{name}_gzip"] = headers.get("content-encoding", "").lower() == "gzip"
-            if check_count:
+            if check_count and n > 100_000:
+                # too big to parse here as a tree: count the instances while inflating
+                count, size = count_instances_streamed(body, info[f"{name}_gzip"])
+                info[f"{name}_json_bytes"], info[f"{name}_instances"] = size, count
+            elif check_count:
                 doc = decoded(body, headers)
                 info[f"{name}_json_bytes"] = len(doc)
                 try:
                     info[f"{name}_instances"] = count_instances(doc)
                 except (ValueError, KeyError, TypeError, AttributeError) as e:
                     raise BenchError(f"{LABEL[srv.key]}: GET {path} is not an applications document: {e}")
+            del body
     finally:
         conn.close()
     if check_count and info["full_instances"] != n:
@@ -425,21 +462,28 @@ def payload_info(srv: Running, n: int, check_count: bool) -> dict:
     return info
 
 
+def fetch_timeout_s(n: int) -> float:
+    """How long one fetch of a whole registry of n instances may take, the first one included
+    (which builds the document: seconds at 100,000 instances)."""
+    return max(120.0, n * 0.3e-3)
+
+
 # --------------------------------------------------------------------------------------------
 # wrk
 
 
 def run_wrk(srv: Running, script: str, path: str, args: list[str], duration: int, cfg, log_dir: Path,
-            tag: str, idle: list[Running] | None = None) -> dict:
+            tag: str, idle: list[Running] | None = None, timeout_s: float | None = None) -> dict:
+    timeout_s = timeout_s or cfg.wrk_timeout
     cmd = ["wrk", f"-t{cfg.threads}", f"-c{cfg.connections}", f"-d{duration}s", "--latency",
-           f"--timeout={cfg.wrk_timeout}s", "-s", str(WRK_DIR / script), srv.url + path]
+           f"--timeout={timeout_s:.0f}s", "-s", str(WRK_DIR / script), srv.url + path]
     if args:
         cmd += ["--", *args]
     idle = idle or []
     idle0 = [x.cpu() or 0.0 for x in idle]
     cpu0, stat0, kids0 = srv.cpu(), proc_stat(), children_cpu()
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=duration + 120)
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=duration + timeout_s + 120)
     except subprocess.TimeoutExpired as e:
         raise BenchError(f"wrk {script} against {LABEL[srv.key]} did not finish") from e
     cpu1, stat1, kids1 = srv.cpu(), proc_stat(), children_cpu()
@@ -500,8 +544,30 @@ WORKLOADS = {
     "full_fetch": ("fetch.lua", "/eureka/apps", lambda n, na, th, tag: []),
     "delta_fetch": ("fetch.lua", "/eureka/apps/delta", lambda n, na, th, tag: []),
     # warm-up runs (tag "w…") re-register the loaded instances, so the registry grows only while measured
-    "register": ("register.lua", "", lambda n, na, th, tag: [str(na), tag] + ([str(n)] if tag.startswith("w") else [])),
+    "register": ("register.lua", "", lambda n, na, th, tag: [str(na), tag]
+                 + ([str(n), str(LOAD_LEASE_S)] if tag.startswith("w") else [])),
 }
+
+
+# Everything --workloads can choose from, in the order they run at each N.
+ALL_WORKLOADS = ("sync", "heartbeat", "full_fetch", "delta_fetch", "propagation", "register")
+
+
+def wrk_timeout_s(name: str, n: int, cfg) -> float:
+    """wrk's --timeout: a fetch of a whole registry is ~50 MB of gzip at 1,000,000 instances, and
+    64 connections share one loopback, so a fetch answer may take seconds there."""
+    if name in ("full_fetch", "delta_fetch"):
+        return max(cfg.wrk_timeout, n * 30e-6)
+    return cfg.wrk_timeout
+
+
+def round_duration_s(name: str, n: int, cfg) -> int:
+    """A measured round's length: --duration, and for the fetch workloads N × 20 µs where that is
+    longer (20 s at 1,000,000 instances, where one answer can take seconds and a 5 s round would
+    hold a few dozen of them, or none)."""
+    if name in ("full_fetch", "delta_fetch"):
+        return max(cfg.duration, math.ceil(n * 20e-6))
+    return cfg.duration
 
 
 def run_workload_round(srv: Running, name: str, n: int, cfg, log_dir: Path, rnd: int | None,
@@ -509,9 +575,10 @@ def run_workload_round(srv: Running, name: str, n: int, cfg, log_dir: Path, rnd:
     """One wrk run; rnd None is a warm-up run. Every run gets its own id tag (registration)."""
     script, path, argf = WORKLOADS[name]
     tag = f"w{n}i{warm_index}" if rnd is None else f"m{n}r{rnd}"
-    duration = cfg.warmup if rnd is None else cfg.duration
+    duration = cfg.warmup if rnd is None else round_duration_s(name, n, cfg)
     return run_wrk(srv, script, path, argf(n, napps_for(n), cfg.threads, tag), duration, cfg, log_dir,
-                   f"{name}-{n}-" + (f"warmup{warm_index}" if rnd is None else f"r{rnd}"), idle)
+                   f"{name}-{n}-" + (f"warmup{warm_index}" if rnd is None else f"r{rnd}"), idle,
+                   timeout_s=wrk_timeout_s(name, n, cfg))
 
 
 def warm_up(srv: Running, name: str, n: int, cfg, log_dir: Path) -> list[dict]:
@@ -536,7 +603,7 @@ def warm_up(srv: Running, name: str, n: int, cfg, log_dir: Path) -> list[dict]:
 
 
 MEDIAN_FIELDS = ("rps", "mb_per_s", "p50_ms", "p90_ms", "p99_ms", "p999_ms", "max_ms", "mean_ms",
-                 "server_cpu_us_per_req", "other_cpu_share", "idle_servers_cpu_share")
+                 "server_cpu_us_per_req", "other_cpu_share", "idle_servers_cpu_share", "first_fetch_ms")
 
 
 def aggregate(rounds: list[dict]) -> dict:
@@ -552,13 +619,30 @@ def aggregate(rounds: list[dict]) -> dict:
     return agg
 
 
-def refresh_delta(srv: Running, name: str, n: int) -> None:
-    """Before a delta run: re-registers the N loaded instances, so that the delta holds all of
-    them, as right after they registered (after 3 minutes a server drops changes from its delta,
-    and the figure would depend on how long the workloads before took)."""
-    if name != "delta_fetch" or srv.key == "baseline":
-        return
-    load_instances(srv, n, napps_for(n), {204})
+def prepare_fetch(srv: Running, name: str, n: int) -> float | None:
+    """Before a fetch run (warm-up or measured): for the delta, re-registers the N loaded
+    instances, so that the delta holds all of them, as right after they registered (after 3
+    minutes a server drops changes from its delta, and the figure would depend on how long the
+    workloads before took). Then fetches the document once, so that the run measures serving it:
+    building it after a change is a figure of its own (returned, in ms; the `first_fetch_ms` of
+    each round), and at 1,000,000 instances it takes longer than a whole run."""
+    if name not in ("full_fetch", "delta_fetch"):
+        return None
+    if name == "delta_fetch" and srv.key != "baseline":
+        load_instances(srv, n, napps_for(n), {204})
+    path = "/eureka/apps" if name == "full_fetch" else "/eureka/apps/delta"
+    conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=fetch_timeout_s(n))
+    try:
+        t0 = time.perf_counter()
+        status, _, _ = http_get(conn, path, JSON_GZIP)
+        took = round((time.perf_counter() - t0) * 1000, 1)
+    except (OSError, http.client.HTTPException) as e:
+        raise BenchError(f"{LABEL[srv.key]}: GET {path} before the {name} run: {type(e).__name__}: {e}") from e
+    finally:
+        conn.close()
+    if status != 200:
+        raise BenchError(f"{LABEL[srv.key]}: GET {path} before the {name} run answered {status}")
+    return took
 
 
 def wait_until_idle(servers: list[Running], limit_s: float) -> None:
@@ -586,7 +670,7 @@ def interleaved(running: dict[str, Running], name: str, n: int, cfg, log_dir: Pa
     if cfg.warmup > 0:
         for k in keys:
             try:
-                refresh_delta(running[k], name, n)
+                prepare_fetch(running[k], name, n)
                 warmups[k] = warm_up(running[k], name, n, cfg, log_dir)
             except BenchError as e:
                 broken[k] = str(e)
@@ -600,9 +684,12 @@ def interleaved(running: dict[str, Running], name: str, n: int, cfg, log_dir: Pa
                 continue
             try:
                 idle = [running[o] for o in keys if o != k]
-                refresh_delta(running[k], name, n)
+                first = prepare_fetch(running[k], name, n)
                 wait_until_idle(idle, cfg.idle_wait)
-                rounds[k].append(run_workload_round(running[k], name, n, cfg, log_dir, rnd, idle=idle))
+                res = run_workload_round(running[k], name, n, cfg, log_dir, rnd, idle=idle)
+                if first is not None:
+                    res["first_fetch_ms"] = first
+                rounds[k].append(res)
             except BenchError as e:
                 broken[k] = str(e)
     for k in keys:
@@ -637,6 +724,35 @@ def interleaved(running: dict[str, Running], name: str, n: int, cfg, log_dir: Pa
 # Propagation: register one new instance, then poll GET /eureka/apps until it shows.
 
 
+HASHCODE = re.compile(rb'"apps__hashcode"\s*:\s*"([^"]*)"')
+
+
+def head_count(body: bytes, headers: dict) -> int | None:
+    """The instance count of a JSON full fetch from its apps__hashcode ("UP_9998_DOWN_2_"), which
+    Eureka's JSON puts at the head of the document: only the first bytes are inflated, so this
+    is quick even at 1,000,000 instances (a whole inflate there takes seconds)."""
+    head = body[:65536]
+    if headers.get("content-encoding", "").lower() == "gzip":
+        head = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(head, 8192)
+    m = HASHCODE.search(head[:8192])
+    if not m:
+        return None
+    parts = m.group(1).decode().strip("_").split("_")
+    return sum(int(c) for c in parts[1::2] if c.isdigit())
+
+
+def contains_instance(body: bytes, headers: dict, needle: bytes, want_count: int | None) -> bool:
+    """Whether a full fetch holds the instance just registered. With the count from before the
+    registration known, a document counting one more is the first candidate (nothing else
+    registers meanwhile), and only that one is searched whole, after the fact, to confirm; this
+    keeps the poll loop fast where inflating every answer would take seconds."""
+    if want_count is not None:
+        have = head_count(body, headers)
+        if have is not None and have < want_count:
+            return False
+    return needle in decoded(body, headers)
+
+
 def propagation(srv: Running, n: int, cap_s: float, samples: int, budget_s: float) -> dict:
     napps = napps_for(n)
     results: list[float] = []
@@ -649,10 +765,15 @@ def propagation(srv: Running, n: int, cap_s: float, samples: int, budget_s: floa
         a = k % napps
         iid = f"prop{k}-{os.getpid()}:bench-app-{a}:8080"
         ip = f"10.251.{k // 256 % 256}.{k % 256}"
-        reg = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=30)
-        poll = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=30)
+        # a fetch right after a change of the whole registry (the delta run re-registers it)
+        # rebuilds the document: tens of seconds at 1,000,000
+        reg = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=fetch_timeout_s(n))
+        poll = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=fetch_timeout_s(n))
         try:
             poll.connect()  # connected before the clock starts
+            status, body, headers = http_get(poll, "/eureka/apps", JSON_GZIP)
+            before = head_count(body, headers) if status == 200 else None
+            del body
             reg.request("POST", f"/eureka/apps/BENCH-APP-{a}", body=register_body(iid, a, ip),
                         headers={"Content-Type": "application/json"})
             resp = reg.getresponse()
@@ -667,7 +788,7 @@ def propagation(srv: Running, n: int, cap_s: float, samples: int, budget_s: floa
                 status, body, headers = http_get(poll, "/eureka/apps", JSON_GZIP)
                 t_recv = time.perf_counter()
                 poll_latencies.append(t_recv - t_send)
-                if status == 200 and needle in decoded(body, headers):
+                if status == 200 and contains_instance(body, headers, needle, before + 1):
                     seen = t_recv - t_204
                     break
                 time.sleep(0.001)
@@ -694,6 +815,91 @@ def propagation(srv: Running, n: int, cap_s: float, samples: int, budget_s: floa
     shown = f">= {out['cap_ms']:.0f} ms (cap)" if out["median_capped"] else f"{out['median_ms']:.2f} ms"
     log(f"  {SHORT[srv.key]:8} N={n:<6} propagation  {shown}  (samples {out['samples_ms']}; "
         f"one poll fetch ~{out['poll_fetch_median_ms']} ms)")
+    return out
+
+
+def prop_cap_s(n: int, cfg) -> float:
+    """The propagation deadline: --prop-cap, longer where one poll fetch alone takes long."""
+    return max(cfg.prop_cap, n * 100e-6)
+
+
+# --------------------------------------------------------------------------------------------
+# Start-up sync: a second Heureka node, whose only peer is the loaded one, from spawn until its
+# own full fetch holds all N instances (it answers 403 until its start-up sync is done).
+
+
+def sync_from_peer(peer: Running, n: int, cfg, log_dir: Path) -> dict:
+    """The configuration is cluster.py's (bench/README.md, "Clusters"): defaultZone the peer, then
+    the node itself, fetch-registry on, 5 sync retries 1 s apart. The peer has no peers of its own
+    (its defaultZone is itself), so nothing is replicated back to it; its full fetch document is
+    already built (loading fetched it), as on a node that has been serving clients.
+
+    Two times from the spawn: `seconds`, to the first 200 on a one-application read (Heureka
+    answers every read 403 until its start-up sync is done, and then holds all it synced), and
+    `full_fetch_s`, to the end of the first full fetch after that, which must hold all N (it
+    builds the new node's document: tens of seconds at 1,000,000)."""
+    port = free_port()
+    urls = [f"http://127.0.0.1:{peer.port}/eureka/", f"http://127.0.0.1:{port}/eureka/"]
+    argv = [str(RUN_BIN["heureka"]), f"--server.port={port}", "--server.address=127.0.0.1",
+            "--eureka.instance.hostname=127.0.0.1", f"--eureka.client.service-url.defaultZone={','.join(urls)}",
+            "--eureka.client.register-with-eureka=false", "--eureka.client.fetch-registry=true",
+            "--eureka.server.enable-self-preservation=false", "--eureka.server.wait-time-in-ms-when-sync-empty=0",
+            "--eureka.server.registry-sync-retries=5", "--eureka.server.registry-sync-retry-wait-ms=1000"]
+    log_path = log_dir / f"heureka-sync-n{n}.log"
+    deadline_s = 60 + 2 * fetch_timeout_s(n)
+    statuses: list[list] = []
+    with open(log_path, "wb") as log_file:
+        log_file.write(("$ " + " ".join(argv) + "\n").encode())
+        log_file.flush()
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(argv, stdout=log_file, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                cwd=ROOT, start_new_session=True)
+    STARTED.append(proc)
+    try:
+        while True:
+            el = time.perf_counter() - t0
+            if proc.poll() is not None:
+                raise BenchError(f"the syncing node exited with {proc.returncode} (log {log_path}):\n"
+                                 f"{tail_of(log_path)}")
+            if el > deadline_s:
+                raise BenchError(f"the syncing node answered no read within {deadline_s:.0f} s "
+                                 f"(statuses seen: {statuses[-5:]}; log {log_path})")
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+            try:
+                status, _, _ = http_get(conn, "/eureka/apps/BENCH-APP-0", {"Accept": "application/json"})
+                seen = [round(time.perf_counter() - t0, 3), status]
+                if not statuses or statuses[-1][1] != status:
+                    statuses.append(seen)
+                if status == 200:
+                    ready = seen[0]
+                    break
+            except (OSError, http.client.HTTPException):
+                pass
+            finally:
+                conn.close()
+            time.sleep(0.05)
+        rss_ready = rss_bytes(proc.pid)
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=fetch_timeout_s(n))
+        try:
+            status, body, headers = http_get(conn, "/eureka/apps", JSON_GZIP)
+            full = round(time.perf_counter() - t0, 3)
+            count = head_count(body, headers) if status == 200 else None
+            del body
+        except (OSError, http.client.HTTPException) as e:
+            raise BenchError(f"the synced node's full fetch failed: {type(e).__name__}: {e}") from e
+        finally:
+            conn.close()
+        if count != n:
+            raise BenchError(f"the synced node's full fetch answered {status} holding {count} of {n} instances "
+                             f"(log {log_path})")
+        rss = rss_bytes(proc.pid)
+    finally:
+        stop_process(proc)
+    out = {"seconds": ready, "full_fetch_s": full, "rss_ready_bytes": rss_ready, "rss_bytes": rss,
+           "statuses_seen": statuses[:20], "argv": argv}
+    log(f"  {SHORT[peer.key]:8} N={n:<6} start-up sync from a peer: serving reads after {ready:.2f} s, "
+        f"first full fetch holding all {n:,} done at {full:.2f} s (RSS {mib(rss_ready)}, then {mib(rss)}; "
+        f"statuses {statuses[:4]})")
     return out
 
 
@@ -732,7 +938,18 @@ def setup_server(key: str, n: int, cfg, log_dir: Path, results: dict, failures: 
         if key != "baseline":
             run["rss_growth_per_instance"] = round((run["rss_loaded"] - run["rss_idle"]) / n, 1)
         log(f"  {SHORT[key]:8} loaded {n} in {run['load']['seconds']:.1f} s; RSS {mib(run['rss_loaded'])}; "
-            f"full fetch {run['payload']['full_wire_bytes']:,} B on the wire")
+            f"full fetch {run['payload']['full_wire_bytes']:,} B on the wire, first one in "
+            f"{run['payload']['full_first_fetch_ms']:,.0f} ms")
+        if run["payload"].get("delta_instances", n) < n:
+            log(f"  {SHORT[key]:8} WARNING: the delta holds {run['payload']['delta_instances']} of {n} instances "
+                f"(loading took longer than the delta's 3-minute retention)")
+        if key == "heureka" and "sync" in cfg.workloads:
+            try:
+                run["sync_from_peer"] = sync_from_peer(srv, n, cfg, log_dir)
+            except BenchError as e:
+                run["sync_from_peer"] = {"failed": str(e)}
+                failures.append(f"{SHORT[key]} N={n} start-up sync: {e}")
+                log(f"  {SHORT[key]:8} start-up sync FAILED: {e}")
         return srv
     except BenchError as e:
         run["error"] = str(e)
@@ -761,9 +978,11 @@ def bench_size(keys: list[str], n: int, cfg, log_dir: Path, results: dict, failu
             if key == "baseline" or "propagation" not in cfg.workloads:
                 continue
             try:
+                cap = prop_cap_s(n, cfg)
                 results["runs"][key][str(n)]["propagation"] = propagation(
-                    srv, n, cfg.prop_cap, cfg.prop_samples, cfg.prop_budget)
+                    srv, n, cap, cfg.prop_samples, cap + cfg.prop_budget - cfg.prop_cap)
             except BenchError as e:
+                results["runs"][key][str(n)]["propagation"] = {"failed": str(e)}
                 failures.append(f"{SHORT[key]} N={n} propagation: {e}")
                 log(f"  {SHORT[key]:8} propagation FAILED: {e}")
         # Registration last: it grows every registry by however many requests the server managed.
@@ -889,6 +1108,23 @@ def build_rows(results: dict, sizes: list[int], extra_sizes: list[int]) -> list[
         row("RSS growth per instance", n, "B", "lower", growth, target, check, ceiling_ratio=False)
         pl = tuple(get(results, k, n, "payload", "json_bytes_per_instance") for k in ("heureka", "java")) + (None,)
         row("Payload per instance (full fetch JSON)", n, "B", "info", pl, ceiling_ratio=False)
+    for n in all_sizes:
+        vals = tuple(get(results, k, n, "payload", "full_first_fetch_ms") for k in SERVERS)
+        if any(v is not None for v in vals):
+            row("First full fetch after loading (builds the document)", n, "ms", "lower", vals)
+    for n in all_sizes:
+        vals = tuple(get(results, k, n, "workloads", "delta_fetch", "first_fetch_ms") for k in SERVERS)
+        if any(v is not None for v in vals):
+            row("First delta fetch after re-registering N (builds it)", n, "ms", "lower", vals)
+    for n in all_sizes:
+        vals = tuple(get(results, k, n, "load", "seconds") for k in SERVERS)
+        if any(v is not None for v in vals):
+            row("Loading N instances (wrk, setup)", n, "s", "info", vals)
+    for n in all_sizes:
+        vals = (get(results, "heureka", n, "sync_from_peer", "seconds"), None, None)
+        if vals[0] is not None:
+            row("Start-up sync: a new node serves reads, all N synced from its peer", n, "s", "lower", vals,
+                ceiling_ratio=False)
     row("Start-up to first 200 on /eureka/apps (median)", None, "ms", "lower",
         tuple(median_startup(results, k) for k in SERVERS), "≤100 ms",
         lambda r: None if r["heureka"] is None else r["heureka"] <= 100)
@@ -982,6 +1218,143 @@ def table_text(rows: list[dict]) -> str:
 COLORS = {"heureka": "#e8590c", "java": "#4263eb", "baseline": "#adb5bd"}
 
 
+def sizes_run(results: dict) -> list[int]:
+    return sorted({int(n) for runs in results["runs"].values() for n in runs})
+
+
+def growth_series(results: dict) -> list[tuple[str, str, dict]]:
+    """The figures whose growth with N the chart shows: (title, unit, {server: [(N, value)]})."""
+    sizes = sizes_run(results)
+
+    def series(*path, servers=SERVERS, scale=1.0):
+        out = {}
+        for k in servers:
+            pts = [(n, v * scale) for n in sizes if isinstance(v := get(results, k, n, *path), (int, float)) and v > 0]
+            # a figure that could not be measured at some N shows as a cross on the top edge
+            lost = [n for n in sizes if failed_at(k, n, path)]
+            if pts or lost:
+                out[k] = pts
+            if lost:
+                out.setdefault("failed", []).extend((k, n) for n in lost)
+        return out
+
+    def failed_at(k: str, n: int, path) -> bool:
+        cur = results["runs"].get(k, {}).get(str(n))
+        for p in path[:-1]:
+            if not isinstance(cur, dict):
+                return False
+            if "failed" in cur:
+                return True
+            cur = cur.get(p)
+        return isinstance(cur, dict) and "failed" in cur
+
+    charts = []
+    for wl, title in (("heartbeat", "Heartbeat"), ("register", "Registration"),
+                      ("full_fetch", "Full fetch"), ("delta_fetch", "Delta fetch")):
+        charts.append((f"{title}: server CPU per request", "µs", series("workloads", wl, "server_cpu_us_per_req")))
+    for wl, title in (("heartbeat", "Heartbeat"), ("register", "Registration"),
+                      ("full_fetch", "Full fetch"), ("delta_fetch", "Delta fetch")):
+        charts.append((f"{title}: p99 latency", "ms", series("workloads", wl, "p99_ms")))
+    growth = series("rss_growth_per_instance", servers=("heureka", "java"))
+    payload = series("payload", "json_bytes_per_instance", servers=("heureka",))
+    if payload:
+        growth["payload"] = payload["heureka"]
+    charts.append(("RSS growth per instance", "B", growth))
+    charts.append(("Propagation register → visible", "ms", series("propagation", "median_ms", servers=("heureka", "java"))))
+    charts.append(("First full fetch after loading", "ms", series("payload", "full_first_fetch_ms")))
+    charts.append(("Start-up sync from a peer", "s", series("sync_from_peer", "seconds", servers=("heureka",))))
+    return [c for c in charts if any(c[2].get(k) for k in c[2] if k != "failed") or c[2].get("failed")]
+
+
+def fmt_tick(v: float) -> str:
+    if v >= 1e6:
+        return f"{v / 1e6:g}M"
+    if v >= 1e3:
+        return f"{v / 1e3:g}k"
+    return f"{v:g}"
+
+
+def growth_charts(results: dict, top: float, width: int) -> tuple[list[str], float]:
+    """Small log-log charts, one per figure: x is N (registered instances), y the figure, one line
+    per server; the dashed grey line in the memory chart is the payload per instance."""
+    charts = growth_series(results)
+    if not charts:
+        return [], 0
+    parts: list[str] = []
+    cols, ph = 3, 150
+    cell_w, cell_h = (width - 20) // cols, ph + 70
+    pw = cell_w - 95  # plot area of one chart: room for the y labels left, the last value right
+    esc = html.escape
+    parts.append(f'<text x="20" y="{top + 14}" font-size="15" font-weight="bold" fill="#212529">How each figure '
+                 f'grows with N<tspan font-size="12" font-weight="normal" fill="#868e96" dx="10">log-log: x = '
+                 f'instances registered, y = the figure; dashed grey: payload per instance</tspan></text>')
+    y0 = top + 30
+    sizes = sizes_run(results)
+    xlo = 10 ** math.floor(math.log10(min(sizes)))
+    xhi = 10 ** math.ceil(math.log10(max(sizes)))
+    if xhi <= xlo:
+        xhi = xlo * 10
+    for i, (title, unit, data) in enumerate(charts):
+        cx = 20 + (i % cols) * cell_w + 45
+        cy = y0 + (i // cols) * cell_h + 22
+        failed = data.pop("failed", [])
+        vals = [v for pts in data.values() for _, v in pts] or [1.0]
+        ylo = 10 ** math.floor(math.log10(min(vals)))
+        yhi = 10 ** math.ceil(math.log10(max(vals)))
+        if yhi <= ylo:
+            yhi = ylo * 10
+
+        def px(n, lo=xlo, hi=xhi, x0=cx):
+            return x0 + pw * (math.log10(n) - math.log10(lo)) / (math.log10(hi) - math.log10(lo))
+
+        def py(v, lo=ylo, hi=yhi, y1=cy):
+            return y1 + ph - ph * (math.log10(v) - math.log10(lo)) / (math.log10(hi) - math.log10(lo))
+
+        parts.append(f'<text x="{cx - 40}" y="{cy - 8}" font-size="12" font-weight="bold" fill="#212529">'
+                     f'{esc(title)} <tspan font-weight="normal" fill="#868e96">({esc(unit)})</tspan></text>')
+        parts.append(f'<rect x="{cx}" y="{cy}" width="{pw}" height="{ph}" fill="none" stroke="#ced4da"/>')
+        d = math.log10(xlo)
+        while d <= math.log10(xhi) + 1e-9:
+            x = px(10 ** d)
+            parts.append(f'<line x1="{x:.1f}" y1="{cy}" x2="{x:.1f}" y2="{cy + ph}" stroke="#f1f3f5"/>')
+            parts.append(f'<text x="{x:.1f}" y="{cy + ph + 13}" font-size="10" text-anchor="middle" '
+                         f'fill="#868e96">{fmt_tick(10 ** d)}</text>')
+            d += 1
+        d = math.log10(ylo)
+        while d <= math.log10(yhi) + 1e-9:
+            yy = py(10 ** d)
+            parts.append(f'<line x1="{cx}" y1="{yy:.1f}" x2="{cx + pw}" y2="{yy:.1f}" stroke="#f1f3f5"/>')
+            parts.append(f'<text x="{cx - 4}" y="{yy + 3:.1f}" font-size="10" text-anchor="end" '
+                         f'fill="#868e96">{fmt_tick(10 ** d)}</text>')
+            d += 1
+        for k, n in failed:
+            x, color = px(n), COLORS.get(k, "#868e96")
+            parts.append(f'<path d="M{x - 4:.1f},{cy - 4}L{x + 4:.1f},{cy + 4}M{x + 4:.1f},{cy - 4}L{x - 4:.1f},{cy + 4}" '
+                         f'stroke="{color}" stroke-width="2"><title>{esc(LABEL.get(k, k))} N={n:,}: failed '
+                         f'(results.json says why)</title></path>')
+            parts.append(f'<text x="{x - 6:.1f}" y="{cy + 14}" font-size="9" text-anchor="end" fill="{color}">failed</text>')
+        label_ys: list[float] = []
+        for k, pts in data.items():
+            if not pts:
+                continue
+            color = COLORS.get(k, "#868e96")
+            dash = ' stroke-dasharray="4 3"' if k == "payload" else ""
+            path = " ".join(f"{'M' if j == 0 else 'L'}{px(n):.1f},{py(v):.1f}" for j, (n, v) in enumerate(pts))
+            parts.append(f'<path d="{path}" fill="none" stroke="{color}" stroke-width="2"{dash}/>')
+            for n, v in pts:
+                parts.append(f'<circle cx="{px(n):.1f}" cy="{py(v):.1f}" r="3" fill="{color}">'
+                             f'<title>{esc(LABEL.get(k, k))} N={n:,}: {fmt_num(v, unit)} {esc(unit)}</title></circle>')
+            n, v = pts[-1]
+            ly = py(v) - 4
+            while any(abs(ly - u) < 10 for u in label_ys):  # two lines ending close: keep both readable
+                ly += 10
+            label_ys.append(ly)
+            parts.append(f'<text x="{px(n) + 5:.1f}" y="{ly:.1f}" font-size="9" fill="{color}">'
+                         f'{fmt_num(v, unit)}</text>')
+    rows = (len(charts) + cols - 1) // cols
+    return parts, 30 + rows * cell_h + 10
+
+
 def svg_report(results: dict, rows: list[dict]) -> str:
     panels = [
         ("Heartbeat throughput", "req/s, higher is better", "Heartbeat throughput"),
@@ -1014,7 +1387,9 @@ def svg_report(results: dict, rows: list[dict]) -> str:
         parts.append(f'<rect x="{lx}" y="62" width="14" height="14" fill="{COLORS[k]}"/>')
         text(lx + 20, 74, LABEL[k], 12)
         lx += 230
-    y = 100
+    grid, grid_h = growth_charts(results, 100, W)
+    parts += grid
+    y = 100 + grid_h
     for title, subtitle, metric in panels:
         prs = [r for r in rows if r["metric"] == metric]
         prs = [r for r in prs if any(r[k] not in (None, 0) for k in SERVERS)]
@@ -1215,6 +1590,8 @@ def parse_args(argv: list[str]):
     p.add_argument("--warmup", type=int, help="seconds per warm-up run (default 3; smoke 1)")
     p.add_argument("--warmup-runs", type=int,
                    help="at most this many warm-up runs, until 3 in a row agree within 10%% (default 15; smoke 1)")
+    p.add_argument("--workloads", default=",".join(ALL_WORKLOADS),
+                   help=f"comma list of the workloads to run (default all: {','.join(ALL_WORKLOADS)})")
     p.add_argument("--threads", type=int, default=2, help="wrk threads (default 2)")
     p.add_argument("--connections", type=int, default=64, help="wrk connections (default 64)")
     p.add_argument("--prop-cap", type=float, help="propagation deadline in seconds (default 35; smoke 5)")
@@ -1236,6 +1613,10 @@ def parse_args(argv: list[str]):
     for s in a.servers:
         if s not in SERVERS:
             p.error(f"unknown server {s!r}")
+    a.workloads = [w.strip() for w in a.workloads.split(",") if w.strip()]
+    for w in a.workloads:
+        if w not in ALL_WORKLOADS:
+            p.error(f"unknown workload {w!r} (known: {', '.join(ALL_WORKLOADS)})")
     a.sizes = [int(x) for x in a.sizes.split(",")] if a.sizes else ([100] if smoke else [1000, 10000])
     if a.heureka_sizes is not None:
         a.heureka_sizes = [int(x) for x in a.heureka_sizes.split(",") if x]
@@ -1272,7 +1653,7 @@ def main(argv: list[str]) -> int:
     t_begin = time.time()
     results: dict = {
         "mode": cfg.mode, "machine": machine_info(),
-        "config": {"servers": cfg.servers, "sizes": cfg.sizes, "heureka_sizes": cfg.heureka_sizes,
+        "config": {"servers": cfg.servers, "workloads": cfg.workloads, "sizes": cfg.sizes, "heureka_sizes": cfg.heureka_sizes,
                    "duration": cfg.duration, "rounds": cfg.rounds, "warmup": cfg.warmup,
                    "warmup_runs_max": cfg.warmup_runs, "warmup_pause_s": cfg.warmup_pause, "threads": cfg.threads,
                    "connections": cfg.connections, "propagation_cap_s": cfg.prop_cap,

@@ -19,7 +19,8 @@ function M.instance_id(i, napps)
 end
 
 -- A register body as a Spring Cloud client (RestTemplate/RestClient, Jackson bean shape) sends it.
-function M.register_body(id, app_index, ip)
+-- lease: durationInSecs (default 90, Spring's).
+function M.register_body(id, app_index, ip, lease)
   local vip = "bench-app-" .. app_index
   local app = "BENCH-APP-" .. app_index
   return '{"instance":{"instanceId":"' .. id .. '","app":"' .. app .. '","appGroupName":null,'
@@ -29,7 +30,7 @@ function M.register_body(id, app_index, ip)
     .. '"vipAddress":"' .. vip .. '","secureVipAddress":"' .. vip .. '","countryId":1,'
     .. '"dataCenterInfo":{"@class":"com.netflix.appinfo.InstanceInfo$DefaultDataCenterInfo","name":"MyOwn"},'
     .. '"hostName":"' .. ip .. '","status":"UP","overriddenStatus":"UNKNOWN",'
-    .. '"leaseInfo":{"renewalIntervalInSecs":30,"durationInSecs":90,"registrationTimestamp":0,'
+    .. '"leaseInfo":{"renewalIntervalInSecs":30,"durationInSecs":' .. (lease or 90) .. ',"registrationTimestamp":0,'
     .. '"lastRenewalTimestamp":0,"evictionTimestamp":0,"serviceUpTimestamp":0},'
     .. '"isCoordinatingDiscoveryServer":false,"lastUpdatedTimestamp":' .. M.LAST_DIRTY .. ','
     .. '"lastDirtyTimestamp":' .. M.LAST_DIRTY .. ',"actionType":null,"asgName":null,'

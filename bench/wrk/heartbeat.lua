@@ -6,16 +6,20 @@ local common = dofile(debug.getinfo(1, "S").source:match("^@(.*/)") .. "common.l
 setup = common.setup
 done = common.done
 
-local reqs, count, pos
+local reqs, count, pos, napps
+
+-- A request is built the first time the cycle reaches its id and kept for the next rounds of the
+-- cycle: building all N up front would take each thread seconds (and hundreds of MB) at 1,000,000.
+local function build(i)
+  local path = "/eureka/apps/BENCH-APP-" .. common.app_index(i, napps) .. "/"
+    .. common.instance_id(i, napps) .. "?status=UP&lastDirtyTimestamp=" .. common.LAST_DIRTY
+  return wrk.format("PUT", path)
+end
 
 function init(args)
-  local n, napps, threads = tonumber(args[1]), tonumber(args[2]), tonumber(args[3] or 1)
+  local n, threads = tonumber(args[1]), tonumber(args[3] or 1)
+  napps = tonumber(args[2])
   reqs, count = {}, n
-  for i = 0, n - 1 do
-    local path = "/eureka/apps/BENCH-APP-" .. common.app_index(i, napps) .. "/"
-      .. common.instance_id(i, napps) .. "?status=UP&lastDirtyTimestamp=" .. common.LAST_DIRTY
-    reqs[i + 1] = wrk.format("PUT", path)
-  end
   -- Threads start at different points of the cycle.
   pos = math.floor((tid or 0) * n / threads) % n
 end
@@ -23,5 +27,10 @@ end
 function request()
   pos = pos + 1
   if pos > count then pos = 1 end
-  return reqs[pos]
+  local req = reqs[pos]
+  if not req then
+    req = build(pos - 1)
+    reqs[pos] = req
+  end
+  return req
 end
