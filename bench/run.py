@@ -1576,9 +1576,6 @@ def write_reports(results: dict, rows: list[dict], out: Path) -> str:
 # --------------------------------------------------------------------------------------------
 
 
-ALL_WORKLOADS = ("heartbeat", "full_fetch", "delta_fetch", "propagation", "register")
-
-
 def parse_args(argv: list[str]):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--smoke", action="store_true", help="every workload briefly (CI): 100 instances, 1 s runs")
@@ -1599,14 +1596,7 @@ def parse_args(argv: list[str]):
     p.add_argument("--quiet-wait", type=float,
                    help="seconds to wait for other processes to leave the CPUs idle first (default 120; smoke 0)")
     p.add_argument("--skip-build", action="store_true", help="use the binaries and jar as they are")
-    p.add_argument("--workloads", default=",".join(ALL_WORKLOADS),
-                   help="comma list from " + ",".join(ALL_WORKLOADS) + " (default: all), e.g. to compare one path "
-                        "before and after a change; rows of the others are left empty")
     a = p.parse_args(argv)
-    a.workloads = [w.strip() for w in a.workloads.split(",") if w.strip()]
-    for w in a.workloads:
-        if w not in ALL_WORKLOADS:
-            p.error(f"unknown workload {w!r}")
     smoke = a.smoke
     a.mode = "smoke" if smoke else "full"
     a.servers = [s.strip() for s in a.servers.split(",") if s.strip()]
