@@ -11,6 +11,7 @@ use crate::lease::Lease;
 use crate::model::{InstanceStatus, Millis};
 use crate::policy::Origin;
 use crate::registry::Registry;
+use crate::stored::Name;
 
 /// What happened to one instance.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -75,17 +76,19 @@ impl Registry {
         app: &str,
         id: &str,
         origin: Origin,
-        removed: Option<Lease>,
+        removed: Option<(Name, Lease)>,
         now: Millis,
     ) {
-        let holder = match &removed {
-            Some(lease) => Some(&lease.holder),
+        // The lease's own shared copies of app and id, for the delta queue to share.
+        let stored = match &removed {
+            Some((key, lease)) => Some((key, lease)),
             None => self
                 .apps
                 .get(app)
-                .and_then(|leases| leases.get(id))
-                .map(|lease| &lease.holder),
+                .and_then(|leases| leases.get_key_value(id)),
         };
+        let names = stored.map(|(key, lease)| (Name::clone(&lease.holder.app), Name::clone(key)));
+        let holder = stored.map(|(_, lease)| &lease.holder);
         let (status, overridden_status, last_dirty_timestamp) = holder
             .map(|holder| {
                 (
@@ -108,9 +111,13 @@ impl Registry {
         if !kind.is_visible() {
             return;
         }
+        // Every visible change is to an instance the registry holds or has just removed.
+        let (app_name, id_name) = names.unwrap_or_else(|| (Name::from(app), Name::from(id)));
         match removed {
-            Some(lease) => self.recently_changed.push_deleted(app, id, lease, now),
-            None => self.recently_changed.push_live(app, id, now),
+            Some((_, lease)) => self
+                .recently_changed
+                .push_deleted(app_name, id_name, lease, now),
+            None => self.recently_changed.push_live(app_name, id_name, now),
         }
         self.versions.app_changed(app);
     }

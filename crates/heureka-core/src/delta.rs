@@ -10,6 +10,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use crate::lease::Lease;
 use crate::model::{InstanceStatus, Millis};
+use crate::stored::Name;
 
 /// `apps__hashcode` over a set of statuses: `STATUS_count_` per status present, by status name.
 ///
@@ -48,8 +49,9 @@ fn by_name_index(status: InstanceStatus) -> usize {
 pub(crate) struct RecentlyChanged {
     /// Items by sequence number, which orders them as they were queued.
     items: BTreeMap<u64, ChangeItem>,
-    /// The sequence number of each instance's item, by (app, id).
-    latest: HashMap<(String, String), u64>,
+    /// The sequence number of each instance's item, by (app, id): the item's own names,
+    /// shared, not copies.
+    latest: HashMap<(Name, Name), u64>,
     next_seq: u64,
 }
 
@@ -57,8 +59,8 @@ pub(crate) struct RecentlyChanged {
 pub(crate) struct ChangeItem {
     /// When the change was queued; retention is measured from here.
     at: Millis,
-    pub(crate) app: String,
-    pub(crate) id: String,
+    pub(crate) app: Name,
+    pub(crate) id: Name,
     pub(crate) entry: DeltaEntry,
 }
 
@@ -71,25 +73,25 @@ pub(crate) enum DeltaEntry {
 }
 
 impl RecentlyChanged {
-    pub(crate) fn push_live(&mut self, app: &str, id: &str, now: Millis) {
+    pub(crate) fn push_live(&mut self, app: Name, id: Name, now: Millis) {
         self.push(app, id, DeltaEntry::Live, now);
     }
 
-    pub(crate) fn push_deleted(&mut self, app: &str, id: &str, lease: Lease, now: Millis) {
+    pub(crate) fn push_deleted(&mut self, app: Name, id: Name, lease: Lease, now: Millis) {
         self.push(app, id, DeltaEntry::Deleted(Box::new(lease)), now);
     }
 
-    fn push(&mut self, app: &str, id: &str, entry: DeltaEntry, now: Millis) {
+    fn push(&mut self, app: Name, id: Name, entry: DeltaEntry, now: Millis) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        let key = (app.to_owned(), id.to_owned());
+        let key = (Name::clone(&app), Name::clone(&id));
         if let Some(earlier) = self.latest.insert(key, seq) {
             self.items.remove(&earlier);
         }
         let item = ChangeItem {
             at: now,
-            app: app.to_owned(),
-            id: id.to_owned(),
+            app,
+            id,
             entry,
         };
         self.items.insert(seq, item);

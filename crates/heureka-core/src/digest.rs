@@ -69,7 +69,7 @@ impl Registry {
 fn instance_digest(lease: &Lease, removed: bool) -> InstanceDigest {
     let holder = &lease.holder;
     InstanceDigest {
-        app: holder.app.clone(),
+        app: holder.app.to_string(),
         id: holder.id().to_owned(),
         status: holder.status,
         overridden_status: holder.overridden_status,

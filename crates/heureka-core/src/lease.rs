@@ -5,6 +5,7 @@
 //! defined, including Eureka's double-duration bug.
 
 use crate::model::{Instance, LeaseInfo, Millis};
+use crate::stored::StoredInstance;
 
 /// How a lease's expiry is computed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -19,8 +20,10 @@ pub enum LeaseExpiry {
 #[derive(Clone, Debug)]
 pub(crate) struct Lease {
     /// The stored instance. Its `leaseInfo` timestamps are stale; readers get them from the
-    /// lease through [`Lease::decorated`].
-    pub(crate) holder: Instance,
+    /// lease through [`Lease::decorated`]. Boxed: the lease maps keep their entries inline in
+    /// tables an eighth to a half empty, and an empty slot should cost a pointer, not an
+    /// instance.
+    pub(crate) holder: Box<StoredInstance>,
     registration_timestamp: Millis,
     /// Eureka's `lastUpdateTimestamp`; see [`Lease::renew`] for what it means per mode.
     last_update_timestamp: Millis,
@@ -33,10 +36,10 @@ pub(crate) struct Lease {
 impl Lease {
     /// A fresh lease, as every (re-)register creates one. The duration comes from the
     /// holder's `leaseInfo.durationInSecs`, 90 s when that is 0.
-    pub(crate) fn new(holder: Instance, expiry: LeaseExpiry, now: Millis) -> Lease {
+    pub(crate) fn new(holder: StoredInstance, expiry: LeaseExpiry, now: Millis) -> Lease {
         let duration_ms = Millis::from(effective_duration_secs(&holder.lease_info)) * 1000;
         Lease {
-            holder,
+            holder: Box::new(holder),
             registration_timestamp: now,
             last_update_timestamp: now,
             eviction_timestamp: 0,
@@ -93,7 +96,7 @@ impl Lease {
     /// durations from the client's lease terms with Eureka's defaults (Eureka's
     /// `decorateInstanceInfo`).
     pub(crate) fn decorated(&self) -> Instance {
-        let mut instance = self.holder.clone();
+        let mut instance = self.holder.to_instance();
         instance.lease_info = self.lease_info();
         instance
     }

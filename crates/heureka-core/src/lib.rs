@@ -23,6 +23,7 @@ mod reads;
 mod registry;
 mod self_preservation;
 mod status_rules;
+mod stored;
 #[cfg(test)]
 mod test_util;
 mod versions;

@@ -10,6 +10,7 @@ use crate::delta::{apps_hashcode, ChangeItem, DeltaEntry};
 use crate::lease::Lease;
 use crate::model::{Application, Applications, Instance, InstanceStatus, Millis};
 use crate::registry::{app_key, decorate, is_visible, Registry};
+use crate::stored::StoredInstance;
 
 /// One entry of [`Registry::application_versions`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -236,7 +237,7 @@ impl Registry {
     }
 
     /// Apps with at least one selected instance, by name; instances by id.
-    fn sorted_applications(&self, select: impl Fn(&Instance) -> bool) -> Vec<Application> {
+    fn sorted_applications(&self, select: impl Fn(&StoredInstance) -> bool) -> Vec<Application> {
         let mut applications: Vec<Application> = self
             .apps
             .iter()
@@ -253,7 +254,7 @@ impl Registry {
     fn sorted_instances<'a>(
         &self,
         leases: impl Iterator<Item = &'a Lease>,
-        select: impl Fn(&Instance) -> bool,
+        select: impl Fn(&StoredInstance) -> bool,
     ) -> Vec<Instance> {
         let mut instances: Vec<Instance> = leases
             .filter(|lease| select(&lease.holder))

@@ -17,10 +17,12 @@ pub use crate::outcomes::{EvictionReport, RenewOutcome, SelfPreservation};
 pub use crate::policy::{Origin, RegistryPolicy};
 use crate::self_preservation::RenewalCounters;
 use crate::status_rules::{effective_status, OverrideMap, StatusInput};
+use crate::stored::{Interner, Name, StoredInstance};
 use crate::versions::Versions;
 
-/// Leases by upper-cased app name, then by case-sensitive instance id.
-pub(crate) type Leases = HashMap<String, HashMap<String, Lease>>;
+/// Leases by upper-cased app name, then by case-sensitive instance id. The id is a [`Name`]
+/// shared with the instance's delta-queue item, so one copy serves both.
+pub(crate) type Leases = HashMap<String, HashMap<Name, Lease>>;
 
 /// The registry: applications → instances → leases, plus the delta queue and the
 /// self-preservation counters.
@@ -38,6 +40,8 @@ pub struct Registry {
     pub(crate) own_instance_id: Option<String>,
     /// Changes recorded since the caller last took them ([`Registry::take_changes`]).
     pub(crate) outbox: Vec<Change>,
+    /// The strings stored instances share; see `stored.rs`.
+    pub(crate) names: Interner,
 }
 
 impl Registry {
@@ -54,6 +58,7 @@ impl Registry {
             versions: Versions::default(),
             own_instance_id: None,
             outbox: Vec::new(),
+            names: Interner::default(),
         }
     }
 
@@ -83,7 +88,12 @@ impl Registry {
         let existing = self
             .apps
             .get_mut(&app)
-            .and_then(|leases| leases.remove(&id));
+            .and_then(|leases| leases.remove_entry(id.as_str()));
+        // The id's shared copy survives a re-register, so its delta-queue item keeps sharing it.
+        let (key, existing) = match existing {
+            Some((key, lease)) => (key, Some(lease)),
+            None => (Name::from(id.as_str()), None),
+        };
         if existing.is_none() {
             self.renewals.client_registered(&self.policy);
         }
@@ -93,9 +103,9 @@ impl Registry {
         // wins, so on equal timestamps the incoming copy replaces ours.
         let mut holder = match existing {
             Some(lease) if lease.holder.last_dirty_timestamp > incoming.last_dirty_timestamp => {
-                lease.holder
+                *lease.holder
             }
-            _ => incoming,
+            _ => StoredInstance::new(incoming, &mut self.names),
         };
 
         // An override the instance carries (e.g. replicated from a peer) seeds the map; the
@@ -125,10 +135,7 @@ impl Registry {
         if lease.holder.status == InstanceStatus::Up {
             lease.service_up(now);
         }
-        self.apps
-            .entry(app.clone())
-            .or_default()
-            .insert(id.clone(), lease);
+        self.apps.entry(app.clone()).or_default().insert(key, lease);
         self.record(kind, &app, &id, origin, None, now);
     }
 
@@ -306,15 +313,14 @@ impl Registry {
         else {
             return false;
         };
-        let metadata = &mut lease.holder.metadata;
+        let mut instance = lease.holder.to_instance();
         let mut seen: Vec<&str> = Vec::with_capacity(entries.len());
         for (key, value) in &entries {
             if !seen.contains(&key.as_str()) {
                 seen.push(key);
-                metadata.insert(key.clone(), value.clone());
+                instance.metadata.insert(key.clone(), value.clone());
             }
         }
-        let instance = lease.holder.clone();
         self.register_as(ChangeKind::MetadataUpdated, instance, Origin::Client, now);
         true
     }
@@ -343,6 +349,8 @@ impl Registry {
             self.versions.other_change();
         }
         self.overrides.purge_idle(now);
+        // Run with the purge timer, so names nothing carries any more stay at most one round.
+        self.names.purge_unused();
     }
 
     /// The live status overrides by instance id, for `/serverinfo/statusoverrides`.
@@ -361,14 +369,18 @@ impl Registry {
     ) -> bool {
         // The override goes even when there is no lease, as in Eureka.
         self.overrides.remove(id, now);
-        let Some(mut lease) = self.apps.get_mut(app).and_then(|leases| leases.remove(id)) else {
+        let Some((key, mut lease)) = self
+            .apps
+            .get_mut(app)
+            .and_then(|leases| leases.remove_entry(id))
+        else {
             return false;
         };
         lease.cancel(now);
         lease.holder.action_type = Some(ActionType::Deleted);
         lease.holder.last_updated_timestamp = now;
         self.renewals.client_cancelled(&self.policy);
-        self.record(kind, app, id, origin, Some(lease), now);
+        self.record(kind, app, id, origin, Some((key, lease)), now);
         true
     }
 }
@@ -416,7 +428,7 @@ pub(crate) fn decorate(lease: &Lease, own_instance_id: Option<&str>) -> Instance
 }
 
 /// The bookkeeping of an effective status change: adopt a newer dirty timestamp, MODIFIED.
-fn mark_modified(holder: &mut Instance, last_dirty_timestamp: Option<Millis>, now: Millis) {
+fn mark_modified(holder: &mut StoredInstance, last_dirty_timestamp: Option<Millis>, now: Millis) {
     if let Some(incoming) = last_dirty_timestamp {
         if incoming > holder.last_dirty_timestamp {
             holder.last_dirty_timestamp = incoming;

@@ -1,13 +1,18 @@
 //! Lease expiry, in both modes, and the timestamps readers see.
 
 use crate::lease::{Lease, LeaseExpiry};
-use crate::model::LeaseInfo;
+use crate::model::{Instance, LeaseInfo};
+use crate::stored::{Interner, StoredInstance};
 use crate::test_util::instance;
+
+fn stored(instance: Instance) -> StoredInstance {
+    StoredInstance::new(instance, &mut Interner::default())
+}
 
 const DURATION: i64 = 90_000;
 
 fn lease(expiry: LeaseExpiry) -> Lease {
-    Lease::new(instance("app", "a1"), expiry, 0)
+    Lease::new(stored(instance("app", "a1")), expiry, 0)
 }
 
 #[test]
@@ -61,7 +66,7 @@ fn cancel_keeps_the_first_eviction_time() {
 fn client_duration_sets_the_lease_length() {
     let mut holder = instance("app", "a1");
     holder.lease_info.duration_in_secs = 10;
-    let lease = Lease::new(holder, LeaseExpiry::Documented, 0);
+    let lease = Lease::new(stored(holder), LeaseExpiry::Documented, 0);
     assert!(lease.is_expired(10_001, 0));
 }
 
@@ -70,7 +75,7 @@ fn zero_durations_fall_back_to_eureka_defaults() {
     let mut holder = instance("app", "a1");
     holder.lease_info.duration_in_secs = 0;
     holder.lease_info.renewal_interval_in_secs = 0;
-    let lease = Lease::new(holder, LeaseExpiry::Documented, 0);
+    let lease = Lease::new(stored(holder), LeaseExpiry::Documented, 0);
     assert!(!lease.is_expired(DURATION, 0));
     let info = lease.lease_info();
     assert_eq!(
@@ -82,7 +87,7 @@ fn zero_durations_fall_back_to_eureka_defaults() {
 #[test]
 fn last_renewal_equals_registration_before_any_renew() {
     let lease = Lease::new(
-        instance("app", "a1"),
+        stored(instance("app", "a1")),
         LeaseExpiry::LegacyDoubleDuration,
         1_000,
     );
@@ -123,7 +128,7 @@ fn decorated_instance_overwrites_client_timestamps() {
         last_renewal_timestamp: 777,
         ..LeaseInfo::default()
     };
-    let lease = Lease::new(holder, LeaseExpiry::Documented, 1_000);
+    let lease = Lease::new(stored(holder), LeaseExpiry::Documented, 1_000);
     let decorated = lease.decorated();
     assert_eq!(decorated.lease_info.registration_timestamp, 1_000);
     assert_eq!(decorated.lease_info.last_renewal_timestamp, 1_000);
