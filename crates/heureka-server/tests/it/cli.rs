@@ -700,7 +700,7 @@ impl Sidecar {
         }
         args.extend(extra);
         // An empty working directory: the sidecar reads ./application.yml.
-        let dir = std::env::temp_dir().join(format!("heureka-sidecar-it-{}", std::process::id()));
+        let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("empty-cwd");
         std::fs::create_dir_all(&dir).unwrap();
         let child = command(&args, &[])
             .current_dir(dir)

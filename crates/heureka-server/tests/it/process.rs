@@ -243,8 +243,10 @@ pub fn raise_own_open_file_limit() {
     let _ = rlimit::increase_nofile_limit(u64::MAX);
 }
 
+/// A working directory with no config files in it. One for every run, inside cargo's temp
+/// directory for tests, and nothing writes to it: a fresh one per process was left in /tmp.
 fn empty_dir() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("heureka-it-process-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("empty-cwd");
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }

@@ -137,8 +137,10 @@ pub fn spring_body(app: &str, id: &str) -> String {
     )
 }
 
+/// A working directory with no config files in it. One for every run, inside cargo's temp
+/// directory for tests, and nothing writes to it: a fresh one per process was left in /tmp.
 fn empty_dir() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("heureka-it-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("empty-cwd");
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
