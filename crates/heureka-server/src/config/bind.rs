@@ -119,6 +119,9 @@ pub(crate) fn bind(
         client: EurekaClientConfig {
             register_with_eureka: boolean("eureka.client.register-with-eureka")?,
             fetch_registry: boolean("eureka.client.fetch-registry")?,
+            eureka_server_read_timeout_seconds: number_u64(
+                "eureka.client.eureka-server-read-timeout-seconds",
+            )?,
             service_url: bind_service_urls(&binder)?,
             region: binder.parse("eureka.client.region", "a region name", |t| {
                 Some(t.trim().to_owned()).filter(|t| !t.is_empty())

@@ -226,6 +226,11 @@ pub(crate) const KEYS: &[Key] = &[
         "sync the registry from the peers",
     ),
     key(
+        "eureka.client.eureka-server-read-timeout-seconds",
+        "8",
+        "start-up sync: wait for a peer's registry",
+    ),
+    key(
         "eureka.client.service-url.<zone>",
         "",
         "peer URLs, comma-separated",

@@ -208,6 +208,10 @@ pub struct EurekaClientConfig {
     pub register_with_eureka: bool,
     /// `eureka.client.fetch-registry`, default `true`. Standalone servers set false.
     pub fetch_registry: bool,
+    /// `eureka.client.eureka-server-read-timeout-seconds`, default `8` (Spring's): how long
+    /// the start-up sync waits for a peer's whole registry. A peer holding a million instances
+    /// that has not built its document yet needs tens of seconds.
+    pub eureka_server_read_timeout_seconds: u64,
     /// `eureka.client.service-url.<zone>`: zone to peer URLs (comma-separated or a YAML
     /// list), each ending in `/`. Default `{defaultZone: [http://localhost:8761/eureka/]}`.
     pub service_url: BTreeMap<String, Vec<String>>,

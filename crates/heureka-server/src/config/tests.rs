@@ -99,6 +99,7 @@ fn defaults_match_spring() {
     assert_eq!(config.registry.default_open_for_traffic_count, 1);
     assert!(config.client.register_with_eureka);
     assert!(config.client.fetch_registry);
+    assert_eq!(config.client.eureka_server_read_timeout_seconds, 8);
     assert_eq!(
         config.client.service_url,
         zone(&["http://localhost:8761/eureka/"])
@@ -120,6 +121,17 @@ fn defaults_match_spring() {
     assert!(config.logging_levels.is_empty());
     assert!(config.sources.is_empty());
     assert_eq!(Config::default(), config);
+}
+
+#[test]
+fn the_start_up_sync_waits_for_a_peer_as_long_as_eureka_server_read_timeout_seconds_says() {
+    let config = config(
+        &Dir::new(),
+        &["--eureka.client.eureka-server-read-timeout-seconds=120"],
+        &[],
+    );
+    let settings = crate::replication::ReplicationSettings::from_config(&config);
+    assert_eq!(settings.timeouts.registry_read, Duration::from_secs(120));
 }
 
 #[test]

@@ -64,7 +64,9 @@ impl ReplicationSettings {
             timeouts: Timeouts {
                 connect: Duration::from_millis(server.peer_node_connect_timeout_ms.max(1)),
                 batch: Duration::from_millis(server.peer_node_read_timeout_ms.max(1)),
-                registry_read: Duration::from_secs(15),
+                registry_read: Duration::from_secs(
+                    config.client.eureka_server_read_timeout_seconds.max(1),
+                ),
             },
             compress: server.enable_replicated_request_compression,
             adopt_newer_copies: server.sync_when_timestamp_differs,
