@@ -135,13 +135,7 @@ impl Registry {
         for (app, items) in groups {
             let instances: Vec<Instance> = items
                 .into_iter()
-                .filter_map(|item| match &item.entry {
-                    // None is unreachable in practice: a removal always queues a later DELETED item.
-                    DeltaEntry::Live => self
-                        .lease(&item.app, &item.id)
-                        .map(|lease| self.decorate(lease)),
-                    DeltaEntry::Deleted(lease) => Some(self.decorate(lease)),
-                })
+                .filter_map(|item| self.delta_item_instance(item))
                 .collect();
             if !instances.is_empty() {
                 visit(&Application {
@@ -308,18 +302,25 @@ impl Registry {
         self.versions.of_app(&app_key(app))
     }
 
+    /// The instance a delta item shows: the live lease's current state, or the copy kept when
+    /// it was removed. None for a live item whose lease is gone, which is unreachable in
+    /// practice: a removal always queues a later DELETED item.
+    fn delta_item_instance(&self, item: &ChangeItem) -> Option<Instance> {
+        match &item.entry {
+            DeltaEntry::Live => self
+                .lease(&item.app, &item.id)
+                .map(|lease| self.decorate(lease)),
+            DeltaEntry::Deleted(lease) => Some(self.decorate(lease)),
+        }
+    }
+
     /// One application of [`Registry::delta_applications`] as [`Registry::visit_delta`] shows
     /// it; None if none of its instances can be shown.
     pub fn delta_application(&self, entry: &DeltaApplication<'_>) -> Option<Application> {
         let instances: Vec<Instance> = entry
             .items
             .iter()
-            .filter_map(|item| match &item.entry {
-                DeltaEntry::Live => self
-                    .lease(&item.app, &item.id)
-                    .map(|lease| self.decorate(lease)),
-                DeltaEntry::Deleted(lease) => Some(self.decorate(lease)),
-            })
+            .filter_map(|item| self.delta_item_instance(item))
             .collect();
         (!instances.is_empty()).then(|| Application {
             name: entry.name.to_owned(),
