@@ -167,6 +167,7 @@ fn init_logging(config: &Config) -> tracing_appender::non_blocking::WorkerGuard 
         .unwrap_or_else(|| EnvFilter::new(directives.join(",")));
     let (writer, guard) = tracing_appender::non_blocking::NonBlockingBuilder::default()
         .lossy(false)
+        .buffered_lines_limit(LOG_QUEUE_LINES)
         .thread_name("heureka-log")
         .finish(std::io::BufWriter::with_capacity(
             LOG_BUFFER_BYTES,
@@ -185,3 +186,9 @@ fn init_logging(config: &Config) -> tracing_appender::non_blocking::WorkerGuard 
 /// How much the log thread gathers into one write; it also writes whenever its queue runs dry,
 /// so a quiet server's lines appear at once.
 const LOG_BUFFER_BYTES: usize = 64 * 1024;
+
+/// How many lines may wait for the log thread before a logging request waits for it (nothing is
+/// dropped). The queue's slots are allocated up front: tracing-appender's default of 128,000
+/// lines cost about 4 MiB of an idle server's memory; a burst of registrations fills 8,192 in
+/// a fraction of a second only if the terminal cannot keep up anyway.
+const LOG_QUEUE_LINES: usize = 8_192;
