@@ -16,6 +16,11 @@
 //! receive ordinary single-member gzip. The plain body is the runs' plain bytes, sent as kept
 //! ([`CachedBody`]).
 //!
+//! A build settles which runs make the document under the registry lock, so a document is one
+//! registry version's. Before that, a full-document build with many runs to encode copies
+//! them out of the registry a batch at a time and encodes them between locks
+//! ([`Runs::encode_stale_unlocked`]), so heartbeats do not wait seconds for a large build.
+//!
 //! Every body is built at most once per registry version, format and encoding, by the first
 //! request that finds it missing, while the others wait for it (one build lock per document
 //! and format). A request finding its body ready takes it without waiting for a build of
@@ -173,6 +178,22 @@ pub(crate) trait Source: Send + Sync + 'static {
         pieces: ApplicationsPieces,
         kept: &dyn Fn(&[Member<'_>]) -> bool,
     ) -> (Vec<u8>, Vec<Planned>);
+
+    /// Under the registry lock, before the plan: the runs it would encode now, by their
+    /// applications' names, for [`Runs::encode_stale_unlocked`]. Empty where one application
+    /// cannot be read alone later (the delta's are its queue items, found by walking the
+    /// whole queue), so all of that document's encoding stays in its plan.
+    fn stale_runs(_registry: &Registry, _kept: &dyn Fn(&[Member<'_>]) -> bool) -> Vec<StaleRun> {
+        Vec::new()
+    }
+}
+
+/// A run that a build must encode again: its applications' names, and how many instances
+/// they held when it was found stale.
+#[derive(Debug)]
+pub(crate) struct StaleRun {
+    names: Vec<String>,
+    instances: usize,
 }
 
 /// The full document (`GET /apps`): applications by name, keyed by the version of their last
@@ -208,6 +229,22 @@ impl Source for Full {
             pieces,
         );
         (pieces.head(1, &registry.full_hashcode()), plan)
+    }
+
+    fn stale_runs(registry: &Registry, kept: &dyn Fn(&[Member<'_>]) -> bool) -> Vec<StaleRun> {
+        let applications = registry.application_versions();
+        let members = applications.iter().map(|application| Member {
+            name: application.name,
+            key: (application.version, application.instances),
+        });
+        group_runs(members)
+            .into_iter()
+            .filter(|run| !kept(run))
+            .map(|run| StaleRun {
+                names: run.iter().map(|member| member.name.to_owned()).collect(),
+                instances: run.iter().map(|member| member.key.1).sum(),
+            })
+            .collect()
     }
 }
 
@@ -303,7 +340,7 @@ struct Runs {
 #[derive(Debug)]
 struct Run {
     /// Each application's name and key when the run was encoded.
-    members: Vec<(String, (u64, usize))>,
+    members: RunMembers,
     encoded_at: Instant,
     /// CRC-32 and length of the uncompressed run, for the gzip trailer.
     crc: Crc,
@@ -316,6 +353,19 @@ struct Run {
 }
 
 impl Run {
+    /// A run just encoded: its members' keys and its entries with separators, uncompressed.
+    fn encoded(members: RunMembers, mut plain: Vec<u8>) -> Run {
+        // Plain runs stay while plain readers come; not their spare capacity.
+        plain.shrink_to_fit();
+        Run {
+            members,
+            encoded_at: Instant::now(),
+            crc: crc_of(&plain),
+            deflated: None,
+            plain: Some(Bytes::from(plain)),
+        }
+    }
+
     fn deflated(&mut self) -> Bytes {
         let plain = &self.plain;
         self.deflated
@@ -341,13 +391,13 @@ impl Run {
     }
 }
 
+/// A run's applications by name, each with its key when the run was encoded.
+type RunMembers = Vec<(String, (u64, usize))>;
+
 /// What a rebuild does with each run: keep the one it has, or take a new encoding.
 pub(crate) enum Planned {
     Keep(String),
-    Encode {
-        members: Vec<(String, (u64, usize))>,
-        plain: Vec<u8>,
-    },
+    Encode { members: RunMembers, plain: Vec<u8> },
 }
 
 impl<S: Source> DocumentCache<S> {
@@ -450,25 +500,20 @@ impl<S: Source> DocumentCache<S> {
 
 impl Runs {
     /// Takes the registry's current runs: kept where their members' keys did not move (and
-    /// they have not aged), newly encoded (not compressed) where they did.
+    /// they have not aged), newly encoded (not compressed) where they did. Most of a large
+    /// build's encoding happens before the plan, between short registry locks
+    /// ([`Runs::encode_stale_unlocked`]); the plan itself holds the lock, so the document it
+    /// settles is one registry version's.
     fn replan<S: Source>(
         &mut self,
         registry: &Mutex<Registry>,
         pieces: ApplicationsPieces,
         max_age: Duration,
     ) {
+        self.encode_stale_unlocked::<S>(registry, pieces, max_age);
         let (version, head, plan) = {
             let registry = registry.lock();
-            let kept = |members: &[Member<'_>]| {
-                self.by_first_app.get(members[0].name).is_some_and(|old| {
-                    old.encoded_at.elapsed() < max_age
-                        && old
-                            .members
-                            .iter()
-                            .map(|(name, key)| (name.as_str(), *key))
-                            .eq(members.iter().map(|member| (member.name, member.key)))
-                })
-            };
+            let kept = |members: &[Member<'_>]| self.is_kept(members, max_age);
             let (head, plan) = S::plan(&registry, pieces, &kept);
             (registry.version(), head, plan)
         };
@@ -480,17 +525,7 @@ impl Runs {
                     .by_first_app
                     .remove(&first)
                     .expect("planned from this map"),
-                Planned::Encode { members, mut plain } => {
-                    // Plain runs stay while plain readers come; not their spare capacity.
-                    plain.shrink_to_fit();
-                    Run {
-                        members,
-                        encoded_at: Instant::now(),
-                        crc: crc_of(&plain),
-                        deflated: None,
-                        plain: Some(Bytes::from(plain)),
-                    }
-                }
+                Planned::Encode { members, plain } => Run::encoded(members, plain),
             };
             order.push(run.members[0].0.clone());
             runs.insert(run.members[0].0.clone(), run);
@@ -500,6 +535,56 @@ impl Runs {
         self.head = Bytes::from(head);
         self.version = version;
         self.planned_at = Some(Instant::now());
+    }
+
+    /// Whether a run with these members, as kept, can stand in the next document.
+    fn is_kept(&self, members: &[Member<'_>], max_age: Duration) -> bool {
+        self.by_first_app.get(members[0].name).is_some_and(|old| {
+            old.encoded_at.elapsed() < max_age
+                && old
+                    .members
+                    .iter()
+                    .map(|(name, key)| (name.as_str(), *key))
+                    .eq(members.iter().map(|member| (member.name, member.key)))
+        })
+    }
+
+    /// Encodes the runs the plan would encode, a batch at a time: each batch is copied out of
+    /// the registry under a short lock and encoded after releasing it. A whole build is
+    /// seconds of work at a million instances (the first fetch, and every `max_age` after),
+    /// and heartbeats and registrations wait for the registry lock; they now wait for one
+    /// batch at most. Runs whose applications change meanwhile no longer match their keys,
+    /// so the plan encodes them again; a pass that finds few instances stale leaves them to
+    /// the plan, and after a few passes (writes outpacing the encoding) the plan takes the
+    /// rest under the lock.
+    fn encode_stale_unlocked<S: Source>(
+        &mut self,
+        registry: &Mutex<Registry>,
+        pieces: ApplicationsPieces,
+        max_age: Duration,
+    ) {
+        for _ in 0..UNLOCKED_PASSES {
+            let stale = {
+                let registry = registry.lock();
+                S::stale_runs(&registry, &|members| self.is_kept(members, max_age))
+            };
+            if stale.iter().map(|run| run.instances).sum::<usize>() < LOCKED_ENCODE_INSTANCES {
+                return;
+            }
+            for batch in batches(&stale, UNLOCKED_BATCH_INSTANCES) {
+                let copied: Vec<_> = {
+                    let registry = registry.lock();
+                    batch
+                        .iter()
+                        .map(|run| copy_run(&registry, &run.names))
+                        .collect()
+                };
+                for (members, applications) in copied {
+                    let run = Run::encoded(members, encode_entries(&applications, pieces));
+                    self.by_first_app.insert(run.members[0].0.clone(), run);
+                }
+            }
+        }
     }
 
     /// The gzip body: head, the runs' deflate segments (compressing those not yet compressed)
@@ -657,6 +742,14 @@ impl SelectionCache {
     }
 }
 
+/// A build leaves a stale remainder this small (about 5 ms of encoding) to its plan, under the
+/// registry lock, rather than making another pass.
+const LOCKED_ENCODE_INSTANCES: usize = 4_096;
+/// Instances copied out of the registry per lock in [`Runs::encode_stale_unlocked`].
+const UNLOCKED_BATCH_INSTANCES: usize = 2_048;
+/// Passes of [`Runs::encode_stale_unlocked`] before the plan takes what is left.
+const UNLOCKED_PASSES: usize = 3;
+
 /// Splits a document's applications into runs (see [`ends_run`]) and encodes those that are
 /// not `kept`, one application at a time, so no copy of the whole registry is ever held.
 fn plan_runs<'a, E>(
@@ -666,40 +759,92 @@ fn plan_runs<'a, E>(
     render: impl Fn(&'a E) -> Option<Application>,
     pieces: ApplicationsPieces,
 ) -> Vec<Planned> {
-    let mut plan = Vec::new();
     let mut start = 0;
+    group_runs(applications.iter().map(member))
+        .into_iter()
+        .map(|run| {
+            let of_run = &applications[start..start + run.len()];
+            start += run.len();
+            if kept(&run) {
+                Planned::Keep(run[0].name.to_owned())
+            } else {
+                let rendered: Vec<Application> = of_run.iter().filter_map(&render).collect();
+                Planned::Encode {
+                    members: run
+                        .iter()
+                        .map(|member| (member.name.to_owned(), member.key))
+                        .collect(),
+                    plain: encode_entries(&rendered, pieces),
+                }
+            }
+        })
+        .collect()
+}
+
+/// A document's members, in order, cut into runs where [`ends_run`] says.
+fn group_runs<'a>(members: impl Iterator<Item = Member<'a>>) -> Vec<Vec<Member<'a>>> {
+    let mut runs = Vec::new();
     let mut run: Vec<Member<'a>> = Vec::new();
     let mut run_instances = 0;
-    for (n, application) in applications.iter().enumerate() {
-        let this = member(application);
-        run.push(this);
-        run_instances += this.key.1;
-        if n + 1 < applications.len() && !ends_run(this.name, run_instances) {
-            continue;
+    for member in members {
+        run.push(member);
+        run_instances += member.key.1;
+        if ends_run(member.name, run_instances) {
+            runs.push(std::mem::take(&mut run));
+            run_instances = 0;
         }
-        plan.push(if kept(&run) {
-            Planned::Keep(run[0].name.to_owned())
-        } else {
-            let mut plain = Vec::new();
-            for application in applications[start..=n].iter().filter_map(&render) {
-                if !plain.is_empty() {
-                    plain.extend_from_slice(pieces.separator());
-                }
-                plain.extend_from_slice(&pieces.entry(&application));
-            }
-            Planned::Encode {
-                members: run
-                    .iter()
-                    .map(|member| (member.name.to_owned(), member.key))
-                    .collect(),
-                plain,
-            }
-        });
-        start = n + 1;
-        run.clear();
-        run_instances = 0;
     }
-    plan
+    if !run.is_empty() {
+        runs.push(run);
+    }
+    runs
+}
+
+/// A run's applications as the registry holds them now, with the keys they have now (one
+/// lock, so the two agree). An application gone since keeps its name with no instances:
+/// the plan will not find it so, and encodes that run again.
+fn copy_run(registry: &Registry, names: &[String]) -> (RunMembers, Vec<Application>) {
+    let mut members = Vec::with_capacity(names.len());
+    let mut applications = Vec::with_capacity(names.len());
+    for name in names {
+        let application = registry.application(name);
+        let instances = application.as_ref().map_or(0, |app| app.instances.len());
+        members.push((
+            name.clone(),
+            (registry.application_version(name), instances),
+        ));
+        applications.extend(application);
+    }
+    (members, applications)
+}
+
+/// Stale runs in batches of at least `instances` instances (the last one smaller).
+fn batches(runs: &[StaleRun], instances: usize) -> Vec<&[StaleRun]> {
+    let mut out = Vec::new();
+    let (mut start, mut held) = (0, 0);
+    for (n, run) in runs.iter().enumerate() {
+        held += run.instances;
+        if held >= instances {
+            out.push(&runs[start..=n]);
+            (start, held) = (n + 1, 0);
+        }
+    }
+    if start < runs.len() {
+        out.push(&runs[start..]);
+    }
+    out
+}
+
+/// The entries of applications, with separators between them: a run's bytes.
+fn encode_entries(applications: &[Application], pieces: ApplicationsPieces) -> Vec<u8> {
+    let mut plain = Vec::new();
+    for application in applications {
+        if !plain.is_empty() {
+            plain.extend_from_slice(pieces.separator());
+        }
+        plain.extend_from_slice(&pieces.entry(application));
+    }
+    plain
 }
 
 /// Whether a run of applications ends after `name`, `run_instances` instances into it.
@@ -950,6 +1095,74 @@ mod tests {
             read(&body, Encoding::Gzip),
             whole_full(&registry, Format::Json)
         );
+    }
+
+    /// Runs' plain bytes by first application, to tell kept runs (same allocation) from
+    /// re-encoded ones.
+    fn plain_runs(runs: &Runs) -> HashMap<String, Bytes> {
+        let runs = runs.by_first_app.iter();
+        runs.map(|(name, run)| (name.clone(), run.plain.clone().expect("plain")))
+            .collect()
+    }
+
+    #[test]
+    fn a_large_build_encodes_before_its_plan_and_the_plan_keeps_all_of_it() {
+        let registry = registry_with(1_500, 4);
+        let pieces = ApplicationsPieces {
+            format: Format::Json,
+        };
+        let max_age = Duration::from_secs(180);
+        let mut runs = Runs::default();
+        runs.encode_stale_unlocked::<Full>(&registry, pieces, max_age);
+        let encoded = plain_runs(&runs);
+        assert!(encoded.len() > 10, "the pass encoded the runs");
+        runs.replan::<Full>(&registry, pieces, max_age);
+        let planned = plain_runs(&runs);
+        assert_eq!(planned.len(), encoded.len());
+        assert!(planned
+            .iter()
+            .all(|(name, plain)| encoded[name].as_ptr() == plain.as_ptr()));
+        let body = CachedBody::one(runs.gzip_body(pieces, true));
+        assert_eq!(
+            read(&body, Encoding::Gzip),
+            whole_full(&registry, Format::Json)
+        );
+    }
+
+    #[test]
+    fn a_change_after_the_unlocked_encoding_is_encoded_again_by_the_plan() {
+        let registry = registry_with(1_500, 4);
+        let pieces = ApplicationsPieces {
+            format: Format::Xml,
+        };
+        let max_age = Duration::from_secs(180);
+        let mut runs = Runs::default();
+        runs.encode_stale_unlocked::<Full>(&registry, pieces, max_age);
+        let encoded = plain_runs(&runs);
+        register(&registry, "APP-42", "APP-42-new");
+        runs.replan::<Full>(&registry, pieces, max_age);
+        let re_encoded = plain_runs(&runs)
+            .iter()
+            .filter(|(name, plain)| encoded[*name].as_ptr() != plain.as_ptr())
+            .count();
+        assert_eq!(re_encoded, 1);
+        let body = CachedBody::one(runs.gzip_body(pieces, true));
+        assert_eq!(
+            read(&body, Encoding::Gzip),
+            whole_full(&registry, Format::Xml)
+        );
+    }
+
+    #[test]
+    fn large_full_fetches_equal_a_whole_encoding_in_both_formats() {
+        let registry = registry_with(1_500, 4);
+        let cache = FullFetchCache::new(Duration::from_secs(180));
+        for format in FORMATS {
+            for encoding in Encoding::ALL {
+                let body = cache.get(&registry, format, encoding);
+                assert_eq!(read(&body, encoding), whole_full(&registry, format));
+            }
+        }
     }
 
     #[test]
