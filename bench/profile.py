@@ -81,7 +81,7 @@ def main(argv: list[str]) -> int:
     srv = run.start_server("heureka", OUT, f"profile-{a.n}")
     try:
         run.load_instances(srv, a.n, run.napps_for(a.n), {204})
-        run.payload_info(srv, a.n, check_count=True)
+        run.payload_info(srv, a.n, True, [])
         for wl in order:
             data = OUT / f"perf-{wl}-{a.n}.data"
             if wl != "regen":

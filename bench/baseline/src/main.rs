@@ -1,14 +1,18 @@
 //! The benchmark's physical ceiling.
 //!
 //! A trivial HTTP/1.1 server on the same runtime stack as Heureka (tokio + hyper), doing no work:
-//! * `GET` on a path ending in `/delta` (or `/delta/`) answers 200 with `--delta-payload-bytes`
-//!   bytes;
-//! * any other `GET` answers 200 with `--payload-bytes` bytes (the harness passes the size of
-//!   Heureka's gzip full fetch at the same registry size);
+//! * `GET` answers 200 with a fixed body whose size depends only on which document the request
+//!   names (a path ending in `/delta` or `/delta/`, or any other) and how it asks for it (XML if
+//!   `Accept` mentions `xml`, else JSON; gzip if `Accept-Encoding` mentions `gzip`, else plain):
+//!   the harness passes the size of Heureka's answer to the same request at the same registry
+//!   size, so the two servers send the same bytes;
 //! * every other method reads the request body and answers 200 with an empty body.
 //!
-//! Flags are Spring-style like Heureka's: `--server.port=N --payload-bytes=N
-//! --delta-payload-bytes=N`. Port 0 picks a free port. The bound address is printed on stdout.
+//! Flags are Spring-style like Heureka's: `--server.port=N`, `--payload-bytes=N` (the full
+//! document, JSON gzip), `--delta-payload-bytes=N` (the delta, JSON gzip), and per variant
+//! `--payload-bytes.{json|xml}.{gzip|plain}=N`, `--delta-payload-bytes.{json|xml}.{gzip|plain}=N`
+//! (a variant not given is as large as its document's JSON gzip). Port 0 picks a free port. The
+//! bound address is printed on stdout.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -17,24 +21,54 @@ use std::sync::Arc;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
-use hyper::header::{HeaderValue, CONTENT_TYPE};
+use hyper::header::{HeaderValue, ACCEPT, ACCEPT_ENCODING, CONTENT_TYPE};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Method, Request, Response};
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpListener;
 
+/// A document as a request names it: which one, in which format, with which encoding.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+struct Variant {
+    delta: bool,
+    xml: bool,
+    gzip: bool,
+}
+
+impl Variant {
+    fn all() -> impl Iterator<Item = Variant> {
+        (0..8).map(|bits| Variant {
+            delta: bits & 4 != 0,
+            xml: bits & 2 != 0,
+            gzip: bits & 1 != 0,
+        })
+    }
+
+    fn index(self) -> usize {
+        usize::from(self.delta) * 4 + usize::from(self.xml) * 2 + usize::from(self.gzip)
+    }
+
+    /// The document's JSON gzip variant, whose size a variant not given takes.
+    fn json_gzip(self) -> Variant {
+        Variant {
+            delta: self.delta,
+            xml: false,
+            gzip: true,
+        }
+    }
+}
+
 struct Config {
     port: u16,
-    payload_bytes: usize,
-    delta_payload_bytes: usize,
+    /// By [`Variant::index`]; None where not given.
+    payload_bytes: [Option<usize>; 8],
 }
 
 fn parse_args() -> Result<Config, String> {
     let mut config = Config {
         port: 8080,
-        payload_bytes: 0,
-        delta_payload_bytes: 0,
+        payload_bytes: [None; 8],
     };
     for arg in std::env::args().skip(1) {
         let (key, value) = arg
@@ -42,14 +76,32 @@ fn parse_args() -> Result<Config, String> {
             .and_then(|kv| kv.split_once('='))
             .ok_or_else(|| format!("expected --key=value, got {arg:?}"))?;
         let bad = |e: std::num::ParseIntError| format!("{key}: {e}");
-        match key {
-            "server.port" => config.port = value.parse().map_err(bad)?,
-            "payload-bytes" => config.payload_bytes = value.parse().map_err(bad)?,
-            "delta-payload-bytes" => config.delta_payload_bytes = value.parse().map_err(bad)?,
-            _ => return Err(format!("unknown flag --{key}")),
+        if key == "server.port" {
+            config.port = value.parse().map_err(bad)?;
+            continue;
         }
+        let variant = payload_flag(key).ok_or_else(|| format!("unknown flag --{key}"))?;
+        config.payload_bytes[variant.index()] = Some(value.parse().map_err(bad)?);
     }
     Ok(config)
+}
+
+/// The variant a payload flag sets: `payload-bytes` or `delta-payload-bytes`, optionally
+/// followed by `.json|.xml` and `.gzip|.plain`.
+fn payload_flag(key: &str) -> Option<Variant> {
+    let (delta, rest) = if let Some(rest) = key.strip_prefix("delta-payload-bytes") {
+        (true, rest)
+    } else {
+        (false, key.strip_prefix("payload-bytes")?)
+    };
+    let (xml, gzip) = match rest {
+        "" | ".json.gzip" => (false, true),
+        ".json.plain" => (false, false),
+        ".xml.gzip" => (true, true),
+        ".xml.plain" => (true, false),
+        _ => return None,
+    };
+    Some(Variant { delta, xml, gzip })
 }
 
 /// Deterministic, incompressible filler (xorshift64), so the payload is as heavy as a gzip body.
@@ -66,9 +118,32 @@ fn filler(len: usize) -> Bytes {
     Bytes::from(out)
 }
 
-struct Payloads {
-    full: Bytes,
-    delta: Bytes,
+/// The bodies, by [`Variant::index`].
+struct Payloads([Bytes; 8]);
+
+impl Payloads {
+    fn new(config: &Config) -> Payloads {
+        let size = |variant: Variant| {
+            config.payload_bytes[variant.index()]
+                .or(config.payload_bytes[variant.json_gzip().index()])
+                .unwrap_or(0)
+        };
+        let mut bodies: [Bytes; 8] = Default::default();
+        for variant in Variant::all() {
+            bodies[variant.index()] = filler(size(variant));
+        }
+        Payloads(bodies)
+    }
+}
+
+/// Whether a header's value mentions `needle` (ASCII, case-insensitively).
+fn mentions(request: &Request<Incoming>, header: hyper::header::HeaderName, needle: &str) -> bool {
+    request.headers().get(header).is_some_and(|value| {
+        value
+            .as_bytes()
+            .windows(needle.len())
+            .any(|window| window.eq_ignore_ascii_case(needle.as_bytes()))
+    })
 }
 
 async fn handle(
@@ -76,13 +151,12 @@ async fn handle(
     request: Request<Incoming>,
 ) -> Result<Response<Full<Bytes>>, Infallible> {
     if request.method() == Method::GET {
-        let path = request.uri().path();
-        let body = if path.trim_end_matches('/').ends_with("/delta") {
-            payloads.delta.clone()
-        } else {
-            payloads.full.clone()
+        let variant = Variant {
+            delta: request.uri().path().trim_end_matches('/').ends_with("/delta"),
+            xml: mentions(&request, ACCEPT, "xml"),
+            gzip: mentions(&request, ACCEPT_ENCODING, "gzip"),
         };
-        let mut response = Response::new(Full::new(body));
+        let mut response = Response::new(Full::new(payloads.0[variant.index()].clone()));
         response
             .headers_mut()
             .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
@@ -102,10 +176,7 @@ async fn main() {
             std::process::exit(2);
         }
     };
-    let payloads = Arc::new(Payloads {
-        full: filler(config.payload_bytes),
-        delta: filler(config.delta_payload_bytes),
-    });
+    let payloads = Arc::new(Payloads::new(&config));
     let listener = match TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], config.port))).await {
         Ok(listener) => listener,
         Err(error) => {
