@@ -152,7 +152,11 @@ async fn handle(
 ) -> Result<Response<Full<Bytes>>, Infallible> {
     if request.method() == Method::GET {
         let variant = Variant {
-            delta: request.uri().path().trim_end_matches('/').ends_with("/delta"),
+            delta: request
+                .uri()
+                .path()
+                .trim_end_matches('/')
+                .ends_with("/delta"),
             xml: mentions(&request, ACCEPT, "xml"),
             gzip: mentions(&request, ACCEPT_ENCODING, "gzip"),
         };

@@ -366,6 +366,16 @@ impl Run {
         }
     }
 
+    /// Makes the forms `wanted` and drops the plain bytes if they are not.
+    fn keep(&mut self, wanted: Wanted) {
+        if wanted.gzip {
+            self.deflated();
+        }
+        if !wanted.plain && self.deflated.is_some() {
+            self.plain = None;
+        }
+    }
+
     fn deflated(&mut self) -> Bytes {
         let plain = &self.plain;
         self.deflated
@@ -389,6 +399,14 @@ impl Run {
     fn is_empty(&self) -> bool {
         self.crc.amount() == 0
     }
+}
+
+/// Which forms of its runs the body being built needs: gzip for a gzip body; plain for a plain
+/// body, or while plain readers come ([`plain_wanted`]).
+#[derive(Clone, Copy, Debug)]
+struct Wanted {
+    gzip: bool,
+    plain: bool,
 }
 
 /// A run's applications by name, each with its key when the run was encoded.
@@ -476,7 +494,11 @@ impl<S: Source> DocumentCache<S> {
             .planned_at
             .is_none_or(|at| at.elapsed() >= self.max_age);
         if runs.version != version || aged {
-            runs.replan::<S>(registry, pieces, self.max_age);
+            let wanted = Wanted {
+                gzip: encoding == Encoding::Gzip,
+                plain: encoding == Encoding::Plain || keep_plain,
+            };
+            runs.replan::<S>(registry, pieces, self.max_age, wanted);
         }
         let body = match encoding {
             Encoding::Gzip => CachedBody::one(runs.gzip_body(pieces, keep_plain)),
@@ -509,8 +531,9 @@ impl Runs {
         registry: &Mutex<Registry>,
         pieces: ApplicationsPieces,
         max_age: Duration,
+        wanted: Wanted,
     ) {
-        self.encode_stale_unlocked::<S>(registry, pieces, max_age);
+        self.encode_stale_unlocked::<S>(registry, pieces, max_age, wanted);
         let (version, head, plan) = {
             let registry = registry.lock();
             let kept = |members: &[Member<'_>]| self.is_kept(members, max_age);
@@ -557,11 +580,17 @@ impl Runs {
     /// so the plan encodes them again; a pass that finds few instances stale leaves them to
     /// the plan, and after a few passes (writes outpacing the encoding) the plan takes the
     /// rest under the lock.
+    ///
+    /// Each run is also compressed (if gzip is `wanted`) and its plain bytes dropped (if plain
+    /// is not) as soon as it is encoded, so a build holds one batch's plain bytes at a time,
+    /// not the whole document's: the allocator reuses them, where a document's worth (about
+    /// the payload's size) freed at once stays resident in the heap.
     fn encode_stale_unlocked<S: Source>(
         &mut self,
         registry: &Mutex<Registry>,
         pieces: ApplicationsPieces,
         max_age: Duration,
+        wanted: Wanted,
     ) {
         for _ in 0..UNLOCKED_PASSES {
             let stale = {
@@ -580,7 +609,8 @@ impl Runs {
                         .collect()
                 };
                 for (members, applications) in copied {
-                    let run = Run::encoded(members, encode_entries(&applications, pieces));
+                    let mut run = Run::encoded(members, encode_entries(&applications, pieces));
+                    run.keep(wanted);
                     self.by_first_app.insert(run.members[0].0.clone(), run);
                 }
             }
@@ -1097,6 +1127,11 @@ mod tests {
         );
     }
 
+    const PLAIN: Wanted = Wanted {
+        gzip: false,
+        plain: true,
+    };
+
     /// Runs' plain bytes by first application, to tell kept runs (same allocation) from
     /// re-encoded ones.
     fn plain_runs(runs: &Runs) -> HashMap<String, Bytes> {
@@ -1113,10 +1148,10 @@ mod tests {
         };
         let max_age = Duration::from_secs(180);
         let mut runs = Runs::default();
-        runs.encode_stale_unlocked::<Full>(&registry, pieces, max_age);
+        runs.encode_stale_unlocked::<Full>(&registry, pieces, max_age, PLAIN);
         let encoded = plain_runs(&runs);
         assert!(encoded.len() > 10, "the pass encoded the runs");
-        runs.replan::<Full>(&registry, pieces, max_age);
+        runs.replan::<Full>(&registry, pieces, max_age, PLAIN);
         let planned = plain_runs(&runs);
         assert_eq!(planned.len(), encoded.len());
         assert!(planned
@@ -1137,10 +1172,10 @@ mod tests {
         };
         let max_age = Duration::from_secs(180);
         let mut runs = Runs::default();
-        runs.encode_stale_unlocked::<Full>(&registry, pieces, max_age);
+        runs.encode_stale_unlocked::<Full>(&registry, pieces, max_age, PLAIN);
         let encoded = plain_runs(&runs);
         register(&registry, "APP-42", "APP-42-new");
-        runs.replan::<Full>(&registry, pieces, max_age);
+        runs.replan::<Full>(&registry, pieces, max_age, PLAIN);
         let re_encoded = plain_runs(&runs)
             .iter()
             .filter(|(name, plain)| encoded[*name].as_ptr() != plain.as_ptr())
@@ -1150,6 +1185,24 @@ mod tests {
         assert_eq!(
             read(&body, Encoding::Gzip),
             whole_full(&registry, Format::Xml)
+        );
+    }
+
+    #[test]
+    fn a_large_gzip_build_holds_its_runs_compressed_only() {
+        let registry = registry_with(1_500, 4);
+        let cache = FullFetchCache::new(Duration::from_secs(180));
+        let body = cache.get(&registry, Format::Json, Encoding::Gzip);
+        let runs = cache.json.runs.lock();
+        assert!(runs.by_first_app.len() > 10);
+        assert!(runs
+            .by_first_app
+            .values()
+            .all(|run| run.plain.is_none() && run.deflated.is_some()));
+        drop(runs);
+        assert_eq!(
+            read(&body, Encoding::Gzip),
+            whole_full(&registry, Format::Json)
         );
     }
 
