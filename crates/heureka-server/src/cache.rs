@@ -330,6 +330,10 @@ struct Runs {
     /// The document's runs in order, by first application, and its plain head.
     order: Vec<String>,
     head: Bytes,
+    /// When the oldest run was encoded, and the most instances a run holds: whether a build
+    /// can have much to encode ([`Runs::may_encode_much`]).
+    oldest_encoded_at: Option<Instant>,
+    largest_run: usize,
 }
 
 /// A run of consecutive applications, encoded and compressed together. Compressing each
@@ -533,7 +537,9 @@ impl Runs {
         max_age: Duration,
         wanted: Wanted,
     ) {
-        self.encode_stale_unlocked::<S>(registry, pieces, max_age, wanted);
+        if self.may_encode_much(registry.lock().version(), max_age) {
+            self.encode_stale_unlocked::<S>(registry, pieces, max_age, wanted);
+        }
         let (version, head, plan) = {
             let registry = registry.lock();
             let kept = |members: &[Member<'_>]| self.is_kept(members, max_age);
@@ -553,11 +559,32 @@ impl Runs {
             order.push(run.members[0].0.clone());
             runs.insert(run.members[0].0.clone(), run);
         }
+        self.oldest_encoded_at = runs.values().map(|run| run.encoded_at).min();
+        self.largest_run = runs
+            .values()
+            .map(|run| run.members.iter().map(|(_, key)| key.1).sum())
+            .max()
+            .unwrap_or(0);
         self.by_first_app = runs;
         self.order = order;
         self.head = Bytes::from(head);
         self.version = version;
         self.planned_at = Some(Instant::now());
+    }
+
+    /// Whether the build for `version` may have enough to encode for
+    /// [`Runs::encode_stale_unlocked`] to pay: the first one, one where runs have aged, or
+    /// one after enough changes that their runs (a change moves at most its own run and the
+    /// boundaries beside it) may hold [`LOCKED_ENCODE_INSTANCES`]. Finding the stale runs
+    /// costs a pass over all applications, tens of milliseconds at 1,000,000 instances: the
+    /// build after a single registration should not pay it twice.
+    fn may_encode_much(&self, version: u64, max_age: Duration) -> bool {
+        let changes = usize::try_from(version.saturating_sub(self.version)).unwrap_or(usize::MAX);
+        self.by_first_app.is_empty()
+            || self
+                .oldest_encoded_at
+                .is_none_or(|at| at.elapsed() >= max_age)
+            || changes.saturating_mul(3 * self.largest_run.max(1)) >= LOCKED_ENCODE_INSTANCES
     }
 
     /// Whether a run with these members, as kept, can stand in the next document.
@@ -1186,6 +1213,25 @@ mod tests {
             read(&body, Encoding::Gzip),
             whole_full(&registry, Format::Xml)
         );
+    }
+
+    #[test]
+    fn a_build_after_a_few_changes_skips_the_unlocked_pass_and_one_after_many_does_not() {
+        let registry = registry_with(1_500, 4);
+        let pieces = ApplicationsPieces {
+            format: Format::Json,
+        };
+        let max_age = Duration::from_secs(180);
+        let mut runs = Runs::default();
+        assert!(runs.may_encode_much(registry.lock().version(), max_age));
+        runs.replan::<Full>(&registry, pieces, max_age, PLAIN);
+        register(&registry, "APP-42", "APP-42-new");
+        assert!(!runs.may_encode_much(registry.lock().version(), max_age));
+        for n in 0..500 {
+            register(&registry, &format!("APP-{n}"), "another");
+        }
+        assert!(runs.may_encode_much(registry.lock().version(), max_age));
+        assert!(runs.may_encode_much(runs.version, Duration::ZERO));
     }
 
     #[test]
