@@ -99,6 +99,7 @@ impl Registry {
         }
         let existing_status = existing.as_ref().map(|lease| lease.holder.status);
         let service_up = existing.as_ref().map(Lease::service_up_timestamp);
+        let delta_seq = existing.as_ref().and_then(|lease| lease.delta_seq);
         // A register carrying older data than we hold keeps our instance: strictly newer
         // wins, so on equal timestamps the incoming copy replaces ours.
         let mut holder = match existing {
@@ -129,6 +130,7 @@ impl Registry {
         holder.last_updated_timestamp = now;
 
         let mut lease = Lease::new(holder, self.policy.lease_expiry, now);
+        lease.delta_seq = delta_seq;
         if let Some(service_up) = service_up {
             lease.inherit_service_up(service_up);
         }
