@@ -7,11 +7,11 @@
 //! policy and outcome types in `policy.rs` and `outcomes.rs`.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 
 use crate::change::{Change, ChangeKind};
 use crate::delta::RecentlyChanged;
 use crate::lease::Lease;
+use crate::maps::HashMap;
 use crate::model::{ActionType, Instance, InstanceStatus, Millis};
 pub use crate::outcomes::{EvictionReport, RenewOutcome, SelfPreservation};
 pub use crate::policy::{Origin, RegistryPolicy};
@@ -52,7 +52,7 @@ impl Registry {
         Registry {
             renewals: RenewalCounters::new(&policy),
             policy,
-            apps: HashMap::new(),
+            apps: HashMap::default(),
             overrides: OverrideMap::default(),
             recently_changed: RecentlyChanged::default(),
             versions: Versions::default(),
