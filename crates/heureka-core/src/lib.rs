@@ -10,7 +10,7 @@
 //! readers get, `lease.rs` expiry, `status_rules.rs` the override rules, `delta.rs` the
 //! recently-changed queue and `apps__hashcode`, `digest.rs` the digest peers compare for
 //! anti-entropy, `eviction.rs` and `self_preservation.rs` the two timer-driven rules, `maps.rs`
-//! the hasher every map uses.
+//! the hasher every map uses and the lease maps.
 
 mod change;
 mod delta;

@@ -6,7 +6,7 @@
 
 use crate::delta::{apps_hashcode, ChangeItem, DeltaEntry};
 use crate::lease::Lease;
-use crate::maps::HashMap;
+use crate::maps::{HashMap, LeaseMap};
 use crate::model::{Application, Applications, Instance, InstanceStatus, Millis};
 use crate::registry::{app_key, decorate, is_visible, Registry};
 use crate::stored::StoredInstance;
@@ -64,7 +64,7 @@ impl Registry {
 
     /// Number of leases, expired-not-evicted ones included (Eureka's `getLocalRegistrySize`).
     pub fn registry_size(&self) -> usize {
-        self.apps.values().map(HashMap::len).sum()
+        self.apps.values().map(LeaseMap::len).sum()
     }
 
     /// How many instances each application has in each status, sorted by application and

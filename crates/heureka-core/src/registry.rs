@@ -11,7 +11,7 @@ use std::borrow::Cow;
 use crate::change::{Change, ChangeKind};
 use crate::delta::RecentlyChanged;
 use crate::lease::Lease;
-use crate::maps::HashMap;
+use crate::maps::{HashMap, LeaseMap};
 use crate::model::{ActionType, Instance, InstanceStatus, Millis};
 pub use crate::outcomes::{EvictionReport, RenewOutcome, SelfPreservation};
 pub use crate::policy::{Origin, RegistryPolicy};
@@ -20,9 +20,8 @@ use crate::status_rules::{effective_status, OverrideMap, StatusInput};
 use crate::stored::{Interner, Name, StoredInstance};
 use crate::versions::Versions;
 
-/// Leases by upper-cased app name, then by case-sensitive instance id. The id is a [`Name`]
-/// shared with the instance's delta-queue item, so one copy serves both.
-pub(crate) type Leases = HashMap<String, HashMap<Name, Lease>>;
+/// Leases by upper-cased app name, then by case-sensitive instance id.
+pub(crate) type Leases = HashMap<String, LeaseMap>;
 
 /// The registry: applications → instances → leases, plus the delta queue and the
 /// self-preservation counters.
