@@ -79,16 +79,14 @@ impl Registry {
         removed: Option<(Name, Lease)>,
         now: Millis,
     ) {
-        // The lease's own shared copies of app and id, for the delta queue to share.
-        let stored = match &removed {
-            Some((key, lease)) => Some((key, lease)),
+        let holder = match &removed {
+            Some((_, lease)) => Some(&lease.holder),
             None => self
                 .apps
                 .get(app)
-                .and_then(|leases| leases.get_key_value(id)),
+                .and_then(|leases| leases.get(id))
+                .map(|lease| &lease.holder),
         };
-        let names = stored.map(|(key, lease)| (Name::clone(&lease.holder.app), Name::clone(key)));
-        let holder = stored.map(|(_, lease)| &lease.holder);
         let (status, overridden_status, last_dirty_timestamp) = holder
             .map(|holder| {
                 (
@@ -111,15 +109,42 @@ impl Registry {
         if !kind.is_visible() {
             return;
         }
-        // Every visible change is to an instance the registry holds or has just removed.
-        let (app_name, id_name) = names.unwrap_or_else(|| (Name::from(app), Name::from(id)));
         match removed {
-            Some((_, lease)) => self
-                .recently_changed
-                .push_deleted(app_name, id_name, lease, now),
-            None => self.recently_changed.push_live(app_name, id_name, now),
+            Some((id_name, mut lease)) => {
+                // The lease's own shared copies of app and id, for the delta queue to share.
+                let app_name = Name::clone(&lease.holder.app);
+                let earlier = lease.delta_seq.take();
+                self.recently_changed
+                    .push_deleted(app_name, id_name, earlier, lease, now);
+            }
+            None => self.queue_live(app, id, now),
         }
         self.versions.app_changed(app);
+    }
+
+    /// Queues the live item of a visible change and tells the lease its number.
+    fn queue_live(&mut self, app: &str, id: &str, now: Millis) {
+        // The lease's own shared copies of app and id, for the delta queue to share.
+        let stored = self
+            .apps
+            .get(app)
+            .and_then(|leases| leases.get_key_value(id));
+        let Some((app_name, id_name, earlier)) = stored.map(|(key, lease)| {
+            let app_name = Name::clone(&lease.holder.app);
+            (app_name, Name::clone(key), lease.delta_seq)
+        }) else {
+            // Every visible change is to an instance the registry holds or has just removed.
+            let (app, id) = (Name::from(app), Name::from(id));
+            self.recently_changed.push_live(app, id, None, now);
+            return;
+        };
+        let seq = self
+            .recently_changed
+            .push_live(app_name, id_name, earlier, now);
+        // A second lookup: std's map lends its shared key only by shared reference.
+        if let Some(lease) = self.apps.get_mut(app).and_then(|leases| leases.get_mut(id)) {
+            lease.delta_seq = Some(seq);
+        }
     }
 
     /// Every change recorded since the last call, oldest first. The server calls this after

@@ -31,6 +31,10 @@ pub(crate) struct Lease {
     service_up_timestamp: Millis,
     duration_ms: Millis,
     expiry: LeaseExpiry,
+    /// The sequence number of the instance's latest delta-queue item, so that the next one can
+    /// replace it without an index over the whole registry (see `delta.rs`). Carried from
+    /// lease to lease across re-registers; it may name an item the purge has since dropped.
+    pub(crate) delta_seq: Option<u64>,
 }
 
 impl Lease {
@@ -46,6 +50,7 @@ impl Lease {
             service_up_timestamp: 0,
             duration_ms,
             expiry,
+            delta_seq: None,
         }
     }
 

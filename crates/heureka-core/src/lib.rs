@@ -9,13 +9,15 @@
 //! Map of the crate: `registry.rs` holds the state and the writes, `reads.rs` the documents
 //! readers get, `lease.rs` expiry, `status_rules.rs` the override rules, `delta.rs` the
 //! recently-changed queue and `apps__hashcode`, `digest.rs` the digest peers compare for
-//! anti-entropy, `eviction.rs` and `self_preservation.rs` the two timer-driven rules.
+//! anti-entropy, `eviction.rs` and `self_preservation.rs` the two timer-driven rules, `maps.rs`
+//! the hasher every map uses and the lease maps.
 
 mod change;
 mod delta;
 mod digest;
 mod eviction;
 mod lease;
+mod maps;
 mod model;
 mod outcomes;
 mod policy;

@@ -4,10 +4,9 @@
 //! Full and VIP documents are sorted by app name and instance id. Eureka's order is hash-map
 //! order and clients ignore it; a stable order keeps cached payloads and tests reproducible.
 
-use std::collections::HashMap;
-
 use crate::delta::{apps_hashcode, ChangeItem, DeltaEntry};
 use crate::lease::Lease;
+use crate::maps::{HashMap, LeaseMap};
 use crate::model::{Application, Applications, Instance, InstanceStatus, Millis};
 use crate::registry::{app_key, decorate, is_visible, Registry};
 use crate::stored::StoredInstance;
@@ -65,7 +64,7 @@ impl Registry {
 
     /// Number of leases, expired-not-evicted ones included (Eureka's `getLocalRegistrySize`).
     pub fn registry_size(&self) -> usize {
-        self.apps.values().map(HashMap::len).sum()
+        self.apps.values().map(LeaseMap::len).sum()
     }
 
     /// How many instances each application has in each status, sorted by application and
@@ -124,7 +123,7 @@ impl Registry {
     /// Returns the document's `versions__delta` and `apps__hashcode`.
     pub fn visit_delta(&self, mut visit: impl FnMut(&Application)) -> (i64, String) {
         let mut groups: Vec<(&str, Vec<&ChangeItem>)> = Vec::new();
-        let mut group_index: HashMap<&str, usize> = HashMap::new();
+        let mut group_index: HashMap<&str, usize> = HashMap::default();
         for item in self.recently_changed.latest() {
             let index = *group_index.entry(&item.app).or_insert_with(|| {
                 groups.push((&item.app, Vec::new()));
@@ -279,7 +278,7 @@ impl Registry {
     /// lowers their number. Cancelled applications, gone from the registry, are listed too.
     pub fn delta_applications(&self) -> Vec<DeltaApplication<'_>> {
         let mut groups: Vec<DeltaApplication<'_>> = Vec::new();
-        let mut group_index: HashMap<&str, usize> = HashMap::new();
+        let mut group_index: HashMap<&str, usize> = HashMap::default();
         for item in self.recently_changed.latest() {
             let index = *group_index.entry(&item.app).or_insert_with(|| {
                 groups.push(DeltaApplication {

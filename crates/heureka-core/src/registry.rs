@@ -7,11 +7,11 @@
 //! policy and outcome types in `policy.rs` and `outcomes.rs`.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 
 use crate::change::{Change, ChangeKind};
 use crate::delta::RecentlyChanged;
 use crate::lease::Lease;
+use crate::maps::{HashMap, LeaseMap};
 use crate::model::{ActionType, Instance, InstanceStatus, Millis};
 pub use crate::outcomes::{EvictionReport, RenewOutcome, SelfPreservation};
 pub use crate::policy::{Origin, RegistryPolicy};
@@ -20,9 +20,8 @@ use crate::status_rules::{effective_status, OverrideMap, StatusInput};
 use crate::stored::{Interner, Name, StoredInstance};
 use crate::versions::Versions;
 
-/// Leases by upper-cased app name, then by case-sensitive instance id. The id is a [`Name`]
-/// shared with the instance's delta-queue item, so one copy serves both.
-pub(crate) type Leases = HashMap<String, HashMap<Name, Lease>>;
+/// Leases by upper-cased app name, then by case-sensitive instance id.
+pub(crate) type Leases = HashMap<String, LeaseMap>;
 
 /// The registry: applications → instances → leases, plus the delta queue and the
 /// self-preservation counters.
@@ -52,7 +51,7 @@ impl Registry {
         Registry {
             renewals: RenewalCounters::new(&policy),
             policy,
-            apps: HashMap::new(),
+            apps: HashMap::default(),
             overrides: OverrideMap::default(),
             recently_changed: RecentlyChanged::default(),
             versions: Versions::default(),
@@ -99,6 +98,7 @@ impl Registry {
         }
         let existing_status = existing.as_ref().map(|lease| lease.holder.status);
         let service_up = existing.as_ref().map(Lease::service_up_timestamp);
+        let delta_seq = existing.as_ref().and_then(|lease| lease.delta_seq);
         // A register carrying older data than we hold keeps our instance: strictly newer
         // wins, so on equal timestamps the incoming copy replaces ours.
         let mut holder = match existing {
@@ -129,6 +129,7 @@ impl Registry {
         holder.last_updated_timestamp = now;
 
         let mut lease = Lease::new(holder, self.policy.lease_expiry, now);
+        lease.delta_seq = delta_seq;
         if let Some(service_up) = service_up {
             lease.inherit_service_up(service_up);
         }

@@ -5,8 +5,7 @@
 //! `PeerAwareInstanceRegistryImpl`; here it is one ordered function. The AWS-only
 //! `AsgEnabledRule` is not implemented: Heureka has no ASG state.
 
-use std::collections::HashMap;
-
+use crate::maps::HashMap;
 use crate::model::{InstanceStatus, Millis};
 use crate::registry::Origin;
 

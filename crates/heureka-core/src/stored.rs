@@ -17,9 +17,10 @@
 //! Readers still get `Instance`s: [`StoredInstance::to_instance`] builds one where the
 //! registry used to clone the stored one, at about the same cost.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use crate::maps::HashSet;
 use crate::model::{
     ActionType, DataCenterClass, DataCenterInfo, Instance, InstanceStatus, LeaseInfo, Millis, Port,
 };

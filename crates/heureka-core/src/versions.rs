@@ -4,7 +4,7 @@
 //! an application's version records the global version of the last change to that application,
 //! so a cache of per-application fragments re-encodes only the applications that changed.
 
-use std::collections::HashMap;
+use crate::maps::HashMap;
 
 #[derive(Debug)]
 pub(crate) struct Versions {
@@ -17,7 +17,7 @@ impl Default for Versions {
     fn default() -> Versions {
         Versions {
             global: 1,
-            by_app: HashMap::new(),
+            by_app: HashMap::default(),
         }
     }
 }

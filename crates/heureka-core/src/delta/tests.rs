@@ -188,3 +188,83 @@ fn register_cancel_loop_keeps_one_delta_item_per_instance() {
         vec![entry("ORDERS", "o1", ActionType::Deleted)]
     );
 }
+
+#[test]
+fn reregister_after_cancel_leaves_one_delta_item() {
+    let mut registry = registry();
+    register_all(&mut registry, &[("a", "a1")], 0);
+    registry.cancel("a", "a1", Origin::Client, 10);
+    register_all(&mut registry, &[("a", "a1")], 20);
+    assert_eq!(registry.recently_changed_len(), 1);
+}
+
+#[test]
+fn reregister_after_cancel_forgets_the_tombstone_index_entry() {
+    let mut registry = registry();
+    register_all(&mut registry, &[("a", "a1")], 0);
+    registry.cancel("a", "a1", Origin::Client, 10);
+    register_all(&mut registry, &[("a", "a1")], 20);
+    assert!(registry.recently_changed.deleted.is_empty());
+}
+
+#[test]
+fn change_after_its_earlier_item_was_purged_queues_one_item() {
+    // The lease still holds the purged item's number; replacing it must drop nothing else.
+    let mut registry = registry();
+    register_all(&mut registry, &[("a", "a1")], 0);
+    registry.purge_recently_changed(200_000);
+    register_all(&mut registry, &[("b", "b1")], 200_000);
+    registry.set_status_override("a", "a1", OutOfService, None, Origin::Client, 200_001);
+    assert_eq!(
+        delta_entries(&registry),
+        vec![
+            entry("B", "b1", ActionType::Added),
+            entry("A", "a1", ActionType::Modified)
+        ]
+    );
+}
+
+#[test]
+fn cancel_after_its_earlier_item_was_purged_queues_one_deleted_item() {
+    let mut registry = registry();
+    register_all(&mut registry, &[("a", "a1")], 0);
+    registry.purge_recently_changed(200_000);
+    registry.cancel("a", "a1", Origin::Client, 200_001);
+    assert_eq!(
+        delta_entries(&registry),
+        vec![entry("A", "a1", ActionType::Deleted)]
+    );
+}
+
+#[test]
+fn purge_of_a_deleted_item_forgets_its_tombstone_index_entry() {
+    let mut registry = registry();
+    register_all(&mut registry, &[("a", "a1")], 0);
+    registry.cancel("a", "a1", Origin::Client, 10);
+    registry.purge_recently_changed(200_000);
+    assert_eq!(registry.recently_changed_len(), 0);
+    assert!(registry.recently_changed.deleted.is_empty());
+}
+
+#[test]
+fn reregister_after_its_deleted_item_was_purged_queues_one_added_item() {
+    let mut registry = registry();
+    register_all(&mut registry, &[("a", "a1")], 0);
+    registry.cancel("a", "a1", Origin::Client, 10);
+    registry.purge_recently_changed(200_000);
+    register_all(&mut registry, &[("a", "a1")], 200_001);
+    assert_eq!(
+        delta_entries(&registry),
+        vec![entry("A", "a1", ActionType::Added)]
+    );
+}
+
+#[test]
+fn register_cancel_loop_keeps_one_tombstone_index_entry() {
+    let mut registry = registry();
+    for round in 0..100 {
+        registry.register(instance("orders", "o1"), Origin::Client, round * 2);
+        registry.cancel("orders", "o1", Origin::Client, round * 2 + 1);
+    }
+    assert_eq!(registry.recently_changed.deleted.len(), 1);
+}

@@ -1,0 +1,121 @@
+//! The hash maps and sets the registry keeps, all with one hasher.
+//!
+//! foldhash instead of std's SipHash: the registry hashes app names and instance ids on every
+//! write and rehashes a whole map when it grows, under the registry lock; with SipHash a lease
+//! map's resize took about 1.5 times as long (`bench/results/regcpu.md`). The keys come from clients, so the
+//! hasher must not be predictable (HashDoS): foldhash's `RandomState` seeds each map from a
+//! per-process random seed, so an attacker cannot precompute colliding ids offline, which is
+//! the protection std's random SipHash keys give a hash table too.
+
+use std::hash::BuildHasher;
+
+use hashbrown::hash_table::Entry;
+
+use crate::lease::Lease;
+use crate::stored::Name;
+
+/// A hash map with foldhash's randomly seeded hasher; make one with `default()`.
+pub(crate) type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
+
+/// A hash set with foldhash's randomly seeded hasher; make one with `default()`.
+pub(crate) type HashSet<T> = std::collections::HashSet<T, foldhash::fast::RandomState>;
+
+/// One application's leases by case-sensitive instance id.
+///
+/// A hash table whose entries keep their id's hash. A map that grows moves every entry to a
+/// table twice the size, in one call under the registry lock, and std's map hashes each key
+/// again to do it: a cache miss on the id's heap copy and a hash per entry, about 0.34 µs,
+/// 155 ms for the resize at 458,752 instances of one application. Moving entries that carry
+/// their hash reads no id (`bench/results/regcpu.md`).
+#[derive(Debug, Default)]
+pub(crate) struct LeaseMap {
+    table: hashbrown::HashTable<Slot>,
+    hasher: foldhash::fast::RandomState,
+}
+
+#[derive(Debug)]
+struct Slot {
+    hash: u64,
+    /// Shared with the instance's delta-queue item, so one copy serves both.
+    id: Name,
+    lease: Lease,
+}
+
+impl LeaseMap {
+    fn hash(&self, id: &str) -> u64 {
+        self.hasher.hash_one(id)
+    }
+
+    fn slot(&self, id: &str) -> Option<&Slot> {
+        self.table
+            .find(self.hash(id), |slot| slot.id.as_ref() == id)
+    }
+
+    pub(crate) fn get(&self, id: &str) -> Option<&Lease> {
+        self.slot(id).map(|slot| &slot.lease)
+    }
+
+    /// The lease and the map's shared copy of its id.
+    pub(crate) fn get_key_value(&self, id: &str) -> Option<(&Name, &Lease)> {
+        self.slot(id).map(|slot| (&slot.id, &slot.lease))
+    }
+
+    pub(crate) fn get_mut(&mut self, id: &str) -> Option<&mut Lease> {
+        let hash = self.hash(id);
+        self.table
+            .find_mut(hash, |slot| slot.id.as_ref() == id)
+            .map(|slot| &mut slot.lease)
+    }
+
+    pub(crate) fn contains_key(&self, id: &str) -> bool {
+        self.slot(id).is_some()
+    }
+
+    /// Removes the lease, handing back the map's shared copy of its id with it.
+    pub(crate) fn remove_entry(&mut self, id: &str) -> Option<(Name, Lease)> {
+        let hash = self.hash(id);
+        let entry = self
+            .table
+            .find_entry(hash, |slot| slot.id.as_ref() == id)
+            .ok()?;
+        let (slot, _) = entry.remove();
+        Some((slot.id, slot.lease))
+    }
+
+    /// Inserts or replaces the lease of `id`.
+    pub(crate) fn insert(&mut self, id: Name, lease: Lease) {
+        let hash = self.hash(&id);
+        match self.table.entry(
+            hash,
+            |slot| slot.id == id,
+            // Growing reads the stored hashes only.
+            |slot| slot.hash,
+        ) {
+            Entry::Occupied(mut occupied) => occupied.get_mut().lease = lease,
+            Entry::Vacant(vacant) => {
+                vacant.insert(Slot { hash, id, lease });
+            }
+        }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.table.len()
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.table.is_empty()
+    }
+
+    /// The leases with their ids, in no particular order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&Name, &Lease)> {
+        self.table.iter().map(|slot| (&slot.id, &slot.lease))
+    }
+
+    /// The leases, in no particular order.
+    pub(crate) fn values(&self) -> impl Iterator<Item = &Lease> {
+        self.table.iter().map(|slot| &slot.lease)
+    }
+}
+
+#[cfg(test)]
+mod tests;
