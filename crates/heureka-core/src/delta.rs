@@ -174,6 +174,17 @@ impl RecentlyChanged {
     pub(crate) fn latest(&self) -> impl Iterator<Item = &ChangeItem> {
         self.items.values()
     }
+
+    /// [`RecentlyChanged::latest`] with each item's sequence number.
+    pub(crate) fn numbered(&self) -> impl Iterator<Item = (u64, &ChangeItem)> {
+        self.items.iter().map(|(seq, item)| (*seq, item))
+    }
+
+    /// The item with this sequence number, if it is still queued (not replaced by a later
+    /// item of its instance, nor purged).
+    pub(crate) fn item(&self, seq: u64) -> Option<&ChangeItem> {
+        self.items.get(&seq)
+    }
 }
 
 #[cfg(test)]

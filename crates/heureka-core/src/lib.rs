@@ -39,7 +39,7 @@ pub use model::{
     ActionType, Application, Applications, DataCenterClass, DataCenterInfo, Instance,
     InstanceStatus, LeaseInfo, Millis, Port,
 };
-pub use reads::{ApplicationVersion, DeltaApplication, StatusCount};
+pub use reads::{ApplicationVersion, DeltaApplication, DeltaItems, StatusCount};
 pub use registry::{
     EvictionReport, Origin, Registry, RegistryPolicy, RenewOutcome, SelfPreservation,
 };

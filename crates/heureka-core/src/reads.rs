@@ -267,7 +267,29 @@ pub struct DeltaApplication<'a> {
     pub version: u64,
     /// How many of its instances the delta holds.
     pub instances: usize,
-    items: Vec<&'a ChangeItem>,
+    /// Its items, in queue order, with their sequence numbers.
+    items: Vec<(u64, &'a ChangeItem)>,
+}
+
+impl DeltaApplication<'_> {
+    /// The sequence numbers of its items, in queue order: what
+    /// [`Registry::delta_application_items`] takes to show them again later, after the
+    /// registry has been unlocked in between.
+    pub fn item_numbers(&self) -> Vec<u64> {
+        self.items.iter().map(|(seq, _)| *seq).collect()
+    }
+}
+
+/// What [`Registry::delta_application_items`] found of an application's delta items.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeltaItems {
+    /// The application's version now ([`Registry::application_version`]).
+    pub version: u64,
+    /// How many of the items are still queued.
+    pub queued: usize,
+    /// Those items' instances as [`Registry::delta_application`] shows them; None if none
+    /// can be shown.
+    pub application: Option<Application>,
 }
 
 impl Registry {
@@ -279,7 +301,7 @@ impl Registry {
     pub fn delta_applications(&self) -> Vec<DeltaApplication<'_>> {
         let mut groups: Vec<DeltaApplication<'_>> = Vec::new();
         let mut group_index: HashMap<&str, usize> = HashMap::default();
-        for item in self.recently_changed.latest() {
+        for (seq, item) in self.recently_changed.numbered() {
             let index = *group_index.entry(&item.app).or_insert_with(|| {
                 groups.push(DeltaApplication {
                     name: &item.app,
@@ -290,7 +312,7 @@ impl Registry {
                 groups.len() - 1
             });
             groups[index].instances += 1;
-            groups[index].items.push(item);
+            groups[index].items.push((seq, item));
         }
         groups
     }
@@ -319,12 +341,36 @@ impl Registry {
         let instances: Vec<Instance> = entry
             .items
             .iter()
-            .filter_map(|item| self.delta_item_instance(item))
+            .filter_map(|(_, item)| self.delta_item_instance(item))
             .collect();
         (!instances.is_empty()).then(|| Application {
             name: entry.name.to_owned(),
             instances,
         })
+    }
+
+    /// An application's delta items by their [`DeltaApplication::item_numbers`], taken
+    /// earlier: those still queued, as the delta shows them now. Items queued since are not
+    /// among them, but each came with a visible change to the application, so `version`
+    /// tells: the same version and number of items as the delta now holds for it means the
+    /// same items.
+    pub fn delta_application_items(&self, app: &str, numbers: &[u64]) -> DeltaItems {
+        let queued: Vec<&ChangeItem> = numbers
+            .iter()
+            .filter_map(|seq| self.recently_changed.item(*seq))
+            .collect();
+        let instances: Vec<Instance> = queued
+            .iter()
+            .filter_map(|item| self.delta_item_instance(item))
+            .collect();
+        DeltaItems {
+            version: self.application_version(app),
+            queued: queued.len(),
+            application: (!instances.is_empty()).then(|| Application {
+                name: app.to_owned(),
+                instances,
+            }),
+        }
     }
 }
 

@@ -17,9 +17,10 @@
 //! ([`CachedBody`]).
 //!
 //! A build settles which runs make the document under the registry lock, so a document is one
-//! registry version's. Before that, a full-document build with many runs to encode copies
-//! them out of the registry a batch at a time and encodes them between locks
-//! ([`Runs::encode_stale_unlocked`]), so heartbeats do not wait seconds for a large build.
+//! registry version's. Before that, a build with many runs to encode copies them out of the
+//! registry a batch at a time and encodes and compresses them between locks
+//! ([`Runs::encode_stale_unlocked`]), so heartbeats do not wait seconds for a large build and
+//! the build never holds a whole document's plain bytes.
 //!
 //! Every body is built at most once per registry version, format and encoding, by the first
 //! request that finds it missing, while the others wait for it (one build lock per document
@@ -41,7 +42,7 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use flate2::{Compress, Compression, Crc, FlushCompress};
-use heureka_core::{Application, Applications, Registry};
+use heureka_core::{Application, ApplicationVersion, Applications, DeltaApplication, Registry};
 use heureka_wire::{ApplicationsPieces, Format};
 use hyper::body::{Frame, SizeHint};
 use parking_lot::Mutex;
@@ -179,21 +180,58 @@ pub(crate) trait Source: Send + Sync + 'static {
         kept: &dyn Fn(&[Member<'_>]) -> bool,
     ) -> (Vec<u8>, Vec<Planned>);
 
-    /// Under the registry lock, before the plan: the runs it would encode now, by their
-    /// applications' names, for [`Runs::encode_stale_unlocked`]. Empty where one application
-    /// cannot be read alone later (the delta's are its queue items, found by walking the
-    /// whole queue), so all of that document's encoding stays in its plan.
-    fn stale_runs(_registry: &Registry, _kept: &dyn Fn(&[Member<'_>]) -> bool) -> Vec<StaleRun> {
-        Vec::new()
-    }
+    /// Under the registry lock, before the plan: the runs it would encode now, for
+    /// [`Runs::encode_stale_unlocked`] to copy out later.
+    fn stale_runs(registry: &Registry, kept: &dyn Fn(&[Member<'_>]) -> bool) -> Vec<StaleRun>;
+
+    /// Under a later registry lock: a stale run's applications as they are now, each with
+    /// the key it has now (so the two agree).
+    fn copy_run(registry: &Registry, run: &StaleRun) -> (RunMembers, Vec<Application>);
 }
 
-/// A run that a build must encode again: its applications' names, and how many instances
-/// they held when it was found stale.
+/// A run that a build must encode again, as found under one lock to be copied under another:
+/// its applications and how many instances they held.
 #[derive(Debug)]
 pub(crate) struct StaleRun {
-    names: Vec<String>,
+    apps: Vec<StaleApp>,
     instances: usize,
+}
+
+/// One application of a [`StaleRun`]: its name and, in the delta, its items' numbers.
+#[derive(Debug)]
+struct StaleApp {
+    name: String,
+    items: Vec<u64>,
+}
+
+/// The stale runs among a document's members, each application with what `items` gives.
+fn stale_among<'a, E>(
+    applications: &'a [E],
+    member: impl Fn(&'a E) -> Member<'a>,
+    items: impl Fn(&'a E) -> Vec<u64>,
+    kept: &dyn Fn(&[Member<'_>]) -> bool,
+) -> Vec<StaleRun> {
+    let mut start = 0;
+    let mut stale = Vec::new();
+    for run in group_runs(applications.iter().map(&member)) {
+        let of_run = &applications[start..start + run.len()];
+        start += run.len();
+        if kept(&run) {
+            continue;
+        }
+        stale.push(StaleRun {
+            apps: run
+                .iter()
+                .zip(of_run)
+                .map(|(member, application)| StaleApp {
+                    name: member.name.to_owned(),
+                    items: items(application),
+                })
+                .collect(),
+            instances: run.iter().map(|member| member.key.1).sum(),
+        });
+    }
+    stale
 }
 
 /// The full document (`GET /apps`): applications by name, keyed by the version of their last
@@ -220,10 +258,7 @@ impl Source for Full {
         let applications = registry.application_versions();
         let plan = plan_runs(
             &applications,
-            |application| Member {
-                name: application.name,
-                key: (application.version, application.instances),
-            },
+            full_member,
             kept,
             |application| registry.application(application.name),
             pieces,
@@ -233,18 +268,24 @@ impl Source for Full {
 
     fn stale_runs(registry: &Registry, kept: &dyn Fn(&[Member<'_>]) -> bool) -> Vec<StaleRun> {
         let applications = registry.application_versions();
-        let members = applications.iter().map(|application| Member {
-            name: application.name,
-            key: (application.version, application.instances),
-        });
-        group_runs(members)
-            .into_iter()
-            .filter(|run| !kept(run))
-            .map(|run| StaleRun {
-                names: run.iter().map(|member| member.name.to_owned()).collect(),
-                instances: run.iter().map(|member| member.key.1).sum(),
-            })
-            .collect()
+        stale_among(&applications, full_member, |_| Vec::new(), kept)
+    }
+
+    /// An application gone since keeps its name with no instances: the plan will not find
+    /// it so, and encodes that run again.
+    fn copy_run(registry: &Registry, run: &StaleRun) -> (RunMembers, Vec<Application>) {
+        let mut members = Vec::with_capacity(run.apps.len());
+        let mut applications = Vec::with_capacity(run.apps.len());
+        for StaleApp { name, .. } in &run.apps {
+            let application = registry.application(name);
+            let instances = application.as_ref().map_or(0, |app| app.instances.len());
+            members.push((
+                name.clone(),
+                (registry.application_version(name), instances),
+            ));
+            applications.extend(application);
+        }
+        (members, applications)
     }
 }
 
@@ -257,16 +298,54 @@ impl Source for Delta {
         let applications = registry.delta_applications();
         let plan = plan_runs(
             &applications,
-            |application| Member {
-                name: application.name,
-                key: (application.version, application.instances),
-            },
+            delta_member,
             kept,
             |application| registry.delta_application(application),
             pieces,
         );
         let versions_delta = i64::try_from(registry.version()).unwrap_or(i64::MAX);
         (pieces.head(versions_delta, &registry.full_hashcode()), plan)
+    }
+
+    fn stale_runs(registry: &Registry, kept: &dyn Fn(&[Member<'_>]) -> bool) -> Vec<StaleRun> {
+        let applications = registry.delta_applications();
+        stale_among(
+            &applications,
+            delta_member,
+            DeltaApplication::item_numbers,
+            kept,
+        )
+    }
+
+    /// Items replaced or purged since are left out, and the key counts only those still
+    /// queued; items queued since are missing, but they moved the application's version.
+    /// Either way the plan finds the key moved where the content did, and encodes that run
+    /// again.
+    fn copy_run(registry: &Registry, run: &StaleRun) -> (RunMembers, Vec<Application>) {
+        let mut members = Vec::with_capacity(run.apps.len());
+        let mut applications = Vec::with_capacity(run.apps.len());
+        for StaleApp { name, items } in &run.apps {
+            let copied = registry.delta_application_items(name, items);
+            members.push((name.clone(), (copied.version, copied.queued)));
+            applications.extend(copied.application);
+        }
+        (members, applications)
+    }
+}
+
+/// The full document's member for an application: keyed by its version and size.
+fn full_member<'a>(application: &'a ApplicationVersion<'_>) -> Member<'a> {
+    Member {
+        name: application.name,
+        key: (application.version, application.instances),
+    }
+}
+
+/// The delta's member for an application: keyed by its version and number of delta items.
+fn delta_member<'a>(application: &'a DeltaApplication<'_>) -> Member<'a> {
+    Member {
+        name: application.name,
+        key: (application.version, application.instances),
     }
 }
 
@@ -632,7 +711,7 @@ impl Runs {
                     let registry = registry.lock();
                     batch
                         .iter()
-                        .map(|run| copy_run(&registry, &run.names))
+                        .map(|run| S::copy_run(&registry, run))
                         .collect()
                 };
                 for (members, applications) in copied {
@@ -855,24 +934,6 @@ fn group_runs<'a>(members: impl Iterator<Item = Member<'a>>) -> Vec<Vec<Member<'
         runs.push(run);
     }
     runs
-}
-
-/// A run's applications as the registry holds them now, with the keys they have now (one
-/// lock, so the two agree). An application gone since keeps its name with no instances:
-/// the plan will not find it so, and encodes that run again.
-fn copy_run(registry: &Registry, names: &[String]) -> (RunMembers, Vec<Application>) {
-    let mut members = Vec::with_capacity(names.len());
-    let mut applications = Vec::with_capacity(names.len());
-    for name in names {
-        let application = registry.application(name);
-        let instances = application.as_ref().map_or(0, |app| app.instances.len());
-        members.push((
-            name.clone(),
-            (registry.application_version(name), instances),
-        ));
-        applications.extend(application);
-    }
-    (members, applications)
 }
 
 /// Stale runs in batches of at least `instances` instances (the last one smaller).
@@ -1213,6 +1274,65 @@ mod tests {
             read(&body, Encoding::Gzip),
             whole_full(&registry, Format::Xml)
         );
+    }
+
+    #[test]
+    fn a_large_delta_build_encodes_before_its_plan_and_the_plan_keeps_all_of_it() {
+        let registry = registry_with(1_500, 4);
+        let pieces = ApplicationsPieces {
+            format: Format::Json,
+        };
+        let max_age = Duration::from_secs(180);
+        let mut runs = Runs::default();
+        runs.encode_stale_unlocked::<Delta>(&registry, pieces, max_age, PLAIN);
+        let encoded = plain_runs(&runs);
+        assert!(encoded.len() > 10, "the pass encoded the runs");
+        runs.replan::<Delta>(&registry, pieces, max_age, PLAIN);
+        let planned = plain_runs(&runs);
+        assert_eq!(planned.len(), encoded.len());
+        assert!(planned
+            .iter()
+            .all(|(name, plain)| encoded[name].as_ptr() == plain.as_ptr()));
+        let body = CachedBody::one(runs.gzip_body(pieces, true));
+        assert_eq!(
+            read(&body, Encoding::Gzip),
+            whole_delta(&registry, Format::Json)
+        );
+    }
+
+    #[test]
+    fn delta_changes_after_the_unlocked_encoding_are_encoded_again_by_the_plan() {
+        let registry = registry_with(1_500, 4);
+        let pieces = ApplicationsPieces {
+            format: Format::Xml,
+        };
+        let max_age = Duration::from_secs(180);
+        let mut runs = Runs::default();
+        runs.encode_stale_unlocked::<Delta>(&registry, pieces, max_age, PLAIN);
+        register(&registry, "APP-42", "APP-42-new");
+        // Replaces APP-7's live item by a DELETED one: same number of items.
+        let now = registry.lock().version() as i64;
+        assert!(registry
+            .lock()
+            .cancel("APP-7", "APP-7-1", heureka_core::Origin::Client, now));
+        runs.replan::<Delta>(&registry, pieces, max_age, PLAIN);
+        let body = CachedBody::one(runs.gzip_body(pieces, true));
+        assert_eq!(
+            read(&body, Encoding::Gzip),
+            whole_delta(&registry, Format::Xml)
+        );
+    }
+
+    #[test]
+    fn large_delta_fetches_equal_a_whole_encoding_in_both_formats() {
+        let registry = registry_with(1_500, 4);
+        let cache = DeltaCache::new(Duration::from_secs(180));
+        for format in FORMATS {
+            for encoding in Encoding::ALL {
+                let body = cache.get(&registry, format, encoding);
+                assert_eq!(read(&body, encoding), whole_delta(&registry, format));
+            }
+        }
     }
 
     #[test]

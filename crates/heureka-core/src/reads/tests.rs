@@ -280,3 +280,43 @@ fn status_counts_group_instances_by_application_and_status() {
         .collect();
     assert_eq!(counts, [("A", Down, 1), ("A", Up, 2), ("B", Up, 1)]);
 }
+
+#[test]
+fn delta_items_taken_by_number_show_what_the_delta_shows_for_them_now() {
+    let mut registry = registry();
+    register_all(
+        &mut registry,
+        &[("APP", "a"), ("APP", "b"), ("OTHER", "c")],
+        1,
+    );
+    let numbers: Vec<(String, Vec<u64>)> = registry
+        .delta_applications()
+        .iter()
+        .map(|app| (app.name.to_owned(), app.item_numbers()))
+        .collect();
+    for (entry, (name, numbers)) in registry.delta_applications().iter().zip(&numbers) {
+        let items = registry.delta_application_items(name, numbers);
+        assert_eq!(items.version, entry.version);
+        assert_eq!(items.queued, entry.instances);
+        assert_eq!(items.application, registry.delta_application(entry));
+    }
+}
+
+#[test]
+fn delta_items_replaced_since_are_not_shown_and_the_version_says_so() {
+    let mut registry = registry();
+    register_all(&mut registry, &[("APP", "a"), ("APP", "b")], 1);
+    let before = &registry.delta_applications()[0];
+    let (version, numbers) = (before.version, before.item_numbers());
+    assert!(registry.cancel("APP", "a", Origin::Client, 2));
+    let items = registry.delta_application_items("APP", &numbers);
+    assert_eq!(items.queued, 1, "a's live item gave way to its DELETED one");
+    assert_ne!(items.version, version);
+    let shown: Vec<&str> = items
+        .application
+        .iter()
+        .flat_map(|app| &app.instances)
+        .filter_map(|i| i.instance_id.as_deref())
+        .collect();
+    assert_eq!(shown, ["b"]);
+}
