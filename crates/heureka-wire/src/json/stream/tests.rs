@@ -370,10 +370,32 @@ fn registry_edge_cases_read_the_same() {
         r#"{"applications":{"application":[]}} x"#,
         r#"{"application":{"name":"a"},"application":[]}"#,
         r#"{"applications":{"\u0061pplication":{"name":"a"}}}"#,
+        r#"{"applications":{"application":{"instance":5}},"applications":{}}"#,
+        r#"{"applications":{},"applications":{"application":{"instance":5}}}"#,
     ];
     for body in bodies {
         same_registry(body.as_bytes()).ok();
         same_application(body.as_bytes()).ok();
+    }
+}
+
+/// serde_json's nesting limit falls at the same depth for both readers, counted from the root
+/// through the application and instance lists.
+#[test]
+fn deep_nesting_inside_an_instance_fails_at_the_same_depth() {
+    for depth in 110..130 {
+        let body = format!(
+            r#"{{"applications":{{"application":[{{"instance":[{{"unknown":{}{}}}]}}]}}}}"#,
+            "[".repeat(depth),
+            "]".repeat(depth)
+        );
+        same_registry(body.as_bytes()).ok();
+        let one = format!(
+            r#"{{"application":{{"instance":{{"unknown":{}{}}}}}}}"#,
+            "[".repeat(depth),
+            "]".repeat(depth)
+        );
+        same_application(one.as_bytes()).ok();
     }
 }
 
