@@ -3,10 +3,10 @@
 //! a real boolean for `isCoordinatingDiscoveryServer`, `port`/`metadata` at the end).
 //!
 //! The body is parsed into an order-preserving [`Node`] tree first, which keeps the
-//! field-by-field rules simple for whole registry documents and replication batches. `null`
-//! anywhere means "absent", unknown fields are skipped at any depth, and every value error names
-//! its field. A register body alone is read without the tree, by [`super::stream`], to the same
-//! rules.
+//! field-by-field rules simple for replication batches. `null` anywhere means "absent", unknown
+//! fields are skipped at any depth, and every value error names its field. A register body, an
+//! application and a whole registry document are read without the tree, by [`super::stream`], to
+//! the same rules; the tree readers for them stay here, for tests, as the oracle.
 
 use std::collections::BTreeMap;
 
@@ -18,7 +18,7 @@ use crate::fields::{self, InstanceBuilder, Scalar};
 use crate::DecodeError;
 
 /// `versions__delta` when a document has none (the default of Java's `Applications`).
-const NO_VERSION: i64 = -1;
+pub(crate) const NO_VERSION: i64 = -1;
 
 /// The tree reader's register body, which [`super::stream::instance`] must match exactly.
 #[cfg(test)]
@@ -28,13 +28,28 @@ pub(crate) fn instance(body: &[u8], now: Millis) -> Result<Instance, DecodeError
     read_instance(node, now)
 }
 
+/// A single-application document, read without a tree by [`super::stream::application`].
 pub(crate) fn application(body: &[u8]) -> Result<Application, DecodeError> {
+    super::stream::application(body)
+}
+
+/// A registry document, read without a tree by [`super::stream::applications`]: at 1,000,000
+/// instances the tree of a full fetch took several times the registry's own memory.
+pub(crate) fn applications(body: &[u8]) -> Result<Applications, DecodeError> {
+    super::stream::applications(body)
+}
+
+/// The tree reader's single-application document, which the streaming one must match exactly.
+#[cfg(test)]
+pub(crate) fn tree_application(body: &[u8]) -> Result<Application, DecodeError> {
     let root = parse(body)?;
     let node = unwrap_root(&root, "application", r#"a JSON object {"application":{…}}"#)?;
     read_application(node).map_err(|e| e.within("application"))
 }
 
-pub(crate) fn applications(body: &[u8]) -> Result<Applications, DecodeError> {
+/// The tree reader's registry document, which the streaming one must match exactly.
+#[cfg(test)]
+pub(crate) fn tree_applications(body: &[u8]) -> Result<Applications, DecodeError> {
     let root = parse(body)?;
     let node = unwrap_root(
         &root,
@@ -74,6 +89,7 @@ pub(crate) fn applications(body: &[u8]) -> Result<Applications, DecodeError> {
     Ok(apps)
 }
 
+#[cfg(test)]
 fn read_application(node: &Node) -> Result<Application, DecodeError> {
     let Node::Object(entries) = node else {
         return Err(DecodeError::field("", "is not an object"));
@@ -99,6 +115,7 @@ fn read_application(node: &Node) -> Result<Application, DecodeError> {
 }
 
 /// `application` and `instance` may be an array or, from older servers, a single object.
+#[cfg(test)]
 fn list<T>(
     node: &Node,
     name: &str,
@@ -268,6 +285,7 @@ pub(crate) fn malformed(e: serde_json::Error) -> DecodeError {
 
 /// The Java server requires the wrapper object (`{"instance":{…}}`) and answers 400 without it;
 /// so do we. Other keys beside the wrapper are ignored.
+#[cfg(test)]
 fn unwrap_root<'a>(
     root: &'a Node,
     key: &str,

@@ -1,8 +1,10 @@
-//! Reading a register body straight into an [`Instance`], with no syntax tree in between.
+//! Reading a register body straight into an [`Instance`], with no syntax tree in between; and,
+//! in [`registry`], a whole registry document or one application into its model the same way.
 //!
 //! A registration is the server's most frequent write with a body, and building the
 //! order-preserving [`Node`](super::tree::Node) tree for it (a `String` per key and value, a
-//! `Vec` per object) cost about a fifth of its CPU. This reader walks the same document with
+//! `Vec` per object) cost about a fifth of its CPU; for a full registry read on a peer's start-up
+//! sync the tree took several times the registry's memory. This reader walks the same document with
 //! serde's visitors and feeds each value to the same [`InstanceBuilder`] rules as it is read, so
 //! it accepts exactly what the tree reader accepts and fails with the same message:
 //!
@@ -14,7 +16,7 @@
 //!   whose fast path neither checks UTF-8 in strings, number ranges nor the nesting limit that
 //!   parsing a tree enforces.
 //!
-//! `tests` in this module checks the two readers against each other.
+//! `tests` in this module checks the two readers against each other, for all three documents.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -32,19 +34,43 @@ type Outcome = Result<(), DecodeError>;
 
 /// `{"instance":{…}}` read straight into an instance; see the module docs.
 pub(crate) fn instance(body: &[u8], now: Millis) -> Result<Instance, DecodeError> {
+    document(
+        body,
+        "instance",
+        r#"a JSON object {"instance":{…}}"#,
+        InstanceObject { now },
+    )
+}
+
+/// Reads a document whose root wraps one object under `key`, as Eureka's documents do. The last
+/// `key` counts, and only when it holds an object; otherwise the root is wrong.
+fn document<T, R>(
+    body: &[u8],
+    key: &'static str,
+    expected: &'static str,
+    reader: R,
+) -> Result<T, DecodeError>
+where
+    R: for<'de> ObjectReader<'de, Out = T>,
+{
     let body = prepare(body)?;
     let mut deserializer = serde_json::Deserializer::from_slice(body);
-    let root = Value(Root { now })
+    let root = Value(Root { key, reader })
         .deserialize(&mut deserializer)
         .and_then(|root| deserializer.end().map(|()| root))
         .map_err(malformed)?;
     match root {
-        // The last `instance` key counts, and only when it holds an object.
-        Some(Some(instance)) => instance,
-        _ => Err(DecodeError::WrongRoot {
-            expected: r#"a JSON object {"instance":{…}}"#,
-        }),
+        Some(Some(read)) => read,
+        _ => Err(DecodeError::WrongRoot { expected }),
     }
+}
+
+/// Reads one kind of object (an instance, an application, a registry) from its entries.
+/// `Copy`, so that a reader can be handed to every item of an array.
+trait ObjectReader<'de>: Copy {
+    type Out;
+    /// The object, or its first field error; the map is consumed either way.
+    fn read<A: MapAccess<'de>>(self, map: A) -> Result<Result<Self::Out, DecodeError>, A::Error>;
 }
 
 /// What one JSON value means to its reader, by kind. `seq` and `map` must consume everything.
@@ -168,29 +194,30 @@ fn entries<'de, A: MapAccess<'de>>(
     Ok(outcome)
 }
 
-/// The document's root: `Some(instance)` when the last `instance` key holds an object.
-struct Root {
-    now: Millis,
+/// The document's root: `Some(Some(object))` when the last `key` holds an object.
+struct Root<R> {
+    key: &'static str,
+    reader: R,
 }
 
-type RootOut = Option<Option<Result<Instance, DecodeError>>>;
+type RootOut<T> = Option<Option<Result<T, DecodeError>>>;
 
-impl<'de> Handler<'de> for Root {
-    type Out = RootOut;
-    fn null(self) -> RootOut {
+impl<'de, R: ObjectReader<'de>> Handler<'de> for Root<R> {
+    type Out = RootOut<R::Out>;
+    fn null(self) -> Self::Out {
         None
     }
-    fn scalar(self, _: Scalar<'_>) -> RootOut {
+    fn scalar(self, _: Scalar<'_>) -> Self::Out {
         None
     }
-    fn seq<A: SeqAccess<'de>>(self, seq: A) -> Result<RootOut, A::Error> {
+    fn seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Out, A::Error> {
         Skip.seq(seq).map(|()| None)
     }
-    fn map<A: MapAccess<'de>>(self, mut map: A) -> Result<RootOut, A::Error> {
+    fn map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Out, A::Error> {
         let mut last = None;
         while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
-            if key == "instance" {
-                last = map.next_value_seed(Value(Wrapped { now: self.now }))?;
+            if key == self.key {
+                last = map.next_value_seed(Value(Wrapped(self.reader)))?;
             } else {
                 map.next_value_seed(Value(Skip))?;
             }
@@ -199,25 +226,34 @@ impl<'de> Handler<'de> for Root {
     }
 }
 
-/// The value of `instance`: an instance when it is an object, `None` otherwise.
-struct Wrapped {
+/// The value under the root's key: the object when it is one, `None` otherwise.
+struct Wrapped<R>(R);
+
+impl<'de, R: ObjectReader<'de>> Handler<'de> for Wrapped<R> {
+    type Out = Option<Result<R::Out, DecodeError>>;
+    fn null(self) -> Self::Out {
+        None
+    }
+    fn scalar(self, _: Scalar<'_>) -> Self::Out {
+        None
+    }
+    fn seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Out, A::Error> {
+        Skip.seq(seq).map(|()| None)
+    }
+    fn map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Out, A::Error> {
+        self.0.read(map).map(Some)
+    }
+}
+
+/// An instance object, fields applied in document order through [`InstanceBuilder`].
+#[derive(Clone, Copy)]
+struct InstanceObject {
     now: Millis,
 }
 
-type WrappedOut = Option<Result<Instance, DecodeError>>;
-
-impl<'de> Handler<'de> for Wrapped {
-    type Out = WrappedOut;
-    fn null(self) -> WrappedOut {
-        None
-    }
-    fn scalar(self, _: Scalar<'_>) -> WrappedOut {
-        None
-    }
-    fn seq<A: SeqAccess<'de>>(self, seq: A) -> Result<WrappedOut, A::Error> {
-        Skip.seq(seq).map(|()| None)
-    }
-    fn map<A: MapAccess<'de>>(self, map: A) -> Result<WrappedOut, A::Error> {
+impl<'de> ObjectReader<'de> for InstanceObject {
+    type Out = Instance;
+    fn read<A: MapAccess<'de>>(self, map: A) -> Result<Result<Instance, DecodeError>, A::Error> {
         let mut b = InstanceBuilder::new(self.now);
         let outcome = entries(map, |key, map| {
             // `null` anywhere means absent; each handler below treats it so.
@@ -232,11 +268,11 @@ impl<'de> Handler<'de> for Wrapped {
                 _ => map.next_value_seed(Value(TopField { b: &mut b, key })),
             }
         })?;
-        Ok(Some(outcome.map(|()| {
+        Ok(outcome.map(|()| {
             let mut instance = b.finish();
             fill_instance_id_from_metadata(&mut instance);
             instance
-        })))
+        }))
     }
 }
 
@@ -481,5 +517,8 @@ impl<'de> Handler<'de> for Text<'_> {
     }
 }
 
+mod registry;
 #[cfg(test)]
 mod tests;
+
+pub(crate) use registry::{application, applications};
