@@ -276,12 +276,18 @@ where
         let app = self.app.clone();
         let slot = Arc::clone(&self.slot);
         let timeouts = self.timeouts;
+        // A request without a body (a heartbeat, a fetch) has nothing left to wait for from
+        // the client, so it needs no timer.
+        let bodiless = request.body().is_end_stream();
         Box::pin(async move {
+            let request = request.map(Body::new);
             // The handler reads the body, so bounding the handler bounds the body; a trickle
             // of bytes does not reset it.
-            let handled =
-                tokio::time::timeout(timeouts.request_body, app.oneshot(request.map(Body::new)))
-                    .await;
+            let handled = if bodiless {
+                Ok(app.oneshot(request).await)
+            } else {
+                tokio::time::timeout(timeouts.request_body, app.oneshot(request)).await
+            };
             let response = match handled {
                 Ok(Ok(response)) => response,
                 Ok(Err(never)) => match never {},

@@ -11,14 +11,19 @@
 //! Each server has its own `prometheus_client::Registry` (no process-global recorder), so
 //! several servers in one process (the integration tests) never mix their numbers.
 
+use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 use std::time::Duration;
+
+use axum::extract::MatchedPath;
 
 use heureka_core::{Change, ChangeKind, Origin, SelfPreservation};
 use heureka_wire::Format;
 use parking_lot::Mutex;
 use prometheus_client::collector::Collector;
-use prometheus_client::encoding::{DescriptorEncoder, EncodeLabelSet, EncodeMetric};
+use prometheus_client::encoding::{
+    DescriptorEncoder, EncodeLabelSet, EncodeLabelValue, EncodeMetric, LabelValueEncoder,
+};
 use prometheus_client::metrics::counter::{ConstCounter, Counter};
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::{ConstGauge, Gauge};
@@ -41,8 +46,45 @@ const LATENCY_BUCKETS: [f64; 12] = [
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub(crate) struct RequestLabels {
     pub(crate) method: &'static str,
-    pub(crate) route: String,
+    pub(crate) route: RouteLabel,
     pub(crate) status: u16,
+}
+
+/// The route template a request matched, as the router holds it (shared, so a request copies
+/// a pointer, not the text), or `unmatched`.
+#[derive(Clone, Debug)]
+pub(crate) enum RouteLabel {
+    Matched(MatchedPath),
+    Unmatched,
+}
+
+impl RouteLabel {
+    fn as_str(&self) -> &str {
+        match self {
+            RouteLabel::Matched(path) => path.as_str(),
+            RouteLabel::Unmatched => "unmatched",
+        }
+    }
+}
+
+impl PartialEq for RouteLabel {
+    fn eq(&self, other: &RouteLabel) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for RouteLabel {}
+
+impl Hash for RouteLabel {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state);
+    }
+}
+
+impl EncodeLabelValue for RouteLabel {
+    fn encode(&self, encoder: &mut LabelValueEncoder<'_>) -> Result<(), std::fmt::Error> {
+        EncodeLabelValue::encode(&self.as_str(), encoder)
+    }
 }
 
 /// A server's metrics.

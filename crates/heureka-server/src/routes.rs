@@ -13,63 +13,82 @@ use axum::extract::DefaultBodyLimit;
 use axum::middleware;
 use axum::routing::{get, post, put};
 use axum::Router;
-use tower_http::decompression::RequestDecompressionLayer;
+use tower::ServiceBuilder;
 
 use crate::handlers::{actuator, apps, instances, overrides, replication, status};
-use crate::http::{auth, observe};
+use crate::http::{auth, decompress, observe};
 use crate::state::SharedState;
 use crate::{dashboard, events};
 
 /// The API router, before trailing-slash normalisation (see [`crate::serve`]).
+///
+/// The API's routes are registered at their full paths, under both prefixes, rather than
+/// nested: a nested router strips its prefix from every request, which rebuilds the URI, and
+/// adds a service to clone per request. The layers are one stack, applied once, for the same
+/// reason: each `Router::layer` boxes every route again.
 pub(crate) fn router(state: SharedState, base_path: &str, max_body_bytes: usize) -> Router {
-    let api = Router::new()
-        .route("/apps", get(apps::all))
-        .route("/apps/delta", get(apps::delta))
-        .route("/apps/{app}", get(apps::one).post(instances::register))
+    let guarded = api(&format!("{base_path}/v2"))
+        .merge(api(base_path))
+        .merge(dashboard::pages(&state))
+        .merge(actuator_behind_auth(&state));
+    // Outermost, so it times and logs every answer, 401s and unmatched paths included.
+    let observing = observe::ObserveLayer(state.clone());
+    // Without credentials configured every request passes, so the check is not installed.
+    let auth = state
+        .settings
+        .basic_auth_header
+        .is_some()
+        .then(|| middleware::from_fn_with_state(state.clone(), auth::require_basic_auth));
+    let guarded = guarded.layer(
+        ServiceBuilder::new()
+            .layer(observing.clone())
+            // Peers may gzip request bodies (`Content-Encoding: gzip`); unknown encodings get
+            // 415. Only requests that name an encoding pass through the decoder.
+            .layer(decompress::lazy())
+            // Applies to the decompressed body, so a small gzip bomb is still refused with 413.
+            .layer(DefaultBodyLimit::max(max_body_bytes))
+            .option_layer(auth),
+    );
+    guarded
+        // Merged last, its fallback is the one kept: unmatched paths are observed (as
+        // `unmatched`) and answered 404 whatever the credentials.
+        .merge(actuator_open(&state).layer(observing))
+        .with_state(state)
+}
+
+/// Every endpoint of the Eureka REST API, under `prefix`.
+fn api(prefix: &str) -> Router<SharedState> {
+    let at = |path: &str| format!("{prefix}{path}");
+    Router::new()
+        .route(&at("/apps"), get(apps::all))
+        .route(&at("/apps/delta"), get(apps::delta))
+        .route(&at("/apps/{app}"), get(apps::one).post(instances::register))
         .route(
-            "/apps/{app}/{id}",
+            &at("/apps/{app}/{id}"),
             get(instances::one)
                 .put(instances::renew)
                 .delete(instances::cancel),
         )
         .route(
-            "/apps/{app}/{id}/status",
+            &at("/apps/{app}/{id}/status"),
             put(overrides::set_status).delete(overrides::delete_status),
         )
-        .route("/apps/{app}/{id}/metadata", put(overrides::update_metadata))
-        .route("/instances/{id}", get(instances::by_id))
-        .route("/vips/{vip}", get(apps::vip))
-        .route("/svips/{svip}", get(apps::svip))
-        .route("/asg/{asg}/status", put(overrides::asg_status))
-        .route("/peerreplication/batch", post(replication::batch))
-        .route("/peerreplication/digest", get(replication::digest))
-        .route("/status", get(status::status))
-        .route("/events", get(events::stream::stream))
-        .route("/dashboard/summary", get(dashboard::summary))
-        .route("/dashboard/lastn", get(dashboard::lastn))
-        .route("/dashboard/dashboard.js", get(dashboard::script))
-        .route("/dashboard/dashboard.css", get(dashboard::style));
-
-    Router::new()
-        .nest(&format!("{base_path}/v2"), api.clone())
-        .nest(base_path, api)
-        .merge(dashboard::pages(&state))
-        .merge(actuator_behind_auth(&state))
-        .layer(middleware::from_fn_with_state(
-            state.clone(),
-            auth::require_basic_auth,
-        ))
-        // Applies to the decompressed body, so a small gzip bomb is still refused with 413.
-        .layer(DefaultBodyLimit::max(max_body_bytes))
-        // Peers may gzip request bodies (`Content-Encoding: gzip`); unknown encodings get 415.
-        .layer(RequestDecompressionLayer::new())
-        .merge(actuator_open(&state))
-        // Outermost, so it times and logs every answer, 401s and unmatched paths included.
-        .layer(middleware::from_fn_with_state(
-            state.clone(),
-            observe::observe,
-        ))
-        .with_state(state)
+        .route(
+            &at("/apps/{app}/{id}/metadata"),
+            put(overrides::update_metadata),
+        )
+        .route(&at("/instances/{id}"), get(instances::by_id))
+        .route(&at("/vips/{vip}"), get(apps::vip))
+        .route(&at("/svips/{svip}"), get(apps::svip))
+        .route(&at("/asg/{asg}/status"), put(overrides::asg_status))
+        .route(&at("/peerreplication/batch"), post(replication::batch))
+        .route(&at("/peerreplication/digest"), get(replication::digest))
+        .route(&at("/status"), get(status::status))
+        .route(&at("/events"), get(events::stream::stream))
+        .route(&at("/dashboard/summary"), get(dashboard::summary))
+        .route(&at("/dashboard/lastn"), get(dashboard::lastn))
+        .route(&at("/dashboard/dashboard.js"), get(dashboard::script))
+        .route(&at("/dashboard/dashboard.css"), get(dashboard::style))
 }
 
 /// The actuator endpoints that need credentials when authentication is on: info and the

@@ -5,67 +5,157 @@
 //! Credentials never reach a log line: only the method, path, query, status and time are
 //! written, never a header.
 
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{ready, Context, Poll};
 use std::time::Instant;
 
-use axum::extract::{MatchedPath, Request, State};
-use axum::http::{Method, StatusCode};
-use axum::middleware::Next;
+use axum::extract::{MatchedPath, Request};
+use axum::http::{Method, StatusCode, Uri};
 use axum::response::Response;
+use pin_project_lite::pin_project;
+use tower::{Layer, Service};
 
 use crate::http::error::Rejection;
-use crate::metrics::RequestLabels;
+use crate::metrics::{RequestLabels, RouteLabel};
 use crate::state::SharedState;
 
-/// Middleware: see the module docs.
-pub(crate) async fn observe(
-    State(state): State<SharedState>,
-    request: Request,
-    next: Next,
-) -> Response {
-    let started = Instant::now();
-    let method = method_label(request.method());
-    // Set by the router once a route matched; absent for requests no route takes.
-    let route = request
-        .extensions()
-        .get::<MatchedPath>()
-        .map_or("unmatched", MatchedPath::as_str)
-        .to_owned();
-    let uri = request.uri().clone();
-    let response = next.run(request).await;
-    let elapsed = started.elapsed();
-    let status = response.status();
-    if is_malformed(status) {
-        let reason = response
+/// The layer: see the module docs. A service of its own rather than `middleware::from_fn`,
+/// which clones the inner service, boxes it and boxes its future on every request.
+#[derive(Clone)]
+pub(crate) struct ObserveLayer(pub(crate) SharedState);
+
+impl<S> Layer<S> for ObserveLayer {
+    type Service = Observe<S>;
+
+    fn layer(&self, inner: S) -> Observe<S> {
+        Observe {
+            state: self.0.clone(),
+            inner,
+        }
+    }
+}
+
+#[derive(Clone)]
+pub(crate) struct Observe<S> {
+    state: SharedState,
+    inner: S,
+}
+
+impl<S> Service<Request> for Observe<S>
+where
+    S: Service<Request, Response = Response>,
+{
+    type Response = Response;
+    type Error = S::Error;
+    type Future = Observed<S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request) -> Self::Future {
+        let started = Instant::now();
+        let method = method_label(request.method());
+        // Set by the router once a route matched; absent for requests no route takes.
+        let route = request
             .extensions()
-            .get::<Rejection>()
-            .map_or("", |rejection| rejection.0.as_str());
-        tracing::warn!(
-            method,
-            path = uri.path(),
-            status = status.as_u16(),
-            reason,
-            "rejected request"
-        );
+            .get::<MatchedPath>()
+            .map_or(RouteLabel::Unmatched, |path| {
+                RouteLabel::Matched(path.clone())
+            });
+        // Shares the request's bytes; only a log line reads it.
+        let uri = request.uri().clone();
+        Observed {
+            inner: self.inner.call(request),
+            request: Some(Observing {
+                state: self.state.clone(),
+                started,
+                method,
+                route,
+                uri,
+            }),
+        }
     }
-    if state.settings.access_log {
-        tracing::info!(
-            target: "heureka_server::access",
-            method,
-            uri = %uri,
-            status = status.as_u16(),
-            micros = elapsed.as_micros() as u64,
-            "access"
-        );
+}
+
+pin_project! {
+    /// The inner service's answer, observed as it comes.
+    pub(crate) struct Observed<F> {
+        #[pin]
+        inner: F,
+        request: Option<Observing>,
     }
-    if state.settings.metrics_enabled {
-        let labels = RequestLabels {
+}
+
+/// What is known of a request before it is answered.
+struct Observing {
+    state: SharedState,
+    started: Instant,
+    method: &'static str,
+    route: RouteLabel,
+    uri: Uri,
+}
+
+impl<F, E> Future for Observed<F>
+where
+    F: Future<Output = Result<Response, E>>,
+{
+    type Output = F::Output;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        let this = self.project();
+        let result = ready!(this.inner.poll(cx));
+        if let (Ok(response), Some(request)) = (&result, this.request.take()) {
+            request.answered(response);
+        }
+        Poll::Ready(result)
+    }
+}
+
+impl Observing {
+    fn answered(self, response: &Response) {
+        let Observing {
+            state,
+            started,
             method,
             route,
-            status: status.as_u16(),
-        };
-        state.metrics.observe_request(&labels, elapsed);
+            uri,
+        } = self;
+        let elapsed = started.elapsed();
+        let status = response.status();
+        if is_malformed(status) {
+            let reason = response
+                .extensions()
+                .get::<Rejection>()
+                .map_or("", |rejection| rejection.0.as_str());
+            tracing::warn!(
+                method,
+                path = uri.path(),
+                status = status.as_u16(),
+                reason,
+                "rejected request"
+            );
+        }
+        if state.settings.access_log {
+            tracing::info!(
+                target: "heureka_server::access",
+                method,
+                uri = %uri,
+                status = status.as_u16(),
+                micros = elapsed.as_micros() as u64,
+                "access"
+            );
+        }
+        if state.settings.metrics_enabled {
+            let labels = RequestLabels {
+                method,
+                route,
+                status: status.as_u16(),
+            };
+            state.metrics.observe_request(&labels, elapsed);
+        }
     }
-    response
 }
 
 /// Answers that say the request itself was wrong (bad body, too large, unknown encoding).

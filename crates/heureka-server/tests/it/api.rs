@@ -92,6 +92,22 @@ async fn gzip_request_bodies_are_inflated() {
 }
 
 #[tokio::test]
+async fn identity_encoded_request_bodies_are_read_as_sent() {
+    let server = TestServer::start(&[]).await;
+    let response = server
+        .http
+        .post(server.url("/apps/ORDERS"))
+        .header("Content-Type", "application/json")
+        .header("Content-Encoding", "identity")
+        .body(crate::support::spring_body("ORDERS", "o-1"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 204);
+    assert!(server.registry_json().await.contains("o-1"));
+}
+
+#[tokio::test]
 async fn v2_prefix_and_trailing_slashes_reach_the_same_registry() {
     let server = TestServer::start(&[]).await;
     server.register("ORDERS", "o-1").await;

@@ -107,6 +107,24 @@ async fn unsupported_content_type_is_415_and_changes_nothing() {
     .await;
 }
 
+/// Only requests that declare an encoding pass through the decoder; one it does not know is
+/// refused there, body unread.
+#[tokio::test]
+async fn unknown_content_encoding_is_415_and_changes_nothing() {
+    let (server, before) = with_one_instance(&[]).await;
+    let response = server
+        .http
+        .post(server.url("/apps/ORDERS"))
+        .header("Content-Type", "application/json")
+        .header("Content-Encoding", "x-bogus")
+        .body(spring_body("ORDERS", "o-2"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 415);
+    assert_eq!(server.registry_json().await, before);
+}
+
 #[tokio::test]
 async fn app_name_differing_from_the_path_is_400_and_changes_nothing() {
     let (server, before) = with_one_instance(&[]).await;
