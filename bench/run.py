@@ -506,9 +506,11 @@ def fetch_timeout_s(n: int) -> float:
 
 
 def run_wrk(srv: Running, script: str, path: str, args: list[str], duration: int, cfg, log_dir: Path,
-            tag: str, idle: list[Running] | None = None, timeout_s: float | None = None) -> dict:
+            tag: str, idle: list[Running] | None = None, timeout_s: float | None = None,
+            connections: int | None = None) -> dict:
     timeout_s = timeout_s or cfg.wrk_timeout
-    cmd = ["wrk", f"-t{cfg.threads}", f"-c{cfg.connections}", f"-d{duration}s", "--latency",
+    connections = connections or cfg.connections
+    cmd = ["wrk", f"-t{min(cfg.threads, connections)}", f"-c{connections}", f"-d{duration}s", "--latency",
            f"--timeout={timeout_s:.0f}s", "-s", str(WRK_DIR / script), srv.url + path]
     if args:
         cmd += ["--", *args]
@@ -534,6 +536,7 @@ def run_wrk(srv: Running, script: str, path: str, args: list[str], duration: int
     lat = raw["latency_us"]
     result = {
         "requests": requests,
+        "connections": connections,
         "seconds": round(secs, 3),
         "rps": round(requests / secs, 1) if secs > 0 else 0.0,
         "non2xx": errs["status"],
@@ -622,6 +625,17 @@ def wrk_timeout_s(name: str, n: int, cfg) -> float:
     return cfg.wrk_timeout
 
 
+def wrk_connections(name: str, n: int, cfg) -> int:
+    """wrk's -c: --connections, and for a fetch whose answers are large fewer, so that about
+    50 MB are in flight at once (a plain fetch of 1,000,000 instances is ~1 GB: 64 of them at
+    once would not finish within a round, and nothing could be said per request)."""
+    if name not in FETCHES:
+        return cfg.connections
+    _, fmt, enc = FETCHES[name]
+    body = n * (45 if enc == "gzip" else 1000 if fmt == "json" else 1400)  # bytes, roughly
+    return max(4, min(cfg.connections, int(cfg.connections * 50e6 / max(body, 1))))
+
+
 def round_duration_s(name: str, n: int, cfg) -> int:
     """A measured round's length: --duration, and for the fetch workloads N × 20 µs where that is
     longer (20 s at 1,000,000 instances, where one answer can take seconds and a 5 s round would
@@ -639,7 +653,7 @@ def run_workload_round(srv: Running, name: str, n: int, cfg, log_dir: Path, rnd:
     duration = cfg.warmup if rnd is None else round_duration_s(name, n, cfg)
     return run_wrk(srv, script, path, argf(n, napps_for(n), cfg.threads, tag), duration, cfg, log_dir,
                    f"{name}-{n}-" + (f"warmup{warm_index}" if rnd is None else f"r{rnd}"), idle,
-                   timeout_s=wrk_timeout_s(name, n, cfg))
+                   timeout_s=wrk_timeout_s(name, n, cfg), connections=wrk_connections(name, n, cfg))
 
 
 def warm_up(srv: Running, name: str, n: int, cfg, log_dir: Path) -> list[dict]:
