@@ -8,11 +8,11 @@
 //! the registry touches the delta queue or the versions, so none of them can disagree.
 
 use crate::lease::Lease;
-use crate::maps::LeaseMap;
 use crate::model::{InstanceStatus, Millis};
 use crate::policy::Origin;
 use crate::registry::Registry;
 use crate::stored::Name;
+use crate::versions::Listed;
 
 /// What happened to one instance.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -110,7 +110,7 @@ impl Registry {
                 )
             })
             .unwrap_or((InstanceStatus::Unknown, InstanceStatus::Unknown, 0));
-        self.track_presence(app, before, after);
+        self.statuses.changed(before, after);
         self.outbox.push(Change {
             kind,
             app: app.to_owned(),
@@ -135,29 +135,30 @@ impl Registry {
             Left::Registered { .. } => self.queue_live(app, id, now),
         }
         self.versions.app_changed(app);
+        self.relist(app, before.is_some(), after.is_some());
     }
 
-    /// Keeps the status counts and the listed applications true after a write that took one
-    /// instance of `app` from status `before` to `after`, None meaning not registered.
-    fn track_presence(
-        &mut self,
-        app: &str,
-        before: Option<InstanceStatus>,
-        after: Option<InstanceStatus>,
-    ) {
-        self.statuses.changed(before, after);
-        let leases = self.apps.get(app).map_or(0, LeaseMap::len);
-        match (before, after) {
-            // A new instance that is its application's only one: the application appeared.
-            (None, Some(_)) if leases == 1 => {
+    /// Brings `app`'s entry among the listed applications up to date with the visible change
+    /// just recorded: its version, and its instance count when the instance the change was
+    /// to came (`is` and not `was` registered) or went. Only visible changes add or remove
+    /// instances, so renews never get here.
+    fn relist(&mut self, app: &str, was: bool, is: bool) {
+        let version = self.versions.global();
+        match self.listed.get_mut(app) {
+            Some(listed) => {
+                listed.version = version;
+                listed.instances = listed.instances + usize::from(is) - usize::from(was);
+                if listed.instances == 0 {
+                    self.listed.remove(app);
+                }
+            }
+            // The application's first instance.
+            None if is => {
                 let name = self.names.intern(app);
-                self.listed.insert(name);
+                let instances = 1;
+                self.listed.insert(name, Listed { version, instances });
             }
-            // The last instance went.
-            (Some(_), None) if leases == 0 => {
-                self.listed.remove(app);
-            }
-            _ => {}
+            None => {}
         }
     }
 

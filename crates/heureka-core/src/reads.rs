@@ -50,13 +50,10 @@ impl Registry {
     pub fn application_versions(&self) -> Vec<ApplicationVersion<'_>> {
         self.listed
             .iter()
-            .filter_map(|name| {
-                let leases = self.apps.get(name.as_ref())?;
-                Some(ApplicationVersion {
-                    name,
-                    version: self.versions.of_app(name),
-                    instances: leases.len(),
-                })
+            .map(|(name, listed)| ApplicationVersion {
+                name,
+                version: listed.version,
+                instances: listed.instances,
             })
             .collect()
     }

@@ -6,6 +6,16 @@
 
 use crate::maps::HashMap;
 
+/// What the registry keeps of an application that has instances, by name, for
+/// `Registry::application_versions`, which lists these without looking anything up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Listed {
+    /// [`Versions::of_app`].
+    pub(crate) version: u64,
+    /// How many leases it has, never 0.
+    pub(crate) instances: usize,
+}
+
 #[derive(Debug)]
 pub(crate) struct Versions {
     /// Starts at 1, so a delta's `versions__delta` is never 0 (and never Eureka's -1).
