@@ -12,7 +12,6 @@ use crate::model::{InstanceStatus, Millis};
 use crate::policy::Origin;
 use crate::registry::Registry;
 use crate::stored::Name;
-use crate::versions::Listed;
 
 /// What happened to one instance.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -78,8 +77,8 @@ pub(crate) enum Left {
 
 impl Registry {
     /// The one place a write's effect is recorded: the outbox, the delta queue (for visible
-    /// changes), the version counters, the status counts and the list of applications that
-    /// have leases.
+    /// changes), the version counters (which also count each application's instances) and
+    /// the status counts.
     pub(crate) fn record(
         &mut self,
         kind: ChangeKind,
@@ -134,32 +133,9 @@ impl Registry {
             }
             Left::Registered { .. } => self.queue_live(app, id, now),
         }
-        self.versions.app_changed(app);
-        self.relist(app, before.is_some(), after.is_some());
-    }
-
-    /// Brings `app`'s entry among the listed applications up to date with the visible change
-    /// just recorded: its version, and its instance count when the instance the change was
-    /// to came (`is` and not `was` registered) or went. Only visible changes add or remove
-    /// instances, so renews never get here.
-    fn relist(&mut self, app: &str, was: bool, is: bool) {
-        let version = self.versions.global();
-        match self.listed.get_mut(app) {
-            Some(listed) => {
-                listed.version = version;
-                listed.instances = listed.instances + usize::from(is) - usize::from(was);
-                if listed.instances == 0 {
-                    self.listed.remove(app);
-                }
-            }
-            // The application's first instance.
-            None if is => {
-                let name = self.names.intern(app);
-                let instances = 1;
-                self.listed.insert(name, Listed { version, instances });
-            }
-            None => {}
-        }
+        let names = &mut self.names;
+        self.versions
+            .app_changed(app, before.is_some(), after.is_some(), || names.intern(app));
     }
 
     /// Queues the live item of a visible change and tells the lease its number.

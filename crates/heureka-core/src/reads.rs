@@ -48,14 +48,7 @@ impl Registry {
     /// last change and its number of instances. A cache of pieces of the full document
     /// re-encodes exactly the applications whose version moved.
     pub fn application_versions(&self) -> Vec<ApplicationVersion<'_>> {
-        self.listed
-            .iter()
-            .map(|(name, listed)| ApplicationVersion {
-                name,
-                version: listed.version,
-                instances: listed.instances,
-            })
-            .collect()
+        self.versions.listed().collect()
     }
 
     /// [`Registry::application_versions`] the long way, sorting every application: what the

@@ -7,7 +7,6 @@
 //! policy and outcome types in `policy.rs` and `outcomes.rs`.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 
 use crate::change::{Change, ChangeKind, Left};
 use crate::delta::{RecentlyChanged, StatusCounts};
@@ -19,7 +18,7 @@ pub use crate::policy::{Origin, RegistryPolicy};
 use crate::self_preservation::RenewalCounters;
 use crate::status_rules::{effective_status, OverrideMap, StatusInput};
 use crate::stored::{Interner, Name, StoredInstance};
-use crate::versions::{Listed, Versions};
+use crate::versions::Versions;
 
 /// Leases by upper-cased app name, then by case-sensitive instance id.
 pub(crate) type Leases = HashMap<String, LeaseMap>;
@@ -34,7 +33,8 @@ pub struct Registry {
     pub(crate) overrides: OverrideMap,
     pub(crate) recently_changed: RecentlyChanged,
     pub(crate) renewals: RenewalCounters,
-    /// See [`Registry::version`] and [`Registry::application_versions`].
+    /// See [`Registry::version`] and [`Registry::application_versions`]; also counts each
+    /// application's instances.
     pub(crate) versions: Versions,
     /// The answering server's own instance id, for `isCoordinatingDiscoveryServer`.
     pub(crate) own_instance_id: Option<String>,
@@ -44,11 +44,6 @@ pub struct Registry {
     pub(crate) names: Interner,
     /// Instances per status, for `apps__hashcode`; kept by [`Registry::record`].
     pub(crate) statuses: StatusCounts,
-    /// The version and number of leases of each application that has any, in name order,
-    /// which is the order full documents list them in. Kept by [`Registry::record`], so that
-    /// listing them neither sorts nor looks up every application: at 100,000 applications a
-    /// sort took 75 ms, a lookup of each version 25 ms.
-    pub(crate) listed: BTreeMap<Name, Listed>,
 }
 
 impl Registry {
@@ -67,7 +62,6 @@ impl Registry {
             outbox: Vec::new(),
             names: Interner::default(),
             statuses: StatusCounts::default(),
-            listed: BTreeMap::new(),
         }
     }
 
