@@ -66,26 +66,39 @@ pub struct Change {
     pub last_dirty_timestamp: Millis,
 }
 
+/// What a write left of the instance it touched, for [`Registry::record`].
+pub(crate) enum Left {
+    /// The instance is registered; `before` is its status before the write, None if it is new.
+    Registered { before: Option<InstanceStatus> },
+    /// The write removed it: the lease as it went, with the map's shared copy of its id,
+    /// which the delta shows after the instance has left the registry.
+    Removed(Name, Lease),
+}
+
 impl Registry {
     /// The one place a write's effect is recorded: the outbox, the delta queue (for visible
-    /// changes) and the version counters. A removal hands over the removed lease, which the
-    /// delta has to show after it left the registry.
+    /// changes), the version counters (which also count each application's instances) and
+    /// the status counts.
     pub(crate) fn record(
         &mut self,
         kind: ChangeKind,
         app: &str,
         id: &str,
         origin: Origin,
-        removed: Option<(Name, Lease)>,
+        left: Left,
         now: Millis,
     ) {
-        let holder = match &removed {
-            Some((_, lease)) => Some(&lease.holder),
-            None => self
-                .apps
-                .get(app)
-                .and_then(|leases| leases.get(id))
-                .map(|lease| &lease.holder),
+        let (before, holder) = match &left {
+            Left::Registered { before } => {
+                let lease = self.apps.get(app).and_then(|leases| leases.get(id));
+                (*before, lease.map(|lease| &lease.holder))
+            }
+            // A removal leaves the lease's status as it was.
+            Left::Removed(_, lease) => (Some(lease.holder.status), Some(&lease.holder)),
+        };
+        let after = match &left {
+            Left::Registered { .. } => holder.map(|holder| holder.status),
+            Left::Removed(..) => None,
         };
         let (status, overridden_status, last_dirty_timestamp) = holder
             .map(|holder| {
@@ -96,6 +109,7 @@ impl Registry {
                 )
             })
             .unwrap_or((InstanceStatus::Unknown, InstanceStatus::Unknown, 0));
+        self.statuses.changed(before, after);
         self.outbox.push(Change {
             kind,
             app: app.to_owned(),
@@ -109,17 +123,19 @@ impl Registry {
         if !kind.is_visible() {
             return;
         }
-        match removed {
-            Some((id_name, mut lease)) => {
+        match left {
+            Left::Removed(id_name, mut lease) => {
                 // The lease's own shared copies of app and id, for the delta queue to share.
                 let app_name = Name::clone(&lease.holder.app);
                 let earlier = lease.delta_seq.take();
                 self.recently_changed
                     .push_deleted(app_name, id_name, earlier, lease, now);
             }
-            None => self.queue_live(app, id, now),
+            Left::Registered { .. } => self.queue_live(app, id, now),
         }
-        self.versions.app_changed(app);
+        let names = &mut self.names;
+        self.versions
+            .app_changed(app, before.is_some(), after.is_some(), || names.intern(app));
     }
 
     /// Queues the live item of a visible change and tells the lease its number.

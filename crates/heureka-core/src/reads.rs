@@ -48,6 +48,13 @@ impl Registry {
     /// last change and its number of instances. A cache of pieces of the full document
     /// re-encodes exactly the applications whose version moved.
     pub fn application_versions(&self) -> Vec<ApplicationVersion<'_>> {
+        self.versions.listed().collect()
+    }
+
+    /// [`Registry::application_versions`] the long way, sorting every application: what the
+    /// list kept by the writes must always agree with.
+    #[cfg(test)]
+    pub(crate) fn walked_application_versions(&self) -> Vec<ApplicationVersion<'_>> {
         let mut versions: Vec<ApplicationVersion<'_>> = self
             .apps
             .iter()
@@ -219,9 +226,15 @@ impl Registry {
         decorate(lease, self.own_instance_id.as_deref())
     }
 
-    /// Hash over every lease, expired-not-evicted included (§5).
-    /// `apps__hashcode` of the whole registry, expired-not-evicted leases included.
+    /// `apps__hashcode` of the whole registry, expired-not-evicted leases included (§5).
     pub fn full_hashcode(&self) -> String {
+        self.statuses.hashcode()
+    }
+
+    /// [`Registry::full_hashcode`] counted the long way, over every lease: what the counts
+    /// kept by the writes must always agree with.
+    #[cfg(test)]
+    pub(crate) fn walked_hashcode(&self) -> String {
         apps_hashcode(
             self.apps
                 .values()

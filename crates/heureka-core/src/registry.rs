@@ -8,8 +8,8 @@
 
 use std::borrow::Cow;
 
-use crate::change::{Change, ChangeKind};
-use crate::delta::RecentlyChanged;
+use crate::change::{Change, ChangeKind, Left};
+use crate::delta::{RecentlyChanged, StatusCounts};
 use crate::lease::Lease;
 use crate::maps::{HashMap, LeaseMap};
 use crate::model::{ActionType, Instance, InstanceStatus, Millis};
@@ -33,7 +33,8 @@ pub struct Registry {
     pub(crate) overrides: OverrideMap,
     pub(crate) recently_changed: RecentlyChanged,
     pub(crate) renewals: RenewalCounters,
-    /// See [`Registry::version`] and [`Registry::application_versions`].
+    /// See [`Registry::version`] and [`Registry::application_versions`]; also counts each
+    /// application's instances.
     pub(crate) versions: Versions,
     /// The answering server's own instance id, for `isCoordinatingDiscoveryServer`.
     pub(crate) own_instance_id: Option<String>,
@@ -41,6 +42,8 @@ pub struct Registry {
     pub(crate) outbox: Vec<Change>,
     /// The strings stored instances share; see `stored.rs`.
     pub(crate) names: Interner,
+    /// Instances per status, for `apps__hashcode`; kept by [`Registry::record`].
+    pub(crate) statuses: StatusCounts,
 }
 
 impl Registry {
@@ -58,6 +61,7 @@ impl Registry {
             own_instance_id: None,
             outbox: Vec::new(),
             names: Interner::default(),
+            statuses: StatusCounts::default(),
         }
     }
 
@@ -137,7 +141,16 @@ impl Registry {
             lease.service_up(now);
         }
         self.apps.entry(app.clone()).or_default().insert(key, lease);
-        self.record(kind, &app, &id, origin, None, now);
+        self.record(
+            kind,
+            &app,
+            &id,
+            origin,
+            Left::Registered {
+                before: existing_status,
+            },
+            now,
+        );
     }
 
     /// Heartbeat (§6.4 + the lastDirtyTimestamp rules of §3.9).
@@ -215,7 +228,8 @@ impl Registry {
             }
             _ => RenewOutcome::Renewed,
         };
-        self.record(kind, &app, id, origin, None, now);
+        let before = Some(stored_status);
+        self.record(kind, &app, id, origin, Left::Registered { before }, now);
         outcome
     }
 
@@ -247,6 +261,7 @@ impl Registry {
             // Nothing is recorded, not even an override: setting UP on an UP instance is a no-op.
             return true;
         }
+        let before = Some(lease.holder.status);
         if status == InstanceStatus::Up {
             lease.service_up(now);
         }
@@ -255,7 +270,14 @@ impl Registry {
         holder.overridden_status = status;
         holder.status = status;
         mark_modified(holder, last_dirty_timestamp, now);
-        self.record(ChangeKind::StatusOverridden, &app, id, origin, None, now);
+        self.record(
+            ChangeKind::StatusOverridden,
+            &app,
+            id,
+            origin,
+            Left::Registered { before },
+            now,
+        );
         true
     }
 
@@ -283,6 +305,7 @@ impl Registry {
             return true;
         }
         let holder = &mut lease.holder;
+        let before = Some(holder.status);
         holder.overridden_status = InstanceStatus::Unknown;
         holder.status = new_status.unwrap_or(InstanceStatus::Unknown);
         mark_modified(holder, last_dirty_timestamp, now);
@@ -291,7 +314,7 @@ impl Registry {
             &app,
             id,
             origin,
-            None,
+            Left::Registered { before },
             now,
         );
         true
@@ -381,7 +404,7 @@ impl Registry {
         lease.holder.action_type = Some(ActionType::Deleted);
         lease.holder.last_updated_timestamp = now;
         self.renewals.client_cancelled(&self.policy);
-        self.record(kind, app, id, origin, Some((key, lease)), now);
+        self.record(kind, app, id, origin, Left::Removed(key, lease), now);
         true
     }
 }

@@ -7,7 +7,8 @@ use crate::test_util::{
     expiring_registry, heartbeat, instance, instance_with_status, register_all, registry,
     registry_with,
 };
-use crate::{Instance, LeaseExpiry};
+use crate::{Instance, LeaseExpiry, Millis};
+use proptest::prelude::*;
 
 fn with_vips(app: &str, id: &str, vip: &str, secure_vip: &str) -> Instance {
     Instance {
@@ -319,4 +320,133 @@ fn delta_items_replaced_since_are_not_shown_and_the_version_says_so() {
         .filter_map(|i| i.instance_id.as_deref())
         .collect();
     assert_eq!(shown, ["b"]);
+}
+
+/// A write of the kinds that can add, remove or change the status of an instance, from a
+/// client or a peer, for the property below.
+#[derive(Clone, Debug)]
+enum Write {
+    Register(usize, InstanceStatus, InstanceStatus, Millis, bool),
+    Renew(usize, Option<Millis>, Option<InstanceStatus>, bool),
+    Cancel(usize),
+    Override(usize, InstanceStatus),
+    RemoveOverride(usize, Option<InstanceStatus>),
+    Metadata(usize),
+    AdoptPeerCopy(usize, InstanceStatus, InstanceStatus),
+    Evict(u64),
+    Purge,
+}
+
+/// Few instances over few applications, so writes keep hitting the same ones and
+/// applications keep emptying and filling again.
+fn key(n: usize) -> (String, String) {
+    (format!("app{}", n % 3), format!("i{n}"))
+}
+
+fn any_status() -> impl Strategy<Value = InstanceStatus> {
+    proptest::sample::select(InstanceStatus::BY_NAME.to_vec())
+}
+
+fn any_write() -> impl Strategy<Value = Write> {
+    let id = 0..7usize;
+    let origin = any::<bool>();
+    prop_oneof![
+        (id.clone(), any_status(), any_status(), 0..3i64, origin)
+            .prop_map(|(n, s, o, d, p)| Write::Register(n, s, o, d, p)),
+        (
+            id.clone(),
+            proptest::option::of(0..3i64),
+            proptest::option::of(any_status()),
+            origin
+        )
+            .prop_map(|(n, d, o, p)| Write::Renew(n, d, o, p)),
+        id.clone().prop_map(Write::Cancel),
+        (id.clone(), any_status()).prop_map(|(n, s)| Write::Override(n, s)),
+        (id.clone(), proptest::option::of(any_status()))
+            .prop_map(|(n, s)| Write::RemoveOverride(n, s)),
+        id.clone().prop_map(Write::Metadata),
+        (id, any_status(), any_status()).prop_map(|(n, s, o)| Write::AdoptPeerCopy(n, s, o)),
+        any::<u64>().prop_map(Write::Evict),
+        Just(Write::Purge),
+    ]
+}
+
+fn origin(peer: bool) -> Origin {
+    if peer {
+        Origin::Peer
+    } else {
+        Origin::Client
+    }
+}
+
+fn apply(registry: &mut crate::Registry, write: &Write, now: Millis) {
+    match write.clone() {
+        Write::Register(n, status, overridden, dirty, peer) => {
+            let (app, id) = key(n);
+            let instance = Instance {
+                overridden_status: overridden,
+                ..instance_with_status(&app, &id, status)
+            };
+            registry.register(
+                Instance {
+                    last_dirty_timestamp: dirty,
+                    ..instance
+                },
+                origin(peer),
+                now,
+            );
+        }
+        Write::Renew(n, dirty, overridden, peer) => {
+            let (app, id) = key(n);
+            registry.renew(&app, &id, dirty, overridden, origin(peer), now);
+        }
+        Write::Cancel(n) => {
+            let (app, id) = key(n);
+            registry.cancel(&app, &id, Origin::Client, now);
+        }
+        Write::Override(n, status) => {
+            let (app, id) = key(n);
+            registry.set_status_override(&app, &id, status, None, Origin::Client, now);
+        }
+        Write::RemoveOverride(n, status) => {
+            let (app, id) = key(n);
+            registry.delete_status_override(&app, &id, status, None, Origin::Client, now);
+        }
+        Write::Metadata(n) => {
+            let (app, id) = key(n);
+            registry.update_metadata(&app, &id, vec![("k".into(), now.to_string())], now);
+        }
+        Write::AdoptPeerCopy(n, status, overridden) => {
+            let (app, id) = key(n);
+            let instance = Instance {
+                overridden_status: overridden,
+                ..instance_with_status(&app, &id, status)
+            };
+            registry.adopt_peer_copy(instance, now);
+        }
+        // Far enough ahead that every lease has expired; the limit spares some.
+        Write::Evict(seed) => {
+            registry.evict(now + 10_000_000, 0, seed);
+        }
+        Write::Purge => registry.purge_recently_changed(now),
+    }
+}
+
+proptest! {
+    #[test]
+    fn maintained_hashcode_and_application_list_always_equal_the_walk(
+        writes in proptest::collection::vec(any_write(), 1..60),
+    ) {
+        let mut registry = expiring_registry();
+        let mut now = 1_000;
+        for write in &writes {
+            apply(&mut registry, write, now);
+            now += 1_000;
+            prop_assert_eq!(registry.full_hashcode(), registry.walked_hashcode());
+            prop_assert_eq!(
+                registry.application_versions(),
+                registry.walked_application_versions()
+            );
+        }
+    }
 }
