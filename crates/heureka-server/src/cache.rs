@@ -1237,28 +1237,47 @@ mod tests {
             .collect()
     }
 
-    #[test]
-    fn a_large_build_encodes_before_its_plan_and_the_plan_keeps_all_of_it() {
+    /// A large build's unlocked pass encodes its runs, the plan keeps every one of them, and
+    /// the body equals a whole encoding (`whole`).
+    fn assert_plan_keeps_the_unlocked_runs<S: Source>(
+        whole: fn(&Mutex<Registry>, Format) -> Vec<u8>,
+    ) {
         let registry = registry_with(1_500, 4);
         let pieces = ApplicationsPieces {
             format: Format::Json,
         };
         let max_age = Duration::from_secs(180);
         let mut runs = Runs::default();
-        runs.encode_stale_unlocked::<Full>(&registry, pieces, max_age, PLAIN);
+        runs.encode_stale_unlocked::<S>(&registry, pieces, max_age, PLAIN);
         let encoded = plain_runs(&runs);
         assert!(encoded.len() > 10, "the pass encoded the runs");
-        runs.replan::<Full>(&registry, pieces, max_age, PLAIN);
+        runs.replan::<S>(&registry, pieces, max_age, PLAIN);
         let planned = plain_runs(&runs);
         assert_eq!(planned.len(), encoded.len());
         assert!(planned
             .iter()
             .all(|(name, plain)| encoded[name].as_ptr() == plain.as_ptr()));
         let body = CachedBody::one(runs.gzip_body(pieces, true));
-        assert_eq!(
-            read(&body, Encoding::Gzip),
-            whole_full(&registry, Format::Json)
-        );
+        assert_eq!(read(&body, Encoding::Gzip), whole(&registry, Format::Json));
+    }
+
+    /// Every format and encoding of a large document equals a whole encoding (`whole`).
+    fn assert_large_fetches_equal_a_whole_encoding<S: Source>(
+        whole: fn(&Mutex<Registry>, Format) -> Vec<u8>,
+    ) {
+        let registry = registry_with(1_500, 4);
+        let cache = DocumentCache::<S>::new(Duration::from_secs(180));
+        for format in FORMATS {
+            for encoding in Encoding::ALL {
+                let body = cache.get(&registry, format, encoding);
+                assert_eq!(read(&body, encoding), whole(&registry, format));
+            }
+        }
+    }
+
+    #[test]
+    fn a_large_build_encodes_before_its_plan_and_the_plan_keeps_all_of_it() {
+        assert_plan_keeps_the_unlocked_runs::<Full>(whole_full);
     }
 
     #[test]
@@ -1287,26 +1306,7 @@ mod tests {
 
     #[test]
     fn a_large_delta_build_encodes_before_its_plan_and_the_plan_keeps_all_of_it() {
-        let registry = registry_with(1_500, 4);
-        let pieces = ApplicationsPieces {
-            format: Format::Json,
-        };
-        let max_age = Duration::from_secs(180);
-        let mut runs = Runs::default();
-        runs.encode_stale_unlocked::<Delta>(&registry, pieces, max_age, PLAIN);
-        let encoded = plain_runs(&runs);
-        assert!(encoded.len() > 10, "the pass encoded the runs");
-        runs.replan::<Delta>(&registry, pieces, max_age, PLAIN);
-        let planned = plain_runs(&runs);
-        assert_eq!(planned.len(), encoded.len());
-        assert!(planned
-            .iter()
-            .all(|(name, plain)| encoded[name].as_ptr() == plain.as_ptr()));
-        let body = CachedBody::one(runs.gzip_body(pieces, true));
-        assert_eq!(
-            read(&body, Encoding::Gzip),
-            whole_delta(&registry, Format::Json)
-        );
+        assert_plan_keeps_the_unlocked_runs::<Delta>(whole_delta);
     }
 
     #[test]
@@ -1334,14 +1334,7 @@ mod tests {
 
     #[test]
     fn large_delta_fetches_equal_a_whole_encoding_in_both_formats() {
-        let registry = registry_with(1_500, 4);
-        let cache = DeltaCache::new(Duration::from_secs(180));
-        for format in FORMATS {
-            for encoding in Encoding::ALL {
-                let body = cache.get(&registry, format, encoding);
-                assert_eq!(read(&body, encoding), whole_delta(&registry, format));
-            }
-        }
+        assert_large_fetches_equal_a_whole_encoding::<Delta>(whole_delta);
     }
 
     #[test]
@@ -1383,14 +1376,7 @@ mod tests {
 
     #[test]
     fn large_full_fetches_equal_a_whole_encoding_in_both_formats() {
-        let registry = registry_with(1_500, 4);
-        let cache = FullFetchCache::new(Duration::from_secs(180));
-        for format in FORMATS {
-            for encoding in Encoding::ALL {
-                let body = cache.get(&registry, format, encoding);
-                assert_eq!(read(&body, encoding), whole_full(&registry, format));
-            }
-        }
+        assert_large_fetches_equal_a_whole_encoding::<Full>(whole_full);
     }
 
     #[test]
