@@ -228,22 +228,30 @@ async fn serve_connection<S>(
         return;
     }
     slot.examined();
+    // The task looks at its phase only when its timer fires, when it is told to close, and on
+    // shutdown; a request beginning or ending does not wake it. That is sound because a wait's
+    // deadline is never earlier than the timer: a busy connection's next wait begins after now
+    // and lasts `keep-alive-timeout`, so a timer set that far ahead finds it (or finds it busy
+    // again). Heartbeats on a kept-alive connection thus cost no wake-up and no timer.
+    let mut timer = pin!(sleep_until(Instant::now()));
     let mut stopping = false;
     loop {
-        let deadline = match slot.deadline(Instant::now()) {
+        let now = Instant::now();
+        let check_at = match slot.deadline(now) {
             Deadline::CloseNow => return,
-            Deadline::At(deadline) => Some(deadline),
-            Deadline::None => None,
+            Deadline::At(deadline) => deadline,
+            Deadline::Busy => now + timeouts.keep_alive,
         };
+        timer.as_mut().reset(check_at);
         tokio::select! {
+            biased;
             result = connection.as_mut() => {
                 if let Err(error) = result {
                     tracing::debug!(%error, "connection ended");
                 }
                 return;
             }
-            // Both wake the loop to look at the phase again.
-            () = sleep_until(deadline.unwrap_or_else(Instant::now)), if deadline.is_some() => {}
+            () = timer.as_mut() => {}
             () = slot.wake.notified() => {}
             _ = stop.changed(), if !stopping => {
                 stopping = true;

@@ -158,14 +158,19 @@ impl Inner {
 pub(super) struct Slot {
     table: Arc<Table>,
     id: u64,
-    /// Wakes the connection's task to look at its phase: on eviction, and when a wait begins.
+    /// Wakes the connection's task to look at its phase: on eviction. (A wait that begins
+    /// needs no wake: see `serve_connection`.)
     pub(super) wake: Arc<Notify>,
 }
 
+/// What a connection's task should do about its phase.
 pub(super) enum Deadline {
+    /// Its wait is over, or it was told to close for room.
     CloseNow,
+    /// It waits for a request head until then.
     At(Instant),
-    None,
+    /// A request is in progress: no deadline until its response is handed over.
+    Busy,
 }
 
 impl Slot {
@@ -201,7 +206,6 @@ impl Slot {
         if busy {
             inner.wait(self.id, Instant::now() + keep_alive);
             drop(inner);
-            self.wake.notify_one();
             self.table.room.notify_one();
         }
     }
@@ -210,7 +214,7 @@ impl Slot {
         let inner = self.table.inner.lock();
         match inner.connections.get(&self.id).map(|entry| entry.phase) {
             Some(Phase::Waiting { deadline, .. }) if deadline > now => Deadline::At(deadline),
-            Some(Phase::Busy) => Deadline::None,
+            Some(Phase::Busy) => Deadline::Busy,
             _ => Deadline::CloseNow,
         }
     }
