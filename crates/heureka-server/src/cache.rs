@@ -1166,14 +1166,7 @@ mod tests {
 
     #[test]
     fn full_document_from_runs_equals_a_whole_encoding_in_both_formats_and_encodings() {
-        let registry = registry_with(300, 3);
-        let cache = FullFetchCache::new(Duration::from_secs(180));
-        for format in FORMATS {
-            for encoding in Encoding::ALL {
-                let body = cache.get(&registry, format, encoding);
-                assert_eq!(read(&body, encoding), whole_full(&registry, format));
-            }
-        }
+        assert_every_form_equals_a_whole_encoding::<Full>(&registry_with(300, 3), whole_full);
     }
 
     #[test]
@@ -1261,16 +1254,16 @@ mod tests {
         assert_eq!(read(&body, Encoding::Gzip), whole(&registry, Format::Json));
     }
 
-    /// Every format and encoding of a large document equals a whole encoding (`whole`).
-    fn assert_large_fetches_equal_a_whole_encoding<S: Source>(
+    /// Every format and encoding of `registry`'s document equals a whole encoding (`whole`).
+    fn assert_every_form_equals_a_whole_encoding<S: Source>(
+        registry: &Mutex<Registry>,
         whole: fn(&Mutex<Registry>, Format) -> Vec<u8>,
     ) {
-        let registry = registry_with(1_500, 4);
         let cache = DocumentCache::<S>::new(Duration::from_secs(180));
         for format in FORMATS {
             for encoding in Encoding::ALL {
-                let body = cache.get(&registry, format, encoding);
-                assert_eq!(read(&body, encoding), whole(&registry, format));
+                let body = cache.get(registry, format, encoding);
+                assert_eq!(read(&body, encoding), whole(registry, format));
             }
         }
     }
@@ -1334,7 +1327,7 @@ mod tests {
 
     #[test]
     fn large_delta_fetches_equal_a_whole_encoding_in_both_formats() {
-        assert_large_fetches_equal_a_whole_encoding::<Delta>(whole_delta);
+        assert_every_form_equals_a_whole_encoding::<Delta>(&registry_with(1_500, 4), whole_delta);
     }
 
     #[test]
@@ -1376,7 +1369,7 @@ mod tests {
 
     #[test]
     fn large_full_fetches_equal_a_whole_encoding_in_both_formats() {
-        assert_large_fetches_equal_a_whole_encoding::<Full>(whole_full);
+        assert_every_form_equals_a_whole_encoding::<Full>(&registry_with(1_500, 4), whole_full);
     }
 
     #[test]
