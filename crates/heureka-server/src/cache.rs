@@ -38,7 +38,7 @@ use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::task::{Context, Poll};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use bytes::Bytes;
 use flate2::{Compress, Compression, Crc, FlushCompress};
@@ -46,6 +46,9 @@ use heureka_core::{Application, ApplicationVersion, Applications, DeltaApplicati
 use heureka_wire::{ApplicationsPieces, Format};
 use hyper::body::{Frame, SizeHint};
 use parking_lot::Mutex;
+
+use crate::clock::Instant;
+use crate::store::Store;
 
 /// How a document is sent: gzipped, or plain for a client that does not accept gzip.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -166,8 +169,13 @@ impl Builds {
 /// Whether plain bodies are kept: only while clients ask for them. A plain body is about 20
 /// times its gzip, so a single `curl` must not pin a plain copy of a large registry for good;
 /// one plain request in `max_age` keeps it.
-fn plain_wanted(plain_asked_at: Option<Instant>, max_age: Duration) -> bool {
-    plain_asked_at.is_some_and(|at| at.elapsed() < max_age)
+fn plain_wanted(plain_asked_at: Option<Instant>, now: Instant, max_age: Duration) -> bool {
+    plain_asked_at.is_some_and(|at| younger(at, now, max_age))
+}
+
+/// Whether something made `at` is younger than `max_age` at `now`.
+fn younger(at: Instant, now: Instant, max_age: Duration) -> bool {
+    now.saturating_duration_since(at) < max_age
 }
 
 /// Which document a cache holds: how its applications are listed, keyed and rendered.
@@ -388,9 +396,15 @@ struct Ready {
 }
 
 impl Ready {
-    fn body(&self, version: u64, encoding: Encoding, max_age: Duration) -> Option<CachedBody> {
+    fn body(
+        &self,
+        version: u64,
+        encoding: Encoding,
+        now: Instant,
+        max_age: Duration,
+    ) -> Option<CachedBody> {
         let fresh =
-            self.version == version && self.planned_at.is_some_and(|at| at.elapsed() < max_age);
+            self.version == version && self.planned_at.is_some_and(|at| younger(at, now, max_age));
         let body = match encoding {
             Encoding::Gzip => &self.gzip,
             Encoding::Plain => &self.plain,
@@ -437,12 +451,12 @@ struct Run {
 
 impl Run {
     /// A run just encoded: its members' keys and its entries with separators, uncompressed.
-    fn encoded(members: RunMembers, mut plain: Vec<u8>) -> Run {
+    fn encoded(members: RunMembers, mut plain: Vec<u8>, encoded_at: Instant) -> Run {
         // Plain runs stay while plain readers come; not their spare capacity.
         plain.shrink_to_fit();
         Run {
             members,
-            encoded_at: Instant::now(),
+            encoded_at,
             crc: crc_of(&plain),
             deflated: None,
             plain: Some(Bytes::from(plain)),
@@ -533,60 +547,52 @@ impl<S: Source> DocumentCache<S> {
     /// The document for the registry's current version: [`DocumentCache::ready`], or built
     /// on the calling thread (the server builds on its blocking pool instead).
     #[cfg(test)]
-    pub(crate) fn get(
-        &self,
-        registry: &Mutex<Registry>,
-        format: Format,
-        encoding: Encoding,
-    ) -> CachedBody {
-        self.ready(registry, format, encoding)
-            .unwrap_or_else(|| self.build(registry, format, encoding))
+    pub(crate) fn get(&self, store: &Store, format: Format, encoding: Encoding) -> CachedBody {
+        self.ready(store, format, encoding)
+            .unwrap_or_else(|| self.build(store, format, encoding))
     }
 
     /// The document for the registry's current version if it is built already: two short
     /// locks, never a wait for a build. Marks plain as wanted when asked for.
     pub(crate) fn ready(
         &self,
-        registry: &Mutex<Registry>,
+        store: &Store,
         format: Format,
         encoding: Encoding,
     ) -> Option<CachedBody> {
-        let version = registry.lock().version();
+        let version = store.read().version();
+        let now = store.instant();
         let mut ready = self.slot(format).ready.lock();
         if encoding == Encoding::Plain {
-            ready.plain_asked_at = Some(Instant::now());
+            ready.plain_asked_at = Some(now);
         }
-        ready.body(version, encoding, self.max_age)
+        ready.body(version, encoding, now, self.max_age)
     }
 
     /// Builds the document for the registry's current version, or waits for the build under
     /// way and takes its result: one build per format at a time, never two of one body. Costs
     /// up to a whole encoding and compression of the document, so the server calls it off its
     /// async workers. Lock order: this format's runs, then the registry, then its ready bodies.
-    pub(crate) fn build(
-        &self,
-        registry: &Mutex<Registry>,
-        format: Format,
-        encoding: Encoding,
-    ) -> CachedBody {
+    pub(crate) fn build(&self, store: &Store, format: Format, encoding: Encoding) -> CachedBody {
         let slot = self.slot(format);
         let mut runs = slot.runs.lock();
         // The build waited for may have made this body.
-        if let Some(body) = self.ready(registry, format, encoding) {
+        if let Some(body) = self.ready(store, format, encoding) {
             return body;
         }
-        let keep_plain = plain_wanted(slot.ready.lock().plain_asked_at, self.max_age);
+        let now = store.instant();
+        let keep_plain = plain_wanted(slot.ready.lock().plain_asked_at, now, self.max_age);
         let pieces = ApplicationsPieces { format };
-        let version = registry.lock().version();
+        let version = store.read().version();
         let aged = runs
             .planned_at
-            .is_none_or(|at| at.elapsed() >= self.max_age);
+            .is_none_or(|at| !younger(at, now, self.max_age));
         if runs.version != version || aged {
             let wanted = Wanted {
                 gzip: encoding == Encoding::Gzip,
                 plain: encoding == Encoding::Plain || keep_plain,
             };
-            runs.replan::<S>(registry, pieces, self.max_age, wanted);
+            runs.replan::<S>(store, pieces, self.max_age, wanted);
         }
         let body = match encoding {
             Encoding::Gzip => CachedBody::one(runs.gzip_body(pieces, keep_plain)),
@@ -616,17 +622,18 @@ impl Runs {
     /// settles is one registry version's.
     fn replan<S: Source>(
         &mut self,
-        registry: &Mutex<Registry>,
+        store: &Store,
         pieces: ApplicationsPieces,
         max_age: Duration,
         wanted: Wanted,
     ) {
-        if self.may_encode_much(registry.lock().version(), max_age) {
-            self.encode_stale_unlocked::<S>(registry, pieces, max_age, wanted);
+        if self.may_encode_much(store.read().version(), store.instant(), max_age) {
+            self.encode_stale_unlocked::<S>(store, pieces, max_age, wanted);
         }
         let (version, head, plan) = {
-            let registry = registry.lock();
-            let kept = |members: &[Member<'_>]| self.is_kept(members, max_age);
+            let registry = store.read();
+            let now = store.instant();
+            let kept = |members: &[Member<'_>]| self.is_kept(members, now, max_age);
             let (head, plan) = S::plan(&registry, pieces, &kept);
             (registry.version(), head, plan)
         };
@@ -638,7 +645,7 @@ impl Runs {
                     .by_first_app
                     .remove(&first)
                     .expect("planned from this map"),
-                Planned::Encode { members, plain } => Run::encoded(members, plain),
+                Planned::Encode { members, plain } => Run::encoded(members, plain, store.instant()),
             };
             order.push(run.members[0].0.clone());
             runs.insert(run.members[0].0.clone(), run);
@@ -653,7 +660,7 @@ impl Runs {
         self.order = order;
         self.head = Bytes::from(head);
         self.version = version;
-        self.planned_at = Some(Instant::now());
+        self.planned_at = Some(store.instant());
     }
 
     /// Whether the build for `version` may have enough to encode for
@@ -662,19 +669,19 @@ impl Runs {
     /// boundaries beside it) may hold [`LOCKED_ENCODE_INSTANCES`]. Finding the stale runs
     /// costs a pass over all applications, tens of milliseconds at 1,000,000 instances: the
     /// build after a single registration should not pay it twice.
-    fn may_encode_much(&self, version: u64, max_age: Duration) -> bool {
+    fn may_encode_much(&self, version: u64, now: Instant, max_age: Duration) -> bool {
         let changes = usize::try_from(version.saturating_sub(self.version)).unwrap_or(usize::MAX);
         self.by_first_app.is_empty()
             || self
                 .oldest_encoded_at
-                .is_none_or(|at| at.elapsed() >= max_age)
+                .is_none_or(|at| !younger(at, now, max_age))
             || changes.saturating_mul(3 * self.largest_run.max(1)) >= LOCKED_ENCODE_INSTANCES
     }
 
     /// Whether a run with these members, as kept, can stand in the next document.
-    fn is_kept(&self, members: &[Member<'_>], max_age: Duration) -> bool {
+    fn is_kept(&self, members: &[Member<'_>], now: Instant, max_age: Duration) -> bool {
         self.by_first_app.get(members[0].name).is_some_and(|old| {
-            old.encoded_at.elapsed() < max_age
+            younger(old.encoded_at, now, max_age)
                 && old
                     .members
                     .iter()
@@ -698,29 +705,31 @@ impl Runs {
     /// the payload's size) freed at once stays resident in the heap.
     fn encode_stale_unlocked<S: Source>(
         &mut self,
-        registry: &Mutex<Registry>,
+        store: &Store,
         pieces: ApplicationsPieces,
         max_age: Duration,
         wanted: Wanted,
     ) {
         for _ in 0..UNLOCKED_PASSES {
             let stale = {
-                let registry = registry.lock();
-                S::stale_runs(&registry, &|members| self.is_kept(members, max_age))
+                let registry = store.read();
+                let now = store.instant();
+                S::stale_runs(&registry, &|members| self.is_kept(members, now, max_age))
             };
             if stale.iter().map(|run| run.instances).sum::<usize>() < LOCKED_ENCODE_INSTANCES {
                 return;
             }
             for batch in batches(&stale, UNLOCKED_BATCH_INSTANCES) {
                 let copied: Vec<_> = {
-                    let registry = registry.lock();
+                    let registry = store.read();
                     batch
                         .iter()
                         .map(|run| S::copy_run(&registry, run))
                         .collect()
                 };
                 for (members, applications) in copied {
-                    let mut run = Run::encoded(members, encode_entries(&applications, pieces));
+                    let plain = encode_entries(&applications, pieces);
+                    let mut run = Run::encoded(members, plain, store.instant());
                     run.keep(wanted);
                     self.by_first_app.insert(run.members[0].0.clone(), run);
                 }
@@ -833,7 +842,7 @@ impl SelectionCache {
     /// missing: it selects nothing). Lock order: the registry, released, then the entries.
     pub(crate) fn get(
         &self,
-        registry: &Mutex<Registry>,
+        store: &Store,
         selection: &Selection,
         format: Format,
     ) -> Option<Bytes> {
@@ -842,15 +851,16 @@ impl SelectionCache {
             Selection::Vip(_) | Selection::SecureVip(_) => registry.version(),
         };
         let key = (selection.clone(), format);
-        let current = version(&registry.lock());
+        let current = version(&store.read());
         if let Some(entry) = self.entries.lock().by_selection.get(&key) {
-            if entry.version == current && entry.encoded_at.elapsed() < self.max_age {
+            if entry.version == current && younger(entry.encoded_at, store.instant(), self.max_age)
+            {
                 return Some(entry.body.clone());
             }
         }
         // Copied under the registry lock, encoded after it is released.
         let (version, body) = {
-            let registry = registry.lock();
+            let registry = store.read();
             let selected = match selection {
                 Selection::App(app) => Selected::One(registry.application(app)?),
                 Selection::Vip(vip) => Selected::Many(registry.vip(vip, false)),
@@ -872,7 +882,7 @@ impl SelectionCache {
             entries.bytes += body.len();
             let entry = SelectionEntry {
                 version,
-                encoded_at: Instant::now(),
+                encoded_at: store.instant(),
                 body: body.clone(),
             };
             if let Some(old) = entries.by_selection.insert(key, entry) {
@@ -1110,7 +1120,7 @@ mod tests {
         );
     }
 
-    fn registry_with(apps: usize, per_app: usize) -> Mutex<Registry> {
+    fn registry_with(apps: usize, per_app: usize) -> Store {
         let mut registry = Registry::new(heureka_core::RegistryPolicy::default(), 0);
         for app in 0..apps {
             for n in 0..per_app {
@@ -1125,7 +1135,12 @@ mod tests {
                 registry.register(instance, heureka_core::Origin::Client, 0);
             }
         }
-        Mutex::new(registry)
+        store(registry)
+    }
+
+    /// A store with no sinks, on the wall clock: the caches only read it.
+    fn store(registry: Registry) -> Store {
+        Store::new(registry, crate::clock::Clock::System, Vec::new())
     }
 
     fn compressed_runs(cache: &FullFetchCache) -> Vec<Bytes> {
@@ -1139,19 +1154,20 @@ mod tests {
             .collect()
     }
 
-    fn register(registry: &Mutex<Registry>, app: &str, id: &str) {
+    fn register(registry: &Store, app: &str, id: &str) {
         let instance = heureka_core::Instance::new(app, id, "host", "10.0.0.1", 0);
-        let mut registry = registry.lock();
-        let now = registry.version() as i64;
-        registry.register(instance, heureka_core::Origin::Client, now);
+        registry.write(|registry, _| {
+            let now = registry.version() as i64;
+            registry.register(instance, heureka_core::Origin::Client, now);
+        });
     }
 
-    fn whole_full(registry: &Mutex<Registry>, format: Format) -> Vec<u8> {
-        heureka_wire::encode_applications(&registry.lock().applications(), format)
+    fn whole_full(registry: &Store, format: Format) -> Vec<u8> {
+        heureka_wire::encode_applications(&registry.read().applications(), format)
     }
 
-    fn whole_delta(registry: &Mutex<Registry>, format: Format) -> Vec<u8> {
-        heureka_wire::encode_applications(&registry.lock().delta(), format)
+    fn whole_delta(registry: &Store, format: Format) -> Vec<u8> {
+        heureka_wire::encode_applications(&registry.read().delta(), format)
     }
 
     /// What a client reads in `encoding`, uncompressed.
@@ -1172,9 +1188,9 @@ mod tests {
     #[test]
     fn delta_written_one_application_at_a_time_equals_a_whole_encoding() {
         let registry = registry_with(40, 3);
-        registry
-            .lock()
-            .cancel("APP-7", "APP-7-1", heureka_core::Origin::Client, 1);
+        registry.write(|registry, _| {
+            registry.cancel("APP-7", "APP-7-1", heureka_core::Origin::Client, 1)
+        });
         let cache = DeltaCache::new(Duration::from_secs(180));
         for format in FORMATS {
             for encoding in Encoding::ALL {
@@ -1232,9 +1248,7 @@ mod tests {
 
     /// A large build's unlocked pass encodes its runs, the plan keeps every one of them, and
     /// the body equals a whole encoding (`whole`).
-    fn assert_plan_keeps_the_unlocked_runs<S: Source>(
-        whole: fn(&Mutex<Registry>, Format) -> Vec<u8>,
-    ) {
+    fn assert_plan_keeps_the_unlocked_runs<S: Source>(whole: fn(&Store, Format) -> Vec<u8>) {
         let registry = registry_with(1_500, 4);
         let pieces = ApplicationsPieces {
             format: Format::Json,
@@ -1256,8 +1270,8 @@ mod tests {
 
     /// Every format and encoding of `registry`'s document equals a whole encoding (`whole`).
     fn assert_every_form_equals_a_whole_encoding<S: Source>(
-        registry: &Mutex<Registry>,
-        whole: fn(&Mutex<Registry>, Format) -> Vec<u8>,
+        registry: &Store,
+        whole: fn(&Store, Format) -> Vec<u8>,
     ) {
         let cache = DocumentCache::<S>::new(Duration::from_secs(180));
         for format in FORMATS {
@@ -1313,10 +1327,13 @@ mod tests {
         runs.encode_stale_unlocked::<Delta>(&registry, pieces, max_age, PLAIN);
         register(&registry, "APP-42", "APP-42-new");
         // Replaces APP-7's live item by a DELETED one: same number of items.
-        let now = registry.lock().version() as i64;
-        assert!(registry
-            .lock()
-            .cancel("APP-7", "APP-7-1", heureka_core::Origin::Client, now));
+        let now = registry.read().version() as i64;
+        assert!(registry.write(|registry, _| registry.cancel(
+            "APP-7",
+            "APP-7-1",
+            heureka_core::Origin::Client,
+            now
+        )));
         runs.replan::<Delta>(&registry, pieces, max_age, PLAIN);
         let body = CachedBody::one(runs.gzip_body(pieces, true));
         assert_eq!(
@@ -1338,15 +1355,15 @@ mod tests {
         };
         let max_age = Duration::from_secs(180);
         let mut runs = Runs::default();
-        assert!(runs.may_encode_much(registry.lock().version(), max_age));
+        assert!(runs.may_encode_much(registry.read().version(), registry.instant(), max_age));
         runs.replan::<Full>(&registry, pieces, max_age, PLAIN);
         register(&registry, "APP-42", "APP-42-new");
-        assert!(!runs.may_encode_much(registry.lock().version(), max_age));
+        assert!(!runs.may_encode_much(registry.read().version(), registry.instant(), max_age));
         for n in 0..500 {
             register(&registry, &format!("APP-{n}"), "another");
         }
-        assert!(runs.may_encode_much(registry.lock().version(), max_age));
-        assert!(runs.may_encode_much(runs.version, Duration::ZERO));
+        assert!(runs.may_encode_much(registry.read().version(), registry.instant(), max_age));
+        assert!(runs.may_encode_much(runs.version, registry.instant(), Duration::ZERO));
     }
 
     #[test]
@@ -1478,11 +1495,10 @@ mod tests {
         assert_ne!(read(&gzip, Encoding::Gzip), plain.to_vec());
     }
 
-    fn register_at(registry: &Mutex<Registry>, app: &str, id: &str, now: i64) {
+    fn register_at(registry: &Store, app: &str, id: &str, now: i64) {
         let instance = heureka_core::Instance::new(app, id, "host", "10.0.0.1", 0);
         registry
-            .lock()
-            .register(instance, heureka_core::Origin::Client, now);
+            .write(|registry, _| registry.register(instance, heureka_core::Origin::Client, now));
     }
 
     fn delta_runs(cache: &DeltaCache) -> Vec<Bytes> {
@@ -1540,7 +1556,7 @@ mod tests {
         }
         // Retention is 180 s: this drops the items queued at 0 and keeps APP-0-late, so
         // APP-0's part of the delta shrinks while its version stays.
-        registry.lock().purge_recently_changed(190_000);
+        registry.write(|registry, _| registry.purge_recently_changed(190_000));
         for format in FORMATS {
             for encoding in Encoding::ALL {
                 let body = cache.get(&registry, format, encoding);
@@ -1556,8 +1572,7 @@ mod tests {
         cache.get(&registry, Format::Json, Encoding::Gzip);
         for id in ["APP-8-0", "APP-8-1"] {
             registry
-                .lock()
-                .cancel("APP-8", id, heureka_core::Origin::Client, 1);
+                .write(|registry, _| registry.cancel("APP-8", id, heureka_core::Origin::Client, 1));
         }
         for format in FORMATS {
             for encoding in Encoding::ALL {
@@ -1578,7 +1593,7 @@ mod tests {
             register(
                 &registry,
                 "APP-42",
-                &format!("APP-42-{}", registry.lock().version()),
+                &format!("APP-42-{}", registry.read().version()),
             );
             for format in FORMATS {
                 full.get(&registry, format, Encoding::Plain);
@@ -1682,7 +1697,7 @@ mod tests {
         register(&registry, "APP-1", "APP-1-new");
         let renewed = cache.get(&registry, &app, Format::Json).unwrap();
         let expected = heureka_wire::encode_application(
-            &registry.lock().application("APP-1").unwrap(),
+            &registry.read().application("APP-1").unwrap(),
             Format::Json,
         );
         assert_eq!(renewed, expected);
@@ -1696,13 +1711,11 @@ mod tests {
         let before = cache.get(&registry, &vip, Format::Xml).unwrap();
         let mut instance = heureka_core::Instance::new("ORDERS", "orders-1", "host", "10.0.0.2", 0);
         instance.vip_address = Some("orders".to_owned());
-        registry
-            .lock()
-            .register(instance, heureka_core::Origin::Client, 1);
+        registry.write(|registry, _| registry.register(instance, heureka_core::Origin::Client, 1));
         let after = cache.get(&registry, &vip, Format::Xml).unwrap();
         assert_ne!(before, after);
         let expected =
-            heureka_wire::encode_applications(&registry.lock().vip("orders", false), Format::Xml);
+            heureka_wire::encode_applications(&registry.read().vip("orders", false), Format::Xml);
         assert_eq!(after, expected);
     }
 

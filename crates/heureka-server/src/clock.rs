@@ -3,11 +3,15 @@
 //! Production reads the wall clock, as Eureka's timestamps are wall-clock milliseconds. Tests
 //! use [`Clock::tokio`], which counts Tokio time from a fixed epoch: with the runtime paused,
 //! leases, eviction and replication timers all move together when a test advances time, and
-//! nothing sleeps.
+//! nothing sleeps. Monotonic time ([`Instant`]) is Tokio's, which is the operating system's
+//! in a build without Tokio's test utilities and follows the paused clock in tests.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use heureka_core::Millis;
+
+/// A monotonic instant: Tokio's, so that paused tests move it.
+pub(crate) type Instant = tokio::time::Instant;
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Clock {
@@ -15,10 +19,7 @@ pub(crate) enum Clock {
     System,
     /// `epoch_ms` plus the Tokio time elapsed since `started`.
     #[cfg_attr(not(test), allow(dead_code))]
-    Tokio {
-        epoch_ms: Millis,
-        started: tokio::time::Instant,
-    },
+    Tokio { epoch_ms: Millis, started: Instant },
 }
 
 impl Clock {
@@ -27,7 +28,7 @@ impl Clock {
     pub(crate) fn tokio(epoch_ms: Millis) -> Clock {
         Clock::Tokio {
             epoch_ms,
-            started: tokio::time::Instant::now(),
+            started: instant(),
         }
     }
 
@@ -38,8 +39,19 @@ impl Clock {
                 .map(|elapsed| elapsed.as_millis() as Millis)
                 .unwrap_or(0),
             Clock::Tokio { epoch_ms, started } => {
-                epoch_ms + started.elapsed().as_millis() as Millis
+                epoch_ms + instant().saturating_duration_since(*started).as_millis() as Millis
             }
         }
     }
+
+    /// The current monotonic time; the same for either clock, as only its differences count.
+    pub(crate) fn instant(&self) -> Instant {
+        instant()
+    }
+}
+
+/// The current monotonic time, for the parts of the server that keep deadlines but hold no
+/// store (the listener, request timing, timers).
+pub(crate) fn instant() -> Instant {
+    Instant::now()
 }

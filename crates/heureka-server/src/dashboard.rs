@@ -100,9 +100,9 @@ fn asset(body: &'static str, content_type: &'static str) -> Response {
 
 /// `GET {base}/dashboard/summary`.
 pub(crate) async fn summary(State(state): State<SharedState>) -> Response {
-    let now = state.now();
+    let now = state.store.now();
     let (self_preservation, node_status) = {
-        let registry = state.registry.lock();
+        let registry = state.store.read();
         let node_status = registry
             .own_instance_id()
             .and_then(|id| registry.instance_by_id(id, now))

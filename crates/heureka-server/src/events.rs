@@ -26,6 +26,7 @@ use tokio::sync::broadcast;
 
 use crate::config::Config;
 use crate::state::SharedState;
+use crate::store::ChangeSink;
 
 pub(crate) mod stream;
 pub(crate) mod webhooks;
@@ -123,43 +124,6 @@ impl Events {
     /// The sequence number of the last event sent (for `lagged` events made per subscriber).
     pub(crate) fn last_seq(&self) -> u64 {
         *self.seq.lock()
-    }
-
-    /// Called by the write path under the registry lock, once per change: books `lastn`,
-    /// counts heartbeats, and sends instance events. Does nothing costly when nobody listens.
-    pub(crate) fn publish(&self, change: &Change, registry: &Registry) {
-        self.book_lastn(change);
-        if self.sender.receiver_count() == 0 {
-            return;
-        }
-        let Some((kind, cause)) = event_kind(change.kind) else {
-            let mut renewals = self.renewals.lock();
-            match renewals.get_mut(&change.app) {
-                Some(count) => *count += 1,
-                None => {
-                    renewals.insert(change.app.clone(), 1);
-                }
-            }
-            return;
-        };
-        let instance = if change.kind.is_removal() {
-            None
-        } else {
-            registry.instance(&change.app, &change.id, change.at)
-        };
-        self.send(
-            change.at,
-            EventBody::Instance(Box::new(InstanceEvent {
-                kind,
-                app: change.app.clone(),
-                id: change.id.clone(),
-                origin: change.origin,
-                status: change.status,
-                overridden_status: change.overridden_status,
-                cause,
-                instance,
-            })),
-        );
     }
 
     /// Sends `renewals` for the heartbeats counted since the last call, when there were any
@@ -305,16 +269,55 @@ pub(crate) async fn flush_renewals_every_second(state: SharedState) {
     timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         timer.tick().await;
-        let now = state.now();
+        let now = state.store.now();
         let wait = state.events.wait_time_in_ms_when_sync_empty();
         let (numbers, below) = {
-            let registry = state.registry.lock();
+            let registry = state.store.read();
             (
                 registry.self_preservation(),
                 registry.is_below_renew_threshold(now, wait),
             )
         };
         state.events.flush_renewals(numbers, now, below);
+    }
+}
+
+impl ChangeSink for Events {
+    /// Called by the write path under the registry lock, once per change: books `lastn`,
+    /// counts heartbeats, and sends instance events. Does nothing costly when nobody listens.
+    fn publish(&self, change: &Change, registry: &Registry) {
+        self.book_lastn(change);
+        if self.sender.receiver_count() == 0 {
+            return;
+        }
+        let Some((kind, cause)) = event_kind(change.kind) else {
+            let mut renewals = self.renewals.lock();
+            match renewals.get_mut(&change.app) {
+                Some(count) => *count += 1,
+                None => {
+                    renewals.insert(change.app.clone(), 1);
+                }
+            }
+            return;
+        };
+        let instance = if change.kind.is_removal() {
+            None
+        } else {
+            registry.instance(&change.app, &change.id, change.at)
+        };
+        self.send(
+            change.at,
+            EventBody::Instance(Box::new(InstanceEvent {
+                kind,
+                app: change.app.clone(),
+                id: change.id.clone(),
+                origin: change.origin,
+                status: change.status,
+                overridden_status: change.overridden_status,
+                cause,
+                instance,
+            })),
+        );
     }
 }
 

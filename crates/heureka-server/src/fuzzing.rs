@@ -108,7 +108,7 @@ pub fn request(
     let method = axum::http::Method::from_bytes(method.as_bytes()).ok()?;
     let reads_only = matches!(method.as_str(), "GET" | "HEAD" | "OPTIONS");
     let server = fuzz_server();
-    let version_before = server.state.registry.lock().version();
+    let version_before = server.state.store.read().version();
     server.runtime.block_on(async {
         let mut request = axum::http::Request::builder().method(method).uri(uri);
         if let Some(format) = accept {
@@ -155,8 +155,8 @@ pub fn request(
             }
             exchange.registry = server
                 .state
-                .registry
-                .lock()
+                .store
+                .read()
                 .applications()
                 .applications
                 .into_iter()
@@ -169,7 +169,7 @@ pub fn request(
                     )
                 })
                 .collect();
-            if server.state.registry.lock().version() != version_before {
+            if server.state.store.read().version() != version_before {
                 server.reseed();
             }
         }
@@ -207,7 +207,7 @@ fn fuzz_server() -> &'static FuzzServer {
                 let document = format!(
                     r#"{{"instance":{{"instanceId":"{id}","hostName":"10.0.0.1","app":"{app}","ipAddr":"10.0.0.1","port":{{"$":8080,"@enabled":"true"}},"vipAddress":"orders","dataCenterInfo":{{"@class":"com.netflix.appinfo.InstanceInfo$DefaultDataCenterInfo","name":"MyOwn"}},"status":"UP","metadata":{{"zone":"a"}}}}}}"#
                 );
-                heureka_wire::decode_instance(document.as_bytes(), Format::Json, state.now())
+                heureka_wire::decode_instance(document.as_bytes(), Format::Json, state.store.now())
                     .expect("the seeded instances decode")
             })
             .collect();
@@ -228,7 +228,7 @@ impl FuzzServer {
     /// Cancels every instance (which drops its status override too) and registers the seeded
     /// ones afresh, through the write path, so the caches see new versions.
     fn reseed(&self) {
-        self.state.write(|registry, now| {
+        self.state.store.write(|registry, now| {
             let held: Vec<(String, String)> = registry
                 .applications()
                 .applications

@@ -10,7 +10,6 @@ pub mod config;
 pub mod fuzzing;
 
 mod cache;
-mod changes;
 mod clock;
 mod dashboard;
 mod events;
@@ -23,6 +22,7 @@ mod registration;
 mod replication;
 mod routes;
 mod state;
+mod store;
 mod tasks;
 
 use std::future::Future;
@@ -82,7 +82,7 @@ pub async fn serve_with_reload(
     let own = config
         .client
         .register_with_eureka
-        .then(|| own_instance::own_instance(&config, port, state.now()));
+        .then(|| own_instance::own_instance(&config, port, state.store.now()));
     if let Some(own) = own.clone() {
         background.spawn(own_instance::register_and_renew(state.clone(), own));
     }

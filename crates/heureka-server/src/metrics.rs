@@ -34,6 +34,7 @@ use prometheus_client::registry::{Registry, Unit};
 use crate::cache::Encoding;
 use crate::replication::PeerState;
 use crate::state::AppState;
+use crate::store::ChangeSink;
 
 /// Upper bounds of the request-latency buckets, in seconds: a heartbeat takes tens of
 /// microseconds, a full fetch of a large registry milliseconds, a slow client seconds.
@@ -182,22 +183,6 @@ impl Metrics {
         }
     }
 
-    /// Counts one change of the write path; called under the registry lock, so it only adds.
-    pub(crate) fn count(&self, change: &Change) {
-        match change.kind {
-            ChangeKind::Registered => self.registrations.inc(change.origin),
-            ChangeKind::Renewed => self.renewals.inc(change.origin),
-            ChangeKind::Cancelled => self.cancels.inc(change.origin),
-            ChangeKind::Evicted => {
-                self.evictions.inc();
-            }
-            ChangeKind::StatusChanged
-            | ChangeKind::StatusOverridden
-            | ChangeKind::StatusOverrideRemoved
-            | ChangeKind::MetadataUpdated => {}
-        }
-    }
-
     /// Records one answered HTTP request.
     pub(crate) fn observe_request(&self, labels: &RequestLabels, elapsed: Duration) {
         self.requests
@@ -257,7 +242,7 @@ struct Snapshot {
 impl Snapshot {
     fn take(state: &AppState) -> Snapshot {
         let (instances, self_preservation) = {
-            let registry = state.registry.lock();
+            let registry = state.store.read();
             let instances = registry
                 .status_counts()
                 .iter()
@@ -456,6 +441,24 @@ fn encode_peers(
         MetricType::Counter,
         &|peer| Some(peer.tasks_sent as f64),
     )
+}
+
+impl ChangeSink for Metrics {
+    /// Counts one change of the write path; called under the registry lock, so it only adds.
+    fn publish(&self, change: &Change, _: &heureka_core::Registry) {
+        match change.kind {
+            ChangeKind::Registered => self.registrations.inc(change.origin),
+            ChangeKind::Renewed => self.renewals.inc(change.origin),
+            ChangeKind::Cancelled => self.cancels.inc(change.origin),
+            ChangeKind::Evicted => {
+                self.evictions.inc();
+            }
+            ChangeKind::StatusChanged
+            | ChangeKind::StatusOverridden
+            | ChangeKind::StatusOverrideRemoved
+            | ChangeKind::MetadataUpdated => {}
+        }
+    }
 }
 
 #[cfg(test)]

@@ -67,19 +67,22 @@ pub(crate) fn own_instance(
 pub(crate) async fn register_and_renew(state: SharedState, instance: heureka_core::Instance) {
     let period = Duration::from_secs(u64::from(instance.lease_info.renewal_interval_in_secs));
     let (app, id) = (instance.app.to_uppercase(), instance.id().to_owned());
-    state.write(|registry, now| {
+    state.store.write(|registry, now| {
         registry.set_own_instance_id(Some(id.clone()));
         registry.register(instance.clone(), Origin::Client, now);
     });
     let mut timer = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
     loop {
         timer.tick().await;
-        let outcome =
-            state.write(|registry, now| registry.renew(&app, &id, None, None, Origin::Client, now));
+        let outcome = state
+            .store
+            .write(|registry, now| registry.renew(&app, &id, None, None, Origin::Client, now));
         if outcome != heureka_core::RenewOutcome::Renewed {
             let mut again = instance.clone();
-            again.last_dirty_timestamp = state.now();
-            state.write(|registry, now| registry.register(again, Origin::Client, now));
+            again.last_dirty_timestamp = state.store.now();
+            state
+                .store
+                .write(|registry, now| registry.register(again, Origin::Client, now));
         }
     }
 }
@@ -87,7 +90,9 @@ pub(crate) async fn register_and_renew(state: SharedState, instance: heureka_cor
 /// Cancels this server's registration, at shutdown; replicated like a client's cancel.
 pub(crate) fn cancel(state: &SharedState, instance: &heureka_core::Instance) {
     let (app, id) = (instance.app.to_uppercase(), instance.id().to_owned());
-    state.write(|registry, now| registry.cancel(&app, &id, Origin::Client, now));
+    state
+        .store
+        .write(|registry, now| registry.cancel(&app, &id, Origin::Client, now));
 }
 
 /// The machine's host name, as Spring's `InetUtils` would find it first.

@@ -6,7 +6,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use heureka_core::{LeaseExpiry, Millis, Registry, RegistryPolicy};
-use parking_lot::Mutex;
 
 use crate::cache::{DeltaCache, FullFetchCache, SelectionCache};
 use crate::clock::Clock;
@@ -14,18 +13,14 @@ use crate::config::{Config, Exposure, ShowDetails};
 use crate::events::Events;
 use crate::metrics::Metrics;
 use crate::replication::{OwnAddress, Replication};
+use crate::store::{ChangeSink, Store};
 
 pub(crate) type SharedState = Arc<AppState>;
 
 #[derive(Debug)]
 pub(crate) struct AppState {
-    /// The registry. A blocking mutex, not an async one: every critical section is a few hash
-    /// lookups (or one snapshot copy) and never spans an `.await`, so contention stays short and
-    /// no task is ever parked holding it (the reasoning of mini-redis's `Db`). Writes go through
-    /// [`AppState::write`] (`changes.rs`), never through this lock directly.
-    pub(crate) registry: Mutex<Registry>,
-    /// Where `now` comes from: the wall clock, or Tokio time in tests.
-    pub(crate) clock: Clock,
+    /// The registry and the time: every read, write and `now` goes through it.
+    pub(crate) store: Arc<Store>,
     /// Pre-encoded, pre-compressed full documents, per application, keyed by version.
     pub(crate) full_fetch: FullFetchCache,
     /// Pre-encoded, pre-compressed delta documents, keyed by registry version.
@@ -34,13 +29,13 @@ pub(crate) struct AppState {
     pub(crate) selections: SelectionCache,
     pub(crate) settings: Settings,
     /// The peers, their queues and the client that talks to them.
-    pub(crate) replication: Replication,
+    pub(crate) replication: Arc<Replication>,
     /// The event stream's channel, the renewal counts and the dashboard's `lastn` lists.
-    pub(crate) events: Events,
+    pub(crate) events: Arc<Events>,
     /// What the dashboard shows that no other part of the state holds.
     pub(crate) dashboard: crate::dashboard::DashboardInfo,
     /// The Prometheus metrics, counted on the write path and by the observing layer.
-    pub(crate) metrics: Metrics,
+    pub(crate) metrics: Arc<Metrics>,
     /// `spring.application.name`: the app this server (and its peers) register as.
     pub(crate) application_name: String,
     /// When the server started, on its clock.
@@ -79,15 +74,23 @@ impl AppState {
         // Open with Spring's default-open-for-traffic-count; the start-up sync opens again
         // with what it found.
         registry.open_for_traffic(config.registry.default_open_for_traffic_count, now);
-        let replication = Replication::new(config, OwnAddress::from_config(config, port));
+        let replication = Arc::new(Replication::new(
+            config,
+            OwnAddress::from_config(config, port),
+        ));
+        let events = Arc::new(Events::new(config));
+        let metrics = Arc::new(Metrics::new());
+        // Where every change goes, in this order, under the registry lock (`store.rs`).
+        let sinks: Vec<Arc<dyn ChangeSink>> =
+            vec![replication.clone(), events.clone(), metrics.clone()];
+        let store = Arc::new(Store::new(registry, clock, sinks));
         let max_age = Duration::from_secs(
             config
                 .eureka_server
                 .response_cache_auto_expiration_in_seconds,
         );
         Arc::new(AppState {
-            registry: Mutex::new(registry),
-            clock,
+            store,
             full_fetch: FullFetchCache::new(max_age),
             delta: DeltaCache::new(max_age),
             selections: SelectionCache::new(max_age),
@@ -103,11 +106,11 @@ impl AppState {
                 actuator_base_path: config.management.base_path.clone(),
                 exposed: config.management.exposed,
             },
-            metrics: Metrics::new(),
+            metrics,
             // A single node has no one to sync from: it serves reads from the first request.
             ready: AtomicBool::new(replication.peers().is_empty()),
             replication,
-            events: Events::new(config),
+            events,
             dashboard: crate::dashboard::DashboardInfo::new(config, port, now),
             application_name: config.application_name.to_uppercase(),
             started_at: now,
@@ -150,11 +153,6 @@ impl AppState {
             sources = ?config.sources,
             "heureka is serving the Eureka API"
         );
-    }
-
-    /// The current time in Eureka's milliseconds, from the state's clock.
-    pub(crate) fn now(&self) -> Millis {
-        self.clock.now_millis()
     }
 }
 

@@ -55,7 +55,7 @@ async fn evict_expired_leases(state: SharedState, period: Duration) {
         // counts towards expiry, so a late run does not evict less than it should.
         let compensation = previous.elapsed().saturating_sub(period);
         previous = Instant::now();
-        let (report, numbers) = state.write(|registry, now| {
+        let (report, numbers) = state.store.write(|registry, now| {
             let report = registry.evict(now, compensation.as_millis() as i64, now as u64);
             (report, registry.self_preservation())
         });
@@ -87,14 +87,16 @@ async fn roll_renews_bucket(state: SharedState, self_preservation_enabled: bool)
     let mut timer = every(Duration::from_secs(60));
     loop {
         timer.tick().await;
-        let (before, after, status) = state.write(|registry, now| {
+        let (before, after, status) = state.store.write(|registry, now| {
             let before = registry.self_preservation();
             registry.roll_renews_bucket();
             let status = state.events.status_of(registry, now);
             (before, registry.self_preservation(), status)
         });
         // The event goes out with the numbers of this roll, as the log line below does.
-        state.events.observe_self_preservation(status, state.now());
+        state
+            .events
+            .observe_self_preservation(status, state.store.now());
         if !self_preservation_enabled
             || before.lease_expiration_enabled == after.lease_expiration_enabled
         {
@@ -123,7 +125,7 @@ async fn update_renewal_threshold(state: SharedState, period: Duration) {
     let mut timer = every(period);
     loop {
         timer.tick().await;
-        let numbers = state.write(|registry, _| {
+        let numbers = state.store.write(|registry, _| {
             registry.update_renewal_threshold();
             registry.self_preservation()
         });
@@ -141,7 +143,9 @@ async fn purge_delta_queue(state: SharedState, period: Duration) {
     loop {
         timer.tick().await;
         // Dropping items changes the delta document, so this bumps the registry version too.
-        state.write(|registry, now| registry.purge_recently_changed(now));
+        state
+            .store
+            .write(|registry, now| registry.purge_recently_changed(now));
     }
 }
 

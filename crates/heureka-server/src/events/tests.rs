@@ -19,12 +19,16 @@ fn state(config: &Config) -> SharedState {
 }
 
 fn register(state: &SharedState, app: &str, id: &str) {
-    let instance = Instance::new(app, id, "host", "10.0.0.1", state.now());
-    state.write(|registry, now| registry.register(instance, Origin::Client, now));
+    let instance = Instance::new(app, id, "host", "10.0.0.1", state.store.now());
+    state
+        .store
+        .write(|registry, now| registry.register(instance, Origin::Client, now));
 }
 
 fn renew(state: &SharedState, app: &str, id: &str) {
-    state.write(|registry, now| registry.renew(app, id, None, None, Origin::Client, now));
+    state
+        .store
+        .write(|registry, now| registry.renew(app, id, None, None, Origin::Client, now));
 }
 
 /// Every event the subscriber has been sent so far, without waiting for more.
@@ -148,7 +152,9 @@ async fn lastn_lists_registrations_and_removals_newest_first() {
     let state = state(&Config::default());
     register(&state, "orders", "o1");
     register(&state, "orders", "o2");
-    state.write(|registry, now| registry.cancel("ORDERS", "o1", Origin::Client, now));
+    state
+        .store
+        .write(|registry, now| registry.cancel("ORDERS", "o1", Origin::Client, now));
     let lastn: Value = serde_json::from_slice(&state.events.lastn_json()).unwrap();
     assert_eq!(lastn["registered"][0]["id"], "o2");
     assert_eq!(lastn["registered"][1]["id"], "o1");
@@ -160,7 +166,7 @@ async fn a_status_override_is_a_status_changed_event_with_the_instance_after_it(
     let state = state(&Config::default());
     register(&state, "orders", "o1");
     let mut events = Box::pin(subscriber_events(&state, Vec::new(), false));
-    state.write(|registry, now| {
+    state.store.write(|registry, now| {
         registry.set_status_override(
             "ORDERS",
             "o1",

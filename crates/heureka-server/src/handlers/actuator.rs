@@ -96,7 +96,7 @@ fn readiness_status(state: &SharedState) -> HealthStatus {
 
 fn components(state: &SharedState) -> HealthComponents {
     let registry = {
-        let registry = state.registry.lock();
+        let registry = state.store.read();
         let numbers = registry.self_preservation();
         let versions = registry.application_versions();
         RegistryHealth {

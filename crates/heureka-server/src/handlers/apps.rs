@@ -78,7 +78,7 @@ pub(crate) async fn svip(
 /// instances (VIP selections are never None).
 fn selected(state: &SharedState, headers: &HeaderMap, selection: Selection) -> Option<Response> {
     let format = negotiate::collection_format(headers);
-    let body = state.selections.get(&state.registry, &selection, format)?;
+    let body = state.selections.get(&state.store, &selection, format)?;
     Some(document(format, body))
 }
 
@@ -99,16 +99,16 @@ async fn cached(state: &SharedState, headers: &HeaderMap, which: Document) -> Re
         Encoding::Plain
     };
     let ready = match which {
-        Document::AllApps => state.full_fetch.ready(&state.registry, format, encoding),
-        Document::Delta => state.delta.ready(&state.registry, format, encoding),
+        Document::AllApps => state.full_fetch.ready(&state.store, format, encoding),
+        Document::Delta => state.delta.ready(&state.store, format, encoding),
     };
     let body = match ready {
         Some(body) => body,
         None => {
             let state = state.clone();
             let build = move || match which {
-                Document::AllApps => state.full_fetch.build(&state.registry, format, encoding),
-                Document::Delta => state.delta.build(&state.registry, format, encoding),
+                Document::AllApps => state.full_fetch.build(&state.store, format, encoding),
+                Document::Delta => state.delta.build(&state.store, format, encoding),
             };
             if Handle::current().runtime_flavor() == RuntimeFlavor::MultiThread {
                 tokio::task::block_in_place(build)

@@ -23,11 +23,13 @@ pub(crate) async fn register(
     body: Bytes,
 ) -> Result<StatusCode, ApiError> {
     let format = negotiate::body_format(&headers, &body)?;
-    let mut instance = heureka_wire::decode_instance(&body, format, state.now())
+    let mut instance = heureka_wire::decode_instance(&body, format, state.store.now())
         .map_err(|error| ApiError::BadRequest(error.to_string()))?;
     registration::validate(&mut instance, &app)?;
     let origin = origin(&headers);
-    state.write(|registry, now| registry.register(instance, origin, now));
+    state
+        .store
+        .write(|registry, now| registry.register(instance, origin, now));
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -45,8 +47,9 @@ pub(crate) async fn renew(
         None => None,
     };
     let origin = origin(&headers);
-    let outcome =
-        state.write(|registry, now| registry.renew(&app, &id, dirty, overridden, origin, now));
+    let outcome = state
+        .store
+        .write(|registry, now| registry.renew(&app, &id, dirty, overridden, origin, now));
     match outcome {
         RenewOutcome::Renewed => Ok(StatusCode::OK.into_response()),
         // The levels and wording of Eureka's InstanceResource: both are WARN there, and both
@@ -75,7 +78,9 @@ pub(crate) async fn cancel(
     Headers(headers): Headers,
 ) -> Result<StatusCode, ApiError> {
     let origin = origin(&headers);
-    let cancelled = state.write(|registry, now| registry.cancel(&app, &id, origin, now));
+    let cancelled = state
+        .store
+        .write(|registry, now| registry.cancel(&app, &id, origin, now));
     if cancelled {
         Ok(StatusCode::OK)
     } else {
@@ -91,8 +96,8 @@ pub(crate) async fn one(
     Path((app, id)): Path<(String, String)>,
     Headers(headers): Headers,
 ) -> Result<Response, ApiError> {
-    let now = state.now();
-    let instance = state.registry.lock().instance(&app, &id, now);
+    let now = state.store.now();
+    let instance = state.store.read().instance(&app, &id, now);
     let instance = instance.ok_or(ApiError::NotFound)?;
     let format = negotiate::instance_format(&headers);
     Ok(document(
@@ -107,8 +112,8 @@ pub(crate) async fn by_id(
     Path(id): Path<String>,
     Headers(headers): Headers,
 ) -> Result<Response, ApiError> {
-    let now = state.now();
-    let instance = state.registry.lock().instance_by_id(&id, now);
+    let now = state.store.now();
+    let instance = state.store.read().instance_by_id(&id, now);
     let instance = instance.ok_or(ApiError::NotFound)?;
     let format = negotiate::instance_format(&headers);
     Ok(document(

@@ -15,8 +15,8 @@ pub(crate) async fn set_status(
     Headers(headers): Headers,
 ) -> Result<StatusCode, ApiError> {
     // Eureka looks the instance up before it reads `value`: unknown instances are 404 first.
-    let now = state.now();
-    if state.registry.lock().instance(&app, &id, now).is_none() {
+    let now = state.store.now();
+    if state.store.read().instance(&app, &id, now).is_none() {
         // Eureka's InstanceResource logs this at WARN.
         tracing::warn!(%app, %id, "instance not found (status update): 404");
         return Err(ApiError::NotFound);
@@ -27,6 +27,7 @@ pub(crate) async fn set_status(
     let dirty = last_dirty_timestamp(&query)?;
     let origin = origin(&headers);
     let updated = state
+        .store
         .write(|registry, now| registry.set_status_override(&app, &id, status, dirty, origin, now));
     if updated {
         Ok(StatusCode::OK)
@@ -49,7 +50,7 @@ pub(crate) async fn delete_status(
     };
     let dirty = last_dirty_timestamp(&query)?;
     let origin = origin(&headers);
-    let removed = state.write(|registry, now| {
+    let removed = state.store.write(|registry, now| {
         registry.delete_status_override(&app, &id, new_status, dirty, origin, now)
     });
     if removed {
@@ -72,7 +73,9 @@ pub(crate) async fn update_metadata(
             entries.push((key, value));
         }
     }
-    let updated = state.write(|registry, now| registry.update_metadata(&app, &id, entries, now));
+    let updated = state
+        .store
+        .write(|registry, now| registry.update_metadata(&app, &id, entries, now));
     if updated {
         Ok(StatusCode::OK)
     } else {

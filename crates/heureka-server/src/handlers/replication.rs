@@ -25,12 +25,12 @@ pub(crate) async fn batch(
     State(state): State<SharedState>,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    let elements = heureka_wire::decode_replication_batch(&body, state.now())
+    let elements = heureka_wire::decode_replication_batch(&body, state.store.now())
         .map_err(|error| ApiError::BadRequest(format!("replication batch: {error}")))?;
     // Decoding failures and validation are settled before the lock, and logged here, since
     // nothing under the registry lock may write to the log.
     let elements: Vec<Element> = elements.into_iter().map(prepare).collect();
-    let results = state.write(|registry, now| {
+    let results = state.store.write(|registry, now| {
         elements
             .into_iter()
             .map(|element| match element {
@@ -48,7 +48,7 @@ pub(crate) async fn batch(
 /// `GET {base}/peerreplication/digest`: our registry's digest, for a Heureka peer's
 /// anti-entropy. Encoded after the lock is released.
 pub(crate) async fn digest(State(state): State<SharedState>) -> Response {
-    let digest = state.registry.lock().digest();
+    let digest = state.store.read().digest();
     document(Format::Json, heureka_wire::encode_registry_digest(&digest))
 }
 

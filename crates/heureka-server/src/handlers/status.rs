@@ -22,10 +22,10 @@ pub(crate) async fn status(
 }
 
 fn status_info(state: &SharedState) -> StatusInfo {
-    let now = state.now();
+    let now = state.store.now();
     let peers = state.replication.peer_states();
     let (instance, available) = {
-        let registry = state.registry.lock();
+        let registry = state.store.read();
         let instance = registry
             .own_instance_id()
             .and_then(|id| registry.instance_by_id(id, now));

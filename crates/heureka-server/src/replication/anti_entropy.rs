@@ -264,8 +264,8 @@ async fn repair_with(state: &SharedState, peer: &Arc<Peer>) -> Result<Repairs, P
     let client = state.replication.client().clone();
     // Our view is taken first: whatever reaches us while the peer's view travels is newer
     // than it, and is left out with everything else still settling.
-    let ours = state.registry.lock().digest();
-    let settled_before = state.now() - SETTLING_MS;
+    let ours = state.store.read().digest();
+    let settled_before = state.store.now() - SETTLING_MS;
     let (theirs, view, full) = match client.fetch_digest(&peer.url).await? {
         Some(digest) => (digest, PeerView::Digest, None),
         None => {
@@ -278,12 +278,14 @@ async fn repair_with(state: &SharedState, peer: &Arc<Peer>) -> Result<Repairs, P
         }
     };
     let repairs = compare(&ours, &theirs, view, settled_before);
-    let now = state.now();
+    let now = state.store.now();
     for (app, id, action) in &repairs.push {
         peer.enqueue(app, id, *action, now);
     }
     for (app, id) in &repairs.remove_here {
-        state.write(|registry, now| registry.cancel(app, id, Origin::Peer, now));
+        state
+            .store
+            .write(|registry, now| registry.cancel(app, id, Origin::Peer, now));
     }
     for (app, id) in &repairs.pull {
         let instance = match &full {
@@ -308,7 +310,7 @@ fn find(applications: &Applications, app: &str, id: &str) -> Option<heureka_core
 
 /// Takes the peer's copy, its override (or the absence of one) included.
 fn adopt(state: &SharedState, instance: heureka_core::Instance) {
-    state.write(|registry, now| {
+    state.store.write(|registry, now| {
         let (app, id) = (instance.app.to_uppercase(), instance.id().to_owned());
         // The stored copy carries the override in force (the map's entry), without a scan of
         // every override per adopted instance.

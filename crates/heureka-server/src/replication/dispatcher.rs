@@ -78,7 +78,7 @@ pub(crate) async fn run(state: SharedState, peer: Arc<Peer>) {
             return;
         }
         wait_until_due(&state, &peer).await;
-        let now = state.now();
+        let now = state.store.now();
         let batch = peer.queue.lock().take_batch(now);
         if batch.is_empty() {
             continue;
@@ -104,10 +104,10 @@ pub(crate) async fn run(state: SharedState, peer: Arc<Peer>) {
                     }
                     PeerError::Refused(_) => None,
                 };
-                failed(&state, &peer, &error, state.now());
+                failed(&state, &peer, &error, state.store.now());
                 match pause {
                     Some((first, max)) => {
-                        peer.queue.lock().put_back(tasks, state.now());
+                        peer.queue.lock().put_back(tasks, state.store.now());
                         tokio::time::sleep(backoff(first, max, failures_in_a_row)).await;
                     }
                     None => {
@@ -138,7 +138,7 @@ async fn wait_until_due(state: &SharedState, peer: &Peer) {
             peer.wake.notified().await;
             continue;
         };
-        let wait = due.saturating_sub(state.now());
+        let wait = due.saturating_sub(state.store.now());
         if wait <= 0 {
             return;
         }
@@ -153,8 +153,8 @@ async fn wait_until_due(state: &SharedState, peer: &Peer) {
 /// register or heartbeat behind a cancel or an eviction) is dropped; the tasks returned are
 /// the ones that became items, in the same order.
 fn build_items(state: &SharedState, batch: Vec<Task>) -> (Vec<Task>, Vec<ReplicationItem>) {
-    let now = state.now();
-    let registry = state.registry.lock();
+    let now = state.store.now();
+    let registry = state.store.read();
     let mut tasks = Vec::with_capacity(batch.len());
     let mut items = Vec::with_capacity(batch.len());
     for task in batch {
@@ -198,7 +198,7 @@ fn delivered(
     items: &[ReplicationItem],
     results: Vec<ReplicationResult>,
 ) {
-    let now = state.now();
+    let now = state.store.now();
     let oldest = tasks.iter().map(|task| task.queued_at).min().unwrap_or(now);
     let came_back = {
         let mut peer_state = peer.state.lock();
@@ -232,13 +232,15 @@ fn on_result(state: &SharedState, peer: &Peer, item: &ReplicationItem, result: R
         (ReplicationAction::Heartbeat, 404, _) => {
             // The peer lost the instance, or holds an older copy: send it ours.
             tracing::debug!(peer = %peer.url.as_str(), %app, %id, "peer is missing the instance: registering it there");
-            peer.enqueue(app, id, ReplicationAction::Register, state.now());
+            peer.enqueue(app, id, ReplicationAction::Register, state.store.now());
         }
         (ReplicationAction::Heartbeat, status, Some(theirs))
             if state.replication.settings().adopt_newer_copies =>
         {
             tracing::info!(peer = %peer.url.as_str(), %app, %id, status, "peer holds a newer copy: adopting it");
-            state.write(|registry, now| registry.adopt_peer_copy(theirs, now));
+            state
+                .store
+                .write(|registry, now| registry.adopt_peer_copy(theirs, now));
         }
         (ReplicationAction::Cancel, 404, _) => {
             tracing::debug!(peer = %peer.url.as_str(), %app, %id, "peer had no instance to cancel");

@@ -9,7 +9,7 @@
 //! * `sync.rs` — the start-up sync: fetch the peers' registries before serving reads.
 //! * `anti_entropy.rs` — periodic comparison with each peer and repair of differences.
 //!
-//! Writes reach the queues from the write path (`changes.rs`), under the registry lock, so
+//! Writes reach the queues from the write path (`store.rs`, as a `ChangeSink`), under the registry lock, so
 //! each peer's queue holds an instance's changes in the order the registry made them.
 
 mod anti_entropy;
@@ -22,7 +22,7 @@ mod transport;
 use std::sync::Arc;
 use std::time::Duration;
 
-use heureka_core::{Change, ChangeKind, Millis, Origin};
+use heureka_core::{Change, ChangeKind, Millis, Origin, Registry};
 use heureka_wire::ReplicationAction;
 use parking_lot::{Mutex, RwLock};
 use tokio::sync::Notify;
@@ -30,6 +30,7 @@ use tokio::task::JoinSet;
 
 use crate::config::Config;
 use crate::state::SharedState;
+use crate::store::ChangeSink;
 
 pub(crate) use self::dispatcher::PeerState;
 pub(crate) use self::peers::{OwnAddress, PeerUrl};
@@ -171,10 +172,12 @@ impl Replication {
     pub(crate) fn client(&self) -> &PeerClient {
         &self.client
     }
+}
 
+impl ChangeSink for Replication {
     /// Queues a change for every peer, unless it came from a peer (the one-hop rule) or is
     /// not replicated at all (eviction: each server evicts on its own).
-    pub(crate) fn replicate(&self, change: &Change) {
+    fn publish(&self, change: &Change, _: &Registry) {
         if change.origin == Origin::Peer {
             return;
         }
@@ -185,7 +188,9 @@ impl Replication {
             peer.enqueue(&change.app, &change.id, action, change.at);
         }
     }
+}
 
+impl Replication {
     /// Every peer's replication state, for the status endpoint, logs and the dashboard.
     pub(crate) fn peer_states(&self) -> Vec<PeerState> {
         self.peers

@@ -69,8 +69,10 @@ pub(crate) async fn sync_from_peers(state: &SharedState) -> SyncReport {
         }
         pending = still_unready;
     }
-    let count = u32::try_from(state.registry.lock().registry_size()).unwrap_or(u32::MAX);
-    state.write(|registry, now| registry.open_for_traffic(count, now));
+    let count = u32::try_from(state.store.read().registry_size()).unwrap_or(u32::MAX);
+    state
+        .store
+        .write(|registry, now| registry.open_for_traffic(count, now));
     state.mark_ready();
     tracing::info!(
         instances = report.instances,
@@ -109,7 +111,7 @@ async fn fetch_all(
 fn register_all(state: &SharedState, applications: Applications) -> usize {
     let mut count = 0;
     for application in applications.applications {
-        count += state.write(|registry, now| {
+        count += state.store.write(|registry, now| {
             let mut count = 0;
             for instance in application.instances {
                 if instance.app.is_empty() || instance.id().is_empty() {

@@ -19,13 +19,15 @@ fn state_without_self_preservation() -> (SharedState, Config) {
 }
 
 fn register(state: &SharedState, id: &str) {
-    let instance = Instance::new("orders", id, "host", "10.0.0.1", state.now());
-    state.write(|registry, now| registry.register(instance, Origin::Client, now));
+    let instance = Instance::new("orders", id, "host", "10.0.0.1", state.store.now());
+    state
+        .store
+        .write(|registry, now| registry.register(instance, Origin::Client, now));
 }
 
 fn is_registered(state: &SharedState, id: &str) -> bool {
-    let now = state.now();
-    state.registry.lock().instance("ORDERS", id, now).is_some()
+    let now = state.store.now();
+    state.store.read().instance("ORDERS", id, now).is_some()
 }
 
 #[tokio::test(start_paused = true)]
@@ -54,6 +56,7 @@ async fn eviction_task_spares_a_lease_that_keeps_renewing() {
     for _ in 0..10 {
         tokio::time::sleep(Duration::from_secs(30)).await;
         state
+            .store
             .write(|registry, now| registry.renew("ORDERS", "o1", None, None, Origin::Client, now));
     }
     assert!(is_registered(&state, "o1"));

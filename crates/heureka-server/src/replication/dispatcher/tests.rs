@@ -45,13 +45,15 @@ fn cluster(extra: &[&str]) -> Cluster {
 
 impl Cluster {
     fn register(&self, id: &str, origin: Origin) {
-        let instance = Instance::new("orders", id, "host", "10.0.0.1", self.state.now());
+        let instance = Instance::new("orders", id, "host", "10.0.0.1", self.state.store.now());
         self.state
+            .store
             .write(|registry, now| registry.register(instance, origin, now));
     }
 
     fn renew(&self, id: &str) {
         self.state
+            .store
             .write(|registry, now| registry.renew("ORDERS", id, None, None, Origin::Client, now));
     }
 
@@ -127,6 +129,7 @@ async fn evictions_are_not_replicated() {
     pause(1).await;
     cluster
         .state
+        .store
         .write(|registry, now| registry.evict(now + 1_000_000, 0, 1));
     pause(1_000).await;
     assert_eq!(cluster.sent(), vec![one(ReplicationAction::Register, "o1")]);
@@ -216,11 +219,11 @@ async fn a_heartbeat_answered_with_a_newer_copy_adopts_it() {
     }]));
     cluster.renew("o1");
     pause(1_000).await;
-    let now = cluster.state.now();
+    let now = cluster.state.store.now();
     let ours = cluster
         .state
-        .registry
-        .lock()
+        .store
+        .read()
         .instance("ORDERS", "o1", now)
         .unwrap();
     assert_eq!(ours.status, InstanceStatus::OutOfService);

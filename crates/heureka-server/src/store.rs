@@ -1,0 +1,126 @@
+//! The store: the only owner of the registry and of the server's time (in the spirit of
+//! mini-redis's `Db`). Everything else holds an `Arc<Store>` and goes through three doors:
+//!
+//! * [`Store::read`] lends the registry read-only, under its lock;
+//! * [`Store::write`] is the one write path: it applies a write at the store's `now`, takes
+//!   the [`Change`]s the registry recorded and hands each, still under the lock, to every
+//!   [`ChangeSink`] in the order [`Store::new`] was given them, then logs them once the lock
+//!   is released;
+//! * [`Store::now`] and [`Store::instant`] are the time, wall-clock milliseconds for Eureka's
+//!   timestamps and a monotonic instant for ages and deadlines, both from the store's
+//!   [`Clock`] (Tokio's paused clock in tests).
+//!
+//! The registry is a blocking mutex, not an async one: every critical section is a few hash
+//! lookups (or one snapshot copy) and never spans an `.await`, so no task is ever parked
+//! holding it. Publishing under the lock keeps every sink's view in registry order (a cancel
+//! is never seen before the register it follows); sinks only queue, count or send, so the lock
+//! is held for a few pushes, never for I/O. The response caches need no sink: they key on the
+//! registry's versions, which the same changes moved.
+
+use std::fmt::Debug;
+use std::ops::Deref;
+use std::sync::Arc;
+
+use heureka_core::{Change, ChangeKind, Millis, Registry};
+use parking_lot::{Mutex, MutexGuard};
+
+use crate::clock::{Clock, Instant};
+
+/// A consumer of the registry's changes: replication, events, metrics. Called under the
+/// registry lock, once per change, in registry order; it must only queue, count or send.
+pub(crate) trait ChangeSink: Debug + Send + Sync {
+    fn publish(&self, change: &Change, registry: &Registry);
+}
+
+#[derive(Debug)]
+pub(crate) struct Store {
+    registry: Mutex<Registry>,
+    clock: Clock,
+    sinks: Vec<Arc<dyn ChangeSink>>,
+}
+
+/// The registry lent read-only: [`Store::read`]'s guard. Writes cannot go through it.
+pub(crate) struct ReadGuard<'a>(MutexGuard<'a, Registry>);
+
+impl Deref for ReadGuard<'_> {
+    type Target = Registry;
+
+    fn deref(&self) -> &Registry {
+        &self.0
+    }
+}
+
+impl Store {
+    /// A store owning `registry`, telling time by `clock`, fanning changes out to `sinks`.
+    pub(crate) fn new(registry: Registry, clock: Clock, sinks: Vec<Arc<dyn ChangeSink>>) -> Store {
+        Store {
+            registry: Mutex::new(registry),
+            clock,
+            sinks,
+        }
+    }
+
+    /// The registry, read-only, for as long as the guard lives: keep it short, never across
+    /// an `.await`.
+    pub(crate) fn read(&self) -> ReadGuard<'_> {
+        ReadGuard(self.registry.lock())
+    }
+
+    /// Applies one write to the registry at the current time and publishes what it changed.
+    pub(crate) fn write<T>(&self, write: impl FnOnce(&mut Registry, Millis) -> T) -> T {
+        let now = self.now();
+        let (result, changes) = {
+            let mut registry = self.registry.lock();
+            let result = write(&mut registry, now);
+            let changes = registry.take_changes();
+            for change in &changes {
+                for sink in &self.sinks {
+                    sink.publish(change, &registry);
+                }
+            }
+            (result, changes)
+        };
+        // Logging writes to stdout, which may block: never under the lock.
+        for change in &changes {
+            log(change);
+        }
+        result
+    }
+
+    /// The current time in Eureka's milliseconds since the epoch.
+    pub(crate) fn now(&self) -> Millis {
+        self.clock.now_millis()
+    }
+
+    /// The current monotonic time, for ages and deadlines.
+    pub(crate) fn instant(&self) -> Instant {
+        self.clock.instant()
+    }
+}
+
+/// One log line per change a reader can see; heartbeats only at debug level.
+fn log(change: &Change) {
+    let Change {
+        app,
+        id,
+        origin,
+        status,
+        ..
+    } = change;
+    match change.kind {
+        ChangeKind::Renewed => tracing::debug!(%app, %id, ?origin, "renewed lease"),
+        ChangeKind::Registered => {
+            tracing::info!(%app, %id, %status, ?origin, "registered instance")
+        }
+        ChangeKind::Cancelled => tracing::info!(%app, %id, ?origin, "cancelled lease"),
+        ChangeKind::Evicted => tracing::info!(%app, %id, "evicted expired lease"),
+        ChangeKind::StatusChanged => tracing::info!(%app, %id, %status, "status changed on renew"),
+        ChangeKind::StatusOverridden => {
+            tracing::info!(%app, %id, %status, ?origin, "status override set")
+        }
+        ChangeKind::StatusOverrideRemoved => {
+            tracing::info!(%app, %id, %status, ?origin, "status override removed")
+        }
+        ChangeKind::MetadataUpdated => tracing::info!(%app, %id, "metadata updated"),
+    }
+}
