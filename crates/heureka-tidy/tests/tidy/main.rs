@@ -4,5 +4,6 @@
 //! suite passes while the refactor that fixes them is under way; a listed file that no longer
 //! offends fails its own test, so the lists only shrink.
 
+mod crate_graph;
 mod time;
 mod workspace;
