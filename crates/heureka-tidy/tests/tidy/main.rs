@@ -6,6 +6,7 @@
 
 mod crate_graph;
 mod module_docs;
+mod registry_handle;
 mod status_codes;
 mod time;
 mod workspace;

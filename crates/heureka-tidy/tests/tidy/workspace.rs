@@ -202,6 +202,7 @@ pub fn lines_matching(
     for file in files {
         for line in &file.lines {
             let wanted = match tests {
+                Tests::Included => true,
                 Tests::Excluded => !line.in_test,
             };
             if wanted && !line.is_comment() && matches(file, line) {
@@ -219,6 +220,8 @@ pub fn lines_matching(
 /// Which lines a rule looks at.
 #[derive(Clone, Copy)]
 pub enum Tests {
+    /// Test code too: the rule binds tests as well.
+    Included,
     /// Production code only: the rule is about what ships.
     Excluded,
 }
