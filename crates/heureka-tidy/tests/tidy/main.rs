@@ -7,6 +7,7 @@
 mod crate_graph;
 mod module_docs;
 mod registry_handle;
+mod sleeps;
 mod status_codes;
 mod time;
 mod workspace;

@@ -204,6 +204,7 @@ pub fn lines_matching(
             let wanted = match tests {
                 Tests::Included => true,
                 Tests::Excluded => !line.in_test,
+                Tests::Only => line.in_test,
             };
             if wanted && !line.is_comment() && matches(file, line) {
                 sites.push(Site {
@@ -224,11 +225,23 @@ pub enum Tests {
     Included,
     /// Production code only: the rule is about what ships.
     Excluded,
+    /// Test code only: the rule is about how tests are written.
+    Only,
 }
 
 /// The Rust files under each of `dirs`.
 pub fn rust_files_under(dirs: &[&str]) -> Vec<Source> {
     dirs.iter().flat_map(|dir| rust_files(dir)).collect()
+}
+
+/// Whether `line` calls `name` as a function: `name(` not preceded by an identifier character
+/// (so `sleep(` matches `tokio::time::sleep(` but not `oversleep(`).
+pub fn calls(line: &str, name: &str) -> bool {
+    let call = format!("{name}(");
+    line.match_indices(&call).any(|(at, _)| {
+        let before = line[..at].chars().next_back();
+        !before.is_some_and(|c| c.is_alphanumeric() || c == '_')
+    })
 }
 
 /// Passes if `sites` is empty; otherwise fails naming the rule, every site, and why the rule
