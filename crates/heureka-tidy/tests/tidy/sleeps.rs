@@ -96,18 +96,18 @@ fn tests_wait_in_real_time_no_more_than_committed() {
     // Printed on success too (`cargo test -p heureka-tidy -- --nocapture`): the issue reports
     // these counts before and after the refactor.
     println!("{report}");
-    let over: Vec<&str> = counts
+    let over: String = counts
         .iter()
         .filter(|(_, sites, ceiling)| sites.len() > *ceiling)
-        .map(|(what, _, _)| *what)
+        .map(|(what, sites, ceiling)| listing(what, sites, *ceiling))
         .collect();
     assert!(
         over.is_empty(),
         "\nRULE: tests wait in real time no more than the committed ceilings (real-time \
-         sleeps, `eventually` calls and definitions in test code)\nover the ceiling: \
-         {over:?}\n{report}WHY: a real-time wait makes a test slow and, on a loaded machine, \
-         flaky; wait on paused Tokio time (`start_paused = true`, `tokio::time::advance`) or \
-         on an event instead. If a real-time wait is the only honest test, raise the ceiling \
-         in the same commit and say why.\n"
+         sleeps, `eventually` calls and definitions in test code)\nover the ceiling:\n\
+         {over}WHY: a real-time wait makes a test slow and, on a loaded machine, flaky; wait \
+         on paused Tokio time (`start_paused = true`, `tokio::time::advance`) or on an event \
+         instead. If a real-time wait is the only honest test, raise the ceiling in the same \
+         commit and say why.\n"
     );
 }
