@@ -36,7 +36,7 @@ pub struct Source {
 }
 
 /// Every `.rs` file under `dir` (relative to the root), sorted; none if `dir` does not exist.
-/// `target/` and hidden directories are skipped.
+/// Build output (`target/`), `node_modules/` and hidden directories are skipped.
 pub fn rust_files(dir: &str) -> Vec<Source> {
     let mut paths = Vec::new();
     collect(&root().join(dir), &mut paths);
@@ -178,7 +178,6 @@ pub fn listed(path: &str, list: &[&str]) -> bool {
 }
 
 /// A place in the tree where a rule is broken (or, for a count, where a thing is).
-#[derive(Clone)]
 pub struct Site {
     pub path: String,
     pub line: usize,
