@@ -103,8 +103,16 @@ fn members() -> Vec<Manifest> {
         .expect("the root manifest lists its members");
     let list = &text[start + "members = [".len()..];
     let list = &list[..list.find(']').unwrap()];
+    let list: Vec<&str> = list
+        .lines()
+        .map(|line| line.split('#').next().unwrap())
+        .collect();
     let mut dirs = Vec::new();
-    for entry in list.split(',').map(|entry| entry.trim().trim_matches('"')) {
+    for entry in list
+        .concat()
+        .split(',')
+        .map(|entry| entry.trim().trim_matches('"'))
+    {
         match entry.strip_suffix("/*") {
             Some(parent) => {
                 for child in fs::read_dir(root().join(parent)).unwrap() {
@@ -136,7 +144,8 @@ fn read_manifest(path: &str) -> Manifest {
     };
     let mut table = String::new();
     for (index, line) in text.lines().enumerate() {
-        let line = line.trim();
+        // A comment is no key (and `#` appears in no value these manifests use).
+        let line = line.split('#').next().unwrap().trim();
         if line.starts_with('[') {
             table = line.trim_matches(['[', ']']).to_owned();
             if let Some((kind, name)) = dependency_table(&table) {
