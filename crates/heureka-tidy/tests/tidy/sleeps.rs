@@ -29,16 +29,14 @@ fn test_files() -> Vec<Source> {
 /// Whether every Tokio test in `file` starts on paused time, so that its sleeps advance the
 /// clock at once instead of waiting.
 fn on_paused_time(file: &Source) -> bool {
-    let mut tokio_tests = file
-        .lines
-        .iter()
-        .filter(|line| line.text.contains("#[tokio::test"));
-    let mut any = false;
-    let all_paused = tokio_tests.all(|line| {
-        any = true;
-        line.text.contains("start_paused = true")
-    });
-    any && all_paused
+    let tokio_tests: Vec<&str> = (file.lines.iter())
+        .map(|line| line.text.as_str())
+        .filter(|text| text.contains("#[tokio::test"))
+        .collect();
+    !tokio_tests.is_empty()
+        && tokio_tests
+            .iter()
+            .all(|text| text.contains("start_paused = true"))
 }
 
 /// A sleep that waits in real time: std's always; Tokio's unless its file runs on paused
