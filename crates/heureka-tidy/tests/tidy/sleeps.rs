@@ -29,7 +29,9 @@ fn test_files() -> Vec<Source> {
 /// Whether every Tokio test in `file` starts on paused time, so that its sleeps advance the
 /// clock at once instead of waiting.
 fn on_paused_time(file: &Source) -> bool {
-    let tokio_tests: Vec<&str> = (file.lines.iter())
+    let tokio_tests: Vec<&str> = file
+        .lines
+        .iter()
         .map(|line| line.text.as_str())
         .filter(|text| text.contains("#[tokio::test"))
         .collect();
