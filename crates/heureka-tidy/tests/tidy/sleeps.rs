@@ -1,0 +1,113 @@
+//! No fixed sleeps in tests: a test that waits in real time is slow, and flaky on a loaded
+//! machine; timers are tested on paused Tokio time. The waits left are counted against a
+//! committed ceiling, so that a new one is a conscious choice (raise the ceiling in the same
+//! commit and say why) and removing one can lower it.
+
+use crate::workspace::{calls, lines_matching, rust_files, Site, Source, Tests};
+
+/// Real-time sleeps in test code today (each printed by the test): polling loops in the
+/// server's and the client's integration tests, `eventually`'s own among them.
+const REAL_TIME_SLEEPS_CEILING: usize = 9;
+
+/// `eventually(...)` calls in test code today: each polls in real time until its condition
+/// holds.
+const EVENTUALLY_CALLS_CEILING: usize = 31;
+
+/// `fn eventually` definitions in test code today (the server's and the client's, one per
+/// copy of the helper).
+const EVENTUALLY_DEFINITIONS_CEILING: usize = 2;
+
+/// Where test code lives: every crate (its `tests/`, its `#[cfg(test)]` modules, the
+/// test-support crate). The tidy tests themselves are left out: they name what they look for.
+fn test_files() -> Vec<Source> {
+    rust_files("crates")
+        .into_iter()
+        .filter(|file| !file.path.starts_with("crates/heureka-tidy/"))
+        .collect()
+}
+
+/// Whether every Tokio test in `file` starts on paused time, so that its sleeps advance the
+/// clock at once instead of waiting.
+fn on_paused_time(file: &Source) -> bool {
+    let tokio_tests: Vec<&str> = file
+        .lines
+        .iter()
+        .map(|line| line.text.as_str())
+        .filter(|text| text.contains("#[tokio::test"))
+        .collect();
+    !tokio_tests.is_empty()
+        && tokio_tests
+            .iter()
+            .all(|text| text.contains("start_paused = true"))
+}
+
+/// A sleep that waits in real time: std's always; Tokio's unless its file runs on paused
+/// time.
+fn real_time_sleeps(files: &[Source]) -> Vec<Site> {
+    lines_matching(files, Tests::Only, |file, line| {
+        let text = &line.text;
+        let std_sleep = calls(text, "thread::sleep");
+        let tokio_sleep = calls(text, "sleep") || calls(text, "sleep_until");
+        std_sleep || (tokio_sleep && !on_paused_time(file))
+    })
+}
+
+fn eventually_calls(files: &[Source]) -> Vec<Site> {
+    lines_matching(files, Tests::Only, |_, line| {
+        calls(&line.text, "eventually") && !line.text.contains("fn eventually")
+    })
+}
+
+fn eventually_definitions(files: &[Source]) -> Vec<Site> {
+    lines_matching(files, Tests::Only, |_, line| {
+        line.text.contains("fn eventually")
+    })
+}
+
+fn listing(what: &str, sites: &[Site], ceiling: usize) -> String {
+    let list: String = sites.iter().map(|site| format!("  {site}\n")).collect();
+    format!("{what}: {} (ceiling {ceiling})\n{list}", sites.len())
+}
+
+#[test]
+fn tests_wait_in_real_time_no_more_than_committed() {
+    let files = test_files();
+    let counts = [
+        (
+            "real-time sleeps in tests",
+            real_time_sleeps(&files),
+            REAL_TIME_SLEEPS_CEILING,
+        ),
+        (
+            "`eventually(` call sites",
+            eventually_calls(&files),
+            EVENTUALLY_CALLS_CEILING,
+        ),
+        (
+            "`fn eventually` definitions",
+            eventually_definitions(&files),
+            EVENTUALLY_DEFINITIONS_CEILING,
+        ),
+    ];
+    let report: String = counts
+        .iter()
+        .map(|(what, sites, ceiling)| listing(what, sites, *ceiling))
+        .collect();
+    // Printed on success too (`cargo test -p heureka-tidy -- --nocapture`): the issue reports
+    // these counts before and after the refactor.
+    println!("{report}");
+    let over: String = counts
+        .iter()
+        .filter(|(_, sites, ceiling)| sites.len() > *ceiling)
+        .map(|(what, sites, ceiling)| listing(what, sites, *ceiling))
+        .collect();
+    assert!(
+        over.is_empty(),
+        "\nRULE: tests wait in real time no more than the committed ceilings (real-time \
+         sleeps, `eventually` calls and definitions in test code)\nover the ceiling:\n\
+         {over}WHY: a real-time wait makes a test slow and, on a loaded machine, flaky; wait \
+         on paused Tokio time (`start_paused = true`, `tokio::time::advance`) or on an event \
+         instead. If a real-time wait is the only honest test, raise the ceiling in the same \
+         commit and say why.\n"
+    );
+}
