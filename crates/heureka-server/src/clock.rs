@@ -50,6 +50,14 @@ impl Clock {
     }
 }
 
+/// A timer whose first tick is one period from now, as Eureka's timers start; a late tick
+/// delays the next rather than bunching.
+pub(crate) fn every(period: std::time::Duration) -> tokio::time::Interval {
+    let mut timer = tokio::time::interval_at(instant() + period, period);
+    timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    timer
+}
+
 /// The current monotonic time, for the parts of the server that keep deadlines but hold no
 /// store (the listener, request timing, timers).
 pub(crate) fn instant() -> Instant {

@@ -38,7 +38,9 @@ use hyper_util::rt::TokioIo;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
-use tokio::time::{sleep, sleep_until, Instant};
+use tokio::time::{sleep, sleep_until};
+
+use crate::clock::{self, Instant};
 use tower::{Service, ServiceExt};
 
 use self::table::{Deadline, Slot, Table};
@@ -233,10 +235,10 @@ async fn serve_connection<S>(
     // deadline is never earlier than the timer: a busy connection's next wait begins after now
     // and lasts `keep-alive-timeout`, so a timer set that far ahead finds it (or finds it busy
     // again). Heartbeats on a kept-alive connection thus cost no wake-up and no timer.
-    let mut timer = pin!(sleep_until(Instant::now()));
+    let mut timer = pin!(sleep_until(clock::instant()));
     let mut stopping = false;
     loop {
-        let now = Instant::now();
+        let now = clock::instant();
         let check_at = match slot.deadline(now) {
             Deadline::CloseNow => return,
             Deadline::At(deadline) => deadline,
@@ -360,7 +362,7 @@ struct Throttle {
 impl Throttle {
     fn hit(&mut self) -> Option<u64> {
         self.times += 1;
-        let now = Instant::now();
+        let now = clock::instant();
         if self
             .last
             .is_some_and(|last| now - last < Duration::from_secs(60))

@@ -71,7 +71,7 @@ pub(crate) async fn register_and_renew(state: SharedState, instance: heureka_cor
         registry.set_own_instance_id(Some(id.clone()));
         registry.register(instance.clone(), Origin::Client, now);
     });
-    let mut timer = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
+    let mut timer = tokio::time::interval_at(crate::clock::instant() + period, period);
     loop {
         timer.tick().await;
         let outcome = state

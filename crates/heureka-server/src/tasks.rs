@@ -5,7 +5,8 @@
 use std::time::Duration;
 
 use tokio::task::JoinSet;
-use tokio::time::{interval_at, Instant, MissedTickBehavior};
+
+use crate::clock::{self, every};
 
 use crate::config::Config;
 use crate::state::SharedState;
@@ -38,23 +39,19 @@ fn millis(ms: u64) -> Duration {
     Duration::from_millis(ms.max(1))
 }
 
-/// A timer whose first tick is one period from now, as Eureka's timers start.
-fn every(period: Duration) -> tokio::time::Interval {
-    let mut timer = interval_at(Instant::now() + period, period);
-    timer.set_missed_tick_behavior(MissedTickBehavior::Delay);
-    timer
-}
-
 /// Eureka's `EvictionTask`: evicts expired leases, capped, unless self-preservation holds.
 async fn evict_expired_leases(state: SharedState, period: Duration) {
     let mut timer = every(period);
-    let mut previous = Instant::now();
+    let mut previous = clock::instant();
     loop {
         timer.tick().await;
         // Time beyond the period since the previous run (a stalled process, a suspended VM)
         // counts towards expiry, so a late run does not evict less than it should.
-        let compensation = previous.elapsed().saturating_sub(period);
-        previous = Instant::now();
+        let now = clock::instant();
+        let compensation = now
+            .saturating_duration_since(previous)
+            .saturating_sub(period);
+        previous = now;
         let (report, numbers) = state.store.write(|registry, now| {
             let report = registry.evict(now, compensation.as_millis() as i64, now as u64);
             (report, registry.self_preservation())

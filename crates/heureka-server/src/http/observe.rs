@@ -8,7 +8,6 @@
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{ready, Context, Poll};
-use std::time::Instant;
 
 use axum::extract::{MatchedPath, Request};
 use axum::http::{Method, StatusCode, Uri};
@@ -16,6 +15,7 @@ use axum::response::Response;
 use pin_project_lite::pin_project;
 use tower::{Layer, Service};
 
+use crate::clock;
 use crate::http::error::Rejection;
 use crate::metrics::{RequestLabels, RouteLabel};
 use crate::state::SharedState;
@@ -55,7 +55,7 @@ where
     }
 
     fn call(&mut self, request: Request) -> Self::Future {
-        let started = Instant::now();
+        let started = clock::instant();
         let method = method_label(request.method());
         // Set by the router once a route matched; absent for requests no route takes.
         let route = request
@@ -91,7 +91,7 @@ pin_project! {
 /// What is known of a request before it is answered.
 struct Observing {
     state: SharedState,
-    started: Instant,
+    started: clock::Instant,
     method: &'static str,
     route: RouteLabel,
     uri: Uri,
@@ -122,7 +122,7 @@ impl Observing {
             route,
             uri,
         } = self;
-        let elapsed = started.elapsed();
+        let elapsed = clock::instant().saturating_duration_since(started);
         let status = response.status();
         if is_malformed(status) {
             let reason = response

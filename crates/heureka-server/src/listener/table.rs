@@ -6,9 +6,9 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::clock::{self, Instant};
 use parking_lot::Mutex;
 use tokio::sync::Notify;
-use tokio::time::Instant;
 
 /// The open connections and which of them wait for a request head, oldest wait first.
 #[derive(Debug)]
@@ -87,7 +87,7 @@ impl Table {
                 wake: Arc::clone(&wake),
             },
         );
-        inner.wait(id, Instant::now() + connection_timeout);
+        inner.wait(id, clock::instant() + connection_timeout);
         let slot = Slot {
             table: Arc::clone(self),
             id,
@@ -204,7 +204,7 @@ impl Slot {
             .get(&self.id)
             .is_some_and(|entry| matches!(entry.phase, Phase::Busy));
         if busy {
-            inner.wait(self.id, Instant::now() + keep_alive);
+            inner.wait(self.id, clock::instant() + keep_alive);
             drop(inner);
             self.table.room.notify_one();
         }

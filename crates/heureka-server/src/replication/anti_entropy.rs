@@ -220,7 +220,7 @@ fn digest_of(applications: &Applications) -> Vec<InstanceDigest> {
 
 /// The anti-entropy task: one comparison per peer per interval.
 pub(crate) async fn run(state: SharedState, interval: Duration) {
-    let mut timer = tokio::time::interval_at(tokio::time::Instant::now() + interval, interval);
+    let mut timer = tokio::time::interval_at(crate::clock::instant() + interval, interval);
     timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         timer.tick().await;

@@ -283,7 +283,7 @@ pub type ConfigReload = Box<dyn Fn() -> Option<Config> + Send + Sync>;
 /// every `peer-eureka-nodes-update-interval-ms`, and peers come and go with it.
 async fn refresh_peers(state: SharedState, reload: ConfigReload) {
     let period = state.replication.settings.peer_refresh_interval;
-    let mut timer = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
+    let mut timer = tokio::time::interval_at(crate::clock::instant() + period, period);
     let mut dispatchers = JoinSet::new();
     loop {
         timer.tick().await;

@@ -18,25 +18,7 @@ const STORE: &[&str] = &[
 /// Files that hold or lock the registry themselves today, while issue 17 moves them onto the
 /// store. Remove a file once it no longer does; `pending_registry_holders_still_offend`
 /// insists.
-const PENDING_REGISTRY_HOLDERS: &[&str] = &[
-    "crates/heureka-server/src/cache.rs",
-    "crates/heureka-server/src/changes.rs",
-    "crates/heureka-server/src/dashboard.rs",
-    "crates/heureka-server/src/events.rs",
-    "crates/heureka-server/src/fuzzing.rs",
-    "crates/heureka-server/src/handlers/actuator.rs",
-    "crates/heureka-server/src/handlers/instances.rs",
-    "crates/heureka-server/src/handlers/overrides.rs",
-    "crates/heureka-server/src/handlers/replication.rs",
-    "crates/heureka-server/src/handlers/status.rs",
-    "crates/heureka-server/src/metrics.rs",
-    "crates/heureka-server/src/replication/anti_entropy.rs",
-    "crates/heureka-server/src/replication/dispatcher.rs",
-    "crates/heureka-server/src/replication/dispatcher/tests.rs",
-    "crates/heureka-server/src/replication/sync.rs",
-    "crates/heureka-server/src/state.rs",
-    "crates/heureka-server/src/tasks/tests.rs",
-];
+const PENDING_REGISTRY_HOLDERS: &[&str] = &[];
 
 /// Whether `line` holds the registry's mutex or locks it, including a lock rustfmt put on the
 /// line after `registry` (`registry` / `.lock()`).
