@@ -25,8 +25,7 @@ use parking_lot::Mutex;
 use tokio::sync::broadcast;
 
 use crate::config::Config;
-use crate::state::SharedState;
-use crate::store::ChangeSink;
+use crate::store::{ChangeSink, Store};
 
 pub(crate) mod stream;
 pub(crate) mod webhooks;
@@ -264,21 +263,21 @@ fn event_kind(kind: ChangeKind) -> Option<(InstanceEventKind, Option<&'static st
 
 /// The once-a-second task: flushes the heartbeat counts and watches self-preservation, whose
 /// state also moves when registrations change the threshold, between the minute rolls.
-pub(crate) async fn flush_renewals_every_second(state: SharedState) {
+pub(crate) async fn flush_renewals_every_second(store: Arc<Store>, events: Arc<Events>) {
     let mut timer = tokio::time::interval(RENEWALS_PERIOD);
     timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         timer.tick().await;
-        let now = state.store.now();
-        let wait = state.events.wait_time_in_ms_when_sync_empty();
+        let now = store.now();
+        let wait = events.wait_time_in_ms_when_sync_empty();
         let (numbers, below) = {
-            let registry = state.store.read();
+            let registry = store.read();
             (
                 registry.self_preservation(),
                 registry.is_below_renew_threshold(now, wait),
             )
         };
-        state.events.flush_renewals(numbers, now, below);
+        events.flush_renewals(numbers, now, below);
     }
 }
 

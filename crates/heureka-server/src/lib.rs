@@ -70,11 +70,11 @@ pub async fn serve_with_reload(
     let state = AppState::new(&config, clock::Clock::System, port);
     state.log_start_up(&config, listener.local_addr()?);
     let app = app(&state, &config);
-    let mut background = tasks::spawn_all(&state, &config);
-    let mut replicating = replication::spawn_all(&state, reload);
-    events::webhooks::spawn_all(&state, &config.heureka.webhooks, &mut background);
+    let mut background = tasks::spawn_all(&state.store, &state.events, &config);
+    let mut replicating = replication::spawn_all(&state.replicator(), reload);
+    events::webhooks::spawn_all(&state.events, &config.heureka.webhooks, &mut background);
     if !state.is_ready() {
-        let syncing = state.clone();
+        let syncing = state.replicator();
         background.spawn(async move {
             replication::sync_from_peers(&syncing).await;
         });
@@ -84,12 +84,12 @@ pub async fn serve_with_reload(
         .register_with_eureka
         .then(|| own_instance::own_instance(&config, port, state.store.now()));
     if let Some(own) = own.clone() {
-        background.spawn(own_instance::register_and_renew(state.clone(), own));
+        background.spawn(own_instance::register_and_renew(state.store.clone(), own));
     }
     listener::serve(listener, app, &config.connections, shutdown).await;
     if let Some(own) = &own {
-        own_instance::cancel(&state, own);
-        replication::flush(&state).await;
+        own_instance::cancel(&state.store, own);
+        replication::flush(&state.replication).await;
     }
     background.abort_all();
     replicating.abort_all();

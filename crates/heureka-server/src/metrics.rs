@@ -18,7 +18,6 @@ use std::time::Duration;
 use axum::extract::MatchedPath;
 
 use heureka_core::{Change, ChangeKind, Origin, SelfPreservation};
-use heureka_wire::Format;
 use parking_lot::Mutex;
 use prometheus_client::collector::Collector;
 use prometheus_client::encoding::{
@@ -31,9 +30,7 @@ use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::metrics::MetricType;
 use prometheus_client::registry::{Registry, Unit};
 
-use crate::cache::Encoding;
 use crate::replication::PeerState;
-use crate::state::AppState;
 use crate::store::ChangeSink;
 
 /// Upper bounds of the request-latency buckets, in seconds: a heartbeat takes tens of
@@ -199,9 +196,8 @@ impl Metrics {
 
     /// The text exposition of every metric, the scrape-time ones read from `state` now.
     /// OpenMetrics when `openmetrics`, else Prometheus' classic text format 0.0.4.
-    pub(crate) fn encode(&self, state: &AppState, openmetrics: bool) -> String {
+    pub(crate) fn encode(&self, snapshot: Snapshot, openmetrics: bool) -> String {
         let _one_at_a_time = self.scrape.lock();
-        let snapshot = Snapshot::take(state);
         *self.snapshot.lock() = snapshot;
         let mut text = String::new();
         // Writing to a String cannot fail; an encoder error would be a bug in a metric.
@@ -229,41 +225,14 @@ impl Drop for SubscriberGuard {
 
 /// The numbers read from the state at scrape time.
 #[derive(Debug, Default)]
-struct Snapshot {
+pub(crate) struct Snapshot {
     /// `(application, status, instances)`.
-    instances: Vec<(String, &'static str, u64)>,
-    self_preservation: Option<SelfPreservation>,
-    ready: bool,
+    pub(crate) instances: Vec<(String, &'static str, u64)>,
+    pub(crate) self_preservation: Option<SelfPreservation>,
+    pub(crate) ready: bool,
     /// `(document, format, encoding, builds)`.
-    cache_builds: Vec<(&'static str, &'static str, &'static str, u64)>,
-    peers: Vec<PeerState>,
-}
-
-impl Snapshot {
-    fn take(state: &AppState) -> Snapshot {
-        let (instances, self_preservation) = {
-            let registry = state.store.read();
-            let instances = registry
-                .status_counts()
-                .iter()
-                .map(|count| {
-                    (
-                        count.app.to_owned(),
-                        count.status.as_str(),
-                        count.instances as u64,
-                    )
-                })
-                .collect();
-            (instances, registry.self_preservation())
-        };
-        Snapshot {
-            instances,
-            self_preservation: Some(self_preservation),
-            ready: state.is_ready(),
-            cache_builds: cache_builds(state),
-            peers: state.replication.peer_states(),
-        }
-    }
+    pub(crate) cache_builds: Vec<(&'static str, &'static str, &'static str, u64)>,
+    pub(crate) peers: Vec<PeerState>,
 }
 
 /// Encodes the [`Snapshot`] the scrape just took.
@@ -331,32 +300,6 @@ impl Collector for ScrapeTime {
         }
         encode_peers(&mut encoder, &snapshot.peers)
     }
-}
-
-/// Bodies each response cache built, by document, format and encoding.
-fn cache_builds(state: &AppState) -> Vec<(&'static str, &'static str, &'static str, u64)> {
-    let mut builds = Vec::new();
-    for format in [Format::Json, Format::Xml] {
-        let format_name = match format {
-            Format::Json => "json",
-            Format::Xml => "xml",
-        };
-        for encoding in Encoding::ALL {
-            builds.push((
-                "full",
-                format_name,
-                encoding.as_str(),
-                state.full_fetch.builds(format, encoding),
-            ));
-            builds.push((
-                "delta",
-                format_name,
-                encoding.as_str(),
-                state.delta.builds(format, encoding),
-            ));
-        }
-    }
-    builds
 }
 
 fn gauge(

@@ -7,12 +7,13 @@
 //! the registration and each renewal to the peers like any other, which is where a Java
 //! server's client would have put them.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use heureka_core::{InstanceStatus, LeaseInfo, Origin, Port};
 
 use crate::config::Config;
-use crate::state::SharedState;
+use crate::store::Store;
 
 /// This server's own instance, as Spring's `EurekaInstanceConfigBean` describes it.
 pub(crate) fn own_instance(
@@ -64,35 +65,30 @@ pub(crate) fn own_instance(
 /// Registers this server, then renews it every renewal interval until the task is aborted.
 /// A renewal that finds no lease (evicted during a long pause) registers again, as a
 /// client does on 404.
-pub(crate) async fn register_and_renew(state: SharedState, instance: heureka_core::Instance) {
+pub(crate) async fn register_and_renew(store: Arc<Store>, instance: heureka_core::Instance) {
     let period = Duration::from_secs(u64::from(instance.lease_info.renewal_interval_in_secs));
     let (app, id) = (instance.app.to_uppercase(), instance.id().to_owned());
-    state.store.write(|registry, now| {
+    store.write(|registry, now| {
         registry.set_own_instance_id(Some(id.clone()));
         registry.register(instance.clone(), Origin::Client, now);
     });
     let mut timer = tokio::time::interval_at(crate::clock::instant() + period, period);
     loop {
         timer.tick().await;
-        let outcome = state
-            .store
-            .write(|registry, now| registry.renew(&app, &id, None, None, Origin::Client, now));
+        let outcome =
+            store.write(|registry, now| registry.renew(&app, &id, None, None, Origin::Client, now));
         if outcome != heureka_core::RenewOutcome::Renewed {
             let mut again = instance.clone();
-            again.last_dirty_timestamp = state.store.now();
-            state
-                .store
-                .write(|registry, now| registry.register(again, Origin::Client, now));
+            again.last_dirty_timestamp = store.now();
+            store.write(|registry, now| registry.register(again, Origin::Client, now));
         }
     }
 }
 
 /// Cancels this server's registration, at shutdown; replicated like a client's cancel.
-pub(crate) fn cancel(state: &SharedState, instance: &heureka_core::Instance) {
+pub(crate) fn cancel(store: &Store, instance: &heureka_core::Instance) {
     let (app, id) = (instance.app.to_uppercase(), instance.id().to_owned());
-    state
-        .store
-        .write(|registry, now| registry.cancel(&app, &id, Origin::Client, now));
+    store.write(|registry, now| registry.cancel(&app, &id, Origin::Client, now));
 }
 
 /// The machine's host name, as Spring's `InetUtils` would find it first.

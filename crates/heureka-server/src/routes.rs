@@ -15,10 +15,11 @@ use axum::routing::{get, post, put};
 use axum::Router;
 use tower::ServiceBuilder;
 
-use crate::handlers::{actuator, apps, instances, overrides, replication, status};
+use crate::handlers::{
+    actuator, apps, dashboard, events, instances, overrides, replication, status,
+};
 use crate::http::{auth, decompress, observe};
 use crate::state::SharedState;
-use crate::{dashboard, events};
 
 /// The API router, before trailing-slash normalisation (see [`crate::serve`]).
 ///
@@ -84,7 +85,7 @@ fn api(prefix: &str) -> Router<SharedState> {
         .route(&at("/peerreplication/batch"), post(replication::batch))
         .route(&at("/peerreplication/digest"), get(replication::digest))
         .route(&at("/status"), get(status::status))
-        .route(&at("/events"), get(events::stream::stream))
+        .route(&at("/events"), get(events::stream))
         .route(&at("/dashboard/summary"), get(dashboard::summary))
         .route(&at("/dashboard/lastn"), get(dashboard::lastn))
         .route(&at("/dashboard/dashboard.js"), get(dashboard::script))

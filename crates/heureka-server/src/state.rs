@@ -1,18 +1,19 @@
 //! What every request handler shares: the registry behind its lock, the response cache, and
 //! the few settings handlers consult.
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
 use heureka_core::{LeaseExpiry, Millis, Registry, RegistryPolicy};
+use heureka_wire::Format;
 
+use crate::cache::Encoding;
 use crate::cache::{DeltaCache, FullFetchCache, SelectionCache};
 use crate::clock::Clock;
 use crate::config::{Config, Exposure, ShowDetails};
 use crate::events::Events;
-use crate::metrics::Metrics;
-use crate::replication::{OwnAddress, Replication};
+use crate::metrics::{Metrics, Snapshot};
+use crate::replication::{OwnAddress, Replication, Replicator};
 use crate::store::{ChangeSink, Store};
 
 pub(crate) type SharedState = Arc<AppState>;
@@ -40,11 +41,6 @@ pub(crate) struct AppState {
     pub(crate) application_name: String,
     /// When the server started, on its clock.
     pub(crate) started_at: Millis,
-    /// `eureka.client.fetch-registry`: whether the start-up sync fetches from peers.
-    pub(crate) fetch_registry_at_start: bool,
-    /// False until the start-up sync is done; registry reads answer 403 until then, as
-    /// Eureka's do (clients try another server).
-    ready: AtomicBool,
 }
 
 /// The handful of configuration values request handlers need, resolved once at start-up.
@@ -99,7 +95,7 @@ impl AppState {
                 basic_auth_header: config
                     .security
                     .as_ref()
-                    .map(|auth| crate::http::auth::basic_auth_header(&auth.name, &auth.password)),
+                    .map(|auth| crate::http::basic::basic_auth_header(&auth.name, &auth.password)),
                 access_log: config.management.access_log,
                 metrics_enabled: config.management.exposed.prometheus,
                 show_details: config.management.show_details,
@@ -107,14 +103,11 @@ impl AppState {
                 exposed: config.management.exposed,
             },
             metrics,
-            // A single node has no one to sync from: it serves reads from the first request.
-            ready: AtomicBool::new(replication.peers().is_empty()),
             replication,
             events,
             dashboard: crate::dashboard::DashboardInfo::new(config, port, now),
             application_name: config.application_name.to_uppercase(),
             started_at: now,
-            fetch_registry_at_start: config.client.fetch_registry,
         })
     }
 }
@@ -122,11 +115,16 @@ impl AppState {
 impl AppState {
     /// Whether registry reads are served (the start-up sync is done).
     pub(crate) fn is_ready(&self) -> bool {
-        self.ready.load(Ordering::Acquire)
+        self.replication.is_synced()
     }
 
-    pub(crate) fn mark_ready(&self) {
-        self.ready.store(true, Ordering::Release);
+    /// The handles replication's tasks run on.
+    pub(crate) fn replicator(&self) -> Replicator {
+        Replicator {
+            store: self.store.clone(),
+            replication: self.replication.clone(),
+            events: self.events.clone(),
+        }
     }
 
     /// The start-up line: where the server listens, whether authentication is on and which
@@ -154,6 +152,61 @@ impl AppState {
             "heureka is serving the Eureka API"
         );
     }
+}
+
+impl AppState {
+    /// The numbers the metrics read at scrape time, from every part of the state.
+    pub(crate) fn metrics_snapshot(&self) -> Snapshot {
+        let state = self;
+        let (instances, self_preservation) = {
+            let registry = state.store.read();
+            let instances = registry
+                .status_counts()
+                .iter()
+                .map(|count| {
+                    (
+                        count.app.to_owned(),
+                        count.status.as_str(),
+                        count.instances as u64,
+                    )
+                })
+                .collect();
+            (instances, registry.self_preservation())
+        };
+        Snapshot {
+            instances,
+            self_preservation: Some(self_preservation),
+            ready: state.is_ready(),
+            cache_builds: cache_builds(state),
+            peers: state.replication.peer_states(),
+        }
+    }
+}
+
+/// Bodies each response cache built, by document, format and encoding.
+fn cache_builds(state: &AppState) -> Vec<(&'static str, &'static str, &'static str, u64)> {
+    let mut builds = Vec::new();
+    for format in [Format::Json, Format::Xml] {
+        let format_name = match format {
+            Format::Json => "json",
+            Format::Xml => "xml",
+        };
+        for encoding in Encoding::ALL {
+            builds.push((
+                "full",
+                format_name,
+                encoding.as_str(),
+                state.full_fetch.builds(format, encoding),
+            ));
+            builds.push((
+                "delta",
+                format_name,
+                encoding.as_str(),
+                state.delta.builds(format, encoding),
+            ));
+        }
+    }
+    builds
 }
 
 /// Translates configuration into the registry's own parameter struct; config never reaches core.

@@ -2,6 +2,7 @@
 //! renewal-threshold update and delta-queue retention. Each is a Tokio task on its own timer;
 //! each writes through the one write path (`changes.rs`) and logs what it decided, with the numbers behind it.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::task::JoinSet;
@@ -9,27 +10,32 @@ use tokio::task::JoinSet;
 use crate::clock::{self, every};
 
 use crate::config::Config;
-use crate::state::SharedState;
+use crate::events::Events;
+use crate::store::Store;
 
 /// Starts every background job; they stop when the returned set is dropped or aborted.
-pub(crate) fn spawn_all(state: &SharedState, config: &Config) -> JoinSet<()> {
+pub(crate) fn spawn_all(store: &Arc<Store>, events: &Arc<Events>, config: &Config) -> JoinSet<()> {
     let server = &config.eureka_server;
     let mut tasks = JoinSet::new();
     tasks.spawn(evict_expired_leases(
-        state.clone(),
+        store.clone(),
         millis(server.eviction_interval_timer_in_ms),
     ));
     tasks.spawn(roll_renews_bucket(
-        state.clone(),
+        store.clone(),
+        events.clone(),
         server.enable_self_preservation,
     ));
     tasks.spawn(update_renewal_threshold(
-        state.clone(),
+        store.clone(),
         millis(server.renewal_threshold_update_interval_ms),
     ));
-    tasks.spawn(crate::events::flush_renewals_every_second(state.clone()));
+    tasks.spawn(crate::events::flush_renewals_every_second(
+        store.clone(),
+        events.clone(),
+    ));
     tasks.spawn(purge_delta_queue(
-        state.clone(),
+        store.clone(),
         millis(server.delta_retention_timer_interval_in_ms),
     ));
     tasks
@@ -40,7 +46,7 @@ fn millis(ms: u64) -> Duration {
 }
 
 /// Eureka's `EvictionTask`: evicts expired leases, capped, unless self-preservation holds.
-async fn evict_expired_leases(state: SharedState, period: Duration) {
+async fn evict_expired_leases(store: Arc<Store>, period: Duration) {
     let mut timer = every(period);
     let mut previous = clock::instant();
     loop {
@@ -52,7 +58,7 @@ async fn evict_expired_leases(state: SharedState, period: Duration) {
             .saturating_duration_since(previous)
             .saturating_sub(period);
         previous = now;
-        let (report, numbers) = state.store.write(|registry, now| {
+        let (report, numbers) = store.write(|registry, now| {
             let report = registry.evict(now, compensation.as_millis() as i64, now as u64);
             (report, registry.self_preservation())
         });
@@ -80,20 +86,22 @@ async fn evict_expired_leases(state: SharedState, period: Duration) {
 }
 
 /// Rolls the renews-per-minute counter and reports entering or leaving self-preservation.
-async fn roll_renews_bucket(state: SharedState, self_preservation_enabled: bool) {
+async fn roll_renews_bucket(
+    store: Arc<Store>,
+    events: Arc<Events>,
+    self_preservation_enabled: bool,
+) {
     let mut timer = every(Duration::from_secs(60));
     loop {
         timer.tick().await;
-        let (before, after, status) = state.store.write(|registry, now| {
+        let (before, after, status) = store.write(|registry, now| {
             let before = registry.self_preservation();
             registry.roll_renews_bucket();
-            let status = state.events.status_of(registry, now);
+            let status = events.status_of(registry, now);
             (before, registry.self_preservation(), status)
         });
         // The event goes out with the numbers of this roll, as the log line below does.
-        state
-            .events
-            .observe_self_preservation(status, state.store.now());
+        events.observe_self_preservation(status, store.now());
         if !self_preservation_enabled
             || before.lease_expiration_enabled == after.lease_expiration_enabled
         {
@@ -118,11 +126,11 @@ async fn roll_renews_bucket(state: SharedState, self_preservation_enabled: bool)
 }
 
 /// Eureka's renewal-threshold task: re-derives the expected number of clients from the registry.
-async fn update_renewal_threshold(state: SharedState, period: Duration) {
+async fn update_renewal_threshold(store: Arc<Store>, period: Duration) {
     let mut timer = every(period);
     loop {
         timer.tick().await;
-        let numbers = state.store.write(|registry, _| {
+        let numbers = store.write(|registry, _| {
             registry.update_renewal_threshold();
             registry.self_preservation()
         });
@@ -135,14 +143,12 @@ async fn update_renewal_threshold(state: SharedState, period: Duration) {
 }
 
 /// Drops delta-queue entries older than the retention window.
-async fn purge_delta_queue(state: SharedState, period: Duration) {
+async fn purge_delta_queue(store: Arc<Store>, period: Duration) {
     let mut timer = every(period);
     loop {
         timer.tick().await;
         // Dropping items changes the delta document, so this bumps the registry version too.
-        state
-            .store
-            .write(|registry, now| registry.purge_recently_changed(now));
+        store.write(|registry, now| registry.purge_recently_changed(now));
     }
 }
 

@@ -54,8 +54,8 @@ fn names(events: &[(String, Value)]) -> Vec<&str> {
 async fn heartbeats_are_sent_as_one_renewals_event_per_second_counted_per_app() {
     let config = Config::default();
     let state = state(&config);
-    let mut events = Box::pin(subscriber_events(&state, Vec::new(), false));
-    let _tasks = crate::tasks::spawn_all(&state, &config);
+    let mut events = Box::pin(subscriber_events(&state.events, Vec::new(), false));
+    let _tasks = crate::tasks::spawn_all(&state.store, &state.events, &config);
     register(&state, "orders", "o1");
     register(&state, "billing", "b1");
     tokio::time::sleep(Duration::from_millis(1_500)).await;
@@ -76,8 +76,12 @@ async fn heartbeats_are_sent_as_one_renewals_event_per_second_counted_per_app() 
 async fn an_app_filter_keeps_that_apps_events_and_its_renewal_count() {
     let config = Config::default();
     let state = state(&config);
-    let mut events = Box::pin(subscriber_events(&state, vec!["ORDERS".into()], false));
-    let _tasks = crate::tasks::spawn_all(&state, &config);
+    let mut events = Box::pin(subscriber_events(
+        &state.events,
+        vec!["ORDERS".into()],
+        false,
+    ));
+    let _tasks = crate::tasks::spawn_all(&state.store, &state.events, &config);
     tokio::time::sleep(Duration::from_millis(1_500)).await;
     drain(&mut events).await;
     register(&state, "orders", "o1");
@@ -95,8 +99,8 @@ async fn an_app_filter_keeps_that_apps_events_and_its_renewal_count() {
 async fn self_preservation_is_left_and_entered_as_the_minute_rolls_show_renewals_come_and_go() {
     let config = Config::default();
     let state = state(&config);
-    let mut events = Box::pin(subscriber_events(&state, Vec::new(), false));
-    let _tasks = crate::tasks::spawn_all(&state, &config);
+    let mut events = Box::pin(subscriber_events(&state.events, Vec::new(), false));
+    let _tasks = crate::tasks::spawn_all(&state.store, &state.events, &config);
     // E = 2 (the default 1, plus this registration), T = floor(2 × 2 × 0.85) = 3.
     register(&state, "orders", "o1");
     for _ in 0..5 {
@@ -129,7 +133,7 @@ async fn self_preservation_is_left_and_entered_as_the_minute_rolls_show_renewals
 async fn a_subscriber_that_falls_behind_is_told_how_many_events_it_missed() {
     let config = Config::default();
     let state = state(&config);
-    let mut events = Box::pin(subscriber_events(&state, Vec::new(), false));
+    let mut events = Box::pin(subscriber_events(&state.events, Vec::new(), false));
     for n in 0..(super::CHANNEL_CAPACITY + 10) {
         register(&state, "orders", &format!("o{n}"));
     }
@@ -142,7 +146,7 @@ async fn a_subscriber_that_falls_behind_is_told_how_many_events_it_missed() {
 #[tokio::test(start_paused = true)]
 async fn a_reconnecting_subscriber_is_told_to_reload_first() {
     let state = state(&Config::default());
-    let mut events = Box::pin(subscriber_events(&state, Vec::new(), true));
+    let mut events = Box::pin(subscriber_events(&state.events, Vec::new(), true));
     register(&state, "orders", "o1");
     assert_eq!(names(&drain(&mut events).await), ["lagged", "registered"]);
 }
@@ -165,7 +169,7 @@ async fn lastn_lists_registrations_and_removals_newest_first() {
 async fn a_status_override_is_a_status_changed_event_with_the_instance_after_it() {
     let state = state(&Config::default());
     register(&state, "orders", "o1");
-    let mut events = Box::pin(subscriber_events(&state, Vec::new(), false));
+    let mut events = Box::pin(subscriber_events(&state.events, Vec::new(), false));
     state.store.write(|registry, now| {
         registry.set_status_override(
             "ORDERS",

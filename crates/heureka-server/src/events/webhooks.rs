@@ -12,7 +12,6 @@ use tokio::sync::broadcast::error::RecvError;
 
 use super::Published;
 use crate::config::WebhookConfig;
-use crate::state::SharedState;
 
 /// Attempts per event before it is given up (logged).
 const MAX_ATTEMPTS: u32 = 6;
@@ -32,14 +31,14 @@ pub(crate) fn wants(webhook: &WebhookConfig, name: &str) -> bool {
 
 /// Starts one delivery task per configured webhook.
 pub(crate) fn spawn_all(
-    state: &SharedState,
+    events: &super::Events,
     webhooks: &[WebhookConfig],
     tasks: &mut tokio::task::JoinSet<()>,
 ) {
     for webhook in webhooks {
         tracing::info!(url = %webhook.url, events = ?webhook.events, "sending events to webhook");
         // Subscribed now, not when the task first runs: no event after start-up is missed.
-        let receiver = state.events.subscribe();
+        let receiver = events.subscribe();
         tasks.spawn(deliver_all(webhook.clone(), receiver));
     }
 }

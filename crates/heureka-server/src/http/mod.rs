@@ -2,6 +2,7 @@
 //! observing layer (request metrics, access log, rejected-request log).
 
 pub(crate) mod auth;
+pub(crate) mod basic;
 pub(crate) mod decompress;
 pub(crate) mod error;
 pub(crate) mod negotiate;

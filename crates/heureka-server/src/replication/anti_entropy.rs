@@ -24,7 +24,7 @@ use heureka_wire::ReplicationAction;
 
 use super::transport::PeerError;
 use super::Peer;
-use crate::state::SharedState;
+use super::Replicator;
 
 /// What one comparison decided.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -219,12 +219,12 @@ fn digest_of(applications: &Applications) -> Vec<InstanceDigest> {
 }
 
 /// The anti-entropy task: one comparison per peer per interval.
-pub(crate) async fn run(state: SharedState, interval: Duration) {
+pub(crate) async fn run(state: Replicator, interval: Duration) {
     let mut timer = tokio::time::interval_at(crate::clock::instant() + interval, interval);
     timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         timer.tick().await;
-        if !state.is_ready() {
+        if !state.replication.is_synced() {
             continue;
         }
         // Peers are compared side by side, and a round lasts at most one interval: a peer that
@@ -260,7 +260,7 @@ fn log_round(peer: &Peer, outcome: Result<Repairs, PeerError>) {
 }
 
 /// Compares with one peer and applies the repairs.
-async fn repair_with(state: &SharedState, peer: &Arc<Peer>) -> Result<Repairs, PeerError> {
+async fn repair_with(state: &Replicator, peer: &Arc<Peer>) -> Result<Repairs, PeerError> {
     let client = state.replication.client().clone();
     // Our view is taken first: whatever reaches us while the peer's view travels is newer
     // than it, and is left out with everything else still settling.
@@ -309,7 +309,7 @@ fn find(applications: &Applications, app: &str, id: &str) -> Option<heureka_core
 }
 
 /// Takes the peer's copy, its override (or the absence of one) included.
-fn adopt(state: &SharedState, instance: heureka_core::Instance) {
+fn adopt(state: &Replicator, instance: heureka_core::Instance) {
     state.store.write(|registry, now| {
         let (app, id) = (instance.app.to_uppercase(), instance.id().to_owned());
         // The stored copy carries the override in force (the map's entry), without a scan of

@@ -21,7 +21,7 @@ use heureka_wire::{ReplicationAction, ReplicationItem, ReplicationResult};
 use super::queue::Task;
 use super::transport::PeerError;
 use super::Peer;
-use crate::state::SharedState;
+use super::Replicator;
 
 /// What the dispatcher knows of a peer, for logs, `/eureka/status` and the dashboard.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -71,7 +71,7 @@ const CONGESTION_BACKOFF: Duration = Duration::from_millis(1_000);
 const UNREACHABLE_BACKOFF: Duration = Duration::from_millis(100);
 
 /// The dispatcher of one peer; returns when the peer leaves the configuration.
-pub(crate) async fn run(state: SharedState, peer: Arc<Peer>) {
+pub(crate) async fn run(state: Replicator, peer: Arc<Peer>) {
     let mut failures_in_a_row: u32 = 0;
     loop {
         if !state.replication.is_peer(&peer) {
@@ -131,7 +131,7 @@ pub(crate) fn backoff(first: Duration, max: Duration, failures_in_a_row: u32) ->
     first.saturating_mul(1 << doublings).min(max)
 }
 
-async fn wait_until_due(state: &SharedState, peer: &Peer) {
+async fn wait_until_due(state: &Replicator, peer: &Peer) {
     loop {
         let due = peer.queue.lock().due_at();
         let Some(due) = due else {
@@ -152,7 +152,7 @@ async fn wait_until_due(state: &SharedState, peer: &Peer) {
 /// The items of a batch, from the registry as it is now. A task whose instance is gone (a
 /// register or heartbeat behind a cancel or an eviction) is dropped; the tasks returned are
 /// the ones that became items, in the same order.
-fn build_items(state: &SharedState, batch: Vec<Task>) -> (Vec<Task>, Vec<ReplicationItem>) {
+fn build_items(state: &Replicator, batch: Vec<Task>) -> (Vec<Task>, Vec<ReplicationItem>) {
     let now = state.store.now();
     let registry = state.store.read();
     let mut tasks = Vec::with_capacity(batch.len());
@@ -192,7 +192,7 @@ fn item_for(action: ReplicationAction, instance: Instance) -> ReplicationItem {
 
 /// A batch the peer answered: book it, then act on each element's answer (spec §7.6).
 fn delivered(
-    state: &SharedState,
+    state: &Replicator,
     peer: &Peer,
     tasks: &[Task],
     items: &[ReplicationItem],
@@ -225,7 +225,7 @@ fn delivered(
     }
 }
 
-fn on_result(state: &SharedState, peer: &Peer, item: &ReplicationItem, result: ReplicationResult) {
+fn on_result(state: &Replicator, peer: &Peer, item: &ReplicationItem, result: ReplicationResult) {
     let (app, id) = (&item.app_name, &item.id);
     match (item.action, result.status_code, result.entity) {
         (_, 200..=299, _) => {}
@@ -251,7 +251,7 @@ fn on_result(state: &SharedState, peer: &Peer, item: &ReplicationItem, result: R
     }
 }
 
-fn failed(state: &SharedState, peer: &Peer, error: &PeerError, now: Millis) {
+fn failed(state: &Replicator, peer: &Peer, error: &PeerError, now: Millis) {
     let went_down = {
         let mut peer_state = peer.state.lock();
         let went_down = peer_state.up;

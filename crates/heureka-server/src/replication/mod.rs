@@ -19,6 +19,7 @@ mod queue;
 mod sync;
 mod transport;
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -29,8 +30,8 @@ use tokio::sync::Notify;
 use tokio::task::JoinSet;
 
 use crate::config::Config;
-use crate::state::SharedState;
-use crate::store::ChangeSink;
+use crate::events::Events;
+use crate::store::{ChangeSink, Store};
 
 pub(crate) use self::dispatcher::PeerState;
 pub(crate) use self::peers::{OwnAddress, PeerUrl};
@@ -49,6 +50,8 @@ pub(crate) struct ReplicationSettings {
     pub(crate) peer_refresh_interval: Duration,
     pub(crate) sync_attempts: u32,
     pub(crate) sync_retry_wait: Duration,
+    /// `eureka.client.fetch-registry`: whether the start-up sync fetches from peers.
+    pub(crate) fetch_registry_at_start: bool,
 }
 
 impl ReplicationSettings {
@@ -86,6 +89,7 @@ impl ReplicationSettings {
                 (retries, _) => retries,
             },
             sync_retry_wait: Duration::from_millis(server.registry_sync_retry_wait_ms),
+            fetch_registry_at_start: config.client.fetch_registry,
         }
     }
 }
@@ -136,16 +140,30 @@ pub(crate) struct Replication {
     own: OwnAddress,
     settings: ReplicationSettings,
     client: PeerClient,
+    /// False until the start-up sync is done; registry reads answer 403 until then, as
+    /// Eureka's do (clients try another server).
+    synced: AtomicBool,
+}
+
+/// What replication's tasks share: the store they read and repair, the peers, and the event
+/// stream that hears when a peer goes up or down.
+#[derive(Clone, Debug)]
+pub(crate) struct Replicator {
+    pub(crate) store: Arc<Store>,
+    pub(crate) replication: Arc<Replication>,
+    pub(crate) events: Arc<Events>,
 }
 
 impl Replication {
     pub(crate) fn new(config: &Config, own: OwnAddress) -> Replication {
         let settings = ReplicationSettings::from_config(config);
-        let peers = peers::peer_urls(config, &own)
+        let peers: Vec<Arc<Peer>> = peers::peer_urls(config, &own)
             .into_iter()
             .map(|url| Arc::new(Peer::new(url, settings.limits)))
             .collect();
         Replication {
+            // A single node has no one to sync from: it serves reads from the first request.
+            synced: AtomicBool::new(peers.is_empty()),
             peers: RwLock::new(peers),
             client: PeerClient::new(settings.timeouts, settings.compress),
             own,
@@ -159,6 +177,15 @@ impl Replication {
             .read()
             .iter()
             .any(|known| Arc::ptr_eq(known, peer))
+    }
+
+    /// Whether the start-up sync is done, so registry reads are served.
+    pub(crate) fn is_synced(&self) -> bool {
+        self.synced.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn mark_synced(&self) {
+        self.synced.store(true, Ordering::Release);
     }
 
     pub(crate) fn peers(&self) -> Vec<Arc<Peer>> {
@@ -242,10 +269,9 @@ fn action_for(kind: ChangeKind) -> Option<ReplicationAction> {
 /// Waits (briefly) until every peer's queue is empty, so the last writes before a shutdown,
 /// this server's own cancel among them, reach the peers. Gives up after two seconds: a peer
 /// that is down then learns of them from its eviction or anti-entropy.
-pub(crate) async fn flush(state: &SharedState) {
+pub(crate) async fn flush(replication: &Replication) {
     for _ in 0..40 {
-        if state
-            .replication
+        if replication
             .peer_states()
             .iter()
             .all(|peer| peer.queue_depth == 0)
@@ -257,7 +283,7 @@ pub(crate) async fn flush(state: &SharedState) {
 }
 
 /// Starts a dispatcher per peer, the peer-list refresh and anti-entropy.
-pub(crate) fn spawn_all(state: &SharedState, reload: Option<ConfigReload>) -> JoinSet<()> {
+pub(crate) fn spawn_all(state: &Replicator, reload: Option<ConfigReload>) -> JoinSet<()> {
     let mut tasks = JoinSet::new();
     let replication = &state.replication;
     for peer in replication.peers() {
@@ -281,7 +307,7 @@ pub type ConfigReload = Box<dyn Fn() -> Option<Config> + Send + Sync>;
 
 /// Eureka's `PeerEurekaNodes` update timer: the configuration is read again (files and all)
 /// every `peer-eureka-nodes-update-interval-ms`, and peers come and go with it.
-async fn refresh_peers(state: SharedState, reload: ConfigReload) {
+async fn refresh_peers(state: Replicator, reload: ConfigReload) {
     let period = state.replication.settings.peer_refresh_interval;
     let mut timer = tokio::time::interval_at(crate::clock::instant() + period, period);
     let mut dispatchers = JoinSet::new();

@@ -12,7 +12,7 @@ use std::net::IpAddr;
 use url::Url;
 
 use crate::config::Config;
-use crate::http::auth::basic_auth_header;
+use crate::http::basic::basic_auth_header;
 use crate::own_instance::system_host_name;
 
 /// One peer server.

@@ -13,7 +13,7 @@ use tokio::task::JoinSet;
 
 use super::transport::PeerError;
 use super::Peer;
-use crate::state::SharedState;
+use super::Replicator;
 
 /// What the start-up sync found.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -26,11 +26,11 @@ pub(crate) struct SyncReport {
 }
 
 /// Syncs from every peer, then opens the registry for traffic with what was found.
-pub(crate) async fn sync_from_peers(state: &SharedState) -> SyncReport {
+pub(crate) async fn sync_from_peers(state: &Replicator) -> SyncReport {
     let settings = state.replication.settings();
     let mut pending = state.replication.peers();
     let mut report = SyncReport::default();
-    let attempts = if state.fetch_registry_at_start {
+    let attempts = if state.replication.settings().fetch_registry_at_start {
         settings.sync_attempts
     } else {
         0
@@ -73,7 +73,7 @@ pub(crate) async fn sync_from_peers(state: &SharedState) -> SyncReport {
     state
         .store
         .write(|registry, now| registry.open_for_traffic(count, now));
-    state.mark_ready();
+    state.replication.mark_synced();
     tracing::info!(
         instances = report.instances,
         registry_size = count,
@@ -86,7 +86,7 @@ pub(crate) async fn sync_from_peers(state: &SharedState) -> SyncReport {
 }
 
 async fn fetch_all(
-    state: &SharedState,
+    state: &Replicator,
     peers: &[std::sync::Arc<Peer>],
 ) -> Vec<(std::sync::Arc<Peer>, Result<Applications, PeerError>)> {
     let mut fetches = JoinSet::new();
@@ -108,7 +108,7 @@ async fn fetch_all(
 
 /// Registers a peer's registry here as its replicas, one application per write so that
 /// requests arriving meanwhile wait for one application at most.
-fn register_all(state: &SharedState, applications: Applications) -> usize {
+fn register_all(state: &Replicator, applications: Applications) -> usize {
     let mut count = 0;
     for application in applications.applications {
         count += state.store.write(|registry, now| {

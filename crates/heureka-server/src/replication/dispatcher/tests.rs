@@ -35,7 +35,7 @@ fn cluster(extra: &[&str]) -> Cluster {
     let state = AppState::new(&config, Clock::tokio(EPOCH), 9999);
     let peer = Arc::new(FakePeer::default());
     state.replication.client().install_fake(peer.clone());
-    let tasks = crate::replication::spawn_all(&state, None);
+    let tasks = crate::replication::spawn_all(&state.replicator(), None);
     Cluster {
         state,
         peer,

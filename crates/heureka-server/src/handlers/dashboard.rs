@@ -1,0 +1,90 @@
+//! The dashboard's routes (`dashboard.rs` says what it is): the page, its script and stylesheet,
+//! and the two documents only it reads, `{base}/dashboard/summary` and `{base}/dashboard/lastn`.
+
+use axum::extract::State;
+use axum::http::{header, HeaderValue};
+use axum::response::{Html, IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+use heureka_wire::DashboardSummary;
+
+use crate::dashboard::{SCRIPT, STYLE};
+use crate::state::SharedState;
+
+/// The page's two routes, `{path}` and `{path}/lastn`, or none when the dashboard is off.
+pub(crate) fn pages(state: &SharedState) -> Router<SharedState> {
+    let info = &state.dashboard;
+    if !info.enabled {
+        return Router::new();
+    }
+    let lastn = if info.path == "/" {
+        "/lastn".to_owned()
+    } else {
+        format!("{}/lastn", info.path)
+    };
+    Router::new()
+        .route(&info.path, get(page))
+        .route(&lastn, get(page))
+}
+
+/// The same page for both views; the script picks the view from the URL.
+async fn page(State(state): State<SharedState>) -> Html<String> {
+    Html(state.dashboard.page.clone())
+}
+
+pub(crate) async fn script() -> Response {
+    asset(SCRIPT, "text/javascript; charset=utf-8")
+}
+
+pub(crate) async fn style() -> Response {
+    asset(STYLE, "text/css; charset=utf-8")
+}
+
+fn asset(body: &'static str, content_type: &'static str) -> Response {
+    let mut response = body.into_response();
+    response
+        .headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    response
+}
+
+/// `GET {base}/dashboard/summary`.
+pub(crate) async fn summary(State(state): State<SharedState>) -> Response {
+    let now = state.store.now();
+    let (self_preservation, node_status) = {
+        let registry = state.store.read();
+        let node_status = registry
+            .own_instance_id()
+            .and_then(|id| registry.instance_by_id(id, now))
+            .map_or("UP", |instance| instance.status.as_str());
+        (state.events.status_of(&registry, now), node_status)
+    };
+    let info = &state.dashboard;
+    let summary = DashboardSummary {
+        environment: info.environment.clone(),
+        datacenter: info.datacenter.clone(),
+        now,
+        started_at: state.started_at,
+        wait_time_in_ms_when_sync_empty: state.events.wait_time_in_ms_when_sync_empty(),
+        self_preservation,
+        node_host_name: info.node_host_name.clone(),
+        node_ip_addr: info.node_ip_addr.clone(),
+        node_status: node_status.to_owned(),
+        version: env!("CARGO_PKG_VERSION").to_owned(),
+    };
+    json(heureka_wire::encode_dashboard_summary(&summary))
+}
+
+/// `GET {base}/dashboard/lastn`.
+pub(crate) async fn lastn(State(state): State<SharedState>) -> Response {
+    json(state.events.lastn_json())
+}
+
+fn json(body: Vec<u8>) -> Response {
+    let mut response = body.into_response();
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
+}
