@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use heureka_config::{Binder, Properties, Resolver};
 
-use super::{keys, values};
+use super::{keys, names, values};
 use super::{
     BasicAuth, Config, ConfigError, ConnectionConfig, DashboardConfig, EurekaClientConfig,
     EurekaInstanceConfig, EurekaServerConfig, Exposure, HeurekaConfig, ManagementConfig,
@@ -18,13 +18,13 @@ pub(crate) fn bind(
     properties: &Properties,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Config, ConfigError> {
-    let fallback = |key: &str| keys::placeholder_fallback(key, env);
+    let fallback = |key: &str| names::placeholder_fallback(key, env);
     let defaults = |key: &str| {
         debug_assert!(
-            keys::find(key).is_some(),
+            names::find(key).is_some(),
             "{key} is missing from keys::KEYS"
         );
-        keys::default_of(key).to_owned()
+        names::default_of(key).to_owned()
     };
     let binder = Binder::new(
         Resolver {
