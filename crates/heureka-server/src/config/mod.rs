@@ -4,15 +4,19 @@
 //! Loading goes in two stages (design §4.11). First `heureka_config::load` merges the sources
 //! into flat properties the way Spring Boot does (files, environment, `--key=value`
 //! arguments), told by `names::schema` which keys to look up in the environment. Then `bind`
-//! turns the properties into the typed, validated [`Config`], resolving `${placeholders}` and
-//! reporting any bad value with its key and source. `keys.rs` holds the table of keys and
-//! defaults that `--help` (`help.rs`) prints; `names.rs` finds its entries by any relaxed
-//! spelling; `unknown.rs` is the typo check on `eureka.server.*` and `heureka.*`.
+//! walks the key table (`keys.rs`) and turns the properties into the typed, validated
+//! [`Config`], resolving `${placeholders}` and reporting any bad value with its key and source.
+//! Each table entry is one key: its name, default, `--help` line (`help.rs`) and binding, the
+//! value type it is read as (`values.rs`, `binding.rs`) and the field it sets; rules over
+//! several keys run last (`rules.rs`). `names.rs` finds entries by any relaxed spelling;
+//! `unknown.rs` is the typo check on `eureka.server.*` and `heureka.*`.
 
 mod bind;
+mod binding;
 mod help;
 mod keys;
 mod names;
+mod rules;
 mod unknown;
 mod values;
 
