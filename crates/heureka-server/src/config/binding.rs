@@ -16,6 +16,20 @@ use super::Config;
 pub(crate) trait Bind: Sync {
     /// Reads `key` from `binder` into `draft`; a bad value is an error naming key and source.
     fn bind(&self, key: &Key, binder: &Binder<'_>, draft: &mut Draft) -> Result<(), ConfigError>;
+
+    /// The shape of name this binding reads, which its entry's name must have.
+    fn shape(&self) -> Shape;
+}
+
+/// The shapes of key name a binding reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Shape {
+    /// One key: `server.port`.
+    Single,
+    /// A map's entries, the map key last: `logging.level.<target>`.
+    Map,
+    /// One property of a list's entries: `heureka.webhooks[<n>].url`.
+    Indexed,
 }
 
 /// A value type: how a setting's text becomes a value.
@@ -143,6 +157,10 @@ impl<T: Target, V: Value> Bind for Single<T, V> {
         (self.set)(T::of(draft), value);
         Ok(())
     }
+
+    fn shape(&self) -> Shape {
+        Shape::Single
+    }
 }
 
 /// The name a single key is read under: its own when it is set, else the first older name of
@@ -185,6 +203,10 @@ impl<V: Value> Bind for MapOf<V> {
         (self.set)(&mut draft.config, entries);
         Ok(())
     }
+
+    fn shape(&self) -> Shape {
+        Shape::Map
+    }
 }
 
 /// One property of a list's entries (`list[<n>].property`), each read as `V` and written with
@@ -221,5 +243,9 @@ impl<V: Value> Bind for Indexed<V> {
             (self.set)(&mut draft.pending, index, self.value.read(&name, setting)?);
         }
         Ok(())
+    }
+
+    fn shape(&self) -> Shape {
+        Shape::Indexed
     }
 }

@@ -7,7 +7,7 @@
 //! setting, its field in `Config`); `keys/tests.rs` fails, naming the key, when an entry is
 //! inconsistent.
 
-use super::binding::{field, indexed, map, part, Bind};
+use super::binding::{field, indexed, map, part, Bind, Shape};
 use super::rules;
 use super::values::{
     ACTUATOR_BASE_PATH, API_BASE_PATH, AS_WRITTEN, BODY_SIZE, BOOL, CONNECTION_COUNT,
@@ -69,6 +69,14 @@ impl Key {
     /// `("heureka.webhooks", "url")` for `heureka.webhooks[<n>].url`.
     pub(crate) fn list_property(&self) -> (&'static str, &'static str) {
         self.name.split_once("[<n>].").unwrap_or((self.name, ""))
+    }
+
+    /// What the binder reads for it: one key, a map's entries or a list's.
+    pub(crate) fn reads(&self) -> Shape {
+        match self.binding {
+            Bound(binding) => binding.shape(),
+            Loader | Inert | OlderNameOf(_) => Shape::Single,
+        }
     }
 }
 
@@ -596,14 +604,4 @@ pub(crate) const KEYS: &[Key] = &[
             p.webhook(n).events = events
         })),
     ),
-];
-
-/// The properties of one `heureka.webhooks[<n>]` entry.
-pub(crate) const WEBHOOK_PROPERTIES: &[&str] = &["url", "events"];
-
-/// Keys whose last part is a map key that keeps its case (`defaultZone`, `com.example`).
-pub(crate) const MAP_PREFIXES: &[&str] = &[
-    "logging.level",
-    "eureka.client.service-url",
-    "eureka.client.availability-zones",
 ];

@@ -7,7 +7,8 @@ use std::sync::OnceLock;
 
 use heureka_config::{Names, Schema};
 
-use super::keys::{Key, DEFAULT_ZONE, KEYS, MAP_PREFIXES};
+use super::binding::Shape;
+use super::keys::{Key, DEFAULT_ZONE, KEYS};
 
 /// The bound keys in canonical form, in table order, computed once: a load looks keys up a
 /// few hundred times and canonicalising the whole table each time dominated its cost.
@@ -16,10 +17,18 @@ pub(crate) fn canonical_keys() -> &'static [(String, &'static Key)] {
     CANONICAL_KEYS.get_or_init(|| KEYS.iter().map(|key| (canonical(key.name), key)).collect())
 }
 
-/// The server's relaxed-name rules: `MAP_PREFIXES` keep their map keys as written.
+/// The server's relaxed-name rules: the table's maps (`logging.level.<target>`…) keep their
+/// map keys as written (`defaultZone`, `com.example`).
 pub(crate) fn names() -> &'static Names {
     static NAMES: OnceLock<Names> = OnceLock::new();
-    NAMES.get_or_init(|| Names::new(MAP_PREFIXES))
+    NAMES.get_or_init(|| {
+        let map_prefixes: Vec<&str> = KEYS
+            .iter()
+            .filter(|key| key.reads() == Shape::Map)
+            .map(Key::map_prefix)
+            .collect();
+        Names::new(&map_prefixes)
+    })
 }
 
 /// Spring's canonical form of `name` under the server's rules.

@@ -6,7 +6,8 @@ use std::sync::OnceLock;
 
 use heureka_config::Properties;
 
-use super::keys::WEBHOOK_PROPERTIES;
+use super::binding::Shape;
+use super::keys::{Key, KEYS};
 use super::names::{canonical, canonical_keys, find};
 use super::ConfigError;
 
@@ -92,16 +93,32 @@ pub(crate) fn is_accepted(canonical_name: &str) -> bool {
         });
         return find(canonical_name).is_some() || ignored.iter().any(|name| name == first);
     }
-    if let Some(rest) = canonical_name.strip_prefix("heureka.webhooks[") {
-        // `heureka.webhooks[<n>].<property>`: an index, then one of the known properties.
-        return rest.split_once("].").is_some_and(|(index, property)| {
-            index.chars().all(|c| c.is_ascii_digit()) && WEBHOOK_PROPERTIES.contains(&property)
-        });
+    if let Some(accepted) = list_entry_is_accepted(canonical_name) {
+        return accepted;
     }
     if canonical_name.starts_with("heureka.") {
         return find(canonical_name).is_some();
     }
     true
+}
+
+/// For a name in one of the table's lists (`heureka.webhooks[…`): whether it is an index, then
+/// one of the properties the table has for that list. `None` for other names.
+fn list_entry_is_accepted(canonical_name: &str) -> Option<bool> {
+    let (list, rest) = canonical_name.split_once('[')?;
+    let properties: Vec<String> = KEYS
+        .iter()
+        .filter(|key| key.reads() == Shape::Indexed)
+        .map(Key::list_property)
+        .filter(|(its_list, _)| canonical(its_list) == list)
+        .map(|(_, property)| canonical(property))
+        .collect();
+    if properties.is_empty() {
+        return None;
+    }
+    Some(rest.split_once("].").is_some_and(|(index, property)| {
+        index.chars().all(|c| c.is_ascii_digit()) && properties.iter().any(|p| p == property)
+    }))
 }
 
 /// The bound key closest to a mistyped one, if any is close enough to be a likely typo.
