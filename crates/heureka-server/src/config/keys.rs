@@ -17,6 +17,9 @@ use super::values::{
 };
 use Binding::{Bound, Inert, Loader, OlderNameOf};
 
+#[cfg(test)]
+mod tests;
+
 /// One key Heureka reads or accepts.
 pub(crate) struct Key {
     /// The Spring spelling (kebab-case). `.<zone>` / `.<target>` last mark a map's entries,
