@@ -3,15 +3,21 @@
 //!
 //! Loading goes in two stages (design §4.11). First `heureka_config::load` merges the sources
 //! into flat properties the way Spring Boot does (files, environment, `--key=value`
-//! arguments), told by `keys::schema` which keys to look up in the environment. Then `bind`
-//! turns the properties into the typed, validated [`Config`], resolving `${placeholders}` and
-//! reporting any bad value with its key and source. `keys.rs` holds the table of keys and
-//! defaults that `--help` (`help.rs`) prints, and the typo check on `eureka.server.*` and
-//! `heureka.*`.
+//! arguments), told by `names::schema` which keys to look up in the environment. Then `bind`
+//! walks the key table (`keys.rs`) and turns the properties into the typed, validated
+//! [`Config`], resolving `${placeholders}` and reporting any bad value with its key and source.
+//! Each table entry is one key: its name, default, `--help` line (`help.rs`) and binding, the
+//! value type it is read as (`values.rs`, `binding.rs`) and the field it sets; rules over
+//! several keys run last (`rules.rs`). `names.rs` finds entries by any relaxed spelling;
+//! `unknown.rs` is the typo check on `eureka.server.*` and `heureka.*`.
 
 mod bind;
+mod binding;
 mod help;
 mod keys;
+mod names;
+mod rules;
+mod unknown;
 mod values;
 
 #[cfg(test)]
@@ -344,7 +350,7 @@ pub enum Loaded {
 impl Default for Config {
     /// The configuration with no sources at all: every key at its default.
     fn default() -> Self {
-        bind::bind(&Properties::new(keys::names().clone()), &|_| None)
+        bind::bind(&Properties::new(names::names().clone()), &|_| None)
             .expect("the built-in defaults are valid")
     }
 }
@@ -369,27 +375,9 @@ pub fn load(
         ArgumentError::NotAnOption(_) => ConfigError::new(format!("{error}; see --help")),
         ArgumentError::MissingName(_) => ConfigError::new(error.to_string()),
     })?;
-    let sources = heureka_config::load(keys::schema(), command_line, env, cwd)?;
-    reject_unknown_keys(&sources.properties)?;
+    let sources = heureka_config::load(names::schema(), command_line, env, cwd)?;
+    unknown::reject_unknown_keys(&sources.properties)?;
     let mut config = bind::bind(&sources.properties, env)?;
     config.sources = sources.read;
     Ok(Loaded::Run(config))
-}
-
-/// Typo protection for the two namespaces Heureka owns: `eureka.server.*` and `heureka.*`.
-fn reject_unknown_keys(properties: &Properties) -> Result<(), ConfigError> {
-    for (canonical, property) in properties.iter() {
-        if keys::is_accepted(canonical) {
-            continue;
-        }
-        let hint = keys::suggestion(canonical)
-            .map(|name| format!("; did you mean {name}?"))
-            .unwrap_or_default();
-        return Err(ConfigError::new(format!(
-            "unknown key {} ({}): not a setting Heureka or Spring Cloud's Eureka server has{hint} \
-             (see --help)",
-            property.name, property.origin
-        )));
-    }
-    Ok(())
 }

@@ -1,10 +1,93 @@
-//! Parsers for the value types of the server's keys: Spring's conversions from
-//! `heureka_config::values`, and the server's own rules on top.
+//! The value types of the server's keys, each with what a good value looks like (for the
+//! error) and its parser: Spring's conversions from `heureka_config::values`, and the
+//! server's own rules on top.
+
+use std::net::IpAddr;
+use std::time::Duration;
 
 use heureka_config::values::DurationUnit;
 pub(crate) use heureka_config::values::{
     parse_bool, parse_http_url, parse_ip, parse_level, parse_number,
 };
+
+use super::binding::{AsWritten, ListOf, Optional, Type};
+use super::ShowDetails;
+
+pub(crate) const BOOL: Type<bool> = Type::new("true or false", parse_bool);
+pub(crate) const WHOLE_U64: Type<u64> = Type::new("a whole number", parse_number);
+pub(crate) const WHOLE_U32: Type<u32> = Type::new("a whole number", parse_number);
+pub(crate) const PORT: Type<u16> = Type::new("a port from 0 to 65535", parse_number);
+pub(crate) const IP_ADDRESS: Type<IpAddr> = Type::new("an IP address", parse_ip);
+pub(crate) const OPTIONAL_IP_ADDRESS: Optional<IpAddr> = Optional(IP_ADDRESS);
+/// Text as written, placeholders resolved; never wrong.
+pub(crate) const TEXT: Type<String> = Type::new("text", |text| Some(text.to_owned()));
+/// Trimmed text, or `None` when blank; never wrong.
+pub(crate) const OPTIONAL_TEXT: Optional<String> =
+    Optional(Type::new("text", |text| Some(text.trim().to_owned())));
+/// The setting itself, for rules whose errors name its source.
+pub(crate) const AS_WRITTEN: AsWritten = AsWritten;
+pub(crate) const REGION: Type<String> = Type::new("a region name", |text| {
+    Some(text.trim().to_owned()).filter(|text| !text.is_empty())
+});
+pub(crate) const FRACTION: Type<f64> = Type::new("a number greater than 0 and at most 1", |text| {
+    parse_number::<f64>(text).filter(|p| *p > 0.0 && *p <= 1.0)
+});
+/// Eureka's `AbstractInstanceRegistry` takes a non-positive interval as 30 s.
+pub(crate) const RENEWAL_INTERVAL_SECONDS: Type<u32> =
+    Type::new("a whole number of seconds", |text| {
+        match parse_number::<i64>(text)? {
+            seconds if seconds <= 0 => Some(30),
+            seconds => u32::try_from(seconds).ok(),
+        }
+    });
+pub(crate) const TIMEOUT: Type<Duration> = Type::new(
+    "a positive duration such as 20s, 500ms or PT1M",
+    parse_duration,
+);
+pub(crate) const CONNECTION_COUNT: Type<usize> =
+    Type::new("a whole number greater than 0", |text| {
+        parse_number::<usize>(text).filter(|count| *count > 0)
+    });
+pub(crate) const HEADER_SIZE: Type<usize> =
+    Type::new("a size such as 8192, 8KB or 1MB", parse_data_size);
+pub(crate) const BODY_SIZE: Type<usize> =
+    Type::new("a size such as 1048576, 512KB or 2MB", parse_data_size);
+pub(crate) const API_BASE_PATH: Type<String> = Type::new(
+    "a path starting with '/' and not ending with '/', such as /eureka",
+    parse_base_path,
+);
+pub(crate) const ACTUATOR_BASE_PATH: Type<String> = Type::new(
+    "a path starting with '/' and not ending with '/', such as /actuator",
+    parse_base_path,
+);
+pub(crate) const DASHBOARD_PATH: Type<String> = Type::new(
+    "a path starting with '/', such as / or /dashboard",
+    parse_dashboard_path,
+);
+pub(crate) const SHOW_DETAILS: Type<ShowDetails> =
+    Type::new("one of never, when-authorized, always", parse_show_details);
+/// Actuator endpoint names, lower-cased; never wrong (unknown names expose nothing).
+pub(crate) const ENDPOINT_NAMES: ListOf<String> = ListOf(Type::new("endpoint names", |name| {
+    Some(name.to_ascii_lowercase())
+}));
+pub(crate) const SERVICE_URLS: ListOf<String> =
+    ListOf(Type::new("an http:// or https:// URL", parse_service_url));
+/// Availability zones; never wrong.
+pub(crate) const ZONES: ListOf<String> =
+    ListOf(Type::new("zone names", |zone| Some(zone.to_owned())));
+pub(crate) const LOG_LEVEL: Type<String> =
+    Type::new("one of trace, debug, info, warn, error, off", |text| {
+        parse_level(text).map(str::to_owned)
+    });
+pub(crate) const HTTP_URL: Type<String> = Type::new("an http:// or https:// URL", parse_http_url);
+pub(crate) const EVENT_NAMES: ListOf<String> = ListOf(Type::new(
+    "event types from docs/events.md, such as evicted,self-preservation-entered",
+    |event| {
+        heureka_wire::InstanceEventKind::ALL_EVENT_NAMES
+            .contains(&event)
+            .then(|| event.to_owned())
+    },
+));
 
 /// Spring's `DataSize.parse` (a bare number is bytes). Zero and sizes beyond `usize` are
 /// rejected: every size Heureka reads is a limit, and none may be switched off.
@@ -16,7 +99,7 @@ pub(crate) fn parse_data_size(text: &str) -> Option<usize> {
 /// Spring's `DurationStyle`, a bare number in milliseconds (the default unit of the keys that
 /// use this). Zero is rejected: every duration Heureka reads is a timeout, and none of them
 /// may be switched off.
-pub(crate) fn parse_duration(text: &str) -> Option<std::time::Duration> {
+pub(crate) fn parse_duration(text: &str) -> Option<Duration> {
     heureka_config::values::parse_duration(text, DurationUnit::Millis)
         .filter(|duration| !duration.is_zero())
 }
@@ -47,4 +130,14 @@ pub(crate) fn parse_dashboard_path(text: &str) -> Option<String> {
     }
     let trimmed = text.trim_end_matches('/');
     Some(if trimmed.is_empty() { "/" } else { trimmed }.to_owned())
+}
+
+/// `management.endpoint.health.show-details`, in any case, `_` or `-`.
+fn parse_show_details(text: &str) -> Option<ShowDetails> {
+    match text.trim().to_ascii_lowercase().replace('_', "-").as_str() {
+        "never" => Some(ShowDetails::Never),
+        "when-authorized" => Some(ShowDetails::WhenAuthorized),
+        "always" => Some(ShowDetails::Always),
+        _ => None,
+    }
 }

@@ -1,0 +1,135 @@
+//! Rules over several keys or entries, applied once every key of the table is read: basic
+//! authentication needs both its keys, the exposed endpoints are one list minus another, a
+//! webhook needs its URL, the peer map falls back to Spring's default zone.
+
+use std::collections::BTreeMap;
+
+use heureka_config::{ConfigError, Origin, Setting};
+
+use super::keys::DEFAULT_ZONE;
+use super::{BasicAuth, Config, Exposure, WebhookConfig};
+
+/// The values of keys that a rule over several keys turns into configuration.
+pub(crate) struct Pending {
+    /// `spring.security.user.name`, with its source for the error.
+    pub(crate) user_name: Setting,
+    /// `spring.security.user.password`, with its source for the error.
+    pub(crate) user_password: Setting,
+    /// `management.endpoints.web.exposure.include`, lower-cased.
+    pub(crate) exposure_include: Vec<String>,
+    /// `management.endpoints.web.exposure.exclude`, lower-cased.
+    pub(crate) exposure_exclude: Vec<String>,
+    /// Whether the Prometheus export is on: either of Spring Boot's two names turns it off.
+    pub(crate) prometheus_export: bool,
+    /// `heureka.webhooks[<n>].*` by index.
+    webhooks: BTreeMap<u32, WebhookEntry>,
+}
+
+/// One `heureka.webhooks[<n>]` entry as written: its URL may be missing.
+#[derive(Default)]
+pub(crate) struct WebhookEntry {
+    pub(crate) url: Option<String>,
+    pub(crate) events: Vec<String>,
+}
+
+impl Pending {
+    /// Nothing read yet: every binding of the table overwrites or combines into these.
+    pub(crate) fn new() -> Pending {
+        let unset = || Setting {
+            value: String::new(),
+            origin: Origin::Default,
+        };
+        Pending {
+            user_name: unset(),
+            user_password: unset(),
+            exposure_include: Vec::new(),
+            exposure_exclude: Vec::new(),
+            prometheus_export: true,
+            webhooks: BTreeMap::new(),
+        }
+    }
+
+    /// The webhook entry at `index`.
+    pub(crate) fn webhook(&mut self, index: u32) -> &mut WebhookEntry {
+        self.webhooks.entry(index).or_default()
+    }
+
+    /// Applies the rules to `config`.
+    pub(crate) fn finish(self, config: &mut Config) -> Result<(), ConfigError> {
+        config.security = basic_auth(self.user_name, self.user_password)?;
+        let listed =
+            |list: &[String], endpoint: &str| list.iter().any(|n| n == "*" || n == endpoint);
+        let exposed = |endpoint: &str| {
+            listed(&self.exposure_include, endpoint) && !listed(&self.exposure_exclude, endpoint)
+        };
+        config.management.exposed = Exposure {
+            health: exposed("health"),
+            info: exposed("info"),
+            prometheus: exposed("prometheus") && self.prometheus_export,
+        };
+        config.heureka.webhooks = webhooks(self.webhooks)?;
+        Ok(())
+    }
+}
+
+/// Both or neither of `spring.security.user.name` and `.password`.
+fn basic_auth(name: Setting, password: Setting) -> Result<Option<BasicAuth>, ConfigError> {
+    match (name.value.is_empty(), password.value.is_empty()) {
+        (true, true) => Ok(None),
+        (false, false) => Ok(Some(BasicAuth {
+            name: name.value,
+            password: password.value,
+        })),
+        (false, true) => Err(ConfigError::new(format!(
+            "spring.security.user.name is set ({}) but spring.security.user.password is not: \
+             basic authentication needs both",
+            name.origin
+        ))),
+        (true, false) => Err(ConfigError::new(format!(
+            "spring.security.user.password is set ({}) but spring.security.user.name is not: \
+             basic authentication needs both (Spring Boot's implicit name 'user' must be \
+             written out)",
+            password.origin
+        ))),
+    }
+}
+
+/// The webhooks in index order; an entry needs its URL.
+fn webhooks(entries: BTreeMap<u32, WebhookEntry>) -> Result<Vec<WebhookConfig>, ConfigError> {
+    entries
+        .into_iter()
+        .map(|(index, entry)| match entry.url {
+            Some(url) => Ok(WebhookConfig {
+                url,
+                events: entry.events,
+            }),
+            None => Err(ConfigError::new(format!(
+                "heureka.webhooks[{index}] has no url: each webhook needs heureka.webhooks[{index}].url"
+            ))),
+        })
+        .collect()
+}
+
+/// The map's entries that list something (an empty value unsets an entry).
+pub(crate) fn non_empty(entries: Vec<(String, Vec<String>)>) -> BTreeMap<String, Vec<String>> {
+    entries
+        .into_iter()
+        .filter(|(_, list)| !list.is_empty())
+        .collect()
+}
+
+/// `eureka.client.service-url`: Spring Cloud's default zone when no zone lists a URL.
+pub(crate) fn service_urls(zones: Vec<(String, Vec<String>)>) -> BTreeMap<String, Vec<String>> {
+    let mut zones = non_empty(zones);
+    if zones.is_empty() {
+        let (zone, url) = DEFAULT_ZONE;
+        zones.insert(zone.to_owned(), vec![url.to_owned()]);
+    }
+    zones
+}
+
+/// `logging.level`: the root level first, then by target.
+pub(crate) fn root_first(mut levels: Vec<(String, String)>) -> Vec<(String, String)> {
+    levels.sort_by_key(|(target, _)| !target.eq_ignore_ascii_case("root"));
+    levels
+}
