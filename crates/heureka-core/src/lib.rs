@@ -22,6 +22,7 @@ mod model;
 mod outcomes;
 mod policy;
 mod reads;
+mod registration;
 mod registry;
 mod self_preservation;
 mod status_rules;
@@ -40,6 +41,7 @@ pub use model::{
     InstanceStatus, LeaseInfo, Millis, Port,
 };
 pub use reads::{ApplicationVersion, DeltaApplication, DeltaItems, StatusCount};
+pub use registration::{validate_registration, InvalidRegistration};
 pub use registry::{
     EvictionReport, Origin, Registry, RegistryPolicy, RenewOutcome, SelfPreservation,
 };

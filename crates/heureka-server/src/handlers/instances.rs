@@ -11,7 +11,6 @@ use crate::handlers::{
 };
 use crate::http::error::ApiError;
 use crate::http::negotiate;
-use crate::registration;
 use crate::state::SharedState;
 
 /// `POST {base}/apps/{app}`: register or re-register. Always 204 on success — the Java and
@@ -25,7 +24,7 @@ pub(crate) async fn register(
     let format = negotiate::body_format(&headers, &body)?;
     let mut instance = heureka_wire::decode_instance(&body, format, state.now())
         .map_err(|error| ApiError::BadRequest(error.to_string()))?;
-    registration::validate(&mut instance, &app)?;
+    heureka_core::validate_registration(&mut instance, &app)?;
     let origin = origin(&headers);
     state.write(|registry, now| registry.register(instance, origin, now));
     Ok(StatusCode::NO_CONTENT)

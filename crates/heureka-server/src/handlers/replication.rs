@@ -16,7 +16,6 @@ use heureka_wire::{DecodeError, Format, ReplicationAction, ReplicationItem, Repl
 
 use crate::handlers::document;
 use crate::http::error::ApiError;
-use crate::registration;
 use crate::state::SharedState;
 
 /// `POST {base}/peerreplication/batch`: apply a peer's batch, answer element by element.
@@ -81,11 +80,7 @@ fn prepare(element: Result<ReplicationItem, DecodeError>) -> Element {
                 // The decoder refuses a register without its instance; kept total anyway.
                 return Element::Answered(500);
             };
-            if let Err(error) = registration::validate(instance, app) {
-                let reason = match error {
-                    ApiError::BadRequest(reason) => reason,
-                    other => format!("{other:?}"),
-                };
+            if let Err(reason) = heureka_core::validate_registration(instance, app) {
                 // Answered 200 as Eureka does, so the sender does not retry it.
                 tracing::warn!(%app, %id, %reason, "ignored an invalid replicated registration");
                 return Element::Answered(200);

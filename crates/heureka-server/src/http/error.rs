@@ -5,6 +5,7 @@
 
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
+use heureka_core::InvalidRegistration;
 
 #[derive(Debug)]
 pub(crate) enum ApiError {
@@ -20,6 +21,13 @@ pub(crate) enum ApiError {
     UnsupportedMediaType(String),
     /// The request body did not arrive in time; the connection is closed after the answer.
     RequestTimeout(String),
+}
+
+/// A register body that fails Eureka's checks is a 400 with Eureka's message.
+impl From<InvalidRegistration> for ApiError {
+    fn from(invalid: InvalidRegistration) -> ApiError {
+        ApiError::BadRequest(invalid.to_string())
+    }
 }
 
 /// The one-line reason of a rejected request, carried on the response for the log line the
