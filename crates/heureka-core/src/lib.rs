@@ -40,6 +40,7 @@ pub use model::{
     ActionType, Application, Applications, DataCenterClass, DataCenterInfo, Instance,
     InstanceStatus, LeaseInfo, Millis, Port,
 };
+pub use outcomes::instance_write_status_code;
 pub use reads::{ApplicationVersion, DeltaApplication, DeltaItems, StatusCount};
 pub use registration::{validate_registration, InvalidRegistration};
 pub use registry::{

@@ -11,7 +11,7 @@
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::response::Response;
-use heureka_core::{Millis, Origin, Registry, RenewOutcome};
+use heureka_core::{instance_write_status_code, Millis, Origin, Registry, RenewOutcome};
 use heureka_wire::{DecodeError, Format, ReplicationAction, ReplicationItem, ReplicationResult};
 
 use crate::handlers::document;
@@ -95,8 +95,9 @@ fn prepare(element: Result<ReplicationItem, DecodeError>) -> Element {
     Element::Apply(item)
 }
 
-/// Applies one replica under the registry lock and maps the outcome as its own endpoint does
-/// (`handlers/instances.rs`, `handlers/overrides.rs`).
+/// Applies one replica under the registry lock and answers it with the status code core gives
+/// its outcome, the one its own endpoint answers with (`handlers/instances.rs`,
+/// `handlers/overrides.rs`).
 fn apply(registry: &mut Registry, item: ReplicationItem, now: Millis) -> ReplicationResult {
     let ReplicationItem {
         action,
@@ -108,7 +109,7 @@ fn apply(registry: &mut Registry, item: ReplicationItem, now: Millis) -> Replica
         instance,
     } = item;
     let origin = Origin::Peer;
-    let found = |found: bool| ReplicationResult::status(if found { 200 } else { 404 });
+    let found = |found: bool| ReplicationResult::status(instance_write_status_code(found));
     match action {
         ReplicationAction::Register => match instance {
             Some(instance) => {
@@ -118,14 +119,12 @@ fn apply(registry: &mut Registry, item: ReplicationItem, now: Millis) -> Replica
             None => ReplicationResult::status(500),
         },
         ReplicationAction::Heartbeat => {
-            match registry.renew(&app, &id, dirty, overridden_status, origin, now) {
-                RenewOutcome::Renewed => ReplicationResult::status(200),
-                RenewOutcome::NotFound | RenewOutcome::ClientNewer => {
-                    ReplicationResult::status(404)
-                }
-                RenewOutcome::RegistryNewer(ours) => ReplicationResult {
-                    status_code: 409,
-                    entity: Some(*ours),
+            let outcome = registry.renew(&app, &id, dirty, overridden_status, origin, now);
+            ReplicationResult {
+                status_code: outcome.status_code(),
+                entity: match outcome {
+                    RenewOutcome::RegistryNewer(ours) => Some(*ours),
+                    _ => None,
                 },
             }
         }
@@ -135,7 +134,7 @@ fn apply(registry: &mut Registry, item: ReplicationItem, now: Millis) -> Replica
                 found(registry.set_status_override(&app, &id, status, dirty, origin, now))
             }
             // Eureka looks the instance up before it reads the status, then fails on null.
-            None if registry.instance(&app, &id, now).is_none() => ReplicationResult::status(404),
+            None if registry.instance(&app, &id, now).is_none() => found(false),
             None => ReplicationResult::status(500),
         },
         // A missing status means UNKNOWN, as on the client endpoint and in Eureka.

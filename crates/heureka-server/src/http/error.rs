@@ -19,6 +19,8 @@ pub(crate) enum ApiError {
     Unauthorized,
     /// A body in a format neither codec reads.
     UnsupportedMediaType(String),
+    /// A peer's heartbeat older than our copy: the response carries our copy (Eureka's 409).
+    Conflict(Box<Response>),
     /// The request body did not arrive in time; the connection is closed after the answer.
     RequestTimeout(String),
 }
@@ -40,6 +42,11 @@ impl IntoResponse for ApiError {
         match self {
             ApiError::NotFound => StatusCode::NOT_FOUND.into_response(),
             ApiError::Forbidden => StatusCode::FORBIDDEN.into_response(),
+            ApiError::Conflict(ours) => {
+                let mut ours = *ours;
+                *ours.status_mut() = StatusCode::CONFLICT;
+                ours
+            }
             ApiError::BadRequest(reason) => plain(StatusCode::BAD_REQUEST, reason),
             ApiError::UnsupportedMediaType(reason) => {
                 plain(StatusCode::UNSUPPORTED_MEDIA_TYPE, reason)
