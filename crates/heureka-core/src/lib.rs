@@ -20,6 +20,7 @@ mod lease;
 mod maps;
 mod model;
 mod outcomes;
+mod peer_copies;
 mod policy;
 mod reads;
 mod registration;
@@ -41,6 +42,9 @@ pub use model::{
     InstanceStatus, LeaseInfo, Millis, Port,
 };
 pub use outcomes::instance_write_status_code;
+pub use peer_copies::{
+    adopted_override, is_newer, same_state, touched_since, OverrideAdoption, PeerOverrideAbsence,
+};
 pub use reads::{ApplicationVersion, DeltaApplication, DeltaItems, StatusCount};
 pub use registration::{validate_registration, InvalidRegistration};
 pub use registry::{
