@@ -1,6 +1,7 @@
 //! Instance writes and reads: register, renew, cancel, and single-instance lookups.
 
 use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
@@ -19,8 +20,9 @@ pub(crate) async fn register(
     State(state): State<SharedState>,
     Path(app): Path<String>,
     Headers(headers): Headers,
-    body: Bytes,
+    body: Result<Bytes, BytesRejection>,
 ) -> Result<StatusCode, ApiError> {
+    let body = body?;
     let format = negotiate::body_format(&headers, &body)?;
     let mut instance = heureka_wire::decode_instance(&body, format, state.now())
         .map_err(|error| ApiError::BadRequest(error.to_string()))?;

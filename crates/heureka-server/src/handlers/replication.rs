@@ -9,6 +9,7 @@
 //! Java sender that gets a list of another length ignores every result.
 
 use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
 use axum::extract::State;
 use axum::response::Response;
 use heureka_core::{instance_write_status_code, Millis, Origin, Registry, RenewOutcome};
@@ -22,8 +23,9 @@ use crate::state::SharedState;
 /// A body that is not a batch at all is a 400; everything else is a 200 with the results.
 pub(crate) async fn batch(
     State(state): State<SharedState>,
-    body: Bytes,
+    body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
+    let body = body?;
     let elements = heureka_wire::decode_replication_batch(&body, state.now())
         .map_err(|error| ApiError::BadRequest(format!("replication batch: {error}")))?;
     // Decoding failures and validation are settled before the lock, and logged here, since

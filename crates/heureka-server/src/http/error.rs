@@ -1,8 +1,13 @@
 //! `ApiError`: every way a request can fail, and the one place that maps them to status codes.
 //!
+//! Handlers, the listener, authentication and the decompression layer all refuse through it.
+//! The integers inside a peer batch's answer are not HTTP statuses of this response: they come
+//! from core's outcome mapping (`RenewOutcome::status_code`, `instance_write_status_code`).
+//!
 //! Eureka answers most failures with an empty body; where we add a body it is one line of
 //! plain text saying why, so a human with `curl` learns what to fix. Real clients ignore it.
 
+use axum::extract::rejection::BytesRejection;
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use heureka_core::InvalidRegistration;
@@ -19,6 +24,13 @@ pub(crate) enum ApiError {
     Unauthorized,
     /// A body in a format neither codec reads.
     UnsupportedMediaType(String),
+    /// A body in a `Content-Encoding` we do not decode (only `gzip` and `identity` pass):
+    /// 415 with `Accept-Encoding: gzip` and no body, as tower-http's decoder answers.
+    UnsupportedContentEncoding,
+    /// The body could not be read: 413 when it exceeds the limit (after decompression, so a
+    /// small gzip bomb too), 400 when its stream fails (a corrupt gzip). Answered in axum's
+    /// own words, as before the handlers took the rejection themselves.
+    BodyNotRead(BytesRejection),
     /// A peer's heartbeat older than our copy: the response carries our copy (Eureka's 409).
     Conflict(Box<Response>),
     /// The request body did not arrive in time; the connection is closed after the answer.
@@ -29,6 +41,12 @@ pub(crate) enum ApiError {
 impl From<InvalidRegistration> for ApiError {
     fn from(invalid: InvalidRegistration) -> ApiError {
         ApiError::BadRequest(invalid.to_string())
+    }
+}
+
+impl From<BytesRejection> for ApiError {
+    fn from(rejection: BytesRejection) -> ApiError {
+        ApiError::BodyNotRead(rejection)
     }
 }
 
@@ -51,6 +69,14 @@ impl IntoResponse for ApiError {
             ApiError::UnsupportedMediaType(reason) => {
                 plain(StatusCode::UNSUPPORTED_MEDIA_TYPE, reason)
             }
+            ApiError::UnsupportedContentEncoding => {
+                let mut response = StatusCode::UNSUPPORTED_MEDIA_TYPE.into_response();
+                response
+                    .headers_mut()
+                    .insert(header::ACCEPT_ENCODING, HeaderValue::from_static("gzip"));
+                response
+            }
+            ApiError::BodyNotRead(rejection) => rejection.into_response(),
             ApiError::RequestTimeout(reason) => {
                 let mut response = plain(StatusCode::REQUEST_TIMEOUT, reason);
                 response
