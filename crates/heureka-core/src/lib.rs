@@ -9,8 +9,10 @@
 //! Map of the crate: `registry.rs` holds the state and the writes, `reads.rs` the documents
 //! readers get, `lease.rs` expiry, `status_rules.rs` the override rules, `delta.rs` the
 //! recently-changed queue and `apps__hashcode`, `digest.rs` the digest peers compare for
-//! anti-entropy, `eviction.rs` and `self_preservation.rs` the two timer-driven rules, `maps.rs`
-//! the hasher every map uses and the lease maps.
+//! anti-entropy, `peer_copies.rs` which of two servers' copies is newer and how a peer's is
+//! adopted, `registration.rs` what a register body must contain, `outcomes.rs` what writes
+//! report and Eureka's status code for each, `eviction.rs` and `self_preservation.rs` the two
+//! timer-driven rules, `maps.rs` the hasher every map uses and the lease maps.
 
 mod change;
 mod delta;

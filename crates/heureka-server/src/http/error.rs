@@ -109,3 +109,35 @@ fn plain(status: StatusCode, reason: String) -> Response {
     );
     response
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unknown_content_encoding_is_415_naming_gzip_with_no_body() {
+        let response = ApiError::UnsupportedContentEncoding.into_response();
+        assert_eq!(response.status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
+        assert_eq!(response.headers()[header::ACCEPT_ENCODING], "gzip");
+        assert!(response.headers().get(header::CONTENT_TYPE).is_none());
+    }
+
+    #[test]
+    fn a_conflict_is_409_carrying_our_copy() {
+        let ours = (
+            StatusCode::OK,
+            [(header::CONTENT_TYPE, "application/xml")],
+            "<instance/>",
+        )
+            .into_response();
+        let response = ApiError::Conflict(Box::new(ours)).into_response();
+        assert_eq!(response.status(), StatusCode::CONFLICT);
+        assert_eq!(response.headers()[header::CONTENT_TYPE], "application/xml");
+    }
+
+    #[test]
+    fn an_invalid_registration_is_400_with_eurekas_message() {
+        let error = ApiError::from(heureka_core::InvalidRegistration::MissingHostname);
+        assert!(matches!(error, ApiError::BadRequest(reason) if reason == "Missing hostname"));
+    }
+}
