@@ -87,7 +87,10 @@ pub(crate) fn document(format: Format, body: impl Into<Bytes>) -> Response {
 pub(crate) fn written(status_code: u16) -> Result<StatusCode, ApiError> {
     match status_code {
         404 => Err(ApiError::NotFound),
-        _ => Ok(StatusCode::OK),
+        _ => {
+            debug_assert_eq!(status_code, 200, "a write answered with a document");
+            Ok(StatusCode::OK)
+        }
     }
 }
 
