@@ -18,7 +18,6 @@ mod http;
 mod listener;
 mod metrics;
 mod own_instance;
-mod registration;
 mod replication;
 mod routes;
 mod state;
