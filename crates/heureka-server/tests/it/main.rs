@@ -20,3 +20,4 @@ mod process;
 mod replication_receiver;
 mod shutdown;
 mod support;
+mod timers;
