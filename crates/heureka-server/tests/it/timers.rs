@@ -17,6 +17,7 @@ use serde_json::Value;
 use tokio_stream::StreamExt;
 
 use crate::events::parse_event;
+use crate::metrics::sample;
 use crate::support::spring_body;
 
 /// The defaults, with eviction run every 200 ms and never held back by self-preservation.
@@ -174,4 +175,63 @@ async fn a_lease_that_stops_renewing_is_not_served_once_its_duration_has_passed(
     assert_eq!(status(&server, "GET", path).await, 200);
     tokio::time::sleep(Duration::from_secs(6)).await;
     assert_eq!(status(&server, "GET", path).await, 404);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_cancel_leaves_the_delta_once_its_retention_time_has_passed() {
+    let server = Server::start(Config::default());
+    assert_eq!(
+        register(&server, "ORDERS", spring_body("orders", "o-1")).await,
+        204
+    );
+    assert_eq!(
+        status(&server, "DELETE", "/eureka/apps/ORDERS/o-1").await,
+        200
+    );
+    let delta = || async {
+        let json = [("Accept", "application/json")];
+        let response = server
+            .request("GET", "/eureka/apps/delta", &json, Body::empty())
+            .await;
+        assert_eq!(response.status, 200);
+        response.text()
+    };
+    let deleted = r#""actionType":"DELETED""#;
+    assert!(delta().await.contains(deleted));
+    // Changes are kept 180 s and purged every 30 s: gone after the purge at 210 s.
+    tokio::time::sleep(Duration::from_secs(211)).await;
+    let after = delta().await;
+    assert!(!after.contains(deleted), "{after}");
+}
+
+#[tokio::test(start_paused = true)]
+async fn self_preservation_is_left_when_a_minute_of_renewals_exceeds_the_threshold() {
+    let server = Server::start(Config::default());
+    for id in ["o-1", "o-2"] {
+        assert_eq!(
+            register(&server, "ORDERS", spring_body("orders", id)).await,
+            204
+        );
+    }
+    // E = 1 (opened for traffic) + 2 registrations; T = floor(3 × 60/30 × 0.85) = 5.
+    for _ in 0..3 {
+        for id in ["o-1", "o-2"] {
+            let path = format!("/eureka/apps/ORDERS/{id}");
+            assert_eq!(status(&server, "PUT", &path).await, 200);
+        }
+    }
+    let scrape = || async {
+        let response = server
+            .request("GET", "/actuator/prometheus", &[], Body::empty())
+            .await;
+        assert_eq!(response.status, 200);
+        response.text()
+    };
+    let active = "heureka_self_preservation_active";
+    assert_eq!(sample(&scrape().await, active, &[]), Some(1.0));
+    // The renews bucket rolls a minute after start: 6 renews > T.
+    tokio::time::sleep(Duration::from_secs(61)).await;
+    let text = scrape().await;
+    assert_eq!(sample(&text, "heureka_renews_last_minute", &[]), Some(6.0));
+    assert_eq!(sample(&text, active, &[]), Some(0.0));
 }
