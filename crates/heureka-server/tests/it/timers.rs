@@ -235,3 +235,31 @@ async fn self_preservation_is_left_when_a_minute_of_renewals_exceeds_the_thresho
     assert_eq!(sample(&text, "heureka_renews_last_minute", &[]), Some(6.0));
     assert_eq!(sample(&text, active, &[]), Some(0.0));
 }
+
+#[tokio::test(start_paused = true)]
+async fn an_unchanged_document_is_built_again_once_older_than_the_cache_expiration() {
+    let server = Server::start(Config::default());
+    let fetch_and_count_builds = || async {
+        let json = [("Accept", "application/json")];
+        let fetched = server.request("GET", "/eureka/apps", &json, Body::empty());
+        assert_eq!(fetched.await.status, 200);
+        let scraped = server.request("GET", "/actuator/prometheus", &[], Body::empty());
+        let full_json_plain = [
+            ("document", "full"),
+            ("format", "json"),
+            ("encoding", "identity"),
+        ];
+        let text = scraped.await.text();
+        sample(
+            &text,
+            "heureka_response_cache_rebuilds_total",
+            &full_json_plain,
+        )
+    };
+    assert_eq!(fetch_and_count_builds().await, Some(1.0));
+    // `response-cache-auto-expiration-in-seconds` is 180.
+    tokio::time::sleep(Duration::from_secs(179)).await;
+    assert_eq!(fetch_and_count_builds().await, Some(1.0));
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert_eq!(fetch_and_count_builds().await, Some(2.0));
+}
