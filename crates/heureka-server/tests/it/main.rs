@@ -15,3 +15,4 @@ mod health;
 mod metrics;
 mod replication_receiver;
 mod support;
+mod timers;
