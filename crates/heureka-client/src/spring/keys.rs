@@ -5,6 +5,7 @@
 //! the map prefixes (relaxed names), the environment lookups and the defaults of
 //! `${placeholders}` are derived from it, and docs/client.md is checked against it. The few
 //! keys read by name outside the table walk are named constants that the table holds.
+//! `keys/tests.rs` fails, naming the key, when an entry is inconsistent.
 
 use std::sync::OnceLock;
 
@@ -17,6 +18,9 @@ use super::values::{
     TEXT, TIMEOUT_SECONDS,
 };
 use Binding::{Address, Bound, ByRule, Placeholder};
+
+#[cfg(test)]
+mod tests;
 
 /// One key the client reads.
 pub(crate) struct Key {
