@@ -1,7 +1,7 @@
 //! The event stream (`docs/events.md`): registry changes as events, fanned out on a
 //! `tokio::sync::broadcast` channel to every subscriber (the SSE endpoint, webhooks).
 //!
-//! Fed from three places, each a small call: the write path ([`Events::publish`], under the
+//! Fed from three places, each a small call: the write path (its [`ChangeSink`] impl, under the
 //! registry lock, so events are in registry order), the self-preservation observation (the
 //! renews-bucket task and the once-a-second renewals flush) and the replication dispatcher's
 //! up/down transitions. Sending on a broadcast channel never waits: a subscriber that falls

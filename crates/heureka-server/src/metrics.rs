@@ -2,8 +2,8 @@
 //!
 //! Two kinds of numbers, kept apart on purpose:
 //!
-//! * **Counted as they happen**, with atomic increments: registry changes (from the write path,
-//!   `changes.rs`), HTTP requests (from `http/observe.rs`), event-stream subscribers.
+//! * **Counted as they happen**: registry changes (as a sink of the write path, `store.rs`),
+//!   HTTP requests (from `http/observe.rs`), event-stream subscribers.
 //! * **Read at scrape time** from the state that already holds them: instances by application
 //!   and status, the self-preservation numbers, readiness, response-cache rebuilds, and every
 //!   peer's replication queue. Nothing on a request's path maintains a copy of them.

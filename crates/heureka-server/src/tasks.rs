@@ -1,6 +1,6 @@
 //! The background jobs of a Eureka server: eviction, the renews-per-minute bucket, the
 //! renewal-threshold update and delta-queue retention. Each is a Tokio task on its own timer;
-//! each writes through the one write path (`changes.rs`) and logs what it decided, with the numbers behind it.
+//! each writes through the one write path (`Store::write`) and logs what it decided, with the numbers behind it.
 
 use std::sync::Arc;
 use std::time::Duration;

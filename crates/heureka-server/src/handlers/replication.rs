@@ -4,7 +4,7 @@
 //! Every element of a batch is a replica (`Origin::Peer`), whatever the headers say, so none is
 //! replicated again, and each is answered with the status its own endpoint would have given a
 //! peer (Eureka's `PeerReplicationResource` calls the same resource methods). The whole batch
-//! is applied in one [`AppState::write`](crate::state::AppState::write), so its changes are published
+//! is applied in one [`Store::write`](crate::store::Store::write), so its changes are published
 //! together and in order. The answer always has exactly one result per element, in order: a
 //! Java sender that gets a list of another length ignores every result.
 
