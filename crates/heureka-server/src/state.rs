@@ -1,5 +1,7 @@
-//! What every request handler shares: the registry behind its lock, the response cache, and
-//! the few settings handlers consult.
+//! What the HTTP side shares: the store, the response caches, the subsystems, and the few
+//! settings handlers consult. `AppState::new` builds them and lists where every registry
+//! change goes. Only the HTTP side (handlers, `http/`, routes) depends on this module; the
+//! subsystems depend on the store, not on each other through here.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -7,8 +9,7 @@ use std::time::Duration;
 use heureka_core::{LeaseExpiry, Millis, Registry, RegistryPolicy};
 use heureka_wire::Format;
 
-use crate::cache::Encoding;
-use crate::cache::{DeltaCache, FullFetchCache, SelectionCache};
+use crate::cache::{DeltaCache, Encoding, FullFetchCache, SelectionCache};
 use crate::clock::Clock;
 use crate::config::{Config, Exposure, ShowDetails};
 use crate::events::Events;
