@@ -12,7 +12,7 @@ COPY . .
 # .git is not copied (see .dockerignore): the commit for /actuator/info comes in as an argument.
 ARG HEUREKA_GIT_SHA=""
 ENV HEUREKA_GIT_SHA=${HEUREKA_GIT_SHA}
-RUN cargo build --release --locked -p heureka-server \
+RUN cargo build --release --locked -p heureka \
     && strip target/release/heureka
 
 FROM debian:bookworm-slim

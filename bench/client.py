@@ -328,7 +328,7 @@ def main() -> int:
     args = parser.parse_args()
 
     if not args.skip_build:
-        bench.run_quiet(["cargo", "build", "--release", "-p", "heureka-server"], bench.ROOT, "build Heureka", 1800)
+        bench.run_quiet(["cargo", "build", "--release", "-p", "heureka"], bench.ROOT, "build Heureka", 1800)
         bench.run_quiet(["cargo", "build", "--release", "-p", "heureka-client", "--example", "interop_driver"],
                         bench.ROOT, "build the Rust client driver", 1800)
     if not SPRING_JAR.exists():

@@ -219,7 +219,7 @@ def build(servers: list[str], skip: bool) -> dict[str, str]:
         log("--skip-build: using existing binaries")
     if "heureka" in servers and not skip:
         try:
-            run_quiet(["cargo", "build", "--release", "-p", "heureka-server"], ROOT, "build Heureka", 1800)
+            run_quiet(["cargo", "build", "--release", "-p", "heureka"], ROOT, "build Heureka", 1800)
         except BenchError as e:
             errors["heureka"] = str(e)
     if "baseline" in servers and not skip:

@@ -157,7 +157,7 @@ async def main():
         port, attackers, mode = options.attack.split(",")
         return await attack(int(port), int(attackers), mode)
     if not os.path.exists(BINARY):
-        raise SystemExit("build it first: cargo build --release -p heureka-server")
+        raise SystemExit("build it first: cargo build --release -p heureka")
     print(
         "| scenario | attackers | server's open files | idle p50 / p99 ms | under attack p50 / p99 ms "
         "| p50 ratio | p99 ratio | unanswered | idle RSS MiB | RSS under attack MiB |"

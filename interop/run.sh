@@ -9,7 +9,7 @@
 #
 # Needs Java 17+ and Maven, Python 3, Node/npm, Rust. Idempotent: installs what is missing or
 # changed (interop/.venv from requirements.txt, interop/js/node_modules by npm ci, the Spring
-# jars by Maven), builds heureka (cargo build --release -p heureka-server) unless HEUREKA_BIN
+# jars by Maven), builds heureka (cargo build --release -p heureka) unless HEUREKA_BIN
 # is set and the Rust client's interop driver unless RUST_CLIENT_DRIVER is set, then runs
 # pytest over interop/tests/. Exits with pytest's status.
 # Everything listens on 127.0.0.1 only.
@@ -58,8 +58,8 @@ if [ -n "${HEUREKA_BIN:-}" ]; then
     step "heureka: using HEUREKA_BIN=$HEUREKA_BIN"
     [ -x "$HEUREKA_BIN" ] || { echo "HEUREKA_BIN=$HEUREKA_BIN is not an executable" >&2; exit 1; }
 else
-    step "cargo build --release -p heureka-server"
-    (cd "$REPO" && cargo build --release -q -p heureka-server)
+    step "cargo build --release -p heureka"
+    (cd "$REPO" && cargo build --release -q -p heureka)
     export HEUREKA_BIN="$REPO/target/release/heureka"
 fi
 

@@ -46,7 +46,7 @@ suite "cargo fmt" cargo fmt --all --check
 suite "cargo clippy" cargo clippy --workspace --all-targets --quiet -- -D warnings
 suite "cargo test" cargo test --workspace
 suite "fuzz smoke (30 s per target)" env FUZZ_SECONDS=30 bash scripts/fuzz-smoke.sh
-suite "release build" cargo build --release --quiet -p heureka-server
+suite "release build" cargo build --release --quiet -p heureka
 suite "benchmark smoke" python3 bench/run.py --smoke
 suite "real clients and Java interop" env HEUREKA_BIN="$PWD/target/release/heureka" bash interop/run.sh
 suite "dashboard in headless chromium" env HEUREKA_BIN="$PWD/target/release/heureka" bash interop/browser/run.sh

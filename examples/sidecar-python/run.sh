@@ -13,7 +13,7 @@ PORT="${PORT:-8000}"
 EUREKA_URL="${EUREKA_URL:-http://127.0.0.1:8761/eureka/}"
 if [ -z "${HEUREKA:-}" ]; then
     HEUREKA="$repo/target/release/heureka"
-    [ -x "$HEUREKA" ] || (cd "$repo" && cargo build --release -p heureka-server)
+    [ -x "$HEUREKA" ] || (cd "$repo" && cargo build --release -p heureka)
 fi
 
 cd "$here"              # `touch unhealthy` here makes the app fail its health check

@@ -43,8 +43,8 @@ else
 fi
 
 if [ -z "${HEUREKA_BIN:-}" ]; then
-    step "cargo build --release -p heureka-server"
-    (cd "$REPO" && cargo build --release -q -p heureka-server)
+    step "cargo build --release -p heureka"
+    (cd "$REPO" && cargo build --release -q -p heureka)
     HEUREKA_BIN="$REPO/target/release/heureka"
 fi
 

@@ -42,7 +42,7 @@ def _check_prerequisites(kind: str) -> None:
     if kind == "heureka":
         b = procs.HeurekaServer.binary()
         if not b.exists():
-            pytest.fail(f"Heureka binary {b} not found: build it (cargo build --release -p heureka-server) "
+            pytest.fail(f"Heureka binary {b} not found: build it (cargo build --release -p heureka) "
                         f"or set HEUREKA_BIN", pytrace=False)
     elif not procs.EUREKA_SERVER_JAR.exists():
         pytest.fail(f"{procs.EUREKA_SERVER_JAR} not found: run mvn -q -B -DskipTests package in interop/java",

@@ -9,8 +9,10 @@
 //! Map of the crate: `registry.rs` holds the state and the writes, `reads.rs` the documents
 //! readers get, `lease.rs` expiry, `status_rules.rs` the override rules, `delta.rs` the
 //! recently-changed queue and `apps__hashcode`, `digest.rs` the digest peers compare for
-//! anti-entropy, `eviction.rs` and `self_preservation.rs` the two timer-driven rules, `maps.rs`
-//! the hasher every map uses and the lease maps.
+//! anti-entropy, `peer_copies.rs` which of two servers' copies is newer and how a peer's is
+//! adopted, `registration.rs` what a register body must contain, `outcomes.rs` what writes
+//! report and Eureka's status code for each, `eviction.rs` and `self_preservation.rs` the two
+//! timer-driven rules, `maps.rs` the hasher every map uses and the lease maps.
 
 mod change;
 mod delta;
@@ -20,8 +22,10 @@ mod lease;
 mod maps;
 mod model;
 mod outcomes;
+mod peer_copies;
 mod policy;
 mod reads;
+mod registration;
 mod registry;
 mod self_preservation;
 mod status_rules;
@@ -39,7 +43,12 @@ pub use model::{
     ActionType, Application, Applications, DataCenterClass, DataCenterInfo, Instance,
     InstanceStatus, LeaseInfo, Millis, Port,
 };
+pub use outcomes::instance_write_status_code;
+pub use peer_copies::{
+    adopted_override, is_newer, same_state, touched_since, OverrideAdoption, PeerOverrideAbsence,
+};
 pub use reads::{ApplicationVersion, DeltaApplication, DeltaItems, StatusCount};
+pub use registration::{validate_registration, InvalidRegistration};
 pub use registry::{
     EvictionReport, Origin, Registry, RegistryPolicy, RenewOutcome, SelfPreservation,
 };

@@ -16,6 +16,31 @@ pub enum RenewOutcome {
     RegistryNewer(Box<Instance>),
 }
 
+impl RenewOutcome {
+    /// Eureka's status code for this heartbeat (spec §3.9), on the REST endpoint and in a peer
+    /// batch's answer alike. A plain number: the server turns it into HTTP.
+    pub fn status_code(&self) -> u16 {
+        match self {
+            RenewOutcome::Renewed => 200,
+            // Both ask the client to register again, which is all a 404 says to it.
+            RenewOutcome::NotFound | RenewOutcome::ClientNewer => 404,
+            RenewOutcome::RegistryNewer(_) => 409,
+        }
+    }
+}
+
+/// Eureka's status code for a write addressed to one instance (cancel, setting or removing a
+/// status override, a metadata update), on the REST endpoint and in a peer batch's answer
+/// alike: 200, or 404 when the registry holds no such instance (`found` is what the
+/// registry's call returned).
+pub fn instance_write_status_code(found: bool) -> u16 {
+    if found {
+        200
+    } else {
+        404
+    }
+}
+
 /// What one eviction run did, with the numbers behind it (for the log line).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EvictionReport {
@@ -40,3 +65,6 @@ pub struct SelfPreservation {
     /// `isLeaseExpirationEnabled()`: false means the server is in self-preservation.
     pub lease_expiration_enabled: bool,
 }
+
+#[cfg(test)]
+mod tests;

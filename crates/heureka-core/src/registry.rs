@@ -14,6 +14,7 @@ use crate::lease::Lease;
 use crate::maps::{HashMap, LeaseMap};
 use crate::model::{ActionType, Instance, InstanceStatus, Millis};
 pub use crate::outcomes::{EvictionReport, RenewOutcome, SelfPreservation};
+use crate::peer_copies::{adopted_override, OverrideAdoption, PeerOverrideAbsence};
 pub use crate::policy::{Origin, RegistryPolicy};
 use crate::self_preservation::RenewalCounters;
 use crate::status_rules::{effective_status, OverrideMap, StatusInput};
@@ -350,13 +351,44 @@ impl Registry {
     }
 
     /// Takes a peer's copy of an instance as ours: Eureka's answer to a replicated heartbeat's
-    /// 409 (`syncWhenTimestampDiffers`), and anti-entropy's repair. The peer's override, when
-    /// it has one, is stored first, so the register that follows honours it; the write is a
-    /// peer's, so it is never replicated back.
+    /// 409 (`syncWhenTimestampDiffers`). The peer's override, when it has one, is stored
+    /// first, so the register that follows honours it; ours stays when it has none
+    /// (`PeerOverrideAbsence::KeepsOurs`). The write is a peer's, so it is never replicated
+    /// back.
     pub fn adopt_peer_copy(&mut self, instance: Instance, now: Millis) {
-        if instance.overridden_status != InstanceStatus::Unknown {
-            self.overrides
-                .insert(instance.id(), instance.overridden_status, now);
+        self.adopt(instance, PeerOverrideAbsence::KeepsOurs, now);
+    }
+
+    /// Anti-entropy's repair: takes a peer's newer copy as ours, its override or the absence of
+    /// one included (`PeerOverrideAbsence::RemovesOurs`). A peer's write, never replicated back.
+    pub fn repair_from_peer(&mut self, instance: Instance, now: Millis) {
+        self.adopt(instance, PeerOverrideAbsence::RemovesOurs, now);
+    }
+
+    /// Adoption, with the override rule of `peer_copies.rs`.
+    fn adopt(&mut self, instance: Instance, absence: PeerOverrideAbsence, now: Millis) {
+        // The stored copy carries the override in force (the map's entry), without a scan of
+        // every override per adopted instance. Looked up only when a removal could follow.
+        let ours = match (instance.overridden_status, absence) {
+            (InstanceStatus::Unknown, PeerOverrideAbsence::RemovesOurs) => self
+                .instance(&instance.app, instance.id(), now)
+                .map_or(InstanceStatus::Unknown, |ours| ours.overridden_status),
+            _ => InstanceStatus::Unknown,
+        };
+        match adopted_override(instance.overridden_status, ours, absence) {
+            OverrideAdoption::Take(theirs) => self.overrides.insert(instance.id(), theirs, now),
+            OverrideAdoption::Remove => {
+                let (app, id) = (instance.app.to_uppercase(), instance.id().to_owned());
+                self.delete_status_override(
+                    &app,
+                    &id,
+                    Some(instance.status),
+                    Some(instance.last_dirty_timestamp),
+                    Origin::Peer,
+                    now,
+                );
+            }
+            OverrideAdoption::Keep => {}
         }
         self.register(instance, Origin::Peer, now);
     }

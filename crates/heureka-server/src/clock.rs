@@ -18,13 +18,11 @@ pub(crate) enum Clock {
     /// Milliseconds since the Unix epoch.
     System,
     /// `epoch_ms` plus the Tokio time elapsed since `started`.
-    #[cfg_attr(not(test), allow(dead_code))]
     Tokio { epoch_ms: Millis, started: Instant },
 }
 
 impl Clock {
     /// A clock that follows Tokio time (paused in tests), starting at `epoch_ms`.
-    #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) fn tokio(epoch_ms: Millis) -> Clock {
         Clock::Tokio {
             epoch_ms,

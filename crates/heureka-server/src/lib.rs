@@ -8,6 +8,8 @@
 pub mod config;
 #[doc(hidden)]
 pub mod fuzzing;
+#[doc(hidden)]
+pub mod testing;
 
 mod cache;
 mod clock;
@@ -18,7 +20,6 @@ mod http;
 mod listener;
 mod metrics;
 mod own_instance;
-mod registration;
 mod replication;
 mod routes;
 mod state;
@@ -29,6 +30,7 @@ use std::future::Future;
 use std::io;
 
 use tokio::net::TcpListener;
+use tokio::task::JoinSet;
 use tower::Layer;
 use tower_http::normalize_path::{NormalizePath, NormalizePathLayer};
 
@@ -69,9 +71,46 @@ pub async fn serve_with_reload(
     let port = listener.local_addr()?.port();
     let state = AppState::new(&config, clock::Clock::System, port);
     state.log_start_up(&config, listener.local_addr()?);
-    let app = app(&state, &config);
-    let mut background = tasks::spawn_all(&state.store, &state.events, &config);
-    let mut replicating = replication::spawn_all(&state.replicator(), reload);
+    let Running {
+        app,
+        mut background,
+        mut replicating,
+        own,
+    } = start(&state, &config, port, reload);
+    listener::serve(listener, app, &config.connections, shutdown).await;
+    if let Some(own) = &own {
+        own_instance::cancel(&state.store, own);
+        replication::flush(&state.replication).await;
+    }
+    background.abort_all();
+    replicating.abort_all();
+    Ok(())
+}
+
+/// A server without its listener: the service connections are handed and the tasks that run
+/// beside it. Dropping it aborts the tasks.
+struct Running {
+    app: NormalizePath<axum::Router>,
+    background: JoinSet<()>,
+    replicating: JoinSet<()>,
+    /// This server's own instance, when it registers with itself (`register-with-eureka`).
+    own: Option<heureka_core::Instance>,
+}
+
+/// Builds the router over `state` and starts everything that runs beside it: the timers
+/// (eviction, renews bucket, threshold update, delta purge, renewals flush), replication,
+/// webhooks, the start-up sync when reads wait for it, and this server's own registration.
+/// [`serve`] and [`testing`] both start a server here, so what the tests run is what
+/// production runs, down to the tasks.
+fn start(
+    state: &state::SharedState,
+    config: &Config,
+    port: u16,
+    reload: Option<ConfigReload>,
+) -> Running {
+    let app = app(state, config);
+    let mut background = tasks::spawn_all(&state.store, &state.events, config);
+    let replicating = replication::spawn_all(&state.replicator(), reload);
     events::webhooks::spawn_all(&state.events, &config.heureka.webhooks, &mut background);
     if !state.is_ready() {
         let syncing = state.replicator();
@@ -82,16 +121,14 @@ pub async fn serve_with_reload(
     let own = config
         .client
         .register_with_eureka
-        .then(|| own_instance::own_instance(&config, port, state.store.now()));
+        .then(|| own_instance::own_instance(config, port, state.store.now()));
     if let Some(own) = own.clone() {
         background.spawn(own_instance::register_and_renew(state.store.clone(), own));
     }
-    listener::serve(listener, app, &config.connections, shutdown).await;
-    if let Some(own) = &own {
-        own_instance::cancel(&state.store, own);
-        replication::flush(&state.replication).await;
+    Running {
+        app,
+        background,
+        replicating,
+        own,
     }
-    background.abort_all();
-    replicating.abort_all();
-    Ok(())
 }

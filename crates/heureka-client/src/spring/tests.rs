@@ -5,8 +5,13 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
 
+use heureka_core::InstanceStatus;
+
+use super::keys::map_prefixes;
 use super::*;
+use crate::config::InstanceUrls;
 
 /// A temporary working directory, removed on drop.
 struct Dir {
@@ -528,7 +533,8 @@ fn from_properties_binds_pairs_written_in_code() {
 #[test]
 fn the_user_guide_lists_every_key_with_its_default() {
     let guide = include_str!("../../../../docs/client.md");
-    for (key, default) in KEYS {
+    for entry in KEYS {
+        let (key, default) = (entry.name, entry.default);
         let row = guide
             .lines()
             .find(|line| line.starts_with(&format!("| `{key}` |")))
@@ -540,7 +546,7 @@ fn the_user_guide_lists_every_key_with_its_default() {
             );
         }
     }
-    for map in MAP_PREFIXES {
+    for map in map_prefixes() {
         assert!(
             guide.contains(&format!("`{map}.<")),
             "docs/client.md: {map}"

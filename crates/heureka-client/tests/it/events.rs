@@ -37,7 +37,7 @@ async fn start_publishes_the_first_full_fetch_and_the_registration() {
 
 #[tokio::test]
 async fn a_failed_registration_is_published() {
-    let builder = EurekaClient::builder(client_config(vec![dead_url().await], "billing", "b1"));
+    let builder = EurekaClient::builder(client_config(vec![dead_url()], "billing", "b1"));
     let mut events = builder.subscribe();
     assert!(builder.start().await.is_err());
 

@@ -8,7 +8,7 @@ use crate::support::{client_config, dead_url, eventually, unavailable_url, Serve
 async fn a_dead_first_service_url_is_skipped() {
     let server = Server::start().await;
     server.register("ORDERS", "o1", 90).await;
-    let urls = vec![dead_url().await, server.service_url()];
+    let urls = vec![dead_url(), server.service_url()];
     let client = EurekaClient::start(client_config(urls, "billing", "b1"))
         .await
         .unwrap();
@@ -54,7 +54,7 @@ async fn when_its_server_stops_the_client_moves_to_the_next_and_registers_there(
 
 #[tokio::test]
 async fn start_fails_when_no_service_url_answers() {
-    let urls = vec![dead_url().await, dead_url().await];
+    let urls = vec![dead_url(), dead_url()];
     let error = EurekaClient::start(client_config(urls, "billing", "b1"))
         .await
         .err()

@@ -78,7 +78,7 @@ async fn a_recovered_health_url_brings_the_app_back_up() {
 #[tokio::test]
 async fn a_health_url_where_nothing_listens_reports_the_app_down() {
     let server = Server::start().await;
-    let nothing = dead_url().await;
+    let nothing = dead_url();
     let (stop, task) = run_sidecar(&server, &nothing);
 
     eventually("the app is registered DOWN", || shows(&server, "DOWN")).await;

@@ -1,28 +1,25 @@
-//! A real Heureka server per test, started in-process on a free port, and a client config
-//! with short intervals.
+//! A real Heureka server per test, `heureka-testkit`'s, started in-process on a free port with
+//! settings that let a client's effects show at once, and a client config with short
+//! intervals.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use heureka_client::{ClientConfig, ClientEvent};
-use heureka_server::config::{self, Loaded};
 use serde_json::Value;
 use tokio::net::TcpListener;
-use tokio::sync::{broadcast, oneshot};
-use tokio::task::JoinHandle;
+use tokio::sync::broadcast;
 
-/// Rounds of [`eventually`]'s polling, 100 ms apart: a bound, so that a broken client fails
-/// the test instead of hanging it, not a timing claim.
-const POLL_ROUNDS: usize = 200;
+pub use heureka_testkit::{dead_url, eventually};
+
+heureka_testkit::in_process_server!(InProcess);
 
 pub struct Server {
     pub port: u16,
     http: reqwest::Client,
-    stop: Option<oneshot::Sender<()>>,
-    task: JoinHandle<std::io::Result<()>>,
+    server: heureka_testkit::TestServer<InProcess>,
 }
 
 impl Server {
@@ -37,32 +34,19 @@ impl Server {
     }
 
     async fn start_on(listener: TcpListener, extra: &[&str]) -> Server {
-        let port = listener.local_addr().unwrap().port();
         let mut args = vec![
-            "--server.address=127.0.0.1".to_owned(),
-            format!("--eureka.client.service-url.defaultZone=http://127.0.0.1:{port}/eureka/"),
-            "--eureka.client.register-with-eureka=false".to_owned(),
             // Reads see writes at once, so the client's view is what is being tested.
-            "--eureka.server.use-read-only-response-cache=false".to_owned(),
+            "--eureka.server.use-read-only-response-cache=false",
             // Leases that lapse go quickly, so "kept alive" can be told from "forgotten".
-            "--eureka.server.enable-self-preservation=false".to_owned(),
-            "--eureka.server.eviction-interval-timer-in-ms=100".to_owned(),
+            "--eureka.server.enable-self-preservation=false",
+            "--eureka.server.eviction-interval-timer-in-ms=100",
         ];
-        args.extend(extra.iter().map(|arg| arg.to_string()));
-        let Loaded::Run(config) =
-            config::load(&args, &|_| None, &empty_dir()).expect("config loads")
-        else {
-            panic!("expected a runnable config");
-        };
-        let (stop, stopped) = oneshot::channel();
-        let task = tokio::spawn(heureka_server::serve(config, listener, async {
-            let _ = stopped.await;
-        }));
+        args.extend_from_slice(extra);
+        let server = heureka_testkit::TestServer::start_on(listener, &args).await;
         Server {
-            port,
+            port: server.port,
             http: reqwest::Client::new(),
-            stop: Some(stop),
-            task,
+            server,
         }
     }
 
@@ -80,13 +64,12 @@ impl Server {
     }
 
     /// Stops the server and waits until it has closed its port.
-    pub async fn stop(mut self) {
-        self.stop.take().unwrap().send(()).unwrap();
-        (&mut self.task).await.unwrap().unwrap();
+    pub async fn stop(self) {
+        self.server.stop().await;
     }
 
     pub fn service_url(&self) -> String {
-        format!("http://127.0.0.1:{}/eureka/", self.port)
+        self.server.service_url()
     }
 
     fn url(&self, path: &str) -> String {
@@ -222,37 +205,6 @@ async fn answer_once(mut stream: tokio::net::TcpStream, response: &'static [u8])
     let mut buffer = [0u8; 4096];
     let _ = stream.read(&mut buffer).await;
     let _ = stream.write_all(response).await;
-}
-
-/// A URL on 127.0.0.1 where nothing listens: the port was bound and released.
-pub async fn dead_url() -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let port = listener.local_addr().unwrap().port();
-    drop(listener);
-    format!("http://127.0.0.1:{port}/eureka/")
-}
-
-/// Polls `check` until it holds; panics naming `what` after [`POLL_ROUNDS`] rounds.
-pub async fn eventually<F, Fut>(what: &str, mut check: F)
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = bool>,
-{
-    for _ in 0..POLL_ROUNDS {
-        if check().await {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("never happened: {what}");
-}
-
-/// A working directory with no config files in it. One for every run, inside cargo's temp
-/// directory for tests, and nothing writes to it: a fresh one per process was left in /tmp.
-fn empty_dir() -> PathBuf {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("empty-cwd");
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 /// A URL whose listener answers every request `503 Service Unavailable`, as a Eureka server

@@ -1,17 +1,17 @@
 //! Instance writes and reads: register, renew, cancel, and single-instance lookups.
 
 use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
-use heureka_core::RenewOutcome;
+use axum::response::Response;
+use heureka_core::{instance_write_status_code, RenewOutcome};
 
 use crate::handlers::{
-    document, origin, parse_last_dirty_timestamp, status_param, Headers, QueryParams,
+    document, origin, parse_last_dirty_timestamp, status_param, written, Headers, QueryParams,
 };
 use crate::http::error::ApiError;
 use crate::http::negotiate;
-use crate::registration;
 use crate::state::SharedState;
 
 /// `POST {base}/apps/{app}`: register or re-register. Always 204 on success — the Java and
@@ -20,12 +20,13 @@ pub(crate) async fn register(
     State(state): State<SharedState>,
     Path(app): Path<String>,
     Headers(headers): Headers,
-    body: Bytes,
+    body: Result<Bytes, BytesRejection>,
 ) -> Result<StatusCode, ApiError> {
+    let body = body?;
     let format = negotiate::body_format(&headers, &body)?;
     let mut instance = heureka_wire::decode_instance(&body, format, state.store.now())
         .map_err(|error| ApiError::BadRequest(error.to_string()))?;
-    registration::validate(&mut instance, &app)?;
+    heureka_core::validate_registration(&mut instance, &app)?;
     let origin = origin(&headers);
     state
         .store
@@ -40,7 +41,7 @@ pub(crate) async fn renew(
     Path((app, id)): Path<(String, String)>,
     query: QueryParams,
     Headers(headers): Headers,
-) -> Result<Response, ApiError> {
+) -> Result<StatusCode, ApiError> {
     let dirty = parse_last_dirty_timestamp(query.first("lastDirtyTimestamp").as_deref())?;
     let overridden = match query.first("overriddenstatus") {
         Some(value) => Some(status_param("overriddenstatus", &value)?),
@@ -50,25 +51,24 @@ pub(crate) async fn renew(
     let outcome = state
         .store
         .write(|registry, now| registry.renew(&app, &id, dirty, overridden, origin, now));
+    let status_code = outcome.status_code();
     match outcome {
-        RenewOutcome::Renewed => Ok(StatusCode::OK.into_response()),
+        RenewOutcome::Renewed => {}
         // The levels and wording of Eureka's InstanceResource: both are WARN there, and both
         // make the client register again.
         RenewOutcome::NotFound => {
             tracing::warn!(%app, %id, ?origin, "not found (renew): 404, the client must register again");
-            Err(ApiError::NotFound)
         }
         RenewOutcome::ClientNewer => {
             tracing::warn!(%app, %id, ?origin, "time to sync, the client's last dirty timestamp is newer: 404");
-            Err(ApiError::NotFound)
         }
         RenewOutcome::RegistryNewer(ours) => {
             let format = negotiate::instance_format(&headers);
-            let mut response = document(format, heureka_wire::encode_instance(&ours, format));
-            *response.status_mut() = StatusCode::CONFLICT;
-            Ok(response)
+            let ours = document(format, heureka_wire::encode_instance(&ours, format));
+            return Err(ApiError::Conflict(Box::new(ours)));
         }
     }
+    written(status_code)
 }
 
 /// `DELETE {base}/apps/{app}/{id}`: cancel (deregister).
@@ -81,13 +81,11 @@ pub(crate) async fn cancel(
     let cancelled = state
         .store
         .write(|registry, now| registry.cancel(&app, &id, origin, now));
-    if cancelled {
-        Ok(StatusCode::OK)
-    } else {
+    if !cancelled {
         // INFO, as Eureka logs it: clients cancel again after an eviction, which is harmless.
         tracing::info!(%app, %id, ?origin, "not found (cancel): 404");
-        Err(ApiError::NotFound)
     }
+    written(instance_write_status_code(cancelled))
 }
 
 /// `GET {base}/apps/{app}/{id}`.

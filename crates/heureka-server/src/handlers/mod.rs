@@ -83,6 +83,19 @@ pub(crate) fn document(format: Format, body: impl Into<Bytes>) -> Response {
     response
 }
 
+/// The REST answer to a write, from the status code core gives its outcome
+/// (`RenewOutcome::status_code`, `instance_write_status_code`): 200 or 404 here, since the one
+/// 409 carries a document and `instances::renew` answers it itself.
+pub(crate) fn written(status_code: u16) -> Result<StatusCode, ApiError> {
+    match status_code {
+        404 => Err(ApiError::NotFound),
+        _ => {
+            debug_assert_eq!(status_code, 200, "a write answered with a document");
+            Ok(StatusCode::OK)
+        }
+    }
+}
+
 /// Query parameters in order, first value per key (Eureka's `getFirst`).
 pub(crate) fn first<'a>(query: &'a [(String, String)], key: &str) -> Option<&'a str> {
     query

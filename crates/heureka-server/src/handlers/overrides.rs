@@ -2,8 +2,9 @@
 
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
+use heureka_core::instance_write_status_code;
 
-use crate::handlers::{first, last_dirty_timestamp, origin, status_param, Headers};
+use crate::handlers::{first, last_dirty_timestamp, origin, status_param, written, Headers};
 use crate::http::error::ApiError;
 use crate::state::SharedState;
 
@@ -29,11 +30,7 @@ pub(crate) async fn set_status(
     let updated = state
         .store
         .write(|registry, now| registry.set_status_override(&app, &id, status, dirty, origin, now));
-    if updated {
-        Ok(StatusCode::OK)
-    } else {
-        Err(ApiError::NotFound)
-    }
+    written(instance_write_status_code(updated))
 }
 
 /// `DELETE {base}/apps/{app}/{id}/status[?value=S]`: remove the override. Without `value` the
@@ -53,12 +50,10 @@ pub(crate) async fn delete_status(
     let removed = state.store.write(|registry, now| {
         registry.delete_status_override(&app, &id, new_status, dirty, origin, now)
     });
-    if removed {
-        Ok(StatusCode::OK)
-    } else {
+    if !removed {
         tracing::warn!(%app, %id, "instance not found (status override removal): 404");
-        Err(ApiError::NotFound)
     }
+    written(instance_write_status_code(removed))
 }
 
 /// `PUT {base}/apps/{app}/{id}/metadata?k=v…`: merge every query parameter into the metadata.
@@ -76,14 +71,12 @@ pub(crate) async fn update_metadata(
     let updated = state
         .store
         .write(|registry, now| registry.update_metadata(&app, &id, entries, now));
-    if updated {
-        Ok(StatusCode::OK)
-    } else {
+    if !updated {
         // Eureka logs an ERROR and answers 500 here; Heureka answers 404, at WARN like the
         // other lookups of an unknown instance.
         tracing::warn!(%app, %id, "instance not found (metadata update): 404");
-        Err(ApiError::NotFound)
     }
+    written(instance_write_status_code(updated))
 }
 
 /// `PUT {base}/asg/{asg}/status`: AWS auto-scaling-group switches. Like Spring's (non-AWS)

@@ -9,22 +9,23 @@
 //! Java sender that gets a list of another length ignores every result.
 
 use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
 use axum::extract::State;
 use axum::response::Response;
-use heureka_core::{Millis, Origin, Registry, RenewOutcome};
+use heureka_core::{instance_write_status_code, Millis, Origin, Registry, RenewOutcome};
 use heureka_wire::{DecodeError, Format, ReplicationAction, ReplicationItem, ReplicationResult};
 
 use crate::handlers::document;
 use crate::http::error::ApiError;
-use crate::registration;
 use crate::state::SharedState;
 
 /// `POST {base}/peerreplication/batch`: apply a peer's batch, answer element by element.
 /// A body that is not a batch at all is a 400; everything else is a 200 with the results.
 pub(crate) async fn batch(
     State(state): State<SharedState>,
-    body: Bytes,
+    body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
+    let body = body?;
     let elements = heureka_wire::decode_replication_batch(&body, state.store.now())
         .map_err(|error| ApiError::BadRequest(format!("replication batch: {error}")))?;
     // Decoding failures and validation are settled before the lock, and logged here, since
@@ -81,11 +82,7 @@ fn prepare(element: Result<ReplicationItem, DecodeError>) -> Element {
                 // The decoder refuses a register without its instance; kept total anyway.
                 return Element::Answered(500);
             };
-            if let Err(error) = registration::validate(instance, app) {
-                let reason = match error {
-                    ApiError::BadRequest(reason) => reason,
-                    other => format!("{other:?}"),
-                };
+            if let Err(reason) = heureka_core::validate_registration(instance, app) {
                 // Answered 200 as Eureka does, so the sender does not retry it.
                 tracing::warn!(%app, %id, %reason, "ignored an invalid replicated registration");
                 return Element::Answered(200);
@@ -100,8 +97,9 @@ fn prepare(element: Result<ReplicationItem, DecodeError>) -> Element {
     Element::Apply(item)
 }
 
-/// Applies one replica under the registry lock and maps the outcome as its own endpoint does
-/// (`handlers/instances.rs`, `handlers/overrides.rs`).
+/// Applies one replica under the registry lock and answers it with the status code core gives
+/// its outcome, the one its own endpoint answers with (`handlers/instances.rs`,
+/// `handlers/overrides.rs`).
 fn apply(registry: &mut Registry, item: ReplicationItem, now: Millis) -> ReplicationResult {
     let ReplicationItem {
         action,
@@ -113,7 +111,7 @@ fn apply(registry: &mut Registry, item: ReplicationItem, now: Millis) -> Replica
         instance,
     } = item;
     let origin = Origin::Peer;
-    let found = |found: bool| ReplicationResult::status(if found { 200 } else { 404 });
+    let found = |found: bool| ReplicationResult::status(instance_write_status_code(found));
     match action {
         ReplicationAction::Register => match instance {
             Some(instance) => {
@@ -123,14 +121,12 @@ fn apply(registry: &mut Registry, item: ReplicationItem, now: Millis) -> Replica
             None => ReplicationResult::status(500),
         },
         ReplicationAction::Heartbeat => {
-            match registry.renew(&app, &id, dirty, overridden_status, origin, now) {
-                RenewOutcome::Renewed => ReplicationResult::status(200),
-                RenewOutcome::NotFound | RenewOutcome::ClientNewer => {
-                    ReplicationResult::status(404)
-                }
-                RenewOutcome::RegistryNewer(ours) => ReplicationResult {
-                    status_code: 409,
-                    entity: Some(*ours),
+            let outcome = registry.renew(&app, &id, dirty, overridden_status, origin, now);
+            ReplicationResult {
+                status_code: outcome.status_code(),
+                entity: match outcome {
+                    RenewOutcome::RegistryNewer(ours) => Some(*ours),
+                    _ => None,
                 },
             }
         }
@@ -140,7 +136,7 @@ fn apply(registry: &mut Registry, item: ReplicationItem, now: Millis) -> Replica
                 found(registry.set_status_override(&app, &id, status, dirty, origin, now))
             }
             // Eureka looks the instance up before it reads the status, then fails on null.
-            None if registry.instance(&app, &id, now).is_none() => ReplicationResult::status(404),
+            None if registry.instance(&app, &id, now).is_none() => found(false),
             None => ReplicationResult::status(500),
         },
         // A missing status means UNKNOWN, as on the client endpoint and in Eureka.

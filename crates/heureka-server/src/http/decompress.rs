@@ -4,17 +4,19 @@
 //! response body on the way out (which axum then boxes again): allocations on each heartbeat
 //! and registration, though almost no client compresses what it sends. Here a request without
 //! `Content-Encoding` goes straight to the inner service; one with the header, whatever its
-//! value, goes through tower-http's layer unchanged, so gzip is decoded, `identity` passes and
-//! anything else is answered 415 exactly as before.
+//! value, goes through tower-http's layer unchanged, so gzip is decoded and `identity` passes;
+//! any other encoding is refused here, with `ApiError::UnsupportedContentEncoding`, the 415
+//! tower-http's layer would give it (the one decoder this crate enables is gzip's).
 
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
+use crate::http::error::ApiError;
 use axum::body::Body;
 use axum::extract::Request;
 use axum::http::header;
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use pin_project_lite::pin_project;
 use tower::util::MapRequest;
 use tower::{Layer, Service};
@@ -63,9 +65,15 @@ where
     }
 
     fn call(&mut self, request: Request) -> Self::Future {
-        if !request.headers().contains_key(header::CONTENT_ENCODING) {
+        let Some(encoding) = request.headers().get(header::CONTENT_ENCODING) else {
             return ResponseFuture::Plain {
                 future: self.inner.call(request),
+            };
+        };
+        // Compared as tower-http compares: the exact bytes, case and all.
+        if !matches!(encoding.as_bytes(), b"gzip" | b"identity") {
+            return ResponseFuture::Refused {
+                response: Some(ApiError::UnsupportedContentEncoding.into_response()),
             };
         }
         // The ready service goes behind the decoder; a clone stays for the next request.
@@ -86,6 +94,8 @@ pin_project! {
     pub(crate) enum ResponseFuture<P, D> {
         Plain { #[pin] future: P },
         Decoding { #[pin] future: D },
+        /// Answered without the inner service; taken when polled.
+        Refused { response: Option<Response> },
     }
 }
 
@@ -104,6 +114,9 @@ where
             Projected::Decoding { future } => future
                 .poll(cx)
                 .map(|result| result.map(|response| response.map(Body::new))),
+            Projected::Refused { response } => {
+                Poll::Ready(Ok(response.take().expect("polled after completion")))
+            }
         }
     }
 }

@@ -1,10 +1,16 @@
 //! `ApiError`: every way a request can fail, and the one place that maps them to status codes.
 //!
+//! Handlers, the listener, authentication and the decompression layer all refuse through it.
+//! The integers inside a peer batch's answer are not HTTP statuses of this response: they come
+//! from core's outcome mapping (`RenewOutcome::status_code`, `instance_write_status_code`).
+//!
 //! Eureka answers most failures with an empty body; where we add a body it is one line of
 //! plain text saying why, so a human with `curl` learns what to fix. Real clients ignore it.
 
+use axum::extract::rejection::BytesRejection;
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
+use heureka_core::InvalidRegistration;
 
 #[derive(Debug)]
 pub(crate) enum ApiError {
@@ -18,8 +24,30 @@ pub(crate) enum ApiError {
     Unauthorized,
     /// A body in a format neither codec reads.
     UnsupportedMediaType(String),
+    /// A body in a `Content-Encoding` we do not decode (only `gzip` and `identity` pass):
+    /// 415 with `Accept-Encoding: gzip` and no body, as tower-http's decoder answers.
+    UnsupportedContentEncoding,
+    /// The body could not be read: 413 when it exceeds the limit (after decompression, so a
+    /// small gzip bomb too), 400 when its stream fails (a corrupt gzip). Answered in axum's
+    /// own words, as before the handlers took the rejection themselves.
+    BodyNotRead(BytesRejection),
+    /// A peer's heartbeat older than our copy: the response carries our copy (Eureka's 409).
+    Conflict(Box<Response>),
     /// The request body did not arrive in time; the connection is closed after the answer.
     RequestTimeout(String),
+}
+
+/// A register body that fails Eureka's checks is a 400 with Eureka's message.
+impl From<InvalidRegistration> for ApiError {
+    fn from(invalid: InvalidRegistration) -> ApiError {
+        ApiError::BadRequest(invalid.to_string())
+    }
+}
+
+impl From<BytesRejection> for ApiError {
+    fn from(rejection: BytesRejection) -> ApiError {
+        ApiError::BodyNotRead(rejection)
+    }
 }
 
 /// The one-line reason of a rejected request, carried on the response for the log line the
@@ -32,10 +60,23 @@ impl IntoResponse for ApiError {
         match self {
             ApiError::NotFound => StatusCode::NOT_FOUND.into_response(),
             ApiError::Forbidden => StatusCode::FORBIDDEN.into_response(),
+            ApiError::Conflict(ours) => {
+                let mut ours = *ours;
+                *ours.status_mut() = StatusCode::CONFLICT;
+                ours
+            }
             ApiError::BadRequest(reason) => plain(StatusCode::BAD_REQUEST, reason),
             ApiError::UnsupportedMediaType(reason) => {
                 plain(StatusCode::UNSUPPORTED_MEDIA_TYPE, reason)
             }
+            ApiError::UnsupportedContentEncoding => {
+                let mut response = StatusCode::UNSUPPORTED_MEDIA_TYPE.into_response();
+                response
+                    .headers_mut()
+                    .insert(header::ACCEPT_ENCODING, HeaderValue::from_static("gzip"));
+                response
+            }
+            ApiError::BodyNotRead(rejection) => rejection.into_response(),
             ApiError::RequestTimeout(reason) => {
                 let mut response = plain(StatusCode::REQUEST_TIMEOUT, reason);
                 response
@@ -67,4 +108,48 @@ fn plain(status: StatusCode, reason: String) -> Response {
         HeaderValue::from_static("text/plain; charset=utf-8"),
     );
     response
+}
+
+/// Answers that say the request itself was wrong (bad body, too large, unknown encoding).
+/// 401, 404 on a heartbeat and the like are logged where their meaning is known.
+pub(crate) fn is_malformed(status: StatusCode) -> bool {
+    matches!(
+        status,
+        StatusCode::BAD_REQUEST
+            | StatusCode::PAYLOAD_TOO_LARGE
+            | StatusCode::UNSUPPORTED_MEDIA_TYPE
+            | StatusCode::UNPROCESSABLE_ENTITY
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unknown_content_encoding_is_415_naming_gzip_with_no_body() {
+        let response = ApiError::UnsupportedContentEncoding.into_response();
+        assert_eq!(response.status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
+        assert_eq!(response.headers()[header::ACCEPT_ENCODING], "gzip");
+        assert!(response.headers().get(header::CONTENT_TYPE).is_none());
+    }
+
+    #[test]
+    fn a_conflict_is_409_carrying_our_copy() {
+        let ours = (
+            StatusCode::OK,
+            [(header::CONTENT_TYPE, "application/xml")],
+            "<instance/>",
+        )
+            .into_response();
+        let response = ApiError::Conflict(Box::new(ours)).into_response();
+        assert_eq!(response.status(), StatusCode::CONFLICT);
+        assert_eq!(response.headers()[header::CONTENT_TYPE], "application/xml");
+    }
+
+    #[test]
+    fn an_invalid_registration_is_400_with_eurekas_message() {
+        let error = ApiError::from(heureka_core::InvalidRegistration::MissingHostname);
+        assert!(matches!(error, ApiError::BadRequest(reason) if reason == "Missing hostname"));
+    }
 }

@@ -10,13 +10,13 @@ use std::pin::Pin;
 use std::task::{ready, Context, Poll};
 
 use axum::extract::{MatchedPath, Request};
-use axum::http::{Method, StatusCode, Uri};
+use axum::http::{Method, Uri};
 use axum::response::Response;
 use pin_project_lite::pin_project;
 use tower::{Layer, Service};
 
 use crate::clock;
-use crate::http::error::Rejection;
+use crate::http::error::{is_malformed, Rejection};
 use crate::metrics::{RequestLabels, RouteLabel};
 use crate::state::SharedState;
 
@@ -156,18 +156,6 @@ impl Observing {
             state.metrics.observe_request(&labels, elapsed);
         }
     }
-}
-
-/// Answers that say the request itself was wrong (bad body, too large, unknown encoding).
-/// 401, 404 on a heartbeat and the like are logged where their meaning is known.
-fn is_malformed(status: StatusCode) -> bool {
-    matches!(
-        status,
-        StatusCode::BAD_REQUEST
-            | StatusCode::PAYLOAD_TOO_LARGE
-            | StatusCode::UNSUPPORTED_MEDIA_TYPE
-            | StatusCode::UNPROCESSABLE_ENTITY
-    )
 }
 
 /// The method as a label: the methods of the API by name, anything else as `OTHER`, so that

@@ -9,17 +9,21 @@
 //! newer here is queued for the peer like any replication task, what is newer there is
 //! fetched and adopted here as a peer's write (never replicated on).
 //!
-//! Who is newer is decided as register decides it: the greater `lastDirtyTimestamp`, then the
-//! later change (`lastUpdatedTimestamp`, each server's clock: clocks that disagree by more than
-//! the time between two conflicting writes can pick the older one). A removal beats a copy
-//! unless the copy was renewed or changed after it: an instance a partitioned peer evicted is
-//! still renewed here, while one that was cancelled is not.
+//! Who is newer, and what adopting the peer's copy does to an override, are core's rules
+//! (`heureka_core::is_newer`, `adopted_override`…, in `peer_copies.rs`): the greater
+//! `lastDirtyTimestamp`, then the later change. A removal beats a copy unless the copy was
+//! renewed or changed after it: an instance a partitioned peer evicted is still renewed here,
+//! while one that was cancelled is not. This file pairs the two views and turns the rules'
+//! answers into repairs.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use heureka_core::{Applications, InstanceDigest, InstanceStatus, Millis, Origin};
+use heureka_core::{
+    adopted_override, is_newer, same_state, touched_since, Applications, InstanceDigest, Millis,
+    Origin, OverrideAdoption, PeerOverrideAbsence,
+};
 use heureka_wire::ReplicationAction;
 
 use super::transport::PeerError;
@@ -159,44 +163,27 @@ fn decide(
                 Vec::new()
             }
         }
-        (Side::Live(ours), Side::Live(theirs)) if newer(theirs, ours) => vec![Decision::Pull],
+        (Side::Live(ours), Side::Live(theirs)) if is_newer(theirs, ours) => vec![Decision::Pull],
         (Side::Live(ours), Side::Live(theirs)) => push_ours(ours, theirs),
         // Removed on both sides, or on one side and unknown on the other: nothing to do.
         _ => Vec::new(),
     }
 }
 
-/// Our newer copy, and the override change a register alone does not carry.
+/// Our newer copy, and the override change a register alone does not carry: what the peer's
+/// own repair would do to its override on adopting our copy, sent as the write that does it.
 fn push_ours(ours: &InstanceDigest, theirs: &InstanceDigest) -> Vec<Decision> {
     use ReplicationAction::{DeleteStatusOverride, Register, StatusUpdate};
     let mut decisions = vec![Decision::Push(Register)];
     if ours.overridden_status != theirs.overridden_status {
-        decisions.push(Decision::Push(
-            if ours.overridden_status == InstanceStatus::Unknown {
-                DeleteStatusOverride
-            } else {
-                StatusUpdate
-            },
-        ));
+        let absence = PeerOverrideAbsence::RemovesOurs;
+        match adopted_override(ours.overridden_status, theirs.overridden_status, absence) {
+            OverrideAdoption::Take(_) => decisions.push(Decision::Push(StatusUpdate)),
+            OverrideAdoption::Remove => decisions.push(Decision::Push(DeleteStatusOverride)),
+            OverrideAdoption::Keep => {}
+        }
     }
     decisions
-}
-
-fn same_state(a: &InstanceDigest, b: &InstanceDigest) -> bool {
-    a.status == b.status
-        && a.overridden_status == b.overridden_status
-        && a.last_dirty_timestamp == b.last_dirty_timestamp
-}
-
-/// Whether `a` holds the later version: register's rule, then the later change.
-fn newer(a: &InstanceDigest, b: &InstanceDigest) -> bool {
-    (a.last_dirty_timestamp, a.last_updated_timestamp)
-        > (b.last_dirty_timestamp, b.last_updated_timestamp)
-}
-
-/// Whether a live copy was changed (or, where renewals can be trusted, renewed) after `at`.
-fn touched_since(copy: &InstanceDigest, at: Millis, renewals_count: bool) -> bool {
-    copy.last_updated_timestamp > at || (renewals_count && copy.last_renewal_timestamp > at)
 }
 
 /// A Java peer's full registry as digest entries (no tombstones, renewals possibly stale).
@@ -310,25 +297,9 @@ fn find(applications: &Applications, app: &str, id: &str) -> Option<heureka_core
 
 /// Takes the peer's copy, its override (or the absence of one) included.
 fn adopt(state: &Replicator, instance: heureka_core::Instance) {
-    state.store.write(|registry, now| {
-        let (app, id) = (instance.app.to_uppercase(), instance.id().to_owned());
-        // The stored copy carries the override in force (the map's entry), without a scan of
-        // every override per adopted instance.
-        let has_override_here = registry
-            .instance(&app, &id, now)
-            .is_some_and(|ours| ours.overridden_status != InstanceStatus::Unknown);
-        if instance.overridden_status == InstanceStatus::Unknown && has_override_here {
-            registry.delete_status_override(
-                &app,
-                &id,
-                Some(instance.status),
-                Some(instance.last_dirty_timestamp),
-                Origin::Peer,
-                now,
-            );
-        }
-        registry.adopt_peer_copy(instance, now);
-    });
+    state
+        .store
+        .write(|registry, now| registry.repair_from_peer(instance, now));
 }
 
 #[cfg(test)]

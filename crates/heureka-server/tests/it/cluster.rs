@@ -6,6 +6,7 @@
 
 use std::time::Duration;
 
+use heureka_testkit::eventually;
 use tokio::net::TcpListener;
 
 use crate::support::{spring_body, TestServer};
@@ -53,21 +54,6 @@ async fn full_mesh(extra: &[&str]) -> Vec<TestServer> {
         nodes.push(node(listener, &urls, extra).await);
     }
     nodes
-}
-
-/// Polls `check` until it holds, for at most about 20 seconds.
-async fn eventually<F, Fut>(what: &str, mut check: F)
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = bool>,
-{
-    for _ in 0..400 {
-        if check().await {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("never happened: {what}");
 }
 
 /// The status of `app/id` on a node, `None` when absent.

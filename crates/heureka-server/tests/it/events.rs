@@ -1,5 +1,7 @@
-//! The event stream over a real socket: every kind of change arrives once, in order, with
-//! the instance as the registry documents show it; webhooks are delivered and retried.
+//! The event stream over a real socket: events are numbered in order and filtered by app,
+//! peers going down and up are reported, webhooks are delivered and retried. That every kind
+//! of change arrives, the timers' among them (renewals, eviction), is in `timers.rs`, on
+//! paused time.
 
 use std::time::Duration;
 
@@ -7,7 +9,7 @@ use axum::http::StatusCode;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use crate::support::{spring_body, TestServer};
+use crate::support::TestServer;
 
 /// A subscription to `GET {base}/events`, parsed as Server-Sent Events.
 struct Subscription {
@@ -40,18 +42,8 @@ impl Subscription {
         loop {
             if let Some(end) = self.buffer.find("\n\n") {
                 let block: String = self.buffer.drain(..end + 2).collect();
-                let mut name = None;
-                let mut data = String::new();
-                for line in block.lines() {
-                    if let Some(value) = line.strip_prefix("event:") {
-                        name = Some(value.trim().to_owned());
-                    } else if let Some(value) = line.strip_prefix("data:") {
-                        data.push_str(value.trim_start());
-                    }
-                }
-                // Keep-alive comments have neither.
-                if let Some(name) = name {
-                    return (name, serde_json::from_str(&data).expect("data is JSON"));
+                if let Some(event) = parse_event(&block) {
+                    return event;
                 }
                 continue;
             }
@@ -76,63 +68,19 @@ impl Subscription {
     }
 }
 
-fn short_lease_body(app: &str, id: &str) -> String {
-    spring_body(app, id).replace(r#""durationInSecs":90"#, r#""durationInSecs":1"#)
-}
-
-#[tokio::test]
-async fn every_kind_of_change_arrives_once_and_in_order() {
-    let server = TestServer::start(&[
-        "--eureka.server.enable-self-preservation=false",
-        "--eureka.server.eviction-interval-timer-in-ms=200",
-    ])
-    .await;
-    let mut events = Subscription::open(&server, "").await;
-    server.register("orders", "o1").await;
-    let (name, registered) = events.next_change().await;
-    assert_eq!(name, "registered");
-    assert_eq!(registered["app"], "ORDERS");
-    assert_eq!(registered["id"], "o1");
-    assert_eq!(
-        registered["instance"]["metadata"]["management.port"],
-        "8080"
-    );
-    assert_eq!(
-        server
-            .put("/apps/ORDERS/o1/status?value=OUT_OF_SERVICE")
-            .await,
-        200
-    );
-    let (name, overridden) = events.next_change().await;
-    assert_eq!(name, "status-changed");
-    assert_eq!(overridden["cause"], "override");
-    assert_eq!(overridden["instance"]["status"], "OUT_OF_SERVICE");
-    assert_eq!(server.delete("/apps/ORDERS/o1/status?value=UP").await, 200);
-    let (name, removed) = events.next_change().await;
-    assert_eq!(name, "status-changed");
-    assert_eq!(removed["cause"], "override-removed");
-    assert_eq!(removed["status"], "UP");
-    assert_eq!(server.put("/apps/ORDERS/o1/metadata?zone=z1").await, 200);
-    let (name, metadata) = events.next_change().await;
-    assert_eq!(name, "metadata-changed");
-    assert_eq!(metadata["instance"]["metadata"]["zone"], "z1");
-    assert_eq!(server.put("/apps/ORDERS/o1").await, 200);
-    let (name, renewals) = events.next_change().await;
-    assert_eq!(name, "renewals");
-    assert_eq!(renewals["apps"], serde_json::json!({"ORDERS": 1}));
-    assert_eq!(server.delete("/apps/ORDERS/o1").await, 200);
-    let (name, cancelled) = events.next_change().await;
-    assert_eq!(name, "cancelled");
-    assert!(cancelled.get("instance").is_none());
-    let response = server
-        .post_json("/apps/BILLING", &short_lease_body("billing", "b1"))
-        .await;
-    assert_eq!(response.status(), 204);
-    let (name, _) = events.next_change().await;
-    assert_eq!(name, "registered");
-    let (name, evicted) = events.next_change().await;
-    assert_eq!(name, "evicted");
-    assert_eq!(evicted["id"], "b1");
+/// One Server-Sent Events block as (event name, JSON payload); `None` for a keep-alive
+/// comment, which has neither. Shared with the paused-time subscription in `timers.rs`.
+pub(crate) fn parse_event(block: &str) -> Option<(String, Value)> {
+    let mut name = None;
+    let mut data = String::new();
+    for line in block.lines() {
+        if let Some(value) = line.strip_prefix("event:") {
+            name = Some(value.trim().to_owned());
+        } else if let Some(value) = line.strip_prefix("data:") {
+            data.push_str(value.trim_start());
+        }
+    }
+    Some((name?, serde_json::from_str(&data).expect("data is JSON")))
 }
 
 #[tokio::test]

@@ -3,10 +3,10 @@
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
 
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
+use heureka_testkit::eventually;
 use serde_json::Value;
 
 use crate::support::TestServer;
@@ -193,7 +193,7 @@ async fn readiness_is_out_of_service_until_the_start_up_sync_is_done() {
         "--heureka.replication.anti-entropy-interval-ms=0",
     ])
     .await;
-    poll("the peer is asked for its registry", || async {
+    eventually("the peer is asked for its registry", || async {
         peer.requests.load(Ordering::SeqCst) > 0
     })
     .await;
@@ -216,26 +216,11 @@ async fn readiness_is_out_of_service_until_the_start_up_sync_is_done() {
     );
 
     peer.ready.store(true, Ordering::SeqCst);
-    poll(
+    eventually(
         "readiness turns UP once the peer gave its registry",
         || async { get(&server, "/actuator/health/readiness", false).await.0 == 200 },
     )
     .await;
     let (status, body) = get(&server, "/actuator/health", false).await;
     assert_eq!((status, &body["status"]), (200, &Value::from("UP")));
-}
-
-/// Polls `check` until it holds, for at most about 20 seconds.
-async fn poll<F, Fut>(what: &str, mut check: F)
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = bool>,
-{
-    for _ in 0..400 {
-        if check().await {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("never happened: {what}");
 }

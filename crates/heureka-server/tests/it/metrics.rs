@@ -6,7 +6,8 @@ use std::time::Duration;
 use crate::support::TestServer;
 
 /// The value of the first sample named `name` whose labels include every one of `labels`.
-fn sample(text: &str, name: &str, labels: &[(&str, &str)]) -> Option<f64> {
+/// Also read by the paused-time tests in `timers.rs`.
+pub(crate) fn sample(text: &str, name: &str, labels: &[(&str, &str)]) -> Option<f64> {
     text.lines()
         .filter(|line| !line.starts_with('#'))
         .find(|line| {

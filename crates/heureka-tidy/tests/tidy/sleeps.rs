@@ -10,12 +10,12 @@ use crate::workspace::{calls, lines_matching, rust_files, Site, Source, Tests};
 const REAL_TIME_SLEEPS_CEILING: usize = 9;
 
 /// `eventually(...)` calls in test code today: each polls in real time until its condition
-/// holds.
-const EVENTUALLY_CALLS_CEILING: usize = 31;
+/// holds. (31 before issue 17, plus the health tests' two polls of a helper of their own,
+/// which became calls of the shared one.)
+const EVENTUALLY_CALLS_CEILING: usize = 33;
 
-/// `fn eventually` definitions in test code today (the server's and the client's, one per
-/// copy of the helper).
-const EVENTUALLY_DEFINITIONS_CEILING: usize = 2;
+/// `fn eventually` definitions in test code: the one in heureka-testkit.
+const EVENTUALLY_DEFINITIONS_CEILING: usize = 1;
 
 /// Where test code lives: every crate (its `tests/`, its `#[cfg(test)]` modules, the
 /// test-support crate). The tidy tests themselves are left out: they name what they look for.

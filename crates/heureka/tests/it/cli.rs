@@ -12,7 +12,8 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpListener;
 use tokio::process::{Child, Command};
 
-use crate::process::PATIENCE;
+use heureka_testkit::{dead_url, empty_dir, PATIENCE};
+
 use crate::support::TestServer;
 
 const FORMATS: [&str; 2] = ["json", "xml"];
@@ -98,16 +99,6 @@ async fn instance_json(server: &TestServer, app: &str, id: &str) -> Value {
         .await;
     assert_eq!(status, 200);
     serde_json::from_str::<Value>(&body).unwrap()["instance"].clone()
-}
-
-/// A port nothing listens on.
-fn closed_port_url() -> String {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    format!("http://127.0.0.1:{port}/eureka/")
 }
 
 #[tokio::test]
@@ -375,7 +366,7 @@ async fn usage_errors_exit_2_and_send_nothing() {
 
 #[tokio::test]
 async fn an_unreachable_server_exits_3() {
-    let run = heureka_env(&["apps", "--eureka", &closed_port_url()], &[]).await;
+    let run = heureka_env(&["apps", "--eureka", &dead_url()], &[]).await;
     assert_eq!(run.code, 3, "{}", run.stderr);
     assert!(run.stderr.contains("refused"), "{}", run.stderr);
 }
@@ -383,7 +374,7 @@ async fn an_unreachable_server_exits_3() {
 #[tokio::test]
 async fn the_next_url_is_tried_when_the_first_is_unreachable() {
     let server = registry().await;
-    let urls = format!("{},{}/", closed_port_url(), server.base);
+    let urls = format!("{},{}/", dead_url(), server.base);
     let run = heureka_env(&["app", "BILLING", "--eureka", &urls], &[]).await;
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(run.rows()[1][0], "b1");
@@ -401,7 +392,7 @@ async fn the_url_comes_from_eureka_url_or_spring_s_default_zone_variable() {
         &["app", "BILLING"],
         &[
             ("EUREKA_URL", &url),
-            ("EUREKA_CLIENT_SERVICEURL_DEFAULTZONE", &closed_port_url()),
+            ("EUREKA_CLIENT_SERVICEURL_DEFAULTZONE", &dead_url()),
         ],
     )
     .await;
@@ -700,10 +691,8 @@ impl Sidecar {
         }
         args.extend(extra);
         // An empty working directory: the sidecar reads ./application.yml.
-        let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("empty-cwd");
-        std::fs::create_dir_all(&dir).unwrap();
         let child = command(&args, &[])
-            .current_dir(dir)
+            .current_dir(empty_dir!())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
@@ -819,7 +808,7 @@ async fn sidecar_cancels_the_registration_on_sigterm_and_exits_0() {
 #[tokio::test]
 async fn sidecar_exits_3_when_the_server_is_unreachable_at_start() {
     let health = Health::start(true).await;
-    let url = closed_port_url();
+    let url = dead_url();
     let run = heureka_env(
         &[
             "sidecar",

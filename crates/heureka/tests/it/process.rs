@@ -3,17 +3,15 @@
 //! Plus raw-socket helpers for clients that misbehave on purpose.
 
 use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use heureka_testkit::{empty_dir, free_port, standalone_args};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-/// How long any one step may take before the test gives up: a bound against hangs, far above
-/// what the step needs, never a measure of speed.
-pub const PATIENCE: Duration = Duration::from_secs(60);
+pub use heureka_testkit::PATIENCE;
 
 /// A running `heureka` process; killed when dropped.
 pub struct HeurekaProcess {
@@ -39,25 +37,16 @@ impl HeurekaProcess {
     }
 
     fn start_command(mut command: Command, args: &[&str]) -> HeurekaProcess {
-        // A standalone node, as in the in-process tests: its own URL is its only service URL
-        // (so it has no peers and serves reads at once) and it does not register itself.
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|probe| probe.local_addr())
-            .map(|address| address.port())
-            .expect("a free port");
+        // A standalone node, as in the in-process tests.
+        let port = free_port();
+        let args: Vec<String> = args.iter().map(|arg| arg.to_string()).collect();
         let mut child = command
-            .args(args)
+            .args(&args)
             .arg(format!("--server.port={port}"))
-            .arg(format!(
-                "--eureka.client.service-url.defaultZone=http://127.0.0.1:{port}/eureka/"
-            ))
-            .args([
-                "--server.address=127.0.0.1",
-                "--eureka.client.register-with-eureka=false",
-            ])
+            .args(standalone_args(port, &args))
             // No stray SERVER_PORT or application.yml from the machine running the tests.
             .env_clear()
-            .current_dir(empty_dir())
+            .current_dir(empty_dir!())
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -241,12 +230,4 @@ pub async fn write_bounded(stream: &mut TcpStream, bytes: &[u8]) -> std::io::Res
 /// hold thousands.
 pub fn raise_own_open_file_limit() {
     let _ = rlimit::increase_nofile_limit(u64::MAX);
-}
-
-/// A working directory with no config files in it. One for every run, inside cargo's temp
-/// directory for tests, and nothing writes to it: a fresh one per process was left in /tmp.
-fn empty_dir() -> PathBuf {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("empty-cwd");
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }

@@ -1,0 +1,129 @@
+//! The key table checked against itself: each test fails naming the entry that is wrong, so an
+//! inconsistent entry cannot get past `cargo test`.
+
+use std::collections::HashMap;
+
+use super::super::binding::Shape;
+use super::{
+    names, Binding, Key, APPLICATION_INSTANCE_ID, CLIENT_HOSTNAME, CLIENT_IP_ADDRESS,
+    IGNORED_INTERFACES, KEYS, PREFERRED_NETWORKS, REGION, SERVER_PORT, VCAP_INSTANCE_ID,
+};
+
+/// The names Spring Cloud reads verbatim with `Environment.getProperty` (Commons' `IdUtils`),
+/// which are therefore spelt as it spells them, `_` and all.
+const READ_VERBATIM: &[&str] = &[
+    "spring.application.instance_id",
+    "vcap.application.instance_id",
+];
+
+/// The entries code reads by name outside the table walk (the loader, the rules, the
+/// placeholder fallback): each must be an entry of the table, or the walk would not know it.
+const READ_BY_NAME: &[&Key] = &[
+    &APPLICATION_INSTANCE_ID,
+    &VCAP_INSTANCE_ID,
+    &CLIENT_HOSTNAME,
+    &CLIENT_IP_ADDRESS,
+    &SERVER_PORT,
+    &REGION,
+    &PREFERRED_NETWORKS,
+    &IGNORED_INTERFACES,
+];
+
+#[test]
+fn every_name_is_in_springs_canonical_form() {
+    for key in KEYS {
+        assert!(
+            is_kebab_case(key.name) || READ_VERBATIM.contains(&key.name),
+            "{}: not in Spring's canonical form (lower-case kebab-case elements, then `.<key>` \
+             for a map's entries)",
+            key.name
+        );
+    }
+}
+
+#[test]
+fn no_two_entries_are_the_same_key() {
+    let mut seen = HashMap::new();
+    for key in KEYS {
+        if let Some(first) = seen.insert(names().canonical(key.name), key.name) {
+            panic!(
+                "{}: the same key as {first} in Spring's relaxed names",
+                key.name
+            );
+        }
+    }
+}
+
+#[test]
+fn every_name_has_the_shape_its_binding_reads() {
+    for key in KEYS {
+        let reads = key.reads();
+        let named = shape_of(key.name);
+        assert_eq!(
+            named,
+            Some(reads),
+            "{}: the name's shape is {named:?}, its binding reads {reads:?}",
+            key.name
+        );
+    }
+}
+
+#[test]
+fn every_key_read_by_name_is_in_the_table() {
+    for named in READ_BY_NAME {
+        let entry = KEYS.iter().find(|key| key.name == named.name);
+        let entry = entry.unwrap_or_else(|| panic!("{}: read by name, not in KEYS", named.name));
+        assert!(
+            same_kind(entry.binding, named.binding),
+            "{}: the table's entry is not the named one",
+            named.name
+        );
+    }
+}
+
+#[test]
+fn the_rule_and_placeholder_keys_are_read_by_name() {
+    for key in KEYS {
+        if matches!(key.binding, Binding::ByRule | Binding::Placeholder) {
+            assert!(
+                READ_BY_NAME.iter().any(|named| named.name == key.name),
+                "{}: no binding reads it and no rule names it",
+                key.name
+            );
+        }
+    }
+}
+
+fn same_kind(a: Binding, b: Binding) -> bool {
+    std::mem::discriminant(&a) == std::mem::discriminant(&b)
+}
+
+/// Lower-case kebab-case elements; a map's entries end in `.<key>`.
+fn is_kebab_case(name: &str) -> bool {
+    let name = match name.rsplit_once('.') {
+        Some((prefix, last)) if is_marker(last) => prefix,
+        _ => name,
+    };
+    name.split('.').all(|element| {
+        !element.is_empty()
+            && !element.starts_with('-')
+            && !element.ends_with('-')
+            && element
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+    })
+}
+
+/// The shape a name has, or `None` when its marker is misplaced.
+fn shape_of(name: &str) -> Option<Shape> {
+    let markers = name.matches('<').count();
+    match name.rsplit_once('.') {
+        Some((_, last)) if is_marker(last) => (markers == 1).then_some(Shape::Map),
+        _ => (markers == 0 && !name.contains(['[', '>'])).then_some(Shape::Single),
+    }
+}
+
+/// `<zone>`, `<key>`: a map key written as a placeholder.
+fn is_marker(element: &str) -> bool {
+    element.len() > 2 && element.starts_with('<') && element.ends_with('>')
+}

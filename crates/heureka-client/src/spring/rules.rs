@@ -1,0 +1,170 @@
+//! Rules over several keys, applied once every key of the table is read: Spring Cloud's
+//! defaults that come from other keys (the non-secure port from `server.port`, the VIP
+//! addresses from `spring.application.name`, the default instance id, `management.port`),
+//! the own address found only when no key gives it, the inet patterns checked together.
+
+use std::collections::BTreeMap;
+
+use heureka_config::{Binder, ConfigError};
+
+use super::binding::{Entries, Value};
+use super::keys::{
+    Key, APPLICATION_INSTANCE_ID, CLIENT_HOSTNAME, IGNORED_INTERFACES, PREFERRED_NETWORKS,
+    SERVER_PORT, VCAP_INSTANCE_ID,
+};
+use super::values::OPTIONAL_TEXT;
+use super::DEFAULT_SERVICE_URL;
+use crate::address::{HostInfo, InetSettings};
+use crate::config::{ClientConfig, DEFAULT_ZONE};
+
+/// The port Spring Boot serves on when `server.port` is unset.
+const DEFAULT_SERVER_PORT: u16 = 8080;
+
+/// The values of keys that a rule over several keys turns into configuration.
+#[derive(Default)]
+pub(crate) struct Pending {
+    /// `spring.application.name`: the default application name and VIP addresses.
+    pub(crate) application_name: Option<String>,
+    /// `server.port`: the default ports and `management.port`.
+    pub(crate) server_port: Option<u16>,
+    /// `management.server.port`.
+    pub(crate) management_port: Option<u16>,
+    pub(crate) appname: Option<String>,
+    pub(crate) instance_id: Option<String>,
+    pub(crate) hostname: Option<String>,
+    pub(crate) ip_address: Option<String>,
+    pub(crate) non_secure_port: Option<u16>,
+    pub(crate) secure_port: Option<u16>,
+    pub(crate) virtual_host_name: Option<String>,
+    pub(crate) secure_virtual_host_name: Option<String>,
+    /// `eureka.instance.metadata-map.<key>`.
+    pub(crate) metadata: Entries<String>,
+}
+
+impl Pending {
+    /// Applies the rules to `config`. `host_info` is the own address found by the lookup,
+    /// asked only when a key that would give it is unset.
+    pub(crate) fn finish(
+        self,
+        config: &mut ClientConfig,
+        binder: &Binder<'_>,
+        host_info: &dyn Fn() -> HostInfo,
+    ) -> Result<(), ConfigError> {
+        let server_port = self.server_port.unwrap_or(DEFAULT_SERVER_PORT);
+        config.ip_addr = self.ip_address.unwrap_or_else(|| host_info().ip_address);
+        let hostname = self.hostname.unwrap_or_else(|| host_info().hostname);
+        config.instance_id = match self.instance_id {
+            Some(id) => id,
+            None => default_instance_id(binder, self.application_name.as_deref(), host_info)?,
+        };
+        config.host_name = if config.prefer_ip_address {
+            config.ip_addr.clone()
+        } else {
+            hostname
+        };
+        let unknown = || {
+            self.application_name
+                .clone()
+                .unwrap_or_else(|| "unknown".to_owned())
+        };
+        config.app_name = self.appname.unwrap_or_else(unknown);
+        config.vip_address = self.virtual_host_name.unwrap_or_else(unknown);
+        config.secure_vip_address = self.secure_virtual_host_name.unwrap_or_else(unknown);
+        config.port = self.non_secure_port.unwrap_or(server_port);
+        // Spring's auto-configuration moves the server port to the secure port when the secure
+        // port is enabled.
+        config.secure_port = self.secure_port.unwrap_or(if config.secure_port_enabled {
+            server_port
+        } else {
+            443
+        });
+        config.metadata = metadata(self.metadata, self.management_port.unwrap_or(server_port));
+        config.urls.management_port = self.management_port;
+        Ok(())
+    }
+}
+
+/// The metadata map, with the `management.port` Spring always adds unless it is given.
+fn metadata(entries: Entries<String>, management_port: u16) -> BTreeMap<String, String> {
+    let mut metadata: BTreeMap<String, String> = entries.into_iter().collect();
+    metadata
+        .entry("management.port".to_owned())
+        .or_insert_with(|| management_port.to_string());
+    metadata
+}
+
+/// Spring Cloud Commons' `IdUtils.getDefaultInstanceId`: `vcap.application.instance_id` if
+/// set, else `host:app:index` with the index `spring.application.instance_id`, else
+/// `server.port` as written; an unset part is left out with its separator.
+fn default_instance_id(
+    binder: &Binder<'_>,
+    application_name: Option<&str>,
+    host_info: &dyn Fn() -> HostInfo,
+) -> Result<String, ConfigError> {
+    if let Some(vcap) = text(binder, &VCAP_INSTANCE_ID)? {
+        return Ok(vcap);
+    }
+    let hostname = text(binder, &CLIENT_HOSTNAME)?.unwrap_or_else(|| host_info().hostname);
+    let index = match text(binder, &APPLICATION_INSTANCE_ID)? {
+        Some(index) => Some(index),
+        None => text(binder, &SERVER_PORT)?,
+    };
+    let parts: Vec<String> = [Some(hostname), application_name.map(str::to_owned), index]
+        .into_iter()
+        .flatten()
+        .collect();
+    Ok(parts.join(":"))
+}
+
+/// A key a rule reads itself, through its table entry: trimmed, `None` when blank.
+fn text(binder: &Binder<'_>, key: &Key) -> Result<Option<String>, ConfigError> {
+    OPTIONAL_TEXT.read(key.name, binder.setting(key.name)?)
+}
+
+/// The inet patterns are regular expressions; the first bad one is reported with its key.
+pub(crate) fn check_inet(settings: &InetSettings, binder: &Binder<'_>) -> Result<(), ConfigError> {
+    let Some((pattern, why)) = settings.invalid_pattern() else {
+        return Ok(());
+    };
+    let key = if settings.preferred_networks.contains(&pattern) {
+        PREFERRED_NETWORKS.name
+    } else {
+        IGNORED_INTERFACES.name
+    };
+    let setting = binder.setting(key)?;
+    Err(ConfigError::invalid(
+        key,
+        &pattern,
+        &setting.origin,
+        &format!("a regular expression ({})", last_line(&why)),
+    ))
+}
+
+/// The last non-blank line of a regex error, which says what is wrong.
+fn last_line(text: &str) -> &str {
+    text.lines()
+        .rev()
+        .find(|line| !line.trim().is_empty())
+        .unwrap_or(text)
+        .trim()
+}
+
+/// The map's entries that list something (an empty value unsets an entry).
+pub(crate) fn non_empty(entries: Entries<Vec<String>>) -> BTreeMap<String, Vec<String>> {
+    entries
+        .into_iter()
+        .filter(|(_, list)| !list.is_empty())
+        .collect()
+}
+
+/// `eureka.client.service-url`: Spring Cloud's default zone when no zone lists a URL.
+pub(crate) fn service_urls(zones: Entries<Vec<String>>) -> BTreeMap<String, Vec<String>> {
+    let mut zones = non_empty(zones);
+    if zones.is_empty() {
+        zones.insert(
+            DEFAULT_ZONE.to_owned(),
+            vec![DEFAULT_SERVICE_URL.to_owned()],
+        );
+    }
+    zones
+}

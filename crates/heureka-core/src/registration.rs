@@ -1,0 +1,102 @@
+//! What a register body must contain before the registry sees it (spec §3.8): Eureka's
+//! `ApplicationResource.addInstance` checks, in its order, with its messages.
+//!
+//! The order matters because only the first failure is reported, and the messages are kept
+//! word for word, so scripts that grep for "Missing hostname" keep working. The server answers
+//! a failure with 400 and the message as the body; a peer's invalid registration is ignored.
+
+use std::fmt;
+
+use crate::model::{DataCenterClass, Instance};
+
+/// Why a registration was refused; `Display` is Eureka's message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum InvalidRegistration {
+    MissingInstanceId,
+    MissingHostname,
+    MissingIpAddress,
+    MissingAppName,
+    /// The body's app differs from the path's, compared upper-cased.
+    MismatchedAppName {
+        /// The path's app, upper-cased.
+        expected: String,
+        /// The body's app, as sent.
+        actual: String,
+    },
+    MissingDataCenterInfo,
+    MissingDataCenterName,
+}
+
+impl fmt::Display for InvalidRegistration {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            InvalidRegistration::MissingInstanceId => f.write_str("Missing instanceId"),
+            InvalidRegistration::MissingHostname => f.write_str("Missing hostname"),
+            InvalidRegistration::MissingIpAddress => f.write_str("Missing ip address"),
+            InvalidRegistration::MissingAppName => f.write_str("Missing appName"),
+            InvalidRegistration::MismatchedAppName { expected, actual } => {
+                write!(
+                    f,
+                    "Mismatched appName, expecting {expected} but was {actual}"
+                )
+            }
+            InvalidRegistration::MissingDataCenterInfo => f.write_str("Missing dataCenterInfo"),
+            InvalidRegistration::MissingDataCenterName => {
+                f.write_str("Missing dataCenterInfo Name")
+            }
+        }
+    }
+}
+
+/// Validates `instance` as a registration under `path_app`, and fills in an AmazonInfo's
+/// missing `instance-id` the way Eureka does.
+pub fn validate_registration(
+    instance: &mut Instance,
+    path_app: &str,
+) -> Result<(), InvalidRegistration> {
+    if instance.id().is_empty() {
+        return Err(InvalidRegistration::MissingInstanceId);
+    }
+    if instance.host_name.is_empty() {
+        return Err(InvalidRegistration::MissingHostname);
+    }
+    if instance.ip_addr.is_empty() {
+        return Err(InvalidRegistration::MissingIpAddress);
+    }
+    if instance.app.is_empty() {
+        return Err(InvalidRegistration::MissingAppName);
+    }
+    // Compared char by char, which is what comparing the two upper-cased strings amounts to
+    // (upper-casing maps each character on its own), without building them on every register.
+    if !upper(&instance.app).eq(upper(path_app)) {
+        return Err(InvalidRegistration::MismatchedAppName {
+            expected: path_app.to_uppercase(),
+            actual: instance.app.clone(),
+        });
+    }
+    let Some(data_center) = instance.data_center_info.as_ref() else {
+        return Err(InvalidRegistration::MissingDataCenterInfo);
+    };
+    if data_center.name.is_empty() {
+        return Err(InvalidRegistration::MissingDataCenterName);
+    }
+    let missing_amazon_id = data_center.class == DataCenterClass::Amazon
+        && data_center
+            .metadata
+            .get("instance-id")
+            .is_none_or(|value| value.trim().is_empty());
+    if missing_amazon_id {
+        let id = instance.id().to_owned();
+        if let Some(data_center) = instance.data_center_info.as_mut() {
+            data_center.metadata.insert("instance-id".to_owned(), id);
+        }
+    }
+    Ok(())
+}
+
+fn upper(text: &str) -> impl Iterator<Item = char> + '_ {
+    text.chars().flat_map(char::to_uppercase)
+}
+
+#[cfg(test)]
+mod tests;

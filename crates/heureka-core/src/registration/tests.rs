@@ -1,0 +1,90 @@
+//! Eureka's registration checks: each failure named by Eureka's message, in Eureka's order.
+
+use super::*;
+
+fn valid() -> Instance {
+    Instance::new("ORDERS", "10.0.0.5:orders:8080", "10.0.0.5", "10.0.0.5", 0)
+}
+
+fn reason(mut instance: Instance, path_app: &str) -> String {
+    match validate_registration(&mut instance, path_app) {
+        Err(invalid) => invalid.to_string(),
+        Ok(()) => panic!("expected a refusal"),
+    }
+}
+
+#[test]
+fn valid_registration_passes() {
+    assert!(validate_registration(&mut valid(), "orders").is_ok());
+}
+
+#[test]
+fn missing_hostname_is_named() {
+    let mut instance = valid();
+    instance.host_name.clear();
+    assert_eq!(reason(instance, "ORDERS"), "Missing hostname");
+}
+
+#[test]
+fn missing_id_is_checked_first() {
+    let mut instance = valid();
+    instance.instance_id = None;
+    instance.host_name.clear();
+    assert_eq!(reason(instance, "ORDERS"), "Missing instanceId");
+}
+
+#[test]
+fn missing_ip_address_is_named() {
+    let mut instance = valid();
+    instance.ip_addr.clear();
+    assert_eq!(reason(instance, "ORDERS"), "Missing ip address");
+}
+
+#[test]
+fn app_name_differing_from_path_is_refused() {
+    assert_eq!(
+        reason(valid(), "PAYMENTS"),
+        "Mismatched appName, expecting PAYMENTS but was ORDERS"
+    );
+}
+
+#[test]
+fn app_name_matches_the_path_in_any_case() {
+    let mut instance = valid();
+    instance.app = "Orders".to_owned();
+    assert!(validate_registration(&mut instance, "oRDERS").is_ok());
+}
+
+#[test]
+fn app_names_are_compared_upper_cased() {
+    let mut instance = valid();
+    // "ß" upper-cases to "SS", so "STRASSE" and "straße" are the same name upper-cased.
+    instance.app = "STRASSE".to_owned();
+    assert!(validate_registration(&mut instance, "straße").is_ok());
+    assert_eq!(
+        reason(instance, "strase"),
+        "Mismatched appName, expecting STRASE but was STRASSE"
+    );
+}
+
+#[test]
+fn missing_data_center_is_named() {
+    let mut instance = valid();
+    instance.data_center_info = None;
+    assert_eq!(reason(instance, "ORDERS"), "Missing dataCenterInfo");
+}
+
+#[test]
+fn amazon_instance_without_instance_id_gets_its_id() {
+    let mut instance = valid();
+    if let Some(dc) = instance.data_center_info.as_mut() {
+        dc.class = DataCenterClass::Amazon;
+        dc.name = "Amazon".to_owned();
+    }
+    validate_registration(&mut instance, "ORDERS").unwrap();
+    let dc = instance.data_center_info.unwrap();
+    assert_eq!(
+        dc.metadata.get("instance-id").map(String::as_str),
+        Some("10.0.0.5:orders:8080")
+    );
+}
