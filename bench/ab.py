@@ -148,7 +148,7 @@ def ab_workload(running: dict[str, R.Running], name: str, n: int, cfg, log_dir: 
                 broken[k] = str(e)
         line = "  ".join(f"{k.upper() if k != 'baseline' else 'C'} {rounds[k][rnd].get('server_cpu_us_per_req', 0):.2f} µs"
                          for k in order if rnd in rounds[k])
-        log(f"  N={n} {name} round {rnd + 1}/{cfg.rounds} ({'-'.join(o[0].upper() for o in order)}): {line}")
+        log(f"  N={n} {name} round {rnd + 1}/{cfg.rounds} ({'-'.join('C' if o == 'baseline' else o.upper() for o in order)}): {line}")
     out: dict = {"servers": {}, "paired": [], "summary": {}}
     for k in keys:
         if k in broken:
