@@ -25,6 +25,7 @@ import datetime as dt
 import hashlib
 import json
 import os
+import shlex
 import shutil
 import signal
 import statistics
@@ -344,7 +345,7 @@ def main(argv: list[str]) -> int:
     machine["nproc"] = len(os.sched_getaffinity(0))
     results: dict = {
         "mode": cfg.mode, "names": names, "machine": machine,
-        "command": "python3 bench/ab.py " + " ".join(argv),
+        "command": "python3 bench/ab.py " + shlex.join(argv),
         "note": cfg.note,
         "config": {"workloads": cfg.workloads, "sizes": cfg.sizes, "rounds": cfg.rounds, "duration": cfg.duration,
                    "warmup": cfg.warmup, "warmup_runs": cfg.warmup_runs, "threads": cfg.threads,
