@@ -10,16 +10,19 @@
 //! (`sources.rs`). A [`Binder`] then reads typed values from them, resolving placeholders
 //! (`placeholders.rs`) and reporting a bad value with its key and source. What keys exist and
 //! what their defaults are is the application's business: it passes a [`Schema`] naming the
-//! keys to look up in the environment and the maps whose keys are kept as written.
+//! keys to look up in the environment and the maps whose keys are kept as written. Its key
+//! table can read each key through a value type of [`typed`] and check its own names with
+//! [`names`].
 //!
 //! Nothing here knows Eureka or Heureka.
 
 mod binder;
 mod files;
 mod formats;
-mod names;
+pub mod names;
 mod placeholders;
 mod sources;
+pub mod typed;
 pub mod values;
 
 #[cfg(test)]

@@ -1,8 +1,14 @@
 //! Spring's relaxed property names: the canonical form that makes `enableSelfPreservation`,
 //! `enable-self-preservation` and `enable_self_preservation` one key, and the environment
-//! variable names (`EUREKA_SERVER_ENABLESELFPRESERVATION`) that map to a key.
+//! variable names (`EUREKA_SERVER_ENABLESELFPRESERVATION`) that map to a key; and the checks
+//! an application's key table runs on its own names, written as patterns (`server.port`,
+//! `logging.level.<target>`, `heureka.webhooks[<n>].url`).
 
+use std::collections::HashMap;
 use std::sync::Arc;
+
+#[cfg(test)]
+mod tests;
 
 /// The relaxed-name rules of one application: which keys are maps whose keys are kept as
 /// written (`eureka.client.service-url.defaultZone` keeps its `Z`, as Spring's binder keeps a
@@ -33,6 +39,18 @@ impl Names {
         self.map_prefixes.iter().any(|prefix| {
             canonical.starts_with(prefix.as_str()) && canonical[prefix.len()..].starts_with('.')
         })
+    }
+
+    /// The first of `names` that is the same key as an earlier one in relaxed form, with that
+    /// earlier one: `(later, first)`. A key table uses it to hold each key once.
+    pub fn first_repeat<'a>(
+        &self,
+        names: impl IntoIterator<Item = &'a str>,
+    ) -> Option<(&'a str, &'a str)> {
+        let mut seen = HashMap::new();
+        names
+            .into_iter()
+            .find_map(|name| Some((name, seen.insert(self.canonical(name), name)?)))
     }
 
     /// Spring's canonical form of a property name, used to compare relaxed spellings: each
@@ -104,6 +122,60 @@ impl Names {
         }
         names
     }
+}
+
+/// The shapes of key a table's name pattern stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// One key: `server.port`.
+    Single,
+    /// A map's entries, the map key last as a marker: `logging.level.<target>`.
+    Map,
+    /// One property of a list's entries, the index as `[<n>]`: `heureka.webhooks[<n>].url`.
+    Indexed,
+}
+
+/// Whether `pattern` is in Spring's canonical form: lower-case kebab-case elements, then
+/// `.<key>` for a map's entries or `[<n>].` before a list entry's property.
+pub fn is_canonical(pattern: &str) -> bool {
+    let pattern = pattern.replace("[<n>].", ".");
+    let pattern = match pattern.rsplit_once('.') {
+        Some((prefix, last)) if is_marker(last) => prefix,
+        _ => &pattern,
+    };
+    pattern.split('.').all(|element| {
+        !element.is_empty()
+            && !element.starts_with('-')
+            && !element.ends_with('-')
+            && element
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+    })
+}
+
+/// The shape `pattern` stands for, or `None` when its markers are misplaced.
+pub fn shape_of(pattern: &str) -> Option<Shape> {
+    let markers = pattern.matches('<').count();
+    if let Some((list, property)) = pattern.split_once("[<n>].") {
+        return (markers == 1 && !list.contains('[') && !property.contains(['[', '.']))
+            .then_some(Shape::Indexed);
+    }
+    match pattern.rsplit_once('.') {
+        Some((_, last)) if is_marker(last) => (markers == 1).then_some(Shape::Map),
+        _ => (markers == 0 && !pattern.contains('[')).then_some(Shape::Single),
+    }
+}
+
+/// `logging.level` for `logging.level.<target>`: the map a map pattern's entries belong to.
+pub fn map_prefix(pattern: &str) -> &str {
+    pattern
+        .rsplit_once('.')
+        .map_or(pattern, |(prefix, _)| prefix)
+}
+
+/// `<zone>`, `<target>`: a map key written as a marker.
+fn is_marker(element: &str) -> bool {
+    element.len() > 2 && element.starts_with('<') && element.ends_with('>')
 }
 
 /// Splits `a.b[0].c` into `a`, `b`, `[0]`, `c`; a bracketed element may contain dots.

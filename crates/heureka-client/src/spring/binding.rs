@@ -1,11 +1,13 @@
 //! How a key-table entry is read and where its value goes: one key or a map's entries, read
-//! through a value type and written into the [`ClientConfig`] or into an input of a rule over
-//! several keys. Each read takes a table entry, not a name, so nothing here can read a key the
+//! through a value type of `heureka_config::typed` and written into the [`ClientConfig`] or
+//! into an input of a rule over several keys. Each read takes a table entry, not a name, so nothing here can read a key the
 //! table lacks.
 
 use std::marker::PhantomData;
 
-use heureka_config::{values, Binder, ConfigError, Setting};
+use heureka_config::names::Shape;
+use heureka_config::typed::Value;
+use heureka_config::{Binder, ConfigError};
 
 use super::keys::Key;
 use super::rules::Pending;
@@ -24,75 +26,6 @@ pub(crate) trait Bind: Sync {
 
     /// The shape of name this binding reads, which its entry's name must have.
     fn shape(&self) -> Shape;
-}
-
-/// The shapes of key name a binding reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Shape {
-    /// One key: `server.port`.
-    Single,
-    /// A map's entries, the map key last: `eureka.client.service-url.<zone>`.
-    Map,
-}
-
-/// A value type: how a setting's text becomes a value.
-pub(crate) trait Value: Sync {
-    type Out;
-    /// `setting`, the value of `key`, converted.
-    fn read(&self, key: &str, setting: Setting) -> Result<Self::Out, ConfigError>;
-}
-
-/// One value parsed from its text.
-pub(crate) struct Type<T> {
-    /// What a good value looks like, for the error message.
-    expected: &'static str,
-    parse: fn(&str) -> Option<T>,
-}
-
-impl<T> Type<T> {
-    pub(crate) const fn new(expected: &'static str, parse: fn(&str) -> Option<T>) -> Type<T> {
-        Type { expected, parse }
-    }
-}
-
-impl<T> Value for Type<T> {
-    type Out = T;
-    fn read(&self, key: &str, setting: Setting) -> Result<T, ConfigError> {
-        (self.parse)(&setting.value).ok_or_else(|| {
-            ConfigError::invalid(key, &setting.value, &setting.origin, self.expected)
-        })
-    }
-}
-
-/// A value that may be left out: unset or blank is `None`.
-pub(crate) struct Optional<T>(pub(crate) Type<T>);
-
-impl<T> Value for Optional<T> {
-    type Out = Option<T>;
-    fn read(&self, key: &str, setting: Setting) -> Result<Option<T>, ConfigError> {
-        if setting.value.trim().is_empty() {
-            return Ok(None);
-        }
-        self.0.read(key, setting).map(Some)
-    }
-}
-
-/// A comma-separated list (a YAML list arrives joined) as Spring converts a `String` to a
-/// `List`; a bad item is reported on its own, so that the message points at it.
-pub(crate) struct ListOf<T>(pub(crate) Type<T>);
-
-impl<T> Value for ListOf<T> {
-    type Out = Vec<T>;
-    fn read(&self, key: &str, setting: Setting) -> Result<Vec<T>, ConfigError> {
-        let Type { expected, parse } = &self.0;
-        values::parse_list(&setting.value)
-            .into_iter()
-            .map(|item| {
-                parse(&item)
-                    .ok_or_else(|| ConfigError::invalid(key, &item, &setting.origin, expected))
-            })
-            .collect()
-    }
 }
 
 /// Where a value is written: a field of the [`ClientConfig`], or an input of a rule over

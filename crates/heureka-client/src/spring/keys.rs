@@ -9,9 +9,10 @@
 
 use std::sync::OnceLock;
 
+use heureka_config::names::Shape;
 use heureka_config::Names;
 
-use super::binding::{field, map, map_part, part, Bind, Shape};
+use super::binding::{field, map, map_part, part, Bind};
 use super::rules;
 use super::values::{
     BOOL, BOUND, LIST, OPTIONAL_PORT, OPTIONAL_TEXT, REGION_NAME, SECONDS, SERVICE_URLS, STATUS,
@@ -59,9 +60,7 @@ const fn key(name: &'static str, default: &'static str, binding: Binding) -> Key
 impl Key {
     /// `eureka.client.service-url` for `eureka.client.service-url.<zone>`.
     pub(crate) fn map_prefix(&self) -> &'static str {
-        self.name
-            .rsplit_once('.')
-            .map_or(self.name, |(prefix, _)| prefix)
+        heureka_config::names::map_prefix(self.name)
     }
 
     /// What the binder reads for it: one key or a map's entries.

@@ -5,9 +5,10 @@
 
 use std::collections::BTreeMap;
 
+use heureka_config::typed::Value;
 use heureka_config::{Binder, ConfigError};
 
-use super::binding::{Entries, Value};
+use super::binding::Entries;
 use super::keys::{
     Key, APPLICATION_INSTANCE_ID, CLIENT_HOSTNAME, IGNORED_INTERFACES, PREFERRED_NETWORKS,
     SERVER_PORT, VCAP_INSTANCE_ID,

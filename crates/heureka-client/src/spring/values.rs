@@ -3,10 +3,9 @@
 
 use std::time::Duration;
 
+use heureka_config::typed::{ListOf, Optional, Type};
 use heureka_config::values::{parse_duration, parse_http_url, parse_number, DurationUnit};
 use heureka_core::InstanceStatus;
-
-use super::binding::{ListOf, Optional, Type};
 
 /// Text as written, placeholders resolved; never wrong.
 pub(crate) const TEXT: Type<String> = Type::new("a value", |text| Some(text.to_owned()));

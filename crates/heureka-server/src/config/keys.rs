@@ -7,7 +7,9 @@
 //! setting, its field in `Config`); `keys/tests.rs` fails, naming the key, when an entry is
 //! inconsistent.
 
-use super::binding::{field, indexed, map, part, Bind, Shape};
+use heureka_config::names::Shape;
+
+use super::binding::{field, indexed, map, part, Bind};
 use super::rules;
 use super::values::{
     ACTUATOR_BASE_PATH, API_BASE_PATH, AS_WRITTEN, BODY_SIZE, BOOL, CONNECTION_COUNT,
@@ -64,9 +66,7 @@ const fn key(
 impl Key {
     /// `logging.level` for `logging.level.<target>`: the map a map entry's key belongs to.
     pub(crate) fn map_prefix(&self) -> &'static str {
-        self.name
-            .rsplit_once('.')
-            .map_or(self.name, |(prefix, _)| prefix)
+        heureka_config::names::map_prefix(self.name)
     }
 
     /// `("heureka.webhooks", "url")` for `heureka.webhooks[<n>].url`.

@@ -5,9 +5,9 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
+use heureka_config::names::Shape;
 use heureka_config::{Names, Schema};
 
-use super::binding::Shape;
 use super::keys::{Key, DEFAULT_ZONE, KEYS};
 
 /// The bound keys in canonical form, in table order, computed once: a load looks keys up a

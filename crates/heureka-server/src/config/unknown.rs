@@ -4,9 +4,9 @@
 
 use std::sync::OnceLock;
 
+use heureka_config::names::Shape;
 use heureka_config::Properties;
 
-use super::binding::Shape;
 use super::keys::{Key, KEYS};
 use super::names::{canonical, canonical_keys, find};
 use super::ConfigError;

@@ -10,7 +10,9 @@ pub(crate) use heureka_config::values::{
     parse_bool, parse_http_url, parse_ip, parse_level, parse_number,
 };
 
-use super::binding::{AsWritten, ListOf, Optional, Type};
+use heureka_config::typed::{ListOf, Optional, Type};
+
+use super::binding::AsWritten;
 use super::ShowDetails;
 
 pub(crate) const BOOL: Type<bool> = Type::new("true or false", parse_bool);

@@ -1,9 +1,8 @@
 //! The key table checked against itself: each test fails naming the entry that is wrong, so an
 //! inconsistent entry cannot get past `cargo test`.
 
-use std::collections::HashMap;
+use heureka_config::names::Shape;
 
-use super::super::binding::Shape;
 use super::{
     names, Binding, Key, APPLICATION_INSTANCE_ID, CLIENT_HOSTNAME, CLIENT_IP_ADDRESS,
     IGNORED_INTERFACES, KEYS, PREFERRED_NETWORKS, REGION, SERVER_PORT, VCAP_INSTANCE_ID,
@@ -43,14 +42,8 @@ fn every_name_is_in_springs_canonical_form() {
 
 #[test]
 fn no_two_entries_are_the_same_key() {
-    let mut seen = HashMap::new();
-    for key in KEYS {
-        if let Some(first) = seen.insert(names().canonical(key.name), key.name) {
-            panic!(
-                "{}: the same key as {first} in Spring's relaxed names",
-                key.name
-            );
-        }
+    if let Some((key, first)) = names().first_repeat(KEYS.iter().map(|key| key.name)) {
+        panic!("{key}: the same key as {first} in Spring's relaxed names");
     }
 }
 
@@ -98,32 +91,18 @@ fn same_kind(a: Binding, b: Binding) -> bool {
     std::mem::discriminant(&a) == std::mem::discriminant(&b)
 }
 
-/// Lower-case kebab-case elements; a map's entries end in `.<key>`.
+/// Lower-case kebab-case elements; a map's entries end in `.<key>`. The client's table has no
+/// lists, so a list's `[<n>].`, which `names::is_canonical` also accepts, is not allowed here.
 fn is_kebab_case(name: &str) -> bool {
-    let name = match name.rsplit_once('.') {
-        Some((prefix, last)) if is_marker(last) => prefix,
-        _ => name,
-    };
-    name.split('.').all(|element| {
-        !element.is_empty()
-            && !element.starts_with('-')
-            && !element.ends_with('-')
-            && element
-                .chars()
-                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
-    })
+    !name.contains("[<n>].") && heureka_config::names::is_canonical(name)
 }
 
-/// The shape a name has, or `None` when its marker is misplaced.
+/// The shape a name has, or `None` when its marker is misplaced: `names::shape_of`, but the
+/// client's table has no lists, and a single key here may not hold a stray `>` either.
 fn shape_of(name: &str) -> Option<Shape> {
-    let markers = name.matches('<').count();
-    match name.rsplit_once('.') {
-        Some((_, last)) if is_marker(last) => (markers == 1).then_some(Shape::Map),
-        _ => (markers == 0 && !name.contains(['[', '>'])).then_some(Shape::Single),
+    match heureka_config::names::shape_of(name)? {
+        Shape::Indexed => None,
+        Shape::Single if name.contains('>') => None,
+        shape => Some(shape),
     }
-}
-
-/// `<zone>`, `<key>`: a map key written as a placeholder.
-fn is_marker(element: &str) -> bool {
-    element.len() > 2 && element.starts_with('<') && element.ends_with('>')
 }

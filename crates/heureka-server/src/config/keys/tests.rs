@@ -1,10 +1,9 @@
 //! The key table checked against itself: each test fails naming the entry that is wrong, so an
 //! inconsistent entry cannot get past `cargo test`.
 
-use std::collections::HashMap;
+use heureka_config::names::{is_canonical, shape_of, Shape};
 
-use super::super::binding::Shape;
-use super::super::names::canonical;
+use super::super::names::names;
 use super::{Binding, KEYS};
 
 /// The keys `heureka_config::load` reads before anything is bound, to choose the files
@@ -20,7 +19,7 @@ const READ_BY_THE_LOADER: &[&str] = &[
 fn every_name_is_in_springs_canonical_form() {
     for key in KEYS {
         assert!(
-            is_kebab_case(key.name),
+            is_canonical(key.name),
             "{}: not in Spring's canonical form (lower-case kebab-case elements, then `.<key>` \
              for a map's entries or `[<n>].` for a list's)",
             key.name
@@ -30,14 +29,8 @@ fn every_name_is_in_springs_canonical_form() {
 
 #[test]
 fn no_two_entries_are_the_same_key() {
-    let mut seen = HashMap::new();
-    for key in KEYS {
-        if let Some(first) = seen.insert(canonical(key.name), key.name) {
-            panic!(
-                "{}: the same key as {first} in Spring's relaxed names",
-                key.name
-            );
-        }
+    if let Some((key, first)) = names().first_repeat(KEYS.iter().map(|key| key.name)) {
+        panic!("{key}: the same key as {first} in Spring's relaxed names");
     }
 }
 
@@ -104,39 +97,4 @@ fn the_keys_left_to_the_loader_are_the_ones_it_reads() {
             "{name}: read by the loader, not in the table as Loader"
         );
     }
-}
-
-/// Lower-case kebab-case elements; a map's entries end in `.<key>`, a list's have `[<n>]`.
-fn is_kebab_case(name: &str) -> bool {
-    let name = name.replace("[<n>].", ".");
-    let name = match name.rsplit_once('.') {
-        Some((prefix, last)) if is_marker(last) => prefix,
-        _ => &name,
-    };
-    name.split('.').all(|element| {
-        !element.is_empty()
-            && !element.starts_with('-')
-            && !element.ends_with('-')
-            && element
-                .chars()
-                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
-    })
-}
-
-/// The shape a name has, or `None` when its markers are misplaced.
-fn shape_of(name: &str) -> Option<Shape> {
-    let markers = name.matches('<').count();
-    if let Some((list, property)) = name.split_once("[<n>].") {
-        return (markers == 1 && !list.contains('[') && !property.contains(['[', '.']))
-            .then_some(Shape::Indexed);
-    }
-    match name.rsplit_once('.') {
-        Some((_, last)) if is_marker(last) => (markers == 1).then_some(Shape::Map),
-        _ => (markers == 0 && !name.contains('[')).then_some(Shape::Single),
-    }
-}
-
-/// `<zone>`, `<target>`: a map key written as a placeholder.
-fn is_marker(element: &str) -> bool {
-    element.len() > 2 && element.starts_with('<') && element.ends_with('>')
 }
