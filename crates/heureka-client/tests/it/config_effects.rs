@@ -6,7 +6,9 @@ use std::time::Duration;
 
 use heureka_client::{ClientConfig, ClientEvent, EurekaClient, InstanceStatus};
 
-use crate::support::{client_config, eventually, wait_for, HealthEndpoint, Server};
+use crate::support::{
+    client_config, eventually, registration_of, wait_for, HealthEndpoint, Server,
+};
 
 fn ids(instances: &[heureka_client::Instance]) -> Vec<String> {
     let mut ids: Vec<String> = instances.iter().map(|i| i.id().to_owned()).collect();
@@ -159,13 +161,12 @@ async fn with_healthcheck_enabled_the_own_health_url_decides_the_status() {
     let client = EurekaClient::start(with_health_url(&server, &health, true))
         .await
         .unwrap();
+    let mut events = client.subscribe();
 
     assert_eq!(server.status("BILLING", "b1").await, "DOWN");
     health.set_healthy(true);
-    eventually("the instance comes back UP", || async {
-        server.status("BILLING", "b1").await == "UP"
-    })
-    .await;
+    registration_of(&mut events, InstanceStatus::Up).await;
+    assert_eq!(server.status("BILLING", "b1").await, "UP");
     client.shutdown().await.unwrap();
 }
 

@@ -7,7 +7,7 @@ use std::time::Duration;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use heureka_client::{ClientConfig, ClientEvent};
+use heureka_client::{ClientConfig, ClientEvent, InstanceStatus};
 use serde_json::Value;
 use tokio::net::TcpListener;
 use tokio::sync::broadcast;
@@ -162,6 +162,19 @@ pub async fn wait_for(
     })
     .await;
     found.unwrap_or_else(|_| panic!("no event: {what}"))
+}
+
+/// Waits for the client's next registration answered 204 that carried `status`: what makes
+/// the server show it. Subscribe before the change that causes it, so that it cannot be missed.
+pub async fn registration_of(
+    events: &mut broadcast::Receiver<ClientEvent>,
+    status: InstanceStatus,
+) {
+    let what = format!("a registration of the {} instance", status.as_str());
+    wait_for(events, &what, |event| {
+        *event == ClientEvent::Registered { status }
+    })
+    .await;
 }
 
 /// An application's health URL on 127.0.0.1 answering `200 UP` or `503 DOWN`, as the test
