@@ -7,7 +7,7 @@ use std::time::Duration;
 use heureka_client::{ClientConfig, ClientEvent, EurekaClient, InstanceStatus};
 
 use crate::support::{
-    client_config, eventually, registration_of, wait_for, HealthEndpoint, Server,
+    client_config, instances_changed, registration_of, wait_for, HealthEndpoint, Server,
 };
 
 fn ids(instances: &[heureka_client::Instance]) -> Vec<String> {
@@ -101,13 +101,14 @@ async fn the_copy_shows_every_application_and_instance_whatever_the_filter() {
     server.register("ORDERS", "o1", 90).await;
     server.register("ORDERS", "o2", 90).await;
     server.set_status("ORDERS", "o2", "OUT_OF_SERVICE").await;
-    let client = EurekaClient::start(config(&server)).await.unwrap();
+    // Events from the start on: the start-up fetch comes before the own registration, which
+    // comes in with the next delta.
+    let builder = EurekaClient::builder(config(&server));
+    let mut events = builder.subscribe();
+    let client = builder.start().await.unwrap();
 
-    // The own registration comes in with the next delta.
-    eventually("the copy holds BILLING too", || async {
-        client.applications() == ["BILLING", "ORDERS"]
-    })
-    .await;
+    instances_changed(&mut events, "BILLING").await;
+    assert_eq!(client.applications(), ["BILLING", "ORDERS"]);
     assert_eq!(ids(&client.instances("ORDERS")), ["o1"]);
     assert_eq!(ids(&client.all_instances("orders")), ["o1", "o2"]);
     let o2 = client.instances_by_id("o2");
