@@ -8,7 +8,7 @@ use tokio::task::JoinHandle;
 
 use heureka_client::EurekaClient;
 
-use crate::support::{client_config, eventually, Server};
+use crate::support::{client_config, Server};
 
 /// Bound on a request this service reads (head and body).
 const MAX_REQUEST: usize = 64 * 1024;
@@ -152,17 +152,14 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
         .position(|window| window == needle)
 }
 
-/// A client of `server` (registered as `BILLING`) whose registry copy holds `count` `UP`
-/// instances of `app`.
+/// A client of `server` (registered as `BILLING`) whose registry copy holds the `count` `UP`
+/// instances of `app` registered before the call.
 pub async fn client_seeing(server: &Server, app: &str, count: usize) -> EurekaClient {
     let client = EurekaClient::start(client_config(vec![server.service_url()], "billing", "b1"))
         .await
         .unwrap();
-    eventually(
-        &format!("{count} UP instances of {app} are seen"),
-        || async { client.instances(app).len() == count },
-    )
-    .await;
+    // No waiting: `start` fetched the registry, where every instance was registered before.
+    assert_eq!(client.instances(app).len(), count, "UP instances of {app}");
     client
 }
 

@@ -6,7 +6,9 @@ use std::time::Duration;
 
 use heureka_client::{ClientConfig, ClientEvent, EurekaClient, InstanceStatus};
 
-use crate::support::{client_config, eventually, wait_for, HealthEndpoint, Server};
+use crate::support::{
+    client_config, instances_changed, registration_of, wait_for, HealthEndpoint, Server,
+};
 
 fn ids(instances: &[heureka_client::Instance]) -> Vec<String> {
     let mut ids: Vec<String> = instances.iter().map(|i| i.id().to_owned()).collect();
@@ -99,13 +101,14 @@ async fn the_copy_shows_every_application_and_instance_whatever_the_filter() {
     server.register("ORDERS", "o1", 90).await;
     server.register("ORDERS", "o2", 90).await;
     server.set_status("ORDERS", "o2", "OUT_OF_SERVICE").await;
-    let client = EurekaClient::start(config(&server)).await.unwrap();
+    // Events from the start on: the start-up fetch comes before the own registration, which
+    // comes in with the next delta.
+    let builder = EurekaClient::builder(config(&server));
+    let mut events = builder.subscribe();
+    let client = builder.start().await.unwrap();
 
-    // The own registration comes in with the next delta.
-    eventually("the copy holds BILLING too", || async {
-        client.applications() == ["BILLING", "ORDERS"]
-    })
-    .await;
+    instances_changed(&mut events, "BILLING").await;
+    assert_eq!(client.applications(), ["BILLING", "ORDERS"]);
     assert_eq!(ids(&client.instances("ORDERS")), ["o1"]);
     assert_eq!(ids(&client.all_instances("orders")), ["o1", "o2"]);
     let o2 = client.instances_by_id("o2");
@@ -159,13 +162,12 @@ async fn with_healthcheck_enabled_the_own_health_url_decides_the_status() {
     let client = EurekaClient::start(with_health_url(&server, &health, true))
         .await
         .unwrap();
+    let mut events = client.subscribe();
 
     assert_eq!(server.status("BILLING", "b1").await, "DOWN");
     health.set_healthy(true);
-    eventually("the instance comes back UP", || async {
-        server.status("BILLING", "b1").await == "UP"
-    })
-    .await;
+    registration_of(&mut events, InstanceStatus::Up).await;
+    assert_eq!(server.status("BILLING", "b1").await, "UP");
     client.shutdown().await.unwrap();
 }
 

@@ -1,8 +1,8 @@
 //! Register, heartbeat, re-register after a 404, cancel.
 
-use heureka_client::EurekaClient;
+use heureka_client::{EurekaClient, InstanceStatus};
 
-use crate::support::{client_config, eventually, Server};
+use crate::support::{client_config, eventually, registration_of, Server};
 
 #[tokio::test]
 async fn start_registers_the_instance_up() {
@@ -45,14 +45,13 @@ async fn a_restarted_server_gets_the_instance_back_after_a_heartbeat_404() {
     let client = EurekaClient::start(client_config(vec![server.service_url()], "billing", "b1"))
         .await
         .unwrap();
+    let mut events = client.subscribe();
 
     // The new server starts empty; only a heartbeat answered 404 makes the client register.
     let server = server.restart().await;
     assert!(server.instance("BILLING", "b1").await.is_none());
-    eventually("the instance is registered again", || async {
-        server.instance("BILLING", "b1").await.is_some()
-    })
-    .await;
+    registration_of(&mut events, InstanceStatus::Up).await;
+    assert!(server.instance("BILLING", "b1").await.is_some());
     client.shutdown().await.unwrap();
 }
 

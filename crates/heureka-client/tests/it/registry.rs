@@ -2,7 +2,7 @@
 
 use heureka_client::EurekaClient;
 
-use crate::support::{client_config, eventually, Server};
+use crate::support::{a_refresh_begun_now, client_config, instances_changed, Server};
 
 fn ids(client: &EurekaClient, app: &str) -> Vec<String> {
     let mut ids: Vec<String> = client
@@ -35,16 +35,15 @@ async fn deltas_bring_in_a_new_instance_and_its_status_change() {
 
     server.register("ORDERS", "o1", 90).await;
     server.register("ORDERS", "o2", 90).await;
-    eventually("both instances are seen", || async {
-        ids(&client, "ORDERS") == ["o1", "o2"]
-    })
-    .await;
+    // A refresh begun after both registrations, not the next change of ORDERS: a refresh
+    // between the two would bring in o1 alone.
+    a_refresh_begun_now(&client).await;
+    assert_eq!(ids(&client, "ORDERS"), ["o1", "o2"]);
+    let mut events = client.subscribe();
     server.set_status("ORDERS", "o1", "OUT_OF_SERVICE").await;
-    eventually(
-        "the instance out of service is no longer offered",
-        || async { ids(&client, "ORDERS") == ["o2"] },
-    )
-    .await;
+    instances_changed(&mut events, "ORDERS").await;
+    // The instance out of service is no longer offered.
+    assert_eq!(ids(&client, "ORDERS"), ["o2"]);
 
     // Only the start-up fetch was a full one: every change came through a consistent delta.
     let counts = client.fetch_counts();
@@ -60,12 +59,11 @@ async fn a_refused_delta_falls_back_to_a_full_fetch() {
     let client = EurekaClient::start(client_config(vec![server.service_url()], "billing", "b1"))
         .await
         .unwrap();
+    let mut events = client.subscribe();
 
     server.register("ORDERS", "o1", 90).await;
-    eventually("the instance is seen", || async {
-        ids(&client, "ORDERS") == ["o1"]
-    })
-    .await;
+    instances_changed(&mut events, "ORDERS").await;
+    assert_eq!(ids(&client, "ORDERS"), ["o1"]);
     let counts = client.fetch_counts();
     assert!(counts.full >= 2, "{counts:?}");
     assert_eq!(counts.deltas, 0);

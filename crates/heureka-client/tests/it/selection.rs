@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use heureka_client::{DiscoveryHttpClient, EurekaClient, Selector, Strategy};
 
 use crate::backend::{client_seeing, served_by, Backend};
-use crate::support::{eventually, Server};
+use crate::support::{instances_changed, Server};
 
 /// Which instances served `calls` calls to `http://orders/`.
 async fn served(client: &DiscoveryHttpClient<&EurekaClient>, calls: usize) -> BTreeSet<String> {
@@ -107,12 +107,12 @@ async fn a_zone_taken_out_of_service_hands_its_calls_to_the_others() {
         Selector::new(Strategy::RoundRobin).prefer_zone("zone-a"),
     );
     assert_eq!(served(&client, 4).await, ["near".to_owned()].into());
+    let mut events = eureka.subscribe();
 
     server.set_status("ORDERS", "near", "OUT_OF_SERVICE").await;
-    eventually("the client sees the zone's instance leave", || async {
-        eureka.instances("ORDERS").len() == 1
-    })
-    .await;
+    instances_changed(&mut events, "ORDERS").await;
+    // The client sees the zone's instance leave.
+    assert_eq!(eureka.instances("ORDERS").len(), 1);
     assert_eq!(served(&client, 4).await, ["far".to_owned()].into());
     drop(client);
     eureka.shutdown().await.unwrap();

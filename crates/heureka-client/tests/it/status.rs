@@ -5,9 +5,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use heureka_client::{ClientEvent, EurekaClient, InstanceStatus};
+use heureka_client::{EurekaClient, InstanceStatus};
 
-use crate::support::{client_config, eventually, wait_for, Server};
+use crate::support::{client_config, eventually, registration_of, Server};
 
 /// A config whose heartbeats do not come during a test, so that whatever reaches the server
 /// came through a replication round: a heartbeat carrying a newer `lastDirtyTimestamp` would
@@ -37,12 +37,11 @@ async fn a_status_the_application_sets_reaches_the_server() {
     let client = EurekaClient::start(without_heartbeats(&server))
         .await
         .unwrap();
+    let mut events = client.subscribe();
 
     client.set_status(InstanceStatus::Down);
-    eventually("the server shows the instance DOWN", || async {
-        server.status("BILLING", "b1").await == "DOWN"
-    })
-    .await;
+    registration_of(&mut events, InstanceStatus::Down).await;
+    assert_eq!(server.status("BILLING", "b1").await, "DOWN");
     client.shutdown().await.unwrap();
 }
 
@@ -55,17 +54,7 @@ async fn with_on_demand_updates_off_a_status_change_is_sent_by_the_periodic_roun
     let mut events = client.subscribe();
 
     client.set_status(InstanceStatus::Down);
-    wait_for(
-        &mut events,
-        "a registration of the DOWN instance",
-        |event| {
-            *event
-                == ClientEvent::Registered {
-                    status: InstanceStatus::Down,
-                }
-        },
-    )
-    .await;
+    registration_of(&mut events, InstanceStatus::Down).await;
     assert_eq!(server.status("BILLING", "b1").await, "DOWN");
     client.shutdown().await.unwrap();
 }
@@ -95,12 +84,11 @@ async fn a_failing_health_check_takes_the_registered_instance_down() {
         .await
         .unwrap();
     assert_eq!(server.status("BILLING", "b1").await, "UP");
+    let mut events = client.subscribe();
 
     healthy.store(false, Ordering::SeqCst);
-    eventually("the server shows the instance DOWN", || async {
-        server.status("BILLING", "b1").await == "DOWN"
-    })
-    .await;
+    registration_of(&mut events, InstanceStatus::Down).await;
+    assert_eq!(server.status("BILLING", "b1").await, "DOWN");
     client.shutdown().await.unwrap();
 }
 
@@ -114,12 +102,11 @@ async fn a_recovered_health_check_brings_the_instance_back_up() {
         .await
         .unwrap();
     assert_eq!(server.status("BILLING", "b1").await, "DOWN");
+    let mut events = client.subscribe();
 
     healthy.store(true, Ordering::SeqCst);
-    eventually("the server shows the instance UP", || async {
-        server.status("BILLING", "b1").await == "UP"
-    })
-    .await;
+    registration_of(&mut events, InstanceStatus::Up).await;
+    assert_eq!(server.status("BILLING", "b1").await, "UP");
     client.shutdown().await.unwrap();
 }
 
@@ -159,18 +146,10 @@ async fn an_operator_override_outranks_a_client_reporting_up() {
 
     // The client goes DOWN (which the server always takes) and UP again; the override holds.
     client.set_status(InstanceStatus::Down);
-    eventually("the server shows the instance DOWN", || async {
-        server.status("BILLING", "b1").await == "DOWN"
-    })
-    .await;
+    registration_of(&mut events, InstanceStatus::Down).await;
+    assert_eq!(server.status("BILLING", "b1").await, "DOWN");
     client.set_status(InstanceStatus::Up);
-    wait_for(&mut events, "a registration of the UP instance", |event| {
-        *event
-            == ClientEvent::Registered {
-                status: InstanceStatus::Up,
-            }
-    })
-    .await;
+    registration_of(&mut events, InstanceStatus::Up).await;
     assert_eq!(server.status("BILLING", "b1").await, "OUT_OF_SERVICE");
     client.shutdown().await.unwrap();
 }
@@ -181,12 +160,14 @@ async fn updated_metadata_reaches_the_server() {
     let client = EurekaClient::start(without_heartbeats(&server))
         .await
         .unwrap();
+    let mut events = client.subscribe();
 
     client.update_metadata([("version".to_owned(), "2.1".to_owned())]);
-    eventually("the server shows the metadata", || async {
-        server.instance("BILLING", "b1").await.unwrap()["metadata"]["version"] == "2.1"
-    })
-    .await;
+    registration_of(&mut events, InstanceStatus::Up).await;
+    assert_eq!(
+        server.instance("BILLING", "b1").await.unwrap()["metadata"]["version"],
+        "2.1"
+    );
     client.shutdown().await.unwrap();
 }
 
@@ -200,11 +181,11 @@ async fn a_change_not_yet_sent_reaches_the_server_through_a_heartbeat() {
     config.instance_info_replication_interval = Duration::from_secs(3600);
     config.initial_instance_info_replication_interval = Duration::from_secs(3600);
     let client = EurekaClient::start(config).await.unwrap();
+    let mut events = client.subscribe();
 
     client.set_status(InstanceStatus::Down);
-    eventually("the server shows the instance DOWN", || async {
-        server.status("BILLING", "b1").await == "DOWN"
-    })
-    .await;
+    // The heartbeat's 404 is answered by a registration, which is the event.
+    registration_of(&mut events, InstanceStatus::Down).await;
+    assert_eq!(server.status("BILLING", "b1").await, "DOWN");
     client.shutdown().await.unwrap();
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use heureka_client::{ClientConfig, ClientEvent};
+use heureka_client::{ClientConfig, ClientEvent, EurekaClient, InstanceStatus};
 use serde_json::Value;
 use tokio::net::TcpListener;
 use tokio::sync::broadcast;
@@ -162,6 +162,44 @@ pub async fn wait_for(
     })
     .await;
     found.unwrap_or_else(|_| panic!("no event: {what}"))
+}
+
+/// Waits for the client's next registration answered 204 that carried `status`: what makes
+/// the server show it. Subscribe before the change that causes it, so that it cannot be missed.
+pub async fn registration_of(
+    events: &mut broadcast::Receiver<ClientEvent>,
+    status: InstanceStatus,
+) {
+    let what = format!("a registration of the {} instance", status.as_str());
+    wait_for(events, &what, |event| {
+        *event == ClientEvent::Registered { status }
+    })
+    .await;
+}
+
+/// Waits for the next refresh that changes `app`'s instances in the client's registry copy.
+/// Subscribe before the change on the server that causes it, so that it cannot be missed.
+pub async fn instances_changed(events: &mut broadcast::Receiver<ClientEvent>, app: &str) {
+    let what = format!("a refresh changing the instances of {app}");
+    wait_for(
+        events,
+        &what,
+        |event| matches!(event, ClientEvent::InstancesChanged { app: changed } if changed == app),
+    )
+    .await;
+}
+
+/// Waits until a registry refresh that began after this call has finished, so that the copy
+/// holds whatever the server held at the call: the second refresh from now on, since the first
+/// may have been under way already (refreshes run one after the other).
+pub async fn a_refresh_begun_now(client: &EurekaClient) {
+    let mut events = client.subscribe();
+    for what in ["a refresh", "a refresh begun after the call"] {
+        wait_for(&mut events, what, |event| {
+            matches!(event, ClientEvent::CacheRefreshed { .. })
+        })
+        .await;
+    }
 }
 
 /// An application's health URL on 127.0.0.1 answering `200 UP` or `503 DOWN`, as the test
