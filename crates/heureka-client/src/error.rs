@@ -1,3 +1,6 @@
+//! `ClientError`: why a client operation failed (a transport error, an answer the server gave,
+//! a body that did not decode), one type for the whole client.
+
 use heureka_wire::DecodeError;
 
 /// Why a client operation failed.

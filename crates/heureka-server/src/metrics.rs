@@ -194,11 +194,13 @@ impl Metrics {
         SubscriberGuard(self.event_stream_subscribers.clone())
     }
 
-    /// The text exposition of every metric, the scrape-time ones read from `state` now.
-    /// OpenMetrics when `openmetrics`, else Prometheus' classic text format 0.0.4.
-    pub(crate) fn encode(&self, snapshot: Snapshot, openmetrics: bool) -> String {
+    /// The text exposition of every metric, the scrape-time ones from the snapshot `take`
+    /// takes once this scrape holds the scrape lock (so overlapping scrapes are served in the
+    /// order their numbers were read). OpenMetrics when `openmetrics`, else Prometheus'
+    /// classic text format 0.0.4.
+    pub(crate) fn encode(&self, take: impl FnOnce() -> Snapshot, openmetrics: bool) -> String {
         let _one_at_a_time = self.scrape.lock();
-        *self.snapshot.lock() = snapshot;
+        *self.snapshot.lock() = take();
         let mut text = String::new();
         // Writing to a String cannot fail; an encoder error would be a bug in a metric.
         let encoded = if openmetrics {

@@ -1,5 +1,5 @@
-//! The store: the only owner of the registry and of the server's time (in the spirit of
-//! mini-redis's `Db`). Everything else holds an `Arc<Store>` and goes through three doors:
+//! The store: the only owner of the registry and of the clock its writes are stamped by (in
+//! the spirit of mini-redis's `Db`). Everything else holds an `Arc<Store>` and goes through three doors:
 //!
 //! * [`Store::read`] lends the registry read-only, under its lock;
 //! * [`Store::write`] is the one write path: it applies a write at the store's `now`, takes
@@ -8,7 +8,8 @@
 //!   is released;
 //! * [`Store::now`] and [`Store::instant`] are the time, wall-clock milliseconds for Eureka's
 //!   timestamps and a monotonic instant for ages and deadlines, both from the store's
-//!   [`Clock`] (Tokio's paused clock in tests).
+//!   [`Clock`] (Tokio's paused clock in tests). Code that keeps deadlines but holds no store
+//!   reads the same monotonic time from `clock::instant()`.
 //!
 //! The registry is a blocking mutex, not an async one: every critical section is a few hash
 //! lookups (or one snapshot copy) and never spans an `.await`, so no task is ever parked

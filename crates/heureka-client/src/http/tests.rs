@@ -1,3 +1,5 @@
+//! `DiscoveryHttpClient`'s unit tests: how an application-name URL becomes an instance's URL.
+
 use heureka_core::{Instance, Port};
 use reqwest::Url;
 

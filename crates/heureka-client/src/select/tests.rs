@@ -1,3 +1,6 @@
+//! The selector's rules: filters, zone preference and each strategy's choices, on made-up
+//! instance lists.
+
 use std::collections::HashMap;
 
 use heureka_core::{Instance, InstanceStatus};

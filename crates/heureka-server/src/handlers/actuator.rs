@@ -78,7 +78,9 @@ pub(crate) async fn prometheus(
     } else {
         "text/plain; version=0.0.4; charset=utf-8"
     };
-    let text = state.metrics.encode(state.metrics_snapshot(), openmetrics);
+    let text = state
+        .metrics
+        .encode(|| state.metrics_snapshot(), openmetrics);
     let mut response = (StatusCode::OK, text).into_response();
     response
         .headers_mut()

@@ -3,9 +3,9 @@
 //! tower-http's `RequestDecompression` wraps every body, encoded or not, and boxes every
 //! response body on the way out (which axum then boxes again): allocations on each heartbeat
 //! and registration, though almost no client compresses what it sends. Here a request without
-//! `Content-Encoding` goes straight to the inner service; one with the header, whatever its
-//! value, goes through tower-http's layer unchanged, so gzip is decoded and `identity` passes;
-//! any other encoding is refused here, with `ApiError::UnsupportedContentEncoding`, the 415
+//! `Content-Encoding` goes straight to the inner service; one with `gzip` or `identity` goes
+//! through tower-http's layer unchanged, so gzip is decoded and `identity` passes; any other
+//! encoding is refused here, with `ApiError::UnsupportedContentEncoding`, the 415
 //! tower-http's layer would give it (the one decoder this crate enables is gzip's).
 
 use std::future::Future;

@@ -15,9 +15,9 @@ const STORE: &[&str] = &[
     "crates/heureka-server/src/store/",
 ];
 
-/// Files that hold or lock the registry themselves today, while issue 17 moves them onto the
-/// store. Remove a file once it no longer does; `pending_registry_holders_still_offend`
-/// insists.
+/// Files that hold or lock the registry themselves, tolerated while a change moves them onto
+/// the store (issue 17 emptied it). Remove a file once it no longer does;
+/// `pending_registry_holders_still_offend` insists.
 const PENDING_REGISTRY_HOLDERS: &[&str] = &[];
 
 /// Whether `line` holds the registry's mutex or locks it, including a lock rustfmt put on the

@@ -1,3 +1,5 @@
+//! The event documents: each event kind's JSON, and instance events read back.
+
 use heureka_core::{Instance, InstanceStatus, Origin};
 use serde_json::Value;
 
