@@ -18,8 +18,10 @@ mod change;
 mod delta;
 mod digest;
 mod eviction;
+mod hlc;
 mod lease;
 mod maps;
+mod merge;
 mod model;
 mod outcomes;
 mod peer_copies;
@@ -38,7 +40,9 @@ pub use change::{Change, ChangeKind};
 pub use delta::apps_hashcode;
 pub use digest::InstanceDigest;
 pub use eviction::eviction_limit;
+pub use hlc::{Hlc, Stamp, TooFarAhead, MAX_DRIFT_MS};
 pub use lease::LeaseExpiry;
+pub use merge::{PartStamps, Parts};
 pub use model::{
     ActionType, Application, Applications, DataCenterClass, DataCenterInfo, Instance,
     InstanceStatus, LeaseInfo, Millis, Port,

@@ -1,0 +1,168 @@
+//! How two Heureka servers' copies of one instance merge: part by part, the later write wins.
+//!
+//! An instance is four parts that different writes change, each carrying the [`Stamp`] of the
+//! write that last set it:
+//!
+//! - the **registration** (the document a client registered, metadata included; a metadata
+//!   update rewrites it),
+//! - the instance's **own status** (what its client registered, or what an operator's
+//!   override removal set it to),
+//! - the operator's **override** (set, or removed: a removal is a write too),
+//! - its **removal** (the last cancel).
+//!
+//! Merging takes, for each part, the copy with the later stamp. That is commutative,
+//! associative and idempotent, so any order of delivery, any repetition and any loss repaired
+//! later end in the same state: the state of the latest writes. What a reader sees is derived
+//! from the merged parts alone ([`Parts::is_live`], [`Parts::status`]), never from the order
+//! in which they arrived; a local event (a lease expiring, a repair re-sending a copy) stamps
+//! nothing, so it never makes a copy look newer than the writes it holds.
+//!
+//! Java servers exchange no stamps; `peer_copies.rs` keeps Eureka's rules for them.
+
+use crate::hlc::Stamp;
+use crate::model::{Instance, InstanceStatus};
+use crate::status_rules::{effective_status, StatusInput};
+use crate::Origin;
+
+/// The stamp of the last write to each part of an instance.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PartStamps {
+    pub registration: Stamp,
+    pub status: Stamp,
+    pub overridden: Stamp,
+    /// The last cancel; [`Stamp::ZERO`] when there was none.
+    pub removed: Stamp,
+}
+
+impl PartStamps {
+    /// The latest of the four.
+    pub fn latest(&self) -> Stamp {
+        self.registration
+            .max(self.status)
+            .max(self.overridden)
+            .max(self.removed)
+    }
+
+    /// Whether any part of `self` is later than the same part of `other`.
+    pub fn has_newer_part_than(&self, other: &PartStamps) -> bool {
+        self.registration > other.registration
+            || self.status > other.status
+            || self.overridden > other.overridden
+            || self.removed > other.removed
+    }
+}
+
+/// What a server holds of one instance's parts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Parts {
+    /// The registration document; `None` when only other parts are known here (a status
+    /// override replicated for an instance this server never saw registered). Its `status`,
+    /// `overriddenStatus` and server-set fields are not part of it: see [`Parts::status`].
+    pub registration: Option<Instance>,
+    pub own_status: InstanceStatus,
+    /// The override in force; `None` when there is none (never set, or removed).
+    pub overridden: Option<InstanceStatus>,
+    pub stamps: PartStamps,
+}
+
+impl Default for Parts {
+    /// Nothing known: no registration, own status UNKNOWN, no override, every stamp ZERO.
+    fn default() -> Parts {
+        Parts {
+            registration: None,
+            own_status: InstanceStatus::Unknown,
+            overridden: None,
+            stamps: PartStamps::default(),
+        }
+    }
+}
+
+impl Parts {
+    /// Whether the instance is registered: a registration later than its last cancel.
+    pub fn is_live(&self) -> bool {
+        self.registration.is_some() && self.stamps.registration > self.stamps.removed
+    }
+
+    /// The status readers see, from the own status and the override alone (Eureka's rules as
+    /// a peer applies them: the instance's own DOWN, STARTING or UNKNOWN first, then the
+    /// override, then its own status).
+    pub fn status(&self) -> InstanceStatus {
+        let input = StatusInput {
+            own: self.own_status,
+            existing: None,
+            origin: Origin::Peer,
+        };
+        effective_status(input, || self.overridden).0
+    }
+
+    /// Merges `theirs` into `self`, part by part; returns whether anything here changed.
+    ///
+    /// On equal stamps `self` is kept: distinct writes never share a stamp (see `hlc.rs`), so
+    /// equal stamps mean the same write, except [`Stamp::ZERO`], which marks copies of unknown
+    /// history that any real write replaces.
+    pub fn merge(&mut self, theirs: &Parts) -> bool {
+        let before = (self.stamps, self.registration.is_some());
+        let ours = &mut self.stamps;
+        let registration_missing = self.registration.is_none() && theirs.registration.is_some();
+        if theirs.stamps.registration > ours.registration
+            || (theirs.stamps.registration == ours.registration && registration_missing)
+        {
+            self.registration.clone_from(&theirs.registration);
+            ours.registration = theirs.stamps.registration;
+        }
+        if theirs.stamps.status > ours.status {
+            self.own_status = theirs.own_status;
+            ours.status = theirs.stamps.status;
+        }
+        if theirs.stamps.overridden > ours.overridden {
+            self.overridden = theirs.overridden;
+            ours.overridden = theirs.stamps.overridden;
+        }
+        ours.removed = ours.removed.max(theirs.stamps.removed);
+        before != (self.stamps, self.registration.is_some())
+    }
+
+    // --- The writes, each stamping the parts it sets and no other. ---
+
+    /// A client's (re-)registration, or a metadata update (Eureka's is a re-register):
+    /// the document, and with it the status the client reports.
+    pub fn register(&mut self, registration: Instance, own_status: InstanceStatus, at: Stamp) {
+        self.registration = Some(registration);
+        self.stamps.registration = at;
+        self.own_status = own_status;
+        self.stamps.status = at;
+    }
+
+    /// A metadata update: the document only; the status stays the client's.
+    pub fn update_registration(&mut self, registration: Instance, at: Stamp) {
+        self.registration = Some(registration);
+        self.stamps.registration = at;
+    }
+
+    /// An operator's override (`PUT …/status`).
+    pub fn set_override(&mut self, status: InstanceStatus, at: Stamp) {
+        self.overridden = Some(status);
+        self.stamps.overridden = at;
+    }
+
+    /// An operator's override removal (`DELETE …/status`), which also sets the instance's own
+    /// status: to `value` when given, else UNKNOWN, so the next heartbeat gets 404 and the
+    /// client registers again with its real status.
+    pub fn remove_override(&mut self, value: Option<InstanceStatus>, at: Stamp) {
+        self.overridden = None;
+        self.stamps.overridden = at;
+        self.own_status = value.unwrap_or(InstanceStatus::Unknown);
+        self.stamps.status = at;
+    }
+
+    /// A cancel: the instance is removed, and its override with it (as Eureka's cancel
+    /// drops the override); only a registration made later brings it back.
+    pub fn cancel(&mut self, at: Stamp) {
+        self.stamps.removed = at;
+        self.overridden = None;
+        self.stamps.overridden = at;
+    }
+}
+
+#[cfg(test)]
+mod tests;
