@@ -54,6 +54,13 @@ impl Lease {
         }
     }
 
+    /// Puts a new holder in this lease, keeping its timestamps: a peer's copy merged into an
+    /// instance this server already holds changes what it says, not when it was renewed.
+    pub(crate) fn replace_holder(&mut self, holder: StoredInstance) {
+        self.duration_ms = Millis::from(effective_duration_secs(&holder.lease_info)) * 1000;
+        self.holder = Box::new(holder);
+    }
+
     /// A heartbeat (also used by status updates).
     ///
     /// Eureka's `Lease.renew` stores `now + duration`, and `isExpired` adds `duration` again, so

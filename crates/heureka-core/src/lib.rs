@@ -30,10 +30,12 @@ mod reads;
 mod registration;
 mod registry;
 mod self_preservation;
+mod stamped;
 mod status_rules;
 mod stored;
 #[cfg(test)]
 mod test_util;
+mod tombstones;
 mod versions;
 
 pub use change::{Change, ChangeKind};
@@ -57,3 +59,5 @@ pub use registry::{
     EvictionReport, Origin, Registry, RegistryPolicy, RenewOutcome, SelfPreservation,
 };
 pub use self_preservation::{lease_expiration_enabled, renews_threshold};
+pub use stamped::{Merged, StampedCopy, StampedRenewal};
+pub use tombstones::{Removal, Tombstone};

@@ -24,6 +24,9 @@ pub struct RegistryPolicy {
     pub delta_retention_ms: Millis,
     /// `eureka.instance.registry.expected-number-of-clients-sending-renews`, 1.
     pub expected_number_of_clients_sending_renews: u32,
+    /// `heureka.replication.tombstone-retention-ms`: how long a removed instance's parts are
+    /// kept (`tombstones.rs`), 300 000.
+    pub tombstone_retention_ms: Millis,
 }
 
 impl Default for RegistryPolicy {
@@ -35,6 +38,7 @@ impl Default for RegistryPolicy {
             expected_client_renewal_interval_secs: 30,
             delta_retention_ms: 180_000,
             expected_number_of_clients_sending_renews: 1,
+            tombstone_retention_ms: 300_000,
         }
     }
 }

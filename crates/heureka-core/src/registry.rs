@@ -10,6 +10,7 @@ use std::borrow::Cow;
 
 use crate::change::{Change, ChangeKind, Left};
 use crate::delta::{RecentlyChanged, StatusCounts};
+use crate::hlc::Hlc;
 use crate::lease::Lease;
 use crate::maps::{HashMap, LeaseMap};
 use crate::model::{ActionType, Instance, InstanceStatus, Millis};
@@ -19,6 +20,7 @@ pub use crate::policy::{Origin, RegistryPolicy};
 use crate::self_preservation::RenewalCounters;
 use crate::status_rules::{effective_status, OverrideMap, StatusInput};
 use crate::stored::{Interner, Name, StoredInstance};
+use crate::tombstones::{Removal, Tombstone, Tombstones};
 use crate::versions::Versions;
 
 /// Leases by upper-cased app name, then by case-sensitive instance id.
@@ -45,6 +47,19 @@ pub struct Registry {
     pub(crate) names: Interner,
     /// Instances per status, for `apps__hashcode`; kept by [`Registry::record`].
     pub(crate) statuses: StatusCounts,
+    /// Stamps every write made here (`hlc.rs`), and moves past every stamp a peer sends.
+    pub(crate) clock: Hlc,
+    /// What is kept of removed instances (`tombstones.rs`).
+    pub(crate) tombstones: Tombstones,
+}
+
+/// Which parts of an instance a registration writes (`merge.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stamping {
+    /// A client's registration, or a Java peer's copy of one: the document and the status.
+    Registration,
+    /// A metadata update: the document only.
+    Document,
 }
 
 impl Registry {
@@ -63,7 +78,15 @@ impl Registry {
             outbox: Vec::new(),
             names: Interner::default(),
             statuses: StatusCounts::default(),
+            clock: Hlc::new(0),
+            tombstones: Tombstones::default(),
         }
+    }
+
+    /// Tags this server's writes, so that no other server's write carries an equal stamp
+    /// (`hlc.rs`). Call before the first write; a random number per process will do.
+    pub fn set_node_tag(&mut self, tag: u32) {
+        self.clock = Hlc::new(tag);
     }
 
     /// Tells the registry which instance is the answering server itself, so reads mark it
@@ -79,11 +102,20 @@ impl Registry {
 
     /// Register or re-register (§6.3). The instance has been validated by the caller.
     pub fn register(&mut self, instance: Instance, origin: Origin, now: Millis) {
-        self.register_as(ChangeKind::Registered, instance, origin, now);
+        let stamping = Stamping::Registration;
+        self.register_as(ChangeKind::Registered, instance, origin, stamping, now);
     }
 
-    /// Register, recorded as `kind` (a metadata update is a register in Eureka).
-    fn register_as(&mut self, kind: ChangeKind, instance: Instance, origin: Origin, now: Millis) {
+    /// Register, recorded as `kind` (a metadata update is a register in Eureka), stamping the
+    /// parts `stamping` says.
+    fn register_as(
+        &mut self,
+        kind: ChangeKind,
+        instance: Instance,
+        origin: Origin,
+        stamping: Stamping,
+        now: Millis,
+    ) {
         let mut incoming = instance;
         incoming.app = app_key(&incoming.app).into_owned();
         let app = incoming.app.clone();
@@ -104,13 +136,49 @@ impl Registry {
         let existing_status = existing.as_ref().map(|lease| lease.holder.status);
         let service_up = existing.as_ref().map(Lease::service_up_timestamp);
         let delta_seq = existing.as_ref().and_then(|lease| lease.delta_seq);
+        // What is known of the instance's parts: its lease, or what its removal left.
+        let removed = match existing {
+            Some(_) => None,
+            None => self.tombstones.remove(&app, &id),
+        };
+        let (prior_stamps, prior_own, prior_override) = match (&existing, &removed) {
+            (Some(lease), _) => (
+                lease.holder.stamps,
+                lease.holder.own_status,
+                as_override(lease.holder.overridden_status),
+            ),
+            (None, Some(tombstone)) => (
+                tombstone.parts.stamps,
+                tombstone.parts.own_status,
+                tombstone.parts.overridden,
+            ),
+            (None, None) => (Default::default(), InstanceStatus::Unknown, None),
+        };
+        if let (Some(kept), None) = (prior_override, &existing) {
+            // An evicted instance comes back with the override it had (`tombstones.rs`).
+            if self.overrides.get(&id, now).is_none() {
+                self.overrides.insert(&id, kept, now);
+            }
+        }
         // A register carrying older data than we hold keeps our instance: strictly newer
         // wins, so on equal timestamps the incoming copy replaces ours.
+        let at = self.clock.tick(now);
         let mut holder = match existing {
             Some(lease) if lease.holder.last_dirty_timestamp > incoming.last_dirty_timestamp => {
                 *lease.holder
             }
-            _ => StoredInstance::new(incoming, &mut self.names),
+            _ => {
+                let own = incoming.status;
+                let mut holder = StoredInstance::new(incoming, &mut self.names);
+                holder.stamps = prior_stamps;
+                holder.stamps.registration = at;
+                holder.own_status = prior_own;
+                if stamping == Stamping::Registration {
+                    holder.own_status = own;
+                    holder.stamps.status = at;
+                }
+                holder
+            }
         };
 
         // An override the instance carries (e.g. replicated from a peer) seeds the map; the
@@ -132,6 +200,10 @@ impl Registry {
         holder.status = effective_status(input, || overrides.get(&id, now)).0;
         holder.action_type = Some(ActionType::Added);
         holder.last_updated_timestamp = now;
+        if as_override(holder.overridden_status) != prior_override {
+            // The copy carried an override (a Java peer's) this server did not hold.
+            holder.stamps.overridden = at;
+        }
 
         let mut lease = Lease::new(holder, self.policy.lease_expiry, now);
         lease.delta_seq = delta_seq;
@@ -216,6 +288,7 @@ impl Registry {
                     if self.overrides.get(id, now) != Some(overridden) {
                         self.overrides.insert(id, overridden, now);
                         lease.holder.overridden_status = overridden;
+                        lease.holder.stamps.overridden = self.clock.tick(now);
                         kind = ChangeKind::StatusOverridden;
                     }
                 }
@@ -270,6 +343,7 @@ impl Registry {
         let holder = &mut lease.holder;
         holder.overridden_status = status;
         holder.status = status;
+        holder.stamps.overridden = self.clock.tick(now);
         mark_modified(holder, last_dirty_timestamp, now);
         self.record(
             ChangeKind::StatusOverridden,
@@ -309,6 +383,11 @@ impl Registry {
         let before = Some(holder.status);
         holder.overridden_status = InstanceStatus::Unknown;
         holder.status = new_status.unwrap_or(InstanceStatus::Unknown);
+        // The removal sets the instance's own status too (`Parts::remove_override`).
+        let at = self.clock.tick(now);
+        holder.own_status = holder.status;
+        holder.stamps.overridden = at;
+        holder.stamps.status = at;
         mark_modified(holder, last_dirty_timestamp, now);
         self.record(
             ChangeKind::StatusOverrideRemoved,
@@ -346,7 +425,14 @@ impl Registry {
                 instance.metadata.insert(key.clone(), value.clone());
             }
         }
-        self.register_as(ChangeKind::MetadataUpdated, instance, Origin::Client, now);
+        let stamping = Stamping::Document;
+        self.register_as(
+            ChangeKind::MetadataUpdated,
+            instance,
+            Origin::Client,
+            stamping,
+            now,
+        );
         true
     }
 
@@ -405,6 +491,8 @@ impl Registry {
             self.versions.other_change();
         }
         self.overrides.purge_idle(now);
+        self.tombstones
+            .purge(now, self.policy.tombstone_retention_ms);
         // Run with the purge timer, so names nothing carries any more stay at most one round.
         self.names.purge_unused();
     }
@@ -435,10 +523,49 @@ impl Registry {
         lease.cancel(now);
         lease.holder.action_type = Some(ActionType::Deleted);
         lease.holder.last_updated_timestamp = now;
+        let tombstone = self.tombstone_of(kind, &lease, now);
+        self.tombstones.insert(app, id, tombstone);
         self.renewals.client_cancelled(&self.policy);
         self.record(kind, app, id, origin, Left::Removed(key, lease), now);
         true
     }
+}
+
+impl Registry {
+    /// What a removal leaves of `lease`: a cancel is a write, stamped now, after which the
+    /// document no longer matters; an eviction stamps nothing and keeps everything.
+    fn tombstone_of(&mut self, kind: ChangeKind, lease: &Lease, now: Millis) -> Tombstone {
+        let mut parts = parts_of(lease);
+        let removal = if kind == ChangeKind::Evicted {
+            let last_renewal = lease.lease_info().last_renewal_timestamp;
+            Removal::Evicted { last_renewal }
+        } else {
+            parts.cancel(self.clock.tick(now));
+            parts.registration = None;
+            Removal::Cancelled
+        };
+        Tombstone {
+            parts,
+            removal,
+            at: now,
+        }
+    }
+}
+
+/// A lease's parts, as `merge.rs` compares them.
+pub(crate) fn parts_of(lease: &Lease) -> crate::merge::Parts {
+    let holder = &lease.holder;
+    crate::merge::Parts {
+        registration: Some(holder.to_instance()),
+        own_status: holder.own_status,
+        overridden: as_override(holder.overridden_status),
+        stamps: holder.stamps,
+    }
+}
+
+/// An `overriddenStatus` field as an override: UNKNOWN means none.
+pub(crate) fn as_override(status: InstanceStatus) -> Option<InstanceStatus> {
+    Some(status).filter(|status| *status != InstanceStatus::Unknown)
 }
 
 /// App names are case-insensitive on the way in and upper-case in the registry, as Eureka's

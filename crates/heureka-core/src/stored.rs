@@ -21,6 +21,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::maps::HashSet;
+use crate::merge::PartStamps;
 use crate::model::{
     ActionType, DataCenterClass, DataCenterInfo, Instance, InstanceStatus, LeaseInfo, Millis, Port,
 };
@@ -132,8 +133,9 @@ impl Texts {
     }
 }
 
-/// An [`Instance`] as the registry stores it; field for field the same data. The fields the
-/// registry's rules read and write are visible to the crate; the rest only travel.
+/// An [`Instance`] as the registry stores it; field for field the same data, plus the status
+/// the instance reports itself and the stamps of its parts. The fields the registry's rules
+/// read and write are visible to the crate; the rest only travel.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct StoredInstance {
     texts: Texts,
@@ -154,6 +156,10 @@ pub(crate) struct StoredInstance {
     pub(crate) last_updated_timestamp: Millis,
     pub(crate) last_dirty_timestamp: Millis,
     pub(crate) action_type: Option<ActionType>,
+    /// The status the instance itself reports (`status` is the one the rules made of it).
+    pub(crate) own_status: InstanceStatus,
+    /// The stamps of the writes that set its parts (`merge.rs`).
+    pub(crate) stamps: PartStamps,
 }
 
 impl StoredInstance {
@@ -218,6 +224,8 @@ impl StoredInstance {
             last_updated_timestamp,
             last_dirty_timestamp,
             action_type,
+            own_status: status,
+            stamps: PartStamps::default(),
         }
     }
 

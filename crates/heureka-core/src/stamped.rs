@@ -1,0 +1,247 @@
+//! Replication between Heureka servers: stamped copies of instances, and what receiving one
+//! does here.
+//!
+//! A Heureka peer sends, with every replicated write, its whole copy of the instance's parts
+//! and their stamps ([`StampedCopy`]); the receiver merges it part by part (`merge.rs`), so
+//! delivery order, repetition and loss do not matter, and a copy older than a write this
+//! server already holds (a late batch, a paused peer's memory) changes nothing. A heartbeat
+//! carries only the stamps, and its answer tells the sender which side is behind.
+//!
+//! What is merged is a peer's write: it is recorded with [`Origin::Peer`] and never replicated
+//! again (the one-hop rule), and it stamps nothing new. Java peers exchange no stamps; their
+//! writes go through the ordinary `register`/`cancel`/… calls, which stamp them on arrival.
+
+use crate::change::{ChangeKind, Left};
+use crate::hlc::TooFarAhead;
+use crate::lease::Lease;
+use crate::merge::{PartStamps, Parts};
+use crate::model::{ActionType, Instance, InstanceStatus, Millis};
+use crate::policy::Origin;
+use crate::registry::{app_key, as_override, parts_of, Registry};
+use crate::stored::{Name, StoredInstance};
+use crate::tombstones::{Removal, Tombstone};
+
+/// One server's copy of one instance, as Heureka peers exchange it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StampedCopy {
+    /// Upper-cased, as the registry keys it.
+    pub app: String,
+    pub id: String,
+    pub parts: Parts,
+    /// Whether the sender holds a lease for it (an instance it evicted has parts but none).
+    pub leased: bool,
+}
+
+/// What merging a peer's copy did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Merged {
+    /// Whether anything here changed.
+    pub changed: bool,
+    /// Whether this server holds a lease for the instance afterwards.
+    pub leased: bool,
+}
+
+/// The answer to a peer's stamped heartbeat.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StampedRenewal {
+    /// Renewed; both copies hold the same writes.
+    Renewed,
+    /// Unknown here, or the sender holds writes we do not: it should send its copy (404).
+    SendYours,
+    /// We hold writes the sender does not (a removal among them): here is our copy (409).
+    TakeOurs(Box<StampedCopy>),
+}
+
+impl Registry {
+    /// This server's copy of an instance: its lease's parts, or what its removal left.
+    pub fn stamped_copy(&self, app: &str, id: &str) -> Option<StampedCopy> {
+        let app = app_key(app);
+        let (parts, leased) = match self.apps.get(app.as_ref()).and_then(|l| l.get(id)) {
+            Some(lease) => (parts_of(lease), true),
+            None => (self.tombstones.get(&app, id)?.parts.clone(), false),
+        };
+        Some(StampedCopy {
+            app: app.into_owned(),
+            id: id.to_owned(),
+            parts,
+            leased,
+        })
+    }
+
+    /// Merges a peer's copy into ours (`merge.rs`). An instance the peer holds a lease for
+    /// and whose merged parts are live gets a lease here too, even when the parts were
+    /// already equal: this server may have evicted it while the peer kept renewing it.
+    ///
+    /// Refuses a copy stamped too far ahead of our clock (`hlc.rs`), changing nothing.
+    pub fn merge_copy(&mut self, copy: StampedCopy, now: Millis) -> Result<Merged, TooFarAhead> {
+        self.clock.observe(copy.parts.stamps.latest(), now)?;
+        let app = app_key(&copy.app).into_owned();
+        let id = copy.id.as_str();
+        let lease = self.apps.get(&app).and_then(|leases| leases.get(id));
+        let held = lease.is_some();
+        let (mut parts, removal) = match lease {
+            Some(lease) => (parts_of(lease), None),
+            None => match self.tombstones.get(&app, id) {
+                Some(tombstone) => (tombstone.parts.clone(), Some(tombstone.removal)),
+                None => (Parts::default(), None),
+            },
+        };
+        let changed = parts.merge(&copy.parts);
+        let revive = copy.leased && !held && parts.is_live();
+        if !changed && !revive {
+            return Ok(Merged {
+                changed: false,
+                leased: held,
+            });
+        }
+        let leased = match (parts.is_live(), held || revive) {
+            (true, true) => {
+                self.install(&app, id, parts, now);
+                true
+            }
+            (true, false) | (false, false) => {
+                let removal = removal.unwrap_or(Removal::Cancelled);
+                let tombstone = Tombstone {
+                    parts,
+                    removal,
+                    at: now,
+                };
+                self.tombstones.insert(&app, id, tombstone);
+                false
+            }
+            (false, true) => {
+                self.remove_lease(ChangeKind::Cancelled, &app, id, Origin::Peer, now);
+                let tombstone = Tombstone {
+                    parts,
+                    removal: Removal::Cancelled,
+                    at: now,
+                };
+                self.tombstones.insert(&app, id, tombstone);
+                false
+            }
+        };
+        Ok(Merged {
+            changed: true,
+            leased,
+        })
+    }
+
+    /// A peer's heartbeat carrying its stamps: renews our lease, if we hold one, and says
+    /// which side is behind.
+    pub fn renew_stamped(
+        &mut self,
+        app: &str,
+        id: &str,
+        theirs: &PartStamps,
+        now: Millis,
+    ) -> Result<StampedRenewal, TooFarAhead> {
+        self.clock.observe(theirs.latest(), now)?;
+        let app = app_key(app);
+        let ours = match self.apps.get_mut(app.as_ref()).and_then(|l| l.get_mut(id)) {
+            Some(lease) => {
+                lease.renew(now);
+                Some(lease.holder.stamps)
+            }
+            None => None,
+        };
+        let Some(ours) = ours else {
+            // A removal we hold that the sender has not seen: it should take it.
+            let removed_here = self
+                .tombstones
+                .get(&app, id)
+                .is_some_and(|t| t.parts.stamps.has_newer_part_than(theirs));
+            return Ok(match removed_here {
+                true => StampedRenewal::TakeOurs(Box::new(self.stamped_copy(&app, id).unwrap())),
+                false => StampedRenewal::SendYours,
+            });
+        };
+        self.renewals.count_renew();
+        let before = self.lease_status(&app, id);
+        self.record(
+            ChangeKind::Renewed,
+            &app,
+            id,
+            Origin::Peer,
+            Left::Registered { before },
+            now,
+        );
+        Ok(if theirs.has_newer_part_than(&ours) {
+            StampedRenewal::SendYours
+        } else if ours.has_newer_part_than(theirs) {
+            StampedRenewal::TakeOurs(Box::new(self.stamped_copy(&app, id).unwrap()))
+        } else {
+            StampedRenewal::Renewed
+        })
+    }
+
+    fn lease_status(&self, app: &str, id: &str) -> Option<InstanceStatus> {
+        let lease = self.apps.get(app)?.get(id)?;
+        Some(lease.holder.status)
+    }
+
+    /// Puts merged, live parts in a lease: the one we hold (its renewals kept), or a new one.
+    fn install(&mut self, app: &str, id: &str, parts: Parts, now: Millis) {
+        let mut document: Instance = parts.registration.clone().expect("live parts");
+        document.app = app.to_owned();
+        document.status = parts.status();
+        document.overridden_status = parts.overridden.unwrap_or(InstanceStatus::Unknown);
+        document.action_type = Some(ActionType::Modified);
+        document.last_updated_timestamp = now;
+        match parts.overridden {
+            Some(status) => self.overrides.insert(id, status, now),
+            None => {
+                self.overrides.remove(id, now);
+            }
+        }
+        self.tombstones.remove(app, id);
+        let mut holder = StoredInstance::new(document, &mut self.names);
+        holder.own_status = parts.own_status;
+        holder.stamps = parts.stamps;
+        let leases = self.apps.entry(app.to_owned()).or_default();
+        let existing = leases.remove_entry(id);
+        let before = existing.as_ref().map(|(_, lease)| lease.holder.status);
+        let override_before = existing
+            .as_ref()
+            .map(|(_, lease)| as_override(lease.holder.overridden_status));
+        let (key, lease) = match existing {
+            Some((key, mut lease)) => {
+                lease.replace_holder(holder);
+                (key, lease)
+            }
+            None => {
+                holder.action_type = Some(ActionType::Added);
+                self.renewals.client_registered(&self.policy);
+                (
+                    Name::from(id),
+                    Lease::new(holder, self.policy.lease_expiry, now),
+                )
+            }
+        };
+        let mut lease = lease;
+        if lease.holder.status == InstanceStatus::Up {
+            lease.service_up(now);
+        }
+        let kind = match (override_before, parts.overridden) {
+            (Some(before), after) if before != after && after.is_some() => {
+                ChangeKind::StatusOverridden
+            }
+            (Some(Some(_)), None) => ChangeKind::StatusOverrideRemoved,
+            _ => ChangeKind::Registered,
+        };
+        self.apps
+            .get_mut(app)
+            .expect("entry made above")
+            .insert(key, lease);
+        self.record(
+            kind,
+            app,
+            id,
+            Origin::Peer,
+            Left::Registered { before },
+            now,
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,1 @@
+//! Stamped copies between Heureka servers.
