@@ -83,16 +83,9 @@ impl Parts {
         self.registration.is_some() && self.stamps.registration > self.stamps.removed
     }
 
-    /// The status readers see, from the own status and the override alone (Eureka's rules as
-    /// a peer applies them: the instance's own DOWN, STARTING or UNKNOWN first, then the
-    /// override, then its own status).
+    /// The status readers see, from the parts alone: see [`status_of`].
     pub fn status(&self) -> InstanceStatus {
-        let input = StatusInput {
-            own: self.own_status,
-            existing: None,
-            origin: Origin::Peer,
-        };
-        effective_status(input, || self.overridden).0
+        status_of(self.own_status, self.overridden, &self.stamps)
     }
 
     /// Merges `theirs` into `self`, part by part; returns whether anything here changed.
@@ -161,6 +154,35 @@ impl Parts {
         self.stamps.removed = at;
         self.overridden = None;
         self.stamps.overridden = at;
+    }
+}
+
+/// The status readers see, as Eureka's rules give it, from the own status, the override and
+/// which of the two was written last:
+///
+/// - an override set after the instance last reported its status is the status (Eureka's
+///   `statusUpdate` sets it outright, whatever the instance said);
+/// - otherwise the rules of a register apply: the instance's own DOWN, STARTING or UNKNOWN,
+///   else the override, else its own status.
+///
+/// Eureka's `LeaseExistsRule` (a client re-registering UP keeps an OUT_OF_SERVICE the server
+/// holds without an override) depends on the order writes arrived in, not on what they were;
+/// it is left out, so that every server derives the same status from the same parts.
+pub(crate) fn status_of(
+    own: InstanceStatus,
+    overridden: Option<InstanceStatus>,
+    stamps: &PartStamps,
+) -> InstanceStatus {
+    match overridden {
+        Some(status) if stamps.overridden > stamps.status => status,
+        _ => {
+            let input = StatusInput {
+                own,
+                existing: None,
+                origin: Origin::Peer,
+            };
+            effective_status(input, || overridden).0
+        }
     }
 }
 

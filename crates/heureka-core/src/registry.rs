@@ -13,6 +13,7 @@ use crate::delta::{RecentlyChanged, StatusCounts};
 use crate::hlc::Hlc;
 use crate::lease::Lease;
 use crate::maps::{HashMap, LeaseMap};
+use crate::merge::status_of;
 use crate::model::{ActionType, Instance, InstanceStatus, Millis};
 pub use crate::outcomes::{EvictionReport, RenewOutcome, SelfPreservation};
 use crate::peer_copies::{adopted_override, OverrideAdoption, PeerOverrideAbsence};
@@ -181,29 +182,20 @@ impl Registry {
             }
         };
 
-        // An override the instance carries (e.g. replicated from a peer) seeds the map; the
-        // map's entry then wins over what the instance says.
-        if holder.overridden_status != InstanceStatus::Unknown
-            && self.overrides.get(&id, now).is_none()
-        {
-            self.overrides.insert(&id, holder.overridden_status, now);
-        }
-        if let Some(overridden) = self.overrides.get(&id, now) {
-            holder.overridden_status = overridden;
-        }
-        let input = StatusInput {
-            own: holder.status,
-            existing: existing_status,
-            origin,
-        };
-        let overrides = &mut self.overrides;
-        holder.status = effective_status(input, || overrides.get(&id, now)).0;
-        holder.action_type = Some(ActionType::Added);
-        holder.last_updated_timestamp = now;
-        if as_override(holder.overridden_status) != prior_override {
-            // The copy carried an override (a Java peer's) this server did not hold.
+        // The override in force is the one held here; an override the instance carries (a
+        // Java peer's register) seeds it when there is none, as in Eureka.
+        let mut overridden = prior_override;
+        if let (None, Some(carried)) = (overridden, as_override(holder.overridden_status)) {
+            overridden = Some(carried);
             holder.stamps.overridden = at;
         }
+        if let Some(status) = overridden {
+            self.overrides.insert(&id, status, now);
+        }
+        holder.overridden_status = overridden.unwrap_or(InstanceStatus::Unknown);
+        holder.status = status_of(holder.own_status, overridden, &holder.stamps);
+        holder.action_type = Some(ActionType::Added);
+        holder.last_updated_timestamp = now;
 
         let mut lease = Lease::new(holder, self.policy.lease_expiry, now);
         lease.delta_seq = delta_seq;
@@ -462,7 +454,15 @@ impl Registry {
             _ => InstanceStatus::Unknown,
         };
         match adopted_override(instance.overridden_status, ours, absence) {
-            OverrideAdoption::Take(theirs) => self.overrides.insert(instance.id(), theirs, now),
+            OverrideAdoption::Take(theirs) => {
+                let (app, id) = (
+                    app_key(&instance.app).into_owned(),
+                    instance.id().to_owned(),
+                );
+                self.register(instance, Origin::Peer, now);
+                self.take_override(&app, &id, theirs, now);
+                return;
+            }
             OverrideAdoption::Remove => {
                 let (app, id) = (instance.app.to_uppercase(), instance.id().to_owned());
                 self.delete_status_override(
@@ -477,6 +477,32 @@ impl Registry {
             OverrideAdoption::Keep => {}
         }
         self.register(instance, Origin::Peer, now);
+    }
+
+    /// Sets the override a Java peer's adopted copy carries, as a write arriving now.
+    fn take_override(&mut self, app: &str, id: &str, status: InstanceStatus, now: Millis) {
+        let Some(lease) = self.apps.get_mut(app).and_then(|l| l.get_mut(id)) else {
+            return;
+        };
+        if as_override(lease.holder.overridden_status) == Some(status) {
+            return;
+        }
+        self.overrides.insert(id, status, now);
+        let holder = &mut lease.holder;
+        let before = Some(holder.status);
+        holder.overridden_status = status;
+        holder.stamps.overridden = self.clock.tick(now);
+        holder.status = status_of(holder.own_status, Some(status), &holder.stamps);
+        mark_modified(holder, None, now);
+        let kind = ChangeKind::StatusOverridden;
+        self.record(
+            kind,
+            app,
+            id,
+            Origin::Peer,
+            Left::Registered { before },
+            now,
+        );
     }
 
     /// Drops delta-queue items older than the retention window.
@@ -541,7 +567,6 @@ impl Registry {
             Removal::Evicted { last_renewal }
         } else {
             parts.cancel(self.clock.tick(now));
-            parts.registration = None;
             Removal::Cancelled
         };
         Tombstone {

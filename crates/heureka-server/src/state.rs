@@ -68,6 +68,7 @@ impl AppState {
     pub(crate) fn new(config: &Config, clock: Clock, port: u16) -> SharedState {
         let now = clock.now_millis();
         let mut registry = Registry::new(registry_policy(config), now);
+        registry.set_node_tag(node_tag());
         // Open with Spring's default-open-for-traffic-count; the start-up sync opens again
         // with what it found.
         registry.open_for_traffic(config.registry.default_open_for_traffic_count, now);
@@ -210,6 +211,13 @@ fn cache_builds(state: &AppState) -> Vec<(&'static str, &'static str, &'static s
     builds
 }
 
+/// A random tag for this process's writes, so that no other server's carry equal stamps
+/// (`heureka_core::Hlc`). std's hasher keys are random per process.
+fn node_tag() -> u32 {
+    use std::hash::{BuildHasher, RandomState};
+    RandomState::new().hash_one(std::process::id()) as u32
+}
+
 /// Translates configuration into the registry's own parameter struct; config never reaches core.
 fn registry_policy(config: &Config) -> RegistryPolicy {
     let server = &config.eureka_server;
@@ -226,5 +234,6 @@ fn registry_policy(config: &Config) -> RegistryPolicy {
         expected_number_of_clients_sending_renews: config
             .registry
             .expected_number_of_clients_sending_renews,
+        tombstone_retention_ms: config.heureka.replication.tombstone_retention_ms as i64,
     }
 }

@@ -31,10 +31,26 @@ fn an_override_decides_an_up_instance_status() {
 }
 
 #[test]
-fn the_instance_own_down_beats_an_override() {
+fn an_override_set_after_the_instance_reported_down_is_the_status() {
     let mut parts = registered(Down, 1);
     parts.set_override(OutOfService, stamp(2));
+    assert_eq!(parts.status(), OutOfService);
+}
+
+#[test]
+fn the_instance_reporting_down_after_an_override_is_down() {
+    let mut parts = registered(Up, 1);
+    parts.set_override(OutOfService, stamp(2));
+    parts.register(instance("ORDERS", "o1"), Down, stamp(3));
     assert_eq!(parts.status(), Down);
+}
+
+#[test]
+fn the_instance_reporting_up_after_an_override_stays_overridden() {
+    let mut parts = registered(Up, 1);
+    parts.set_override(OutOfService, stamp(2));
+    parts.register(instance("ORDERS", "o1"), Up, stamp(3));
+    assert_eq!(parts.status(), OutOfService);
 }
 
 #[test]

@@ -156,8 +156,11 @@ fn client_reregistering_down_goes_down_despite_override() {
     assert_eq!(status_of(&registry, "a", "a1"), Some(Down));
 }
 
+/// Eureka's `LeaseExistsRule` would keep OUT_OF_SERVICE here; it depends on the order writes
+/// arrive in, so every server could not derive the same status from the same writes
+/// (`merge::status_of`, docs/compat.md).
 #[test]
-fn server_keeps_out_of_service_when_client_reregisters_up_without_override() {
+fn client_reregistering_up_after_reporting_out_of_service_itself_is_up() {
     let mut registry = registry();
     registry.register(
         instance_with_status("a", "a1", OutOfService),
@@ -165,7 +168,7 @@ fn server_keeps_out_of_service_when_client_reregisters_up_without_override() {
         0,
     );
     register_all(&mut registry, &[("a", "a1")], 10);
-    assert_eq!(status_of(&registry, "a", "a1"), Some(OutOfService));
+    assert_eq!(status_of(&registry, "a", "a1"), Some(Up));
 }
 
 #[test]

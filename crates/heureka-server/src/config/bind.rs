@@ -104,6 +104,7 @@ fn unbound() -> Config {
                 anti_entropy_interval_ms: 0,
                 batch_delay_ms: 0,
                 batch_size: 0,
+                tombstone_retention_ms: 0,
             },
             webhooks: Vec::new(),
         },

@@ -562,6 +562,14 @@ pub(crate) const KEYS: &[Key] = &[
         })),
     ),
     key(
+        "heureka.replication.tombstone-retention-ms",
+        "300000",
+        "keep removed instances' times this long",
+        Bound(&field(WHOLE_U64, |c, v| {
+            c.heureka.replication.tombstone_retention_ms = v
+        })),
+    ),
+    key(
         "heureka.replication.batch-size",
         "250",
         "most tasks in one replication batch",

@@ -296,6 +296,11 @@ pub struct ReplicationConfig {
     pub batch_delay_ms: u64,
     /// `heureka.replication.batch-size`, default `250` (Eureka's fixed size).
     pub batch_size: usize,
+    /// `heureka.replication.tombstone-retention-ms`, default `300000`: how long a cancelled or
+    /// evicted instance's parts and stamps are kept, so that an older copy arriving late
+    /// cannot bring it back. At least a lease, replication's retry horizon
+    /// (`max-time-for-replication`) and an anti-entropy interval.
+    pub tombstone_retention_ms: u64,
 }
 
 /// `management.*`: the operator endpoints, named as Spring Boot Actuator names them.
