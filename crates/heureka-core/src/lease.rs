@@ -58,7 +58,7 @@ impl Lease {
     /// instance this server already holds changes what it says, not when it was renewed.
     pub(crate) fn replace_holder(&mut self, holder: StoredInstance) {
         self.duration_ms = Millis::from(effective_duration_secs(&holder.lease_info)) * 1000;
-        self.holder = Box::new(holder);
+        *self.holder = holder;
     }
 
     /// A heartbeat (also used by status updates).

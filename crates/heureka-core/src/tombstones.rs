@@ -65,11 +65,13 @@ impl Tombstones {
             .retain(|_, tombstone| now - tombstone.at <= retention_ms);
     }
 
+    #[allow(dead_code, reason = "not yet used: the server's wiring of issue 18 follows")]
     pub(crate) fn iter(&self) -> impl Iterator<Item = (&(String, String), &Tombstone)> {
         self.entries.iter()
     }
 
     #[cfg(test)]
+    #[allow(dead_code, reason = "not yet used: the tests of issue 18's tombstones follow")]
     pub(crate) fn len(&self) -> usize {
         self.entries.len()
     }

@@ -226,5 +226,8 @@ fn registry_policy(config: &Config) -> RegistryPolicy {
         expected_number_of_clients_sending_renews: config
             .registry
             .expected_number_of_clients_sending_renews,
+        // Core's default until `heureka.replication.tombstone-retention-ms` is a configuration
+        // key (issue 18's server wiring).
+        tombstone_retention_ms: RegistryPolicy::default().tombstone_retention_ms,
     }
 }
