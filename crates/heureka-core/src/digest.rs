@@ -2,15 +2,17 @@
 //!
 //! Replication is best effort (a batch can be dropped, a peer can restart), so peers
 //! periodically compare digests and repair what differs. A digest carries what a comparison
-//! needs to decide who is newer (status, override and the three timestamps), not the instance
-//! itself. Besides every lease it lists *tombstones*: instances whose latest delta-queue item is
-//! a removal. They let a peer tell "you removed it" from "you never had it", for as long as
+//! needs to decide who is newer (status, override, the three timestamps, and the stamps of the
+//! instance's parts that Heureka's causal replication merges by, `merge.rs`), not the instance
+//! itself. Besides every lease it lists *tombstones*: instances whose latest delta-queue item
+//! is a removal. They let a peer tell "you removed it" from "you never had it", for as long as
 //! the delta queue remembers the removal (`retention-time-in-m-s-in-delta-queue`).
 //!
 //! This is Heureka's own exchange; Java peers are compared through their full `GET /apps`.
 
 use crate::delta::DeltaEntry;
 use crate::lease::Lease;
+use crate::merge::PartStamps;
 use crate::model::{InstanceStatus, Millis};
 use crate::registry::Registry;
 
@@ -32,6 +34,12 @@ pub struct InstanceDigest {
     /// A tombstone: the instance was cancelled or evicted and has not registered again. Its
     /// other fields are those of the instance as it was removed.
     pub removed: bool,
+    /// The stamps of the writes to its parts (`merge.rs`), as [`Registry::stamped_copy`] has
+    /// them: a lease's, or for a tombstone those its removal left (a cancel's stamp included).
+    /// `None` when unknown: a peer's digest without them (an older Heureka, or a Java peer's
+    /// registry read as a digest), or a tombstone the delta queue remembers but whose stamps
+    /// this server no longer keeps (`tombstones.rs`).
+    pub stamps: Option<PartStamps>,
 }
 
 impl Registry {
@@ -42,7 +50,7 @@ impl Registry {
             .apps
             .values()
             .flat_map(|leases| leases.values())
-            .map(|lease| instance_digest(lease, false));
+            .map(|lease| instance_digest(lease, false, Some(lease.holder.stamps)));
         let tombstones = self
             .recently_changed
             .latest()
@@ -50,7 +58,14 @@ impl Registry {
             // lease; checked anyway, so that a tombstone can never contradict a lease.
             .filter(|item| !self.is_registered(&item.app, &item.id))
             .filter_map(|item| match &item.entry {
-                DeltaEntry::Deleted(lease) => Some(instance_digest(lease, true)),
+                DeltaEntry::Deleted(lease) => {
+                    // The removed lease's holder lacks the cancel's stamp; the tombstone has it.
+                    let stamps = self
+                        .tombstones
+                        .get(&item.app, &item.id)
+                        .map(|tombstone| tombstone.parts.stamps);
+                    Some(instance_digest(lease, true, stamps))
+                }
                 DeltaEntry::Live => None,
             });
         let mut digest: Vec<InstanceDigest> = live.chain(tombstones).collect();
@@ -66,7 +81,7 @@ impl Registry {
     }
 }
 
-fn instance_digest(lease: &Lease, removed: bool) -> InstanceDigest {
+fn instance_digest(lease: &Lease, removed: bool, stamps: Option<PartStamps>) -> InstanceDigest {
     let holder = &lease.holder;
     InstanceDigest {
         app: holder.app.to_string(),
@@ -77,6 +92,7 @@ fn instance_digest(lease: &Lease, removed: bool) -> InstanceDigest {
         last_updated_timestamp: holder.last_updated_timestamp,
         last_renewal_timestamp: lease.lease_info().last_renewal_timestamp,
         removed,
+        stamps,
     }
 }
 

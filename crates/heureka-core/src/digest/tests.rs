@@ -1,9 +1,12 @@
 //! The registry digest: every lease, plus a tombstone per removal the delta queue remembers.
 
 use crate::digest::InstanceDigest;
+use crate::merge::PartStamps;
 use crate::model::InstanceStatus::{OutOfService, Unknown, Up};
-use crate::registry::Origin;
-use crate::test_util::{expiring_registry, heartbeat, instance_with_dirty, register_all, registry};
+use crate::registry::{Origin, Registry, RegistryPolicy};
+use crate::test_util::{
+    expiring_registry, heartbeat, instance_with_dirty, register_all, registry, registry_with,
+};
 
 /// Past the 90 s lease of anything registered at 0 and never renewed.
 const EXPIRED: i64 = 90_001;
@@ -13,6 +16,11 @@ fn ids(digest: &[InstanceDigest]) -> Vec<(&str, &str, bool)> {
         .iter()
         .map(|entry| (entry.app.as_str(), entry.id.as_str(), entry.removed))
         .collect()
+}
+
+/// The stamps [`Registry::stamped_copy`] holds for an instance of ORDERS.
+fn stamps_of(registry: &Registry, id: &str) -> PartStamps {
+    registry.stamped_copy("ORDERS", id).unwrap().parts.stamps
 }
 
 #[test]
@@ -36,6 +44,7 @@ fn live_instance_is_listed_with_its_status_and_timestamps() {
             last_updated_timestamp: 5,
             last_renewal_timestamp: 40,
             removed: false,
+            stamps: Some(stamps_of(&registry, "o1")),
         }]
     );
 }
@@ -91,6 +100,7 @@ fn cancelled_instance_is_a_tombstone_as_it_was_when_removed() {
             last_updated_timestamp: 60,
             last_renewal_timestamp: 5,
             removed: true,
+            stamps: Some(stamps_of(&registry, "o1")),
         }]
     );
 }
@@ -156,4 +166,39 @@ fn live_and_removed_instances_sort_together() {
             ("ORDERS", "o3", false)
         ]
     );
+}
+
+#[test]
+fn live_entry_carries_the_stamps_of_its_lease() {
+    let mut registry = registry();
+    register_all(&mut registry, &[("orders", "o1")], 0);
+    registry.set_status_override("orders", "o1", OutOfService, None, Origin::Client, 50);
+    let stamps = registry.digest()[0].stamps.expect("a lease's stamps");
+    assert!(!stamps.registration.is_zero());
+    assert!(stamps.overridden > stamps.registration);
+    assert!(stamps.removed.is_zero());
+}
+
+#[test]
+fn cancelled_tombstone_carries_the_stamp_of_its_cancel() {
+    let mut registry = registry();
+    register_all(&mut registry, &[("orders", "o1")], 0);
+    let registered = registry.digest()[0].stamps.unwrap();
+    registry.cancel("orders", "o1", Origin::Client, 60);
+    let stamps = registry.digest()[0].stamps.expect("the tombstone's stamps");
+    assert!(stamps.removed > registered.registration);
+    assert_eq!(stamps.registration, registered.registration);
+}
+
+#[test]
+fn tombstone_whose_stamps_are_forgotten_has_none() {
+    let mut registry = registry_with(RegistryPolicy {
+        tombstone_retention_ms: 1_000,
+        ..RegistryPolicy::default()
+    });
+    register_all(&mut registry, &[("orders", "o1")], 0);
+    registry.cancel("orders", "o1", Origin::Client, 10);
+    registry.purge_recently_changed(2_000);
+    assert_eq!(ids(&registry.digest()), [("ORDERS", "o1", true)]);
+    assert_eq!(registry.digest()[0].stamps, None);
 }

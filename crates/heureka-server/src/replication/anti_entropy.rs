@@ -201,6 +201,8 @@ fn digest_of(applications: &Applications) -> Vec<InstanceDigest> {
             last_updated_timestamp: instance.last_updated_timestamp,
             last_renewal_timestamp: instance.lease_info.last_renewal_timestamp,
             removed: false,
+            // Java servers stamp nothing.
+            stamps: None,
         })
         .collect()
 }
