@@ -2,17 +2,19 @@
 //!
 //! Replication is best effort (a batch can be dropped, a peer can restart), so peers
 //! periodically compare digests and repair what differs. A digest carries what a comparison
-//! needs to decide who is newer (status, override and the three timestamps), not the instance
-//! itself. Besides every lease it lists *tombstones*: instances whose latest delta-queue item is
-//! a removal. They let a peer tell "you removed it" from "you never had it", for as long as
-//! the delta queue remembers the removal (`retention-time-in-m-s-in-delta-queue`).
+//! needs to decide who is newer (status, override, the three timestamps, and the stamps of the
+//! instance's parts that Heureka's causal replication merges by, `merge.rs`), not the instance
+//! itself. Besides every lease it lists *tombstones*: removed instances the registry still keeps
+//! (`tombstones.rs`, for `heureka.replication.tombstone-retention-ms`). They let a peer tell
+//! "you removed it" from "you never had it".
 //!
 //! This is Heureka's own exchange; Java peers are compared through their full `GET /apps`.
 
-use crate::delta::DeltaEntry;
 use crate::lease::Lease;
+use crate::merge::PartStamps;
 use crate::model::{InstanceStatus, Millis};
 use crate::registry::Registry;
+use crate::tombstones::{Removal, Tombstone};
 
 /// One instance as a digest lists it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -32,27 +34,29 @@ pub struct InstanceDigest {
     /// A tombstone: the instance was cancelled or evicted and has not registered again. Its
     /// other fields are those of the instance as it was removed.
     pub removed: bool,
+    /// The stamps of the writes to its parts (`merge.rs`), as [`Registry::stamped_copy`] has
+    /// them: a lease's, or for a tombstone those its removal left (a cancel's stamp included).
+    /// `None` when unknown: a peer's digest without them (an older Heureka, or a Java peer's
+    /// registry read as a digest).
+    pub stamps: Option<PartStamps>,
 }
 
 impl Registry {
     /// Every lease (expired-not-evicted ones included, as in the full registry) and every
-    /// tombstone still in the delta queue, sorted by app, then id.
+    /// tombstone still kept (`tombstones.rs`), sorted by app, then id.
     pub fn digest(&self) -> Vec<InstanceDigest> {
         let live = self
             .apps
             .values()
             .flat_map(|leases| leases.values())
-            .map(|lease| instance_digest(lease, false));
+            .map(lease_digest);
         let tombstones = self
-            .recently_changed
-            .latest()
-            // Every register queues a live item, so a removal is never the latest item of a
-            // lease; checked anyway, so that a tombstone can never contradict a lease.
-            .filter(|item| !self.is_registered(&item.app, &item.id))
-            .filter_map(|item| match &item.entry {
-                DeltaEntry::Deleted(lease) => Some(instance_digest(lease, true)),
-                DeltaEntry::Live => None,
-            });
+            .tombstones
+            .iter()
+            // A registration removes its tombstone; checked anyway, so that a tombstone can
+            // never contradict a lease.
+            .filter(|((app, id), _)| !self.is_registered(app, id))
+            .map(|((app, id), tombstone)| tombstone_digest(app, id, tombstone));
         let mut digest: Vec<InstanceDigest> = live.chain(tombstones).collect();
         digest.sort_unstable_by(|a, b| (&a.app, &a.id).cmp(&(&b.app, &b.id)));
         digest
@@ -66,7 +70,7 @@ impl Registry {
     }
 }
 
-fn instance_digest(lease: &Lease, removed: bool) -> InstanceDigest {
+fn lease_digest(lease: &Lease) -> InstanceDigest {
     let holder = &lease.holder;
     InstanceDigest {
         app: holder.app.to_string(),
@@ -76,7 +80,29 @@ fn instance_digest(lease: &Lease, removed: bool) -> InstanceDigest {
         last_dirty_timestamp: holder.last_dirty_timestamp,
         last_updated_timestamp: holder.last_updated_timestamp,
         last_renewal_timestamp: lease.lease_info().last_renewal_timestamp,
-        removed,
+        removed: false,
+        stamps: Some(holder.stamps),
+    }
+}
+
+/// A removed instance as it was when it went; for an eviction, renewed last when its lease
+/// did, for a cancel, at the cancel.
+fn tombstone_digest(app: &str, id: &str, tombstone: &Tombstone) -> InstanceDigest {
+    let parts = &tombstone.parts;
+    let registration = parts.registration.as_ref();
+    InstanceDigest {
+        app: app.to_owned(),
+        id: id.to_owned(),
+        status: parts.status(),
+        overridden_status: parts.overridden.unwrap_or(InstanceStatus::Unknown),
+        last_dirty_timestamp: registration.map_or(0, |r| r.last_dirty_timestamp),
+        last_updated_timestamp: tombstone.at,
+        last_renewal_timestamp: match tombstone.removal {
+            Removal::Evicted { last_renewal } => last_renewal,
+            Removal::Cancelled => tombstone.at,
+        },
+        removed: true,
+        stamps: Some(parts.stamps),
     }
 }
 

@@ -174,6 +174,30 @@ impl Registry {
         })
     }
 
+    /// An instance from the start-up sync (a peer's `GET /apps`), whose history is unknown:
+    /// added with [`Stamp::ZERO`](crate::Stamp::ZERO) stamps, so that the first stamped copy
+    /// of any write replaces it, and only when this server holds nothing of it. Returns
+    /// whether it was added.
+    pub fn register_synced(&mut self, instance: Instance, now: Millis) -> bool {
+        let app = app_key(&instance.app).into_owned();
+        let id = instance.id().to_owned();
+        let held = self
+            .apps
+            .get(&app)
+            .is_some_and(|l| l.contains_key(id.as_str()));
+        if held || self.tombstones.get(&app, &id).is_some() {
+            return false;
+        }
+        let parts = Parts {
+            own_status: instance.status,
+            overridden: as_override(instance.overridden_status),
+            registration: Some(instance),
+            stamps: PartStamps::default(),
+        };
+        self.install(&app, &id, parts, now);
+        true
+    }
+
     fn lease_status(&self, app: &str, id: &str) -> Option<InstanceStatus> {
         let lease = self.apps.get(app)?.get(id)?;
         Some(lease.holder.status)

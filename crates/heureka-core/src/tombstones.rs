@@ -65,6 +65,10 @@ impl Tombstones {
             .retain(|_, tombstone| now - tombstone.at <= retention_ms);
     }
 
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&(String, String), &Tombstone)> {
+        self.entries.iter()
+    }
+
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
         self.entries.len()

@@ -16,7 +16,7 @@ use axum::Router;
 use tower::ServiceBuilder;
 
 use crate::handlers::{
-    actuator, apps, dashboard, events, instances, overrides, replication, status,
+    actuator, apps, dashboard, events, instances, overrides, replication, stamped, status,
 };
 use crate::http::{auth, decompress, observe};
 use crate::state::SharedState;
@@ -84,6 +84,8 @@ fn api(prefix: &str) -> Router<SharedState> {
         .route(&at("/asg/{asg}/status"), put(overrides::asg_status))
         .route(&at("/peerreplication/batch"), post(replication::batch))
         .route(&at("/peerreplication/digest"), get(replication::digest))
+        .route(&at("/peerreplication/stamped"), post(stamped::batch))
+        .route(&at("/peerreplication/copies"), post(stamped::copies))
         .route(&at("/status"), get(status::status))
         .route(&at("/events"), get(events::stream))
         .route(&at("/dashboard/summary"), get(dashboard::summary))

@@ -5,14 +5,20 @@
 //!
 //! ```json
 //! {"digest":[{"app":"ORDERS","id":"o1","status":"UP","overriddenStatus":"UNKNOWN",
-//!   "lastDirtyTimestamp":1,"lastUpdatedTimestamp":2,"lastRenewalTimestamp":3,"removed":false}]}
+//!   "lastDirtyTimestamp":1,"lastUpdatedTimestamp":2,"lastRenewalTimestamp":3,"removed":false,
+//!   "stamps":{"registration":[1,0,7],"status":[1,0,7],"overridden":[0,0,0],"removed":[0,0,0]}}]}
 //! ```
 //!
-//! Every field is always written. The reader is strict about the fields it knows, since a
-//! digest drives repairs: each must be present, statuses are exact enum names, timestamps are
-//! JSON integers and `removed` a JSON boolean, and any bad entry fails the whole digest with one
-//! error naming the entry and field (`digest[3].status is not an instance status`). It ignores
-//! fields it does not know, so a newer Heureka can add some without breaking an older peer.
+//! Every field is always written except `stamps`, the entry's `PartStamps` as a stamped
+//! batch writes them (`stamped.rs`: each part's `[ms, counter, node]`), which is left out when
+//! the entry has none. The reader is strict about the fields it knows, since a digest drives
+//! repairs: each must be present (`stamps` may be absent or `null`: an older Heureka sends
+//! none), statuses are exact enum names, timestamps are JSON integers, `removed` a JSON
+//! boolean, `stamps` an object holding all four parts' stamps as `stamped.rs` reads them, and
+//! any bad entry fails the whole digest with one error naming the entry and field
+//! (`digest[3].status is not an instance status`, `digest[0].stamps.removed[2] is out of
+//! range`). It ignores fields it does not know, so a newer Heureka can add some without
+//! breaking an older peer (an older Heureka reading ours skips `stamps`).
 
 use heureka_core::{InstanceDigest, InstanceStatus, Millis};
 
@@ -20,6 +26,7 @@ use crate::json::decode::parse;
 use crate::json::encode::string;
 use crate::json::tree::Node;
 use crate::numbers::push_i64;
+use crate::stamped::{decode_part_stamps, push_part_stamps};
 use crate::DecodeError;
 
 /// A peer's digest, as [`decode_registry_digest`] reads it.
@@ -43,8 +50,9 @@ pub fn encode_registry_digest(entries: &[InstanceDigest]) -> Vec<u8> {
     out
 }
 
-/// Field names, quotes and the longest values of an entry besides its app and id, rounded up.
-const ENTRY_MARKUP: usize = 256;
+/// Field names, quotes and the longest values of an entry besides its app and id (its stamps
+/// included: four times 20 + 10 + 10 digits), rounded up.
+const ENTRY_MARKUP: usize = 448;
 
 fn encode_entry(out: &mut Vec<u8>, entry: &InstanceDigest) {
     out.extend_from_slice(br#"{"app":"#);
@@ -60,10 +68,15 @@ fn encode_entry(out: &mut Vec<u8>, entry: &InstanceDigest) {
     out.extend_from_slice(br#","lastRenewalTimestamp":"#);
     push_i64(out, entry.last_renewal_timestamp);
     out.extend_from_slice(if entry.removed {
-        br#","removed":true}"#
+        br#","removed":true"#
     } else {
-        br#","removed":false}"#
+        br#","removed":false"#
     });
+    if let Some(stamps) = &entry.stamps {
+        out.extend_from_slice(br#","stamps":"#);
+        push_part_stamps(out, stamps);
+    }
+    out.push(b'}');
 }
 
 fn push_status(out: &mut Vec<u8>, key: &[u8], status: InstanceStatus) {
@@ -104,6 +117,10 @@ fn decode_entry(node: &Node) -> Result<InstanceDigest, DecodeError> {
         removed: match field(node, "removed")? {
             Node::Bool(removed) => *removed,
             _ => return Err(DecodeError::field("removed", "is not a boolean")),
+        },
+        stamps: match node.get("stamps") {
+            None | Some(Node::Null) => None,
+            Some(stamps) => Some(decode_part_stamps(stamps).map_err(|e| e.within("stamps"))?),
         },
     })
 }

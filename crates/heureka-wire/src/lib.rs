@@ -19,6 +19,7 @@ mod json;
 mod numbers;
 mod replication;
 mod size;
+mod stamped;
 mod status;
 mod xml;
 
@@ -38,6 +39,10 @@ pub use heureka_core::InstanceDigest;
 pub use replication::{
     decode_replication_batch, decode_replication_response, encode_replication_batch,
     encode_replication_response, ReplicationAction, ReplicationItem, ReplicationResult,
+};
+pub use stamped::{
+    decode_stamped_batch, decode_stamped_response, encode_stamped_batch, encode_stamped_response,
+    StampedItem, StampedResult,
 };
 pub use status::{encode_status, PeerStatus, StatusInfo};
 pub use xml::metadata_key_fits_xml;

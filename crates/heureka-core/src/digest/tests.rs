@@ -1,8 +1,9 @@
 //! The registry digest: every lease, plus a tombstone per removal the delta queue remembers.
 
 use crate::digest::InstanceDigest;
+use crate::merge::PartStamps;
 use crate::model::InstanceStatus::{OutOfService, Unknown, Up};
-use crate::registry::Origin;
+use crate::registry::{Origin, Registry};
 use crate::test_util::{expiring_registry, heartbeat, instance_with_dirty, register_all, registry};
 
 /// Past the 90 s lease of anything registered at 0 and never renewed.
@@ -13,6 +14,11 @@ fn ids(digest: &[InstanceDigest]) -> Vec<(&str, &str, bool)> {
         .iter()
         .map(|entry| (entry.app.as_str(), entry.id.as_str(), entry.removed))
         .collect()
+}
+
+/// The stamps [`Registry::stamped_copy`] holds for an instance of ORDERS.
+fn stamps_of(registry: &Registry, id: &str) -> PartStamps {
+    registry.stamped_copy("ORDERS", id).unwrap().parts.stamps
 }
 
 #[test]
@@ -36,6 +42,7 @@ fn live_instance_is_listed_with_its_status_and_timestamps() {
             last_updated_timestamp: 5,
             last_renewal_timestamp: 40,
             removed: false,
+            stamps: Some(stamps_of(&registry, "o1")),
         }]
     );
 }
@@ -89,8 +96,10 @@ fn cancelled_instance_is_a_tombstone_as_it_was_when_removed() {
             overridden_status: Unknown,
             last_dirty_timestamp: 3,
             last_updated_timestamp: 60,
-            last_renewal_timestamp: 5,
+            // A cancel ends the lease's renewals at the cancel.
+            last_renewal_timestamp: 60,
             removed: true,
+            stamps: Some(stamps_of(&registry, "o1")),
         }]
     );
 }
@@ -121,14 +130,14 @@ fn instance_registered_again_after_a_cancel_is_live_and_listed_once() {
 }
 
 #[test]
-fn tombstone_lives_as_long_as_the_delta_queue_remembers_the_removal() {
+fn tombstone_lives_as_long_as_its_retention() {
     let mut registry = registry();
     register_all(&mut registry, &[("orders", "o1")], 0);
     registry.cancel("orders", "o1", Origin::Client, 10);
-    // Default retention is 180 s, measured from the removal.
-    registry.purge_recently_changed(180_010);
+    // Default retention is 300 s, measured from the removal.
+    registry.purge_recently_changed(300_010);
     assert_eq!(ids(&registry.digest()), [("ORDERS", "o1", true)]);
-    registry.purge_recently_changed(180_011);
+    registry.purge_recently_changed(300_011);
     assert_eq!(registry.digest(), vec![]);
 }
 
@@ -156,4 +165,26 @@ fn live_and_removed_instances_sort_together() {
             ("ORDERS", "o3", false)
         ]
     );
+}
+
+#[test]
+fn live_entry_carries_the_stamps_of_its_lease() {
+    let mut registry = registry();
+    register_all(&mut registry, &[("orders", "o1")], 0);
+    registry.set_status_override("orders", "o1", OutOfService, None, Origin::Client, 50);
+    let stamps = registry.digest()[0].stamps.expect("a lease's stamps");
+    assert!(!stamps.registration.is_zero());
+    assert!(stamps.overridden > stamps.registration);
+    assert!(stamps.removed.is_zero());
+}
+
+#[test]
+fn cancelled_tombstone_carries_the_stamp_of_its_cancel() {
+    let mut registry = registry();
+    register_all(&mut registry, &[("orders", "o1")], 0);
+    let registered = registry.digest()[0].stamps.unwrap();
+    registry.cancel("orders", "o1", Origin::Client, 60);
+    let stamps = registry.digest()[0].stamps.expect("the tombstone's stamps");
+    assert!(stamps.removed > registered.registration);
+    assert_eq!(stamps.registration, registered.registration);
 }

@@ -13,6 +13,7 @@ fn copy(dirty: Millis, updated: Millis, renewed: Millis) -> InstanceDigest {
         last_updated_timestamp: updated,
         last_renewal_timestamp: renewed,
         removed: false,
+        stamps: None,
     }
 }
 

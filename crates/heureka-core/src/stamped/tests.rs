@@ -384,3 +384,28 @@ fn a_tombstone_is_kept_for_its_retention_then_forgotten() {
     a.purge_recently_changed(2_001 + retention);
     assert_eq!(a.tombstones.len(), 0);
 }
+
+// === the start-up sync ===
+
+#[test]
+fn a_synced_copy_is_replaced_by_any_stamped_write() {
+    let (mut a, mut b, _) = servers();
+    register(&mut a, 1_000);
+    set_out_of_service(&mut a, 2_000);
+    let old = instance("ORDERS", "o1");
+    assert!(b.register_synced(old, 3_000));
+    assert_eq!(status_of(&b, "ORDERS", "o1"), Some(Up));
+
+    b.merge_copy(copy_of(&a), 3_000).unwrap();
+
+    assert_eq!(status_of(&b, "ORDERS", "o1"), Some(OutOfService));
+}
+
+#[test]
+fn a_synced_copy_never_replaces_what_is_held() {
+    let (mut a, _, _) = servers();
+    register(&mut a, 1_000);
+    assert!(a.cancel("ORDERS", "o1", Origin::Client, 2_000));
+    assert!(!a.register_synced(instance("ORDERS", "o1"), 3_000));
+    assert_eq!(status_of(&a, "ORDERS", "o1"), None);
+}

@@ -10,6 +10,7 @@ pub(crate) mod events;
 pub(crate) mod instances;
 pub(crate) mod overrides;
 pub(crate) mod replication;
+pub(crate) mod stamped;
 pub(crate) mod status;
 
 use std::borrow::Cow;

@@ -22,7 +22,7 @@ use std::time::Duration;
 
 use heureka_core::{
     adopted_override, is_newer, same_state, touched_since, Applications, InstanceDigest, Millis,
-    Origin, OverrideAdoption, PeerOverrideAbsence,
+    Origin, OverrideAdoption, PartStamps, PeerOverrideAbsence,
 };
 use heureka_wire::ReplicationAction;
 
@@ -77,12 +77,18 @@ pub(crate) fn compare(
     for entry in theirs {
         paired.entry(key(entry)).or_default().1 = Some(entry);
     }
+    // A peer that keeps stamps sends them for every entry; an empty digest tells nothing.
+    let peer_stamped = view == PeerView::Digest && theirs.iter().any(|e| e.stamps.is_some());
     let mut repairs = Repairs::default();
     for ((app, id), pair) in paired {
         if in_flight(pair, settled_before) {
             continue;
         }
-        for decision in decide(pair, view) {
+        let decisions = match stamps_of(pair).filter(|_| peer_stamped) {
+            Some((ours, theirs)) => decide_stamped(pair, ours, theirs),
+            None => decide(pair, view),
+        };
+        for decision in decisions {
             match decision {
                 Decision::Push(action) => repairs.push.push((app.clone(), id.clone(), action)),
                 Decision::Pull => repairs.pull.push((app.clone(), id.clone())),
@@ -170,6 +176,58 @@ fn decide(
     }
 }
 
+/// Both sides' stamps, when both servers keep them: a digest from a Heureka peer, an
+/// instance either holds. Absent on one side counts as nothing known (every stamp ZERO).
+fn stamps_of(pair: Pair<'_>) -> Option<(PartStamps, PartStamps)> {
+    let stamps = |entry: Option<&InstanceDigest>| match entry {
+        None => Some(PartStamps::default()),
+        Some(entry) => entry.stamps,
+    };
+    Some((stamps(pair.0)?, stamps(pair.1)?))
+}
+
+/// Between Heureka servers: whoever holds a write the other lacks sends its whole copy, and
+/// the receiver merges part by part (`heureka_core::Parts::merge`), so both end with the
+/// latest of every part. A cancel travels as a copy too; an eviction does not (each server
+/// judges its own leases) unless the other side renewed the instance after it, which brings
+/// it back there.
+fn decide_stamped(pair: Pair<'_>, ours: PartStamps, theirs: PartStamps) -> Vec<Decision> {
+    use ReplicationAction::{Cancel, Heartbeat, Register};
+    let mut decisions = Vec::new();
+    let known = |entry: Option<&InstanceDigest>| entry.is_some_and(|e| !is_eviction(e));
+    if theirs.has_newer_part_than(&ours) && known(pair.1) {
+        decisions.push(Decision::Pull);
+    }
+    if ours.has_newer_part_than(&theirs) && known(pair.0) {
+        let removed = pair.0.is_some_and(|entry| entry.removed);
+        decisions.push(Decision::Push(if removed { Cancel } else { Register }));
+    }
+    if !decisions.is_empty() {
+        return decisions;
+    }
+    let (Some(o), Some(t)) = pair else {
+        return decisions;
+    };
+    let (our_renewal, their_renewal) = (o.last_renewal_timestamp, t.last_renewal_timestamp);
+    match (o.removed, t.removed) {
+        (false, true) if our_renewal > their_renewal => decisions.push(Decision::Push(Register)),
+        (true, false) if their_renewal > our_renewal => decisions.push(Decision::Pull),
+        (false, false) if our_renewal - their_renewal > RENEWAL_LAG_MS => {
+            decisions.push(Decision::Push(Heartbeat))
+        }
+        _ => {}
+    }
+    decisions
+}
+
+/// Whether a digest entry is an eviction's tombstone: removed here, but never cancelled.
+fn is_eviction(entry: &InstanceDigest) -> bool {
+    entry.removed
+        && entry
+            .stamps
+            .is_some_and(|stamps| stamps.removed < stamps.registration)
+}
+
 /// Our newer copy, and the override change a register alone does not carry: what the peer's
 /// own repair would do to its override on adopting our copy, sent as the write that does it.
 fn push_ours(ours: &InstanceDigest, theirs: &InstanceDigest) -> Vec<Decision> {
@@ -201,6 +259,8 @@ fn digest_of(applications: &Applications) -> Vec<InstanceDigest> {
             last_updated_timestamp: instance.last_updated_timestamp,
             last_renewal_timestamp: instance.lease_info.last_renewal_timestamp,
             removed: false,
+            // Java servers stamp nothing.
+            stamps: None,
         })
         .collect()
 }
@@ -265,6 +325,7 @@ async fn repair_with(state: &Replicator, peer: &Arc<Peer>) -> Result<Repairs, Pe
         }
     };
     let repairs = compare(&ours, &theirs, view, settled_before);
+    let stamped = stamped_keys(&theirs);
     let now = state.store.now();
     for (app, id, action) in &repairs.push {
         peer.enqueue(app, id, *action, now);
@@ -274,7 +335,12 @@ async fn repair_with(state: &Replicator, peer: &Arc<Peer>) -> Result<Repairs, Pe
             .store
             .write(|registry, now| registry.cancel(app, id, Origin::Peer, now));
     }
-    for (app, id) in &repairs.pull {
+    let (stamped_pulls, pulls): (Vec<_>, Vec<_>) = repairs
+        .pull
+        .iter()
+        .cloned()
+        .partition(|key| stamped.contains(key));
+    for (app, id) in &pulls {
         let instance = match &full {
             Some(applications) => find(applications, app, id),
             None => client.fetch_instance(&peer.url, app, id).await.ok(),
@@ -282,6 +348,12 @@ async fn repair_with(state: &Replicator, peer: &Arc<Peer>) -> Result<Repairs, Pe
         if let Some(instance) = instance {
             adopt(state, instance);
         }
+    }
+    if !stamped_pulls.is_empty() {
+        merge_copies(
+            state,
+            &client.fetch_copies(&peer.url, &stamped_pulls).await?,
+        );
     }
     Ok(repairs)
 }
@@ -293,6 +365,27 @@ fn find(applications: &Applications, app: &str, id: &str) -> Option<heureka_core
         .flat_map(|application| &application.instances)
         .find(|instance| instance.app.eq_ignore_ascii_case(app) && instance.id() == id)
         .cloned()
+}
+
+/// The instances a peer's digest carries stamps for, whose copies are fetched stamped.
+fn stamped_keys(theirs: &[InstanceDigest]) -> std::collections::HashSet<(String, String)> {
+    if theirs.iter().all(|entry| entry.stamps.is_none()) {
+        return Default::default();
+    }
+    theirs
+        .iter()
+        .map(|entry| (entry.app.clone(), entry.id.clone()))
+        .collect()
+}
+
+/// Merges a Heureka peer's stamped copies, in one write.
+fn merge_copies(state: &Replicator, answers: &[heureka_wire::StampedResult]) {
+    let copies: Vec<_> = answers.iter().filter_map(|a| a.copy.clone()).collect();
+    state.store.write(|registry, now| {
+        for copy in copies {
+            let _ = registry.merge_copy(copy, now);
+        }
+    });
 }
 
 /// Takes the peer's copy, its override (or the absence of one) included.

@@ -16,12 +16,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use heureka_core::{Instance, InstanceStatus, Millis};
-use heureka_wire::{ReplicationAction, ReplicationItem, ReplicationResult};
+use heureka_wire::{
+    ReplicationAction, ReplicationItem, ReplicationResult, StampedItem, StampedResult,
+};
 
 use super::queue::Task;
 use super::transport::PeerError;
 use super::Peer;
-use super::Replicator;
+use super::{PeerProtocol, Replicator};
 
 /// What the dispatcher knows of a peer, for logs, `/eureka/status` and the dashboard.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -83,17 +85,26 @@ pub(crate) async fn run(state: Replicator, peer: Arc<Peer>) {
         if batch.is_empty() {
             continue;
         }
-        let (tasks, items) = build_items(&state, batch);
-        if items.is_empty() {
-            continue;
-        }
-        let client = state.replication.client().clone();
-        match client.send_batch(&peer.url, &items).await {
-            Ok(results) => {
-                failures_in_a_row = 0;
-                delivered(&state, &peer, &tasks, &items, results);
+        let sent = if peer.protocol() == PeerProtocol::Eureka {
+            send_eureka(&state, &peer, batch).await
+        } else {
+            match send_stamped(&state, &peer, batch).await {
+                Err((PeerError::NotHeureka(why), tasks)) => {
+                    tracing::info!(peer = %peer.url.as_str(), %why, "peer is not a Heureka server: sending it Eureka's batches");
+                    peer.set_protocol(PeerProtocol::Eureka);
+                    send_eureka(&state, &peer, tasks).await
+                }
+                sent => sent,
             }
-            Err(error) => {
+        };
+        match sent {
+            Ok(()) => failures_in_a_row = 0,
+            Err((error, tasks)) => {
+                if matches!(error, PeerError::Unreachable(_)) {
+                    // A peer that comes back may be another server (an upgrade, a
+                    // migration): ask it again which protocol it speaks.
+                    peer.set_protocol(PeerProtocol::Unknown);
+                }
                 failures_in_a_row = failures_in_a_row.saturating_add(1);
                 let pause = match &error {
                     PeerError::Congestion(_) | PeerError::TimedOut(_) => {
@@ -102,7 +113,7 @@ pub(crate) async fn run(state: Replicator, peer: Arc<Peer>) {
                     PeerError::Unreachable(_) => {
                         Some((UNREACHABLE_BACKOFF, MAX_UNREACHABLE_BACKOFF))
                     }
-                    PeerError::Refused(_) => None,
+                    PeerError::Refused(_) | PeerError::NotHeureka(_) => None,
                 };
                 failed(&state, &peer, &error, state.store.now());
                 match pause {
@@ -149,6 +160,110 @@ async fn wait_until_due(state: &Replicator, peer: &Peer) {
     }
 }
 
+/// What a send left to do: on failure, the error and the tasks to put back or drop.
+type Sent = Result<(), (PeerError, Vec<Task>)>;
+
+/// Sends a batch as Eureka's `peerreplication/batch`, to a Java peer.
+async fn send_eureka(state: &Replicator, peer: &Peer, batch: Vec<Task>) -> Sent {
+    let (tasks, items) = build_items(state, batch);
+    if items.is_empty() {
+        return Ok(());
+    }
+    let client = state.replication.client().clone();
+    match client.send_batch(&peer.url, &items).await {
+        Ok(results) => {
+            if delivered(state, peer, &tasks, results.len()) {
+                for (item, result) in items.iter().zip(results) {
+                    on_result(state, peer, item, result);
+                }
+            }
+            Ok(())
+        }
+        Err(error) => Err((error, tasks)),
+    }
+}
+
+/// Sends a batch of stamped copies to a Heureka peer (`handlers/stamped.rs` answers it).
+async fn send_stamped(state: &Replicator, peer: &Peer, batch: Vec<Task>) -> Sent {
+    let (tasks, items) = build_stamped(state, batch);
+    if items.is_empty() {
+        return Ok(());
+    }
+    let client = state.replication.client().clone();
+    match client.send_stamped_batch(&peer.url, &items).await {
+        Ok(results) => {
+            peer.set_protocol(PeerProtocol::Heureka);
+            if delivered(state, peer, &tasks, results.len()) {
+                for (item, result) in items.iter().zip(results) {
+                    on_stamped_result(state, peer, item, result);
+                }
+            }
+            Ok(())
+        }
+        Err(error) => Err((error, tasks)),
+    }
+}
+
+/// The stamped items of a batch: our copy of each instance as it is now (a heartbeat's
+/// without its document). A heartbeat for an instance no longer leased here is dropped.
+fn build_stamped(state: &Replicator, batch: Vec<Task>) -> (Vec<Task>, Vec<StampedItem>) {
+    let registry = state.store.read();
+    let mut tasks = Vec::with_capacity(batch.len());
+    let mut items = Vec::with_capacity(batch.len());
+    for task in batch {
+        let Some(mut copy) = registry.stamped_copy(&task.key.app, &task.key.id) else {
+            continue;
+        };
+        if task.action == ReplicationAction::Heartbeat {
+            if !copy.leased {
+                continue;
+            }
+            copy.parts.registration = None;
+        }
+        items.push(StampedItem {
+            action: task.action,
+            copy,
+        });
+        tasks.push(task);
+    }
+    (tasks, items)
+}
+
+/// Acts on a Heureka peer's answer to one stamped item (`handlers/stamped.rs`).
+fn on_stamped_result(state: &Replicator, peer: &Peer, item: &StampedItem, result: StampedResult) {
+    let (app, id) = (&item.copy.app, &item.copy.id);
+    match (result.status_code, result.copy) {
+        (200..=299, _) => {}
+        (404, _) => {
+            // The peer lacks the instance or writes we hold: send it our whole copy.
+            let leased = state
+                .store
+                .read()
+                .stamped_copy(app, id)
+                .is_some_and(|copy| copy.leased);
+            if leased {
+                peer.enqueue(app, id, ReplicationAction::Register, state.store.now());
+            }
+        }
+        (409, Some(theirs)) => {
+            // The peer holds writes we do not: merge them; if we still hold some it lacks,
+            // send it our copy.
+            let theirs_stamps = theirs.parts.stamps;
+            let ours = state.store.write(|registry, now| {
+                let _ = registry.merge_copy(theirs, now);
+                registry.stamped_copy(app, id)
+            });
+            if ours.is_some_and(|ours| ours.parts.stamps.has_newer_part_than(&theirs_stamps)) {
+                peer.enqueue(app, id, ReplicationAction::Register, state.store.now());
+            }
+        }
+        (status, _) => {
+            let action = item.action.as_str();
+            tracing::warn!(peer = %peer.url.as_str(), %app, %id, action, status, "peer refused a stamped replicated write");
+        }
+    }
+}
+
 /// The items of a batch, from the registry as it is now. A task whose instance is gone (a
 /// register or heartbeat behind a cancel or an eviction) is dropped; the tasks returned are
 /// the ones that became items, in the same order.
@@ -190,14 +305,9 @@ fn item_for(action: ReplicationAction, instance: Instance) -> ReplicationItem {
     }
 }
 
-/// A batch the peer answered: book it, then act on each element's answer (spec §7.6).
-fn delivered(
-    state: &Replicator,
-    peer: &Peer,
-    tasks: &[Task],
-    items: &[ReplicationItem],
-    results: Vec<ReplicationResult>,
-) {
+/// A batch the peer answered: books it; returns whether the answer has one result per item
+/// (spec §7.6), the caller then acting on each.
+fn delivered(state: &Replicator, peer: &Peer, tasks: &[Task], answered: usize) -> bool {
     let now = state.store.now();
     let oldest = tasks.iter().map(|task| task.queued_at).min().unwrap_or(now);
     let came_back = {
@@ -215,14 +325,12 @@ fn delivered(
         tracing::info!(peer = %peer.url.as_str(), "peer is replicating again");
         state.events.peer(peer.url.as_str(), true, None, now);
     }
-    if results.len() != items.len() {
+    if answered != tasks.len() {
         // Eureka ignores such an answer altogether; so do we, and anti-entropy repairs.
-        tracing::error!(peer = %peer.url.as_str(), sent = items.len(), answered = results.len(), "replication answer has the wrong number of elements");
-        return;
+        tracing::error!(peer = %peer.url.as_str(), sent = tasks.len(), answered, "replication answer has the wrong number of elements");
+        return false;
     }
-    for (item, result) in items.iter().zip(results) {
-        on_result(state, peer, item, result);
-    }
+    true
 }
 
 fn on_result(state: &Replicator, peer: &Peer, item: &ReplicationItem, result: ReplicationResult) {

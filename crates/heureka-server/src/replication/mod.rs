@@ -94,6 +94,17 @@ impl ReplicationSettings {
     }
 }
 
+/// Which replication a peer speaks, as last learnt from its answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum PeerProtocol {
+    /// Not yet known (never answered, or unreachable since): stamped batches are tried first.
+    Unknown,
+    /// A Heureka server: stamped copies (`handlers/stamped.rs`).
+    Heureka,
+    /// A Java server (or a Heureka too old for stamps): Eureka's own batches.
+    Eureka,
+}
+
 /// One peer: its URL, its queue, and what the dispatcher last saw of it.
 #[derive(Debug)]
 pub(crate) struct Peer {
@@ -102,6 +113,7 @@ pub(crate) struct Peer {
     /// Wakes the dispatcher when a task is queued.
     wake: Notify,
     state: Mutex<PeerState>,
+    protocol: Mutex<PeerProtocol>,
 }
 
 impl Peer {
@@ -111,7 +123,16 @@ impl Peer {
             url,
             queue: Mutex::new(ReplicationQueue::new(limits)),
             wake: Notify::new(),
+            protocol: Mutex::new(PeerProtocol::Unknown),
         }
+    }
+
+    pub(crate) fn protocol(&self) -> PeerProtocol {
+        *self.protocol.lock()
+    }
+
+    pub(crate) fn set_protocol(&self, protocol: PeerProtocol) {
+        *self.protocol.lock() = protocol;
     }
 
     pub(crate) fn enqueue(&self, app: &str, id: &str, action: ReplicationAction, now: Millis) {

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use heureka_core::Applications;
-use heureka_wire::{Format, ReplicationItem, ReplicationResult};
+use heureka_wire::{Format, ReplicationItem, ReplicationResult, StampedItem, StampedResult};
 use reqwest::header::{ACCEPT, ACCEPT_ENCODING, AUTHORIZATION, CONTENT_TYPE, USER_AGENT};
 use reqwest::StatusCode;
 
@@ -24,6 +24,9 @@ pub(crate) enum PeerError {
     /// The peer answered, but not with something to act on (401, 404, 500, garbage): the
     /// request will not succeed by repeating it.
     Refused(String),
+    /// A Heureka-only endpoint answered 404: the peer is a Java server (or an older Heureka),
+    /// to be sent Eureka's own batches.
+    NotHeureka(String),
 }
 
 impl std::fmt::Display for PeerError {
@@ -33,6 +36,7 @@ impl std::fmt::Display for PeerError {
             PeerError::TimedOut(why) => write!(f, "timed out: {why}"),
             PeerError::Unreachable(why) => write!(f, "unreachable: {why}"),
             PeerError::Refused(why) => write!(f, "refused: {why}"),
+            PeerError::NotHeureka(why) => write!(f, "not a Heureka server: {why}"),
         }
     }
 }
@@ -116,6 +120,81 @@ impl PeerClient {
         let body = answer(peer, request, |status| format!("batch answered {status}")).await?;
         heureka_wire::decode_replication_response(&body)
             .map_err(|error| PeerError::Refused(format!("unreadable batch answer: {error}")))
+    }
+
+    /// `POST {peer}peerreplication/stamped`: a batch of stamped copies to a Heureka peer, one
+    /// answer per item. A 404 means the peer is not a Heureka server ([`PeerError::NotHeureka`]).
+    pub(crate) async fn send_stamped_batch(
+        &self,
+        peer: &PeerUrl,
+        items: &[StampedItem],
+    ) -> Result<Vec<StampedResult>, PeerError> {
+        #[cfg(test)]
+        if let Some(fake) = self.fake.get() {
+            return fake.answer_stamped(items).await;
+        }
+        self.post_stamped(peer, "peerreplication/stamped", items, self.timeouts.batch)
+            .await
+    }
+
+    /// `POST {peer}peerreplication/copies`: the peer's stamped copies of the instances
+    /// `keys` names, for anti-entropy; one answer per key (404: it holds nothing of it).
+    pub(crate) async fn fetch_copies(
+        &self,
+        peer: &PeerUrl,
+        keys: &[(String, String)],
+    ) -> Result<Vec<StampedResult>, PeerError> {
+        let items: Vec<StampedItem> = keys
+            .iter()
+            .map(|(app, id)| StampedItem {
+                action: heureka_wire::ReplicationAction::Heartbeat,
+                copy: heureka_core::StampedCopy {
+                    app: app.clone(),
+                    id: id.clone(),
+                    parts: heureka_core::Parts::default(),
+                    leased: false,
+                },
+            })
+            .collect();
+        let timeout = self.timeouts.registry_read;
+        self.post_stamped(peer, "peerreplication/copies", &items, timeout)
+            .await
+    }
+
+    async fn post_stamped(
+        &self,
+        peer: &PeerUrl,
+        path: &str,
+        items: &[StampedItem],
+        timeout: Duration,
+    ) -> Result<Vec<StampedResult>, PeerError> {
+        let body = heureka_wire::encode_stamped_batch(items);
+        let mut request = self
+            .http
+            .post(format!("{}{path}", peer.url))
+            .timeout(timeout)
+            .header(CONTENT_TYPE, "application/json")
+            .header(ACCEPT, "application/json")
+            .header(USER_AGENT, REPLICATION_USER_AGENT);
+        request = if self.compress {
+            request
+                .header(reqwest::header::CONTENT_ENCODING, "gzip")
+                .body(gzip(&body))
+        } else {
+            request.body(body)
+        };
+        let answered = answer(peer, request, |status| {
+            format!("{} on POST {path}", status.as_u16())
+        })
+        .await;
+        let body = match answered {
+            Err(PeerError::Refused(why)) if why.starts_with("404 ") => {
+                return Err(PeerError::NotHeureka(why))
+            }
+            other => other?,
+        };
+        heureka_wire::decode_stamped_response(&body)
+            .map_err(|error| PeerError::Refused(format!("unreadable stamped answer: {error}")))
     }
 
     /// `GET {peer}apps`: the peer's whole registry, as any Eureka client reads it.

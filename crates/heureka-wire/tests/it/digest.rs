@@ -2,6 +2,7 @@
 //! what the reader refuses and what it lets through.
 
 use heureka_core::InstanceStatus::{OutOfService, Unknown, Up};
+use heureka_core::{PartStamps, Stamp};
 use heureka_wire::{decode_registry_digest, encode_registry_digest, DecodeError, InstanceDigest};
 
 use crate::fixtures::NOW;
@@ -16,10 +17,30 @@ fn live(app: &str, id: &str) -> InstanceDigest {
         last_updated_timestamp: 2,
         last_renewal_timestamp: 3,
         removed: false,
+        stamps: None,
     }
 }
 
+/// [`live`] with stamps, one part of each kind of value.
+fn stamped(app: &str, id: &str) -> InstanceDigest {
+    InstanceDigest {
+        stamps: Some(PartStamps {
+            registration: stamp(1_714_550_400_000, 0, 7),
+            status: stamp(1_714_550_400_000, 1, 7),
+            overridden: stamp(i64::MAX, u32::MAX, u32::MAX),
+            removed: Stamp::ZERO,
+        }),
+        ..live(app, id)
+    }
+}
+
+fn stamp(ms: i64, counter: u32, node: u32) -> Stamp {
+    Stamp { ms, counter, node }
+}
+
 const ONE_LIVE: &str = r#"{"digest":[{"app":"ORDERS","id":"o1","status":"UP","overriddenStatus":"UNKNOWN","lastDirtyTimestamp":1,"lastUpdatedTimestamp":2,"lastRenewalTimestamp":3,"removed":false}]}"#;
+
+const ONE_STAMPED: &str = r#"{"digest":[{"app":"ORDERS","id":"o1","status":"UP","overriddenStatus":"UNKNOWN","lastDirtyTimestamp":1,"lastUpdatedTimestamp":2,"lastRenewalTimestamp":3,"removed":false,"stamps":{"registration":[1714550400000,0,7],"status":[1714550400000,1,7],"overridden":[9223372036854775807,4294967295,4294967295],"removed":[0,0,0]}}]}"#;
 
 fn decode(body: &str) -> Result<Vec<InstanceDigest>, DecodeError> {
     decode_registry_digest(body.as_bytes(), NOW)
@@ -36,6 +57,12 @@ fn one_live_with(from: &str, to: &str) -> String {
     ONE_LIVE.replacen(from, to, 1)
 }
 
+/// [`ONE_STAMPED`] with `from` replaced by `to`.
+fn one_stamped_with(from: &str, to: &str) -> String {
+    assert!(ONE_STAMPED.contains(from), "{from}");
+    ONE_STAMPED.replacen(from, to, 1)
+}
+
 // --- encoding ---------------------------------------------------------------------------------
 
 #[test]
@@ -47,6 +74,12 @@ fn empty_digest_is_an_empty_list() {
 fn entry_is_written_with_every_field_in_order() {
     let bytes = encode_registry_digest(&[live("ORDERS", "o1")]);
     assert_eq!(String::from_utf8(bytes).unwrap(), ONE_LIVE);
+}
+
+#[test]
+fn stamps_are_written_last_when_the_entry_has_them() {
+    let bytes = encode_registry_digest(&[stamped("ORDERS", "o1")]);
+    assert_eq!(String::from_utf8(bytes).unwrap(), ONE_STAMPED);
 }
 
 #[test]
@@ -107,6 +140,31 @@ fn every_status_and_extreme_timestamps_round_trip() {
 }
 
 #[test]
+fn entries_with_and_without_stamps_round_trip() {
+    let tombstone = InstanceDigest {
+        removed: true,
+        stamps: Some(PartStamps {
+            removed: stamp(1_714_550_500_000, 3, 9),
+            ..stamped("ORDERS", "o3").stamps.unwrap()
+        }),
+        ..live("ORDERS", "o3")
+    };
+    let entries = vec![stamped("ORDERS", "o1"), live("ORDERS", "o2"), tombstone];
+    let bytes = encode_registry_digest(&entries);
+    assert_eq!(decode_registry_digest(&bytes, NOW).unwrap(), entries);
+}
+
+#[test]
+fn stamps_of_zero_are_read_as_zero_not_as_none() {
+    let entry = InstanceDigest {
+        stamps: Some(PartStamps::default()),
+        ..live("ORDERS", "o1")
+    };
+    let bytes = encode_registry_digest(std::slice::from_ref(&entry));
+    assert_eq!(decode_registry_digest(&bytes, NOW).unwrap(), vec![entry]);
+}
+
+#[test]
 fn empty_digest_round_trips() {
     let bytes = encode_registry_digest(&[]);
     assert_eq!(decode_registry_digest(&bytes, NOW).unwrap(), vec![]);
@@ -122,6 +180,22 @@ fn unknown_fields_are_ignored_in_entries_and_at_the_root() {
     )
     .replacen(r#"{"digest""#, r#"{"version":2,"digest""#, 1);
     assert_eq!(decode(&body).unwrap(), vec![live("ORDERS", "o1")]);
+}
+
+#[test]
+fn an_older_heurekas_entry_without_stamps_has_none() {
+    assert_eq!(decode(ONE_LIVE).unwrap()[0].stamps, None);
+    let body = one_live_with(r#""removed":false"#, r#""removed":false,"stamps":null"#);
+    assert_eq!(decode(&body).unwrap()[0].stamps, None);
+}
+
+#[test]
+fn unknown_fields_inside_stamps_are_ignored() {
+    let body = one_stamped_with(
+        r#""removed":[0,0,0]"#,
+        r#""removed":[0,0,0],"lease":[5,5,5]"#,
+    );
+    assert_eq!(decode(&body).unwrap(), vec![stamped("ORDERS", "o1")]);
 }
 
 // --- refusals ---------------------------------------------------------------------------------
@@ -216,4 +290,43 @@ fn one_bad_entry_fails_the_whole_digest_naming_it() {
     let bad = good.replacen(r#""app":"ORDERS""#, r#""app":7"#, 1);
     let body = format!(r#"{{"digest":[{good},{good},{bad}]}}"#);
     assert_eq!(refusal(&body), "digest[2].app is not a string");
+}
+
+#[test]
+fn stamps_must_be_an_object_with_every_part() {
+    let body = one_stamped_with(r#""status":[1714550400000,1,7],"#, "");
+    assert_eq!(refusal(&body), "digest[0].stamps.status is missing");
+    let body = one_live_with(r#""removed":false"#, r#""removed":false,"stamps":[1,0,7]"#);
+    assert_eq!(refusal(&body), "digest[0].stamps is not an object");
+}
+
+#[test]
+fn a_stamp_must_be_three_json_integers_in_range() {
+    for (value, reason) in [
+        ("[1,0]", "stamps.removed is not a [ms, counter, node] array"),
+        (
+            "[1,0,0,0]",
+            "stamps.removed is not a [ms, counter, node] array",
+        ),
+        ("{}", "stamps.removed is not a [ms, counter, node] array"),
+        (
+            r#""1,0,0""#,
+            "stamps.removed is not a [ms, counter, node] array",
+        ),
+        (r#"["1",0,0]"#, "stamps.removed[0] is not an integer"),
+        ("[1.5,0,0]", "stamps.removed[0] is not an integer"),
+        (
+            "[18446744073709551615,0,0]",
+            "stamps.removed[0] is not an integer",
+        ),
+        ("[-1,0,0]", "stamps.removed[0] is negative"),
+        ("[1,-1,0]", "stamps.removed[1] is out of range"),
+        ("[1,4294967296,0]", "stamps.removed[1] is out of range"),
+        ("[1,0,null]", "stamps.removed[2] is not an integer"),
+        ("[1,0,true]", "stamps.removed[2] is not an integer"),
+        ("[1,0,4294967296]", "stamps.removed[2] is out of range"),
+    ] {
+        let body = one_stamped_with(r#""removed":[0,0,0]"#, &format!(r#""removed":{value}"#));
+        assert_eq!(refusal(&body), format!("digest[0].{reason}"), "{value}");
+    }
 }

@@ -13,4 +13,5 @@ mod pieces;
 mod properties;
 mod replication;
 mod round_trip;
+mod stamped;
 mod strict_parsers;

@@ -1,14 +1,18 @@
 //! Properties over generated instances (proptest): every instance survives encoding and decoding
-//! in both formats, and every document written parses with a strict parser, whatever strings it
-//! holds.
+//! in both formats, every stamped copy survives a stamped batch and its answer, and every
+//! document written parses with a strict parser, whatever strings it holds.
 
 use std::collections::BTreeMap;
 
 use heureka_core::{
     ActionType, Applications, DataCenterClass, DataCenterInfo, Instance, InstanceStatus, LeaseInfo,
-    Port,
+    PartStamps, Parts, Port, Stamp, StampedCopy,
 };
-use heureka_wire::{decode_applications, decode_instance, encode_instance, Format};
+use heureka_wire::{
+    decode_applications, decode_instance, decode_stamped_batch, decode_stamped_response,
+    encode_instance, encode_stamped_batch, encode_stamped_response, Format, ReplicationAction,
+    StampedItem, StampedResult,
+};
 use proptest::collection::{btree_map, vec};
 use proptest::option;
 use proptest::prelude::*;
@@ -170,7 +174,94 @@ fn registry_of(text: fn() -> BoxedStrategy<String>) -> impl Strategy<Value = App
         .prop_map(|(instances, version, hash)| registry(version, &hash, instances))
 }
 
+fn stamp() -> impl Strategy<Value = Stamp> {
+    prop_oneof![
+        Just(Stamp::ZERO),
+        (0..=i64::MAX, any::<u32>(), any::<u32>()).prop_map(|(ms, counter, node)| Stamp {
+            ms,
+            counter,
+            node
+        }),
+    ]
+}
+
+fn part_stamps() -> impl Strategy<Value = PartStamps> {
+    (stamp(), stamp(), stamp(), stamp()).prop_map(|(registration, status, overridden, removed)| {
+        PartStamps {
+            registration,
+            status,
+            overridden,
+            removed,
+        }
+    })
+}
+
+/// Any copy a peer can send: names as the registry keys them (non-empty, the app upper-case),
+/// with or without a registration, an override and a lease.
+fn stamped_copy() -> impl Strategy<Value = StampedCopy> {
+    let name = |text: BoxedStrategy<String>| text.prop_filter("a name", |s| !s.is_empty()).boxed();
+    (
+        upper(name(any_text())),
+        name(any_text()),
+        option::of(instance(any_text)),
+        status(),
+        option::of(status()),
+        part_stamps(),
+        any::<bool>(),
+    )
+        .prop_map(
+            |(app, id, registration, own_status, overridden, stamps, leased)| StampedCopy {
+                app,
+                id,
+                parts: Parts {
+                    registration,
+                    own_status,
+                    overridden,
+                    stamps,
+                },
+                leased,
+            },
+        )
+}
+
 proptest! {
+    #[test]
+    fn any_stamped_copy_survives_a_batch_and_an_answer(
+        copies in vec(stamped_copy(), 0..4),
+        actions in vec(select(ReplicationAction::ALL.to_vec()), 4),
+        codes in vec(any::<u16>(), 4),
+    ) {
+        // A register without its instance is refused by design; make it a heartbeat.
+        let batch: Vec<StampedItem> = copies
+            .iter()
+            .zip(&actions)
+            .map(|(copy, &action)| {
+                let action = match action {
+                    ReplicationAction::Register if copy.parts.registration.is_none() => {
+                        ReplicationAction::Heartbeat
+                    }
+                    action => action,
+                };
+                StampedItem { action, copy: copy.clone() }
+            })
+            .collect();
+        let body = encode_stamped_batch(&batch);
+        let read: Vec<_> = decode_stamped_batch(&body, NOW).unwrap().into_iter().collect();
+        prop_assert_eq!(read, batch.into_iter().map(Ok).collect::<Vec<_>>());
+
+        let results: Vec<StampedResult> = copies
+            .into_iter()
+            .zip(codes)
+            .enumerate()
+            .map(|(n, (copy, status_code))| StampedResult {
+                status_code,
+                copy: (n % 2 == 0).then_some(copy),
+            })
+            .collect();
+        let body = encode_stamped_response(&results);
+        prop_assert_eq!(decode_stamped_response(&body).unwrap(), results);
+    }
+
     #[test]
     fn any_instance_survives_json(instance in instance(any_text)) {
         let json = encode_instance(&instance, Format::Json);

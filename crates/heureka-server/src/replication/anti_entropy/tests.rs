@@ -21,6 +21,7 @@ fn live(id: &str, dirty: i64, updated: i64, renewed: i64) -> InstanceDigest {
         last_updated_timestamp: updated,
         last_renewal_timestamp: renewed,
         removed: false,
+        stamps: None,
     }
 }
 

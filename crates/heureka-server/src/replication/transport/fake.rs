@@ -1,9 +1,10 @@
 //! An in-memory peer for the dispatcher's paused-time tests: it records every batch and
-//! answers from a script (every element 200 when the script is empty).
+//! answers from a script (every element 200 when the script is empty). It plays a Java peer:
+//! a stamped batch gets 404, as from a server without Heureka's endpoints.
 
 use std::collections::VecDeque;
 
-use heureka_wire::{ReplicationItem, ReplicationResult};
+use heureka_wire::{ReplicationItem, ReplicationResult, StampedItem, StampedResult};
 use parking_lot::Mutex;
 
 use super::PeerError;
@@ -29,6 +30,15 @@ impl FakePeer {
 
     pub(crate) fn batches(&self) -> Vec<Vec<ReplicationItem>> {
         self.batches.lock().clone()
+    }
+
+    pub(crate) async fn answer_stamped(
+        &self,
+        _items: &[StampedItem],
+    ) -> Result<Vec<StampedResult>, PeerError> {
+        Err(PeerError::NotHeureka(
+            "404 on POST peerreplication/stamped".to_owned(),
+        ))
     }
 
     pub(crate) async fn answer(

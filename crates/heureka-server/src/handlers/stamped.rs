@@ -1,0 +1,131 @@
+//! The receiving end of replication between Heureka servers: `POST
+//! {base}/peerreplication/stamped` (a batch of stamped copies, `heureka_wire::stamped`) and
+//! `POST {base}/peerreplication/copies` (anti-entropy's request for our copies).
+//!
+//! Java servers never call these (they send `peerreplication/batch`, `replication.rs`), and
+//! a Heureka sender that gets 404 here knows its peer is a Java server. Each element is
+//! merged part by part (`heureka_core::Parts::merge`) as a peer's write, never replicated
+//! again, and answered with what the sender must do next:
+//!
+//! * 200: nothing, both copies hold the same writes;
+//! * 404: send your copy (we do not hold the instance, or you hold writes we do not);
+//! * 409 with our copy: take it (we hold writes you do not, a cancel among them);
+//! * 400: refused (a time too far ahead of our clock); the rest of the batch goes through.
+
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::State;
+use axum::response::Response;
+use heureka_core::{Millis, Registry, StampedCopy, StampedRenewal};
+use heureka_wire::{DecodeError, Format, ReplicationAction, StampedItem, StampedResult};
+
+use crate::handlers::document;
+use crate::http::error::ApiError;
+use crate::state::SharedState;
+
+/// `POST {base}/peerreplication/stamped`: merge a Heureka peer's batch, answer element by
+/// element, all in one write so its changes are published together and in order.
+pub(crate) async fn batch(
+    State(state): State<SharedState>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
+    let elements = decode(&state, &body?)?;
+    let results = state.store.write(|registry, now| {
+        elements
+            .into_iter()
+            .map(|element| match element {
+                Ok(item) => apply(registry, item, now),
+                Err(status_code) => answer(status_code, None),
+            })
+            .collect::<Vec<_>>()
+    });
+    Ok(document(
+        Format::Json,
+        heureka_wire::encode_stamped_response(&results),
+    ))
+}
+
+/// `POST {base}/peerreplication/copies`: our copy of each instance the body names (its
+/// elements' actions and stamps are ignored), 200 with the copy or 404 when we hold nothing
+/// of it. Anti-entropy asks this for the instances a peer holds newer writes of.
+pub(crate) async fn copies(
+    State(state): State<SharedState>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
+    let elements = decode(&state, &body?)?;
+    let results: Vec<StampedResult> = {
+        let registry = state.store.read();
+        elements
+            .iter()
+            .map(|element| match element {
+                Ok(item) => match registry.stamped_copy(&item.copy.app, &item.copy.id) {
+                    Some(copy) => answer(200, Some(copy)),
+                    None => answer(404, None),
+                },
+                Err(status_code) => answer(*status_code, None),
+            })
+            .collect()
+    };
+    Ok(document(
+        Format::Json,
+        heureka_wire::encode_stamped_response(&results),
+    ))
+}
+
+/// Reads a batch: a body that is no batch at all is a 400; an element that cannot be read or
+/// carries an invalid registration is answered without the registry (logged here, since
+/// nothing under the registry lock may write to the log).
+fn decode(state: &SharedState, body: &[u8]) -> Result<Vec<Result<StampedItem, u16>>, ApiError> {
+    let elements = heureka_wire::decode_stamped_batch(body, state.store.now())
+        .map_err(|error| ApiError::BadRequest(format!("stamped replication batch: {error}")))?;
+    Ok(elements.into_iter().map(prepare).collect())
+}
+
+fn prepare(element: Result<StampedItem, DecodeError>) -> Result<StampedItem, u16> {
+    let mut item = element.map_err(|error| {
+        tracing::warn!(%error, "replicated element cannot be read; answered 400");
+        400u16
+    })?;
+    let copy = &mut item.copy;
+    let (app, id) = (&copy.app, &copy.id);
+    if let Some(registration) = &mut copy.parts.registration {
+        if let Err(reason) = heureka_core::validate_registration(registration, app) {
+            // Answered 200 as Eureka answers an invalid replicated registration, so the
+            // sender does not retry it.
+            tracing::warn!(%app, %id, %reason, "ignored an invalid replicated registration");
+            return Err(200);
+        }
+    }
+    Ok(item)
+}
+
+/// Merges one element under the registry lock and says what the sender must do next.
+fn apply(registry: &mut Registry, item: StampedItem, now: Millis) -> StampedResult {
+    let StampedItem { action, copy } = item;
+    if action == ReplicationAction::Heartbeat {
+        return match registry.renew_stamped(&copy.app, &copy.id, &copy.parts.stamps, now) {
+            Ok(StampedRenewal::Renewed) => answer(200, None),
+            Ok(StampedRenewal::SendYours) => answer(404, None),
+            Ok(StampedRenewal::TakeOurs(ours)) => answer(409, Some(*ours)),
+            Err(_) => answer(400, None),
+        };
+    }
+    let (app, id, theirs, they_lease) = (
+        copy.app.clone(),
+        copy.id.clone(),
+        copy.parts.stamps,
+        copy.leased,
+    );
+    let Ok(merged) = registry.merge_copy(copy, now) else {
+        return answer(400, None);
+    };
+    match registry.stamped_copy(&app, &id) {
+        Some(ours) if ours.parts.stamps.has_newer_part_than(&theirs) => answer(409, Some(ours)),
+        _ if they_lease && !merged.leased => answer(404, None),
+        _ => answer(200, None),
+    }
+}
+
+fn answer(status_code: u16, copy: Option<StampedCopy>) -> StampedResult {
+    StampedResult { status_code, copy }
+}
