@@ -17,8 +17,8 @@ seconds=${FUZZ_SECONDS:-60}
 sanitizer=${FUZZ_SANITIZER:-none}
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-    targets=(decode_instance_json decode_instance_xml round_trip config_load register_path negotiate
-        request_target)
+    targets=(decode_instance_json decode_instance_xml round_trip decode_stamped config_load
+        register_path negotiate request_target)
 fi
 
 if ! rustup toolchain list | grep -q '^nightly'; then
