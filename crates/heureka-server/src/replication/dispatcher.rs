@@ -96,7 +96,9 @@ pub(crate) async fn run(state: Replicator, peer: Arc<Peer>) {
             Err(error) => {
                 failures_in_a_row = failures_in_a_row.saturating_add(1);
                 let pause = match &error {
-                    PeerError::Congestion(_) | PeerError::TimedOut(_) => {
+                    // A starting peer's mark is on reads only, never on a batch's answer;
+                    // were it there, the peer would serve soon: keep the batch.
+                    PeerError::Congestion(_) | PeerError::TimedOut(_) | PeerError::Starting(_) => {
                         Some((CONGESTION_BACKOFF, MAX_CONGESTION_BACKOFF))
                     }
                     PeerError::Unreachable(_) => {

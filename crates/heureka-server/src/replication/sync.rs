@@ -4,9 +4,25 @@
 //!
 //! Eureka retries the whole sync while it found nothing, `registry-sync-retries` times,
 //! `registry-sync-retry-wait-ms` apart, even when every peer is plainly down, which is why a
-//! Java node alone takes minutes to start. Here a peer that refuses the connection is down and
-//! not waited for, nor is one that accepts the connection and never answers; only peers that
-//! answered without a registry (starting, overloaded) are asked again. Every peer that answers contributes, not only the first.
+//! Java node alone takes minutes to start. Here each peer is classified by its answer, and
+//! only peers that may yet give a registry worth waiting for are asked again:
+//! * it answered with its registry: its instances are registered (every peer that answers
+//!   contributes, not only the first);
+//! * it refused the connection, or accepted it and never answered: down, not waited for;
+//! * it is a Heureka node in its own start-up sync (its 403 carries `STARTING_HEADER`):
+//!   starting, not waited for either. It holds no registry yet beyond what it is itself
+//!   waiting for, so waiting for it only makes nodes started together wait for each other
+//!   (each for `retries × retry-wait`, minutes with Spring's defaults) while none of them has
+//!   anything to give. Whatever such a peer gets later reaches this node by replication
+//!   (batches are accepted while starting) and anti-entropy;
+//! * any other answer without a registry (a Java server's 403 while it starts, 503, 500):
+//!   asked again, `registry-sync-retry-wait-ms` later, up to `registry-sync-retries` times.
+//!
+//! So nodes started together open within a round trip of each other, empty; a node that
+//! joins a running cluster still holds its running peers' registries before its first read.
+//! The race is harmless: a peer seen starting a moment before it finishes held nothing this
+//! node's running peers do not also hold, unless it is the only way to them (a chain), and
+//! then anti-entropy brings that within its interval.
 
 use heureka_core::Applications;
 use tokio::task::JoinSet;
@@ -22,6 +38,8 @@ pub(crate) struct SyncReport {
     pub(crate) instances: usize,
     pub(crate) peers_answered: usize,
     pub(crate) peers_down: usize,
+    /// Heureka peers in their own start-up sync, not waited for.
+    pub(crate) peers_starting: usize,
     pub(crate) peers_unready: usize,
 }
 
@@ -60,6 +78,10 @@ pub(crate) async fn sync_from_peers(state: &Replicator) -> SyncReport {
                     report.peers_down += 1;
                     tracing::info!(peer = %peer.url.as_str(), %why, "start-up sync: peer is down");
                 }
+                Err(PeerError::Starting(why)) => {
+                    report.peers_starting += 1;
+                    tracing::info!(peer = %peer.url.as_str(), %why, "start-up sync: peer is starting too, not waited for");
+                }
                 Err(error) => {
                     report.peers_unready += 1;
                     tracing::warn!(peer = %peer.url.as_str(), %error, "start-up sync: peer did not give its registry");
@@ -79,6 +101,7 @@ pub(crate) async fn sync_from_peers(state: &Replicator) -> SyncReport {
         registry_size = count,
         peers_answered = report.peers_answered,
         peers_down = report.peers_down,
+        peers_starting = report.peers_starting,
         peers_unready = report.peers_unready,
         "start-up sync done: serving reads"
     );
