@@ -13,16 +13,17 @@
 //!   starting, not waited for either. It holds no registry yet beyond what it is itself
 //!   waiting for, so waiting for it only makes nodes started together wait for each other
 //!   (each for `retries × retry-wait`, minutes with Spring's defaults) while none of them has
-//!   anything to give. Whatever such a peer gets later reaches this node by replication
-//!   (batches are accepted while starting) and anti-entropy;
+//!   anything to give. What clients register on such a peer reaches this node by
+//!   replication (batches are accepted while starting); what it syncs from its own peers, by
+//!   anti-entropy (a peer's write is never replicated further);
 //! * any other answer without a registry (a Java server's 403 while it starts, 503, 500):
 //!   asked again, `registry-sync-retry-wait-ms` later, up to `registry-sync-retries` times.
 //!
-//! So nodes started together open within a round trip of each other, empty; a node that
-//! joins a running cluster still holds its running peers' registries before its first read.
-//! The race is harmless: a peer seen starting a moment before it finishes held nothing this
-//! node's running peers do not also hold, unless it is the only way to them (a chain), and
-//! then anti-entropy brings that within its interval.
+//! So nodes started together open within a round trip of each other; a node that joins a
+//! running cluster still holds its running peers' registries before its first read. The race
+//! (a peer seen starting a moment before its sync ends) is harmless: what that peer is about
+//! to hold comes from running peers this node asks itself, unless that peer is the only way
+//! to them (a chain), and then anti-entropy brings it within one interval.
 
 use heureka_core::Applications;
 use tokio::task::JoinSet;
