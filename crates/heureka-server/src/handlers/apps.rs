@@ -23,12 +23,13 @@ pub(crate) async fn all(
 
 /// Registry reads answer 403 until the start-up sync is done, as Eureka's do while
 /// `shouldAllowAccess` is false: a client then asks another server (§6.10). Writes and
-/// single-instance reads are always served.
+/// single-instance reads are always served. The 403 says the node is starting, so that a
+/// Heureka peer's start-up sync does not wait for it.
 fn ready(state: &SharedState) -> Result<(), ApiError> {
     if state.is_ready() {
         Ok(())
     } else {
-        Err(ApiError::Forbidden)
+        Err(ApiError::Starting)
     }
 }
 

@@ -12,6 +12,10 @@ use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use heureka_core::InvalidRegistration;
 
+/// The header on the 403 of a node whose start-up sync is running: a peer's start-up sync
+/// does not wait for a node that is itself waiting (`replication/sync.rs`).
+pub(crate) const STARTING_HEADER: &str = "x-heureka-starting";
+
 #[derive(Debug)]
 pub(crate) enum ApiError {
     /// Unknown app or instance. Eureka sends no body.
@@ -20,6 +24,10 @@ pub(crate) enum ApiError {
     BadRequest(String),
     /// Eureka's answer to a delta fetch while deltas are disabled.
     Forbidden,
+    /// A registry read before the start-up sync is done: 403 as Eureka answers it, marked
+    /// with [`STARTING_HEADER`] so that a Heureka peer in its own start-up sync can tell this
+    /// node is starting too (a Java server's 403 carries no such mark).
+    Starting,
     /// Missing or wrong credentials while basic auth is configured.
     Unauthorized,
     /// A body in a format neither codec reads.
@@ -60,6 +68,16 @@ impl IntoResponse for ApiError {
         match self {
             ApiError::NotFound => StatusCode::NOT_FOUND.into_response(),
             ApiError::Forbidden => StatusCode::FORBIDDEN.into_response(),
+            ApiError::Starting => {
+                let mut response = plain(
+                    StatusCode::FORBIDDEN,
+                    "not serving reads yet: the start-up sync from the peers is running".to_owned(),
+                );
+                response
+                    .headers_mut()
+                    .insert(STARTING_HEADER, HeaderValue::from_static("true"));
+                response
+            }
             ApiError::Conflict(ours) => {
                 let mut ours = *ours;
                 *ours.status_mut() = StatusCode::CONFLICT;

@@ -6,7 +6,8 @@
 //! * per element: a heartbeat's 404 queues a register of our copy (the peer lost or never had
 //!   the instance); a heartbeat's 409 adopts the peer's newer copy locally;
 //! * on congestion (503, no answer in time) or an unreachable peer, puts the batch back at the
-//!   front and backs off, doubling up to 30 s (congestion) or 5 s (unreachable);
+//!   front and backs off, doubling up to 30 s (congestion) or 5 s (unreachable), and never
+//!   longer than half the anti-entropy interval (`backoff` says why);
 //! * on any other failure drops the batch (repeating it cannot help) and lets anti-entropy
 //!   repair what it carried.
 //!
@@ -62,7 +63,7 @@ impl PeerState {
     }
 }
 
-/// The longest pause after congestion, as in Eureka.
+/// The longest pause after congestion, as in Eureka (`backoff` may shorten it).
 const MAX_CONGESTION_BACKOFF: Duration = Duration::from_secs(30);
 /// The longest pause after an unreachable peer. Eureka retries every 100 ms; doubling up to
 /// a few seconds costs a dead peer little and brings a restarted one back within seconds.
@@ -107,7 +108,9 @@ pub(crate) async fn run(state: Replicator, peer: Arc<Peer>) {
                 }
                 failures_in_a_row = failures_in_a_row.saturating_add(1);
                 let pause = match &error {
-                    PeerError::Congestion(_) | PeerError::TimedOut(_) => {
+                    // A starting peer's mark is on reads only, never on a batch's answer;
+                    // were it there, the peer would serve soon: keep the batch.
+                    PeerError::Congestion(_) | PeerError::TimedOut(_) | PeerError::Starting(_) => {
                         Some((CONGESTION_BACKOFF, MAX_CONGESTION_BACKOFF))
                     }
                     PeerError::Unreachable(_) => {
@@ -116,16 +119,19 @@ pub(crate) async fn run(state: Replicator, peer: Arc<Peer>) {
                     PeerError::Refused(_) | PeerError::NotHeureka(_) => None,
                 };
                 failed(&state, &peer, &error, state.store.now());
+                let anti_entropy = state.replication.settings().anti_entropy_interval;
                 match pause {
                     Some((first, max)) => {
                         peer.queue.lock().put_back(tasks, state.store.now());
-                        tokio::time::sleep(backoff(first, max, failures_in_a_row)).await;
+                        let pause = backoff(first, max, anti_entropy, failures_in_a_row);
+                        tokio::time::sleep(pause).await;
                     }
                     None => {
                         tracing::warn!(peer = %peer.url.as_str(), dropped = tasks.len(), %error, "replication batch dropped");
                         let pause = backoff(
                             CONGESTION_BACKOFF,
                             MAX_CONGESTION_BACKOFF,
+                            anti_entropy,
                             failures_in_a_row,
                         );
                         tokio::time::sleep(pause).await;
@@ -136,10 +142,29 @@ pub(crate) async fn run(state: Replicator, peer: Arc<Peer>) {
     }
 }
 
-/// `first`, doubled for every further failure in a row, at most `max`.
-pub(crate) fn backoff(first: Duration, max: Duration, failures_in_a_row: u32) -> Duration {
+/// `first`, doubled for every further failure in a row, at most `max`, and at most half of
+/// `anti_entropy_interval` when anti-entropy runs (but never less than `first`).
+///
+/// Why the second limit: the pause is how long replication stays silent after a fault has
+/// ended. A peer that missed our heartbeats meanwhile evicts their instances, and its
+/// anti-entropy pulls them back every interval; a sender still backing off for 30 s keeps
+/// that churn going long after the network healed, and past leases shorter than the pause.
+/// Half the interval leaves the other half for the attempt in flight when the fault ends (a
+/// connect plus a read time-out), so replication resumes within one anti-entropy interval
+/// whatever back-off was reached. The cost is one probe per peer every few seconds, no more
+/// than anti-entropy itself sends. `first` stays the floor: a very short interval must not
+/// make a congested peer be asked more often than Eureka's first pause.
+pub(crate) fn backoff(
+    first: Duration,
+    max: Duration,
+    anti_entropy_interval: Option<Duration>,
+    failures_in_a_row: u32,
+) -> Duration {
+    let limit = anti_entropy_interval
+        .map_or(max, |interval| max.min(interval / 2))
+        .max(first);
     let doublings = failures_in_a_row.saturating_sub(1).min(16);
-    first.saturating_mul(1 << doublings).min(max)
+    first.saturating_mul(1 << doublings).min(limit)
 }
 
 async fn wait_until_due(state: &Replicator, peer: &Peer) {

@@ -4,9 +4,26 @@
 //!
 //! Eureka retries the whole sync while it found nothing, `registry-sync-retries` times,
 //! `registry-sync-retry-wait-ms` apart, even when every peer is plainly down, which is why a
-//! Java node alone takes minutes to start. Here a peer that refuses the connection is down and
-//! not waited for, nor is one that accepts the connection and never answers; only peers that
-//! answered without a registry (starting, overloaded) are asked again. Every peer that answers contributes, not only the first.
+//! Java node alone takes minutes to start. Here each peer is classified by its answer, and
+//! only peers that may yet give a registry worth waiting for are asked again:
+//! * it answered with its registry: its instances are registered (every peer that answers
+//!   contributes, not only the first);
+//! * it refused the connection, or accepted it and never answered: down, not waited for;
+//! * it is a Heureka node in its own start-up sync (its 403 carries `STARTING_HEADER`):
+//!   starting, not waited for either. It holds no registry yet beyond what it is itself
+//!   waiting for, so waiting for it only makes nodes started together wait for each other
+//!   (each for `retries × retry-wait`, minutes with Spring's defaults) while none of them has
+//!   anything to give. What clients register on such a peer reaches this node by
+//!   replication (batches are accepted while starting); what it syncs from its own peers, by
+//!   anti-entropy (a peer's write is never replicated further);
+//! * any other answer without a registry (a Java server's 403 while it starts, 503, 500):
+//!   asked again, `registry-sync-retry-wait-ms` later, up to `registry-sync-retries` times.
+//!
+//! So nodes started together open within a round trip of each other; a node that joins a
+//! running cluster still holds its running peers' registries before its first read. The race
+//! (a peer seen starting a moment before its sync ends) is harmless: what that peer is about
+//! to hold comes from running peers this node asks itself, unless that peer is the only way
+//! to them (a chain), and then anti-entropy brings it within one interval.
 
 use heureka_core::Applications;
 use tokio::task::JoinSet;
@@ -18,10 +35,12 @@ use super::Replicator;
 /// What the start-up sync found.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct SyncReport {
-    /// Instances registered from peers (each counted once per peer that held it).
+    /// Instances registered from peers (each once, from the first peer that held it).
     pub(crate) instances: usize,
     pub(crate) peers_answered: usize,
     pub(crate) peers_down: usize,
+    /// Heureka peers in their own start-up sync, not waited for.
+    pub(crate) peers_starting: usize,
     pub(crate) peers_unready: usize,
 }
 
@@ -60,6 +79,10 @@ pub(crate) async fn sync_from_peers(state: &Replicator) -> SyncReport {
                     report.peers_down += 1;
                     tracing::info!(peer = %peer.url.as_str(), %why, "start-up sync: peer is down");
                 }
+                Err(PeerError::Starting(why)) => {
+                    report.peers_starting += 1;
+                    tracing::info!(peer = %peer.url.as_str(), %why, "start-up sync: peer is starting too, not waited for");
+                }
                 Err(error) => {
                     report.peers_unready += 1;
                     tracing::warn!(peer = %peer.url.as_str(), %error, "start-up sync: peer did not give its registry");
@@ -79,6 +102,7 @@ pub(crate) async fn sync_from_peers(state: &Replicator) -> SyncReport {
         registry_size = count,
         peers_answered = report.peers_answered,
         peers_down = report.peers_down,
+        peers_starting = report.peers_starting,
         peers_unready = report.peers_unready,
         "start-up sync done: serving reads"
     );
@@ -106,7 +130,8 @@ async fn fetch_all(
     outcomes
 }
 
-/// Registers a peer's registry here as its replicas, one application per write so that
+/// Registers a peer's registry here as its replicas, of unknown history (`register_synced`:
+/// nothing held is replaced), one application per write so that
 /// requests arriving meanwhile wait for one application at most.
 fn register_all(state: &Replicator, applications: Applications) -> usize {
     let mut count = 0;
@@ -117,8 +142,10 @@ fn register_all(state: &Replicator, applications: Applications) -> usize {
                 if instance.app.is_empty() || instance.id().is_empty() {
                     continue;
                 }
-                registry.register(instance, heureka_core::Origin::Peer, now);
-                count += 1;
+                // Of unknown history: the first stamped copy of any write replaces it.
+                if registry.register_synced(instance, now) {
+                    count += 1;
+                }
             }
             count
         });

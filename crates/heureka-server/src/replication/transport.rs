@@ -10,6 +10,7 @@ use reqwest::header::{ACCEPT, ACCEPT_ENCODING, AUTHORIZATION, CONTENT_TYPE, USER
 use reqwest::StatusCode;
 
 use super::peers::PeerUrl;
+use crate::http::error::STARTING_HEADER;
 
 /// Why a request to a peer did not produce an answer to act on.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -27,6 +28,9 @@ pub(crate) enum PeerError {
     /// A Heureka-only endpoint answered 404: the peer is a Java server (or an older Heureka),
     /// to be sent Eureka's own batches.
     NotHeureka(String),
+    /// A Heureka peer's 403 marked as its own start-up sync's (`STARTING_HEADER`): it holds
+    /// no registry to wait for yet. A Java server's 403 is `Refused`.
+    Starting(String),
 }
 
 impl std::fmt::Display for PeerError {
@@ -37,6 +41,7 @@ impl std::fmt::Display for PeerError {
             PeerError::Unreachable(why) => write!(f, "unreachable: {why}"),
             PeerError::Refused(why) => write!(f, "refused: {why}"),
             PeerError::NotHeureka(why) => write!(f, "not a Heureka server: {why}"),
+            PeerError::Starting(why) => write!(f, "starting: {why}"),
         }
     }
 }
@@ -251,7 +256,8 @@ impl PeerClient {
 }
 
 /// Sends a request with the peer's credentials and returns the body of a 2xx answer; a 503 is
-/// congestion, any other status is refused with the reason `refused` gives.
+/// congestion, a 403 marked as a Heureka start-up sync's is a starting peer, any other status
+/// is refused with the reason `refused` gives.
 async fn answer(
     peer: &PeerUrl,
     mut request: reqwest::RequestBuilder,
@@ -264,6 +270,11 @@ async fn answer(
     let status = response.status();
     if status == StatusCode::SERVICE_UNAVAILABLE {
         return Err(PeerError::Congestion("503 Service Unavailable".to_owned()));
+    }
+    if status == StatusCode::FORBIDDEN && response.headers().contains_key(STARTING_HEADER) {
+        return Err(PeerError::Starting(
+            "403: its own start-up sync is running".to_owned(),
+        ));
     }
     if !status.is_success() {
         return Err(PeerError::Refused(refused(status)));

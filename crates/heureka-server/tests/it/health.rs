@@ -140,8 +140,9 @@ async fn the_actuator_base_path_can_be_moved() {
     );
 }
 
-/// A stand-in peer that answers 503 to everything until `ready` is set, then serves an
-/// empty registry: a Eureka peer that is still starting, then started.
+/// A stand-in peer that answers `not_ready` (503, or a Java server's unmarked 403) to
+/// everything until `ready` is set, then serves an empty registry: a Eureka peer that is still
+/// starting, then started.
 struct StartingPeer {
     url: String,
     ready: Arc<AtomicBool>,
@@ -149,7 +150,7 @@ struct StartingPeer {
 }
 
 impl StartingPeer {
-    async fn start() -> StartingPeer {
+    async fn start(not_ready: StatusCode) -> StartingPeer {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!(
             "http://127.0.0.1:{}/eureka/",
@@ -163,7 +164,7 @@ impl StartingPeer {
             async move {
                 counter.fetch_add(1, Ordering::SeqCst);
                 if !ready.load(Ordering::SeqCst) {
-                    return StatusCode::SERVICE_UNAVAILABLE.into_response();
+                    return not_ready.into_response();
                 }
                 if uri.path().ends_with("/apps") {
                     let empty = r#"{"applications":{"versions__delta":"1","apps__hashcode":"","application":[]}}"#;
@@ -183,7 +184,7 @@ impl StartingPeer {
 
 #[tokio::test]
 async fn readiness_is_out_of_service_until_the_start_up_sync_is_done() {
-    let peer = StartingPeer::start().await;
+    let peer = StartingPeer::start(StatusCode::SERVICE_UNAVAILABLE).await;
     let service_url = format!("--eureka.client.service-url.defaultZone={}", peer.url);
     // Many quick retries: the sync only ends when the peer answers, never by giving up here.
     let server = TestServer::start(&[
@@ -223,4 +224,49 @@ async fn readiness_is_out_of_service_until_the_start_up_sync_is_done() {
     .await;
     let (status, body) = get(&server, "/actuator/health", false).await;
     assert_eq!((status, &body["status"]), (200, &Value::from("UP")));
+}
+
+/// Nodes started together must not wait for each other: a Heureka peer whose own start-up
+/// sync is running marks its 403 as such, and is not waited for, while a Java server's
+/// unmarked 403 still is.
+#[tokio::test]
+async fn a_peer_in_its_own_start_up_sync_is_not_waited_for() {
+    let java_peer = StartingPeer::start(StatusCode::FORBIDDEN).await;
+    let starting = TestServer::start(&[
+        &format!("--eureka.client.service-url.defaultZone={}", java_peer.url),
+        "--eureka.server.registry-sync-retries=10000",
+        "--eureka.server.registry-sync-retry-wait-ms=20",
+        "--heureka.replication.anti-entropy-interval-ms=0",
+    ])
+    .await;
+    let response = starting.get("/apps", None).await;
+    assert_eq!(response.status(), 403);
+    assert_eq!(response.headers()["x-heureka-starting"], "true");
+
+    // Spring's sync settings: five attempts, 30 s apart. Waiting for the starting node would
+    // take two minutes, well past `eventually`'s patience.
+    let joining = TestServer::start(&[
+        &format!(
+            "--eureka.client.service-url.defaultZone={}",
+            starting.service_url()
+        ),
+        "--eureka.server.registry-sync-retries=5",
+        "--eureka.server.registry-sync-retry-wait-ms=30000",
+        "--heureka.replication.anti-entropy-interval-ms=0",
+    ])
+    .await;
+    eventually("the joining node serves reads", || async {
+        joining.get_text("/apps", None).await.0 == 200
+    })
+    .await;
+
+    let response = starting.get("/apps", None).await;
+    assert_eq!(
+        (
+            response.status().as_u16(),
+            java_peer.ready.load(Ordering::SeqCst)
+        ),
+        (403, false),
+        "the node whose peer answers a Java server's 403 is still waiting for it"
+    );
 }

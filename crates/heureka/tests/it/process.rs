@@ -1,5 +1,6 @@
 //! The real `heureka` binary in a process of its own, for what only a process shows: its
-//! memory and open files (read from `/proc`), its open-file limit, how it exits on SIGTERM.
+//! memory and open files (read from `/proc`), its open-file limit, how it exits on SIGTERM,
+//! several started at the same moment.
 //! Plus raw-socket helpers for clients that misbehave on purpose.
 
 use std::io::{BufRead, BufReader};
@@ -36,9 +37,74 @@ impl HeurekaProcess {
         Self::start_command(command, args)
     }
 
-    fn start_command(mut command: Command, args: &[&str]) -> HeurekaProcess {
-        // A standalone node, as in the in-process tests.
-        let port = free_port();
+    fn start_command(command: Command, args: &[&str]) -> HeurekaProcess {
+        Self::spawn(command, free_port(), args).serving()
+    }
+
+    /// Starts `n` nodes at the same moment (every process is spawned before any is waited
+    /// for), on free ports of 127.0.0.1, each listing the others as peers. `args` are every
+    /// node's further `--key=value` arguments.
+    ///
+    /// Each node reaches the others through a front door this test holds from the start,
+    /// which passes a connection on once its node serves. So no node ever finds a peer
+    /// refusing connections merely because that peer bound its port a millisecond later:
+    /// every node sees every other one starting, as nodes started in the same instant do
+    /// (and as a Kubernetes Service that already routes to the pods makes them).
+    pub async fn start_together(n: usize, args: &[&str]) -> Together {
+        let mut doors = Vec::new();
+        let mut door_urls = Vec::new();
+        for _ in 0..n {
+            let door = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            door_urls.push(format!(
+                "http://127.0.0.1:{}/eureka/",
+                door.local_addr().unwrap().port()
+            ));
+            doors.push(door);
+        }
+        let mut ports: Vec<u16> = Vec::new();
+        while ports.len() < n {
+            let port = free_port();
+            if !ports.contains(&port) {
+                ports.push(port);
+            }
+        }
+        let starting: Vec<Starting> = ports
+            .iter()
+            .enumerate()
+            .map(|(i, port)| {
+                let others: Vec<&str> = door_urls
+                    .iter()
+                    .enumerate()
+                    .filter(|(j, _)| *j != i)
+                    .map(|(_, url)| url.as_str())
+                    .collect();
+                let service_url = format!(
+                    "--eureka.client.service-url.defaultZone={}",
+                    others.join(",")
+                );
+                let mut args = args.to_vec();
+                args.push(&service_url);
+                Self::spawn(Command::new(env!("CARGO_BIN_EXE_heureka")), *port, &args)
+            })
+            .collect();
+        let mut forwarding = tokio::task::JoinSet::new();
+        let mut nodes = Vec::new();
+        for (door, starting) in doors.into_iter().zip(starting) {
+            // Off the runtime's thread: the doors keep answering meanwhile.
+            let node = tokio::task::spawn_blocking(move || starting.serving())
+                .await
+                .unwrap();
+            forwarding.spawn(forward(door, node.address()));
+            nodes.push(node);
+        }
+        Together {
+            nodes,
+            _forwarding: forwarding,
+        }
+    }
+
+    fn spawn(mut command: Command, port: u16, args: &[&str]) -> Starting {
+        // A standalone node unless `args` name peers, as in the in-process tests.
         let args: Vec<String> = args.iter().map(|arg| arg.to_string()).collect();
         let mut child = command
             .args(&args)
@@ -67,10 +133,11 @@ impl HeurekaProcess {
                 log.push('\n');
             }
         });
-        let port = port_rx
-            .recv_timeout(PATIENCE)
-            .expect("heureka logs the address it serves on");
-        HeurekaProcess { child, port, log }
+        Starting {
+            child,
+            log,
+            port_rx,
+        }
     }
 
     pub fn pid(&self) -> u32 {
@@ -113,7 +180,12 @@ impl HeurekaProcess {
 
     /// Waits (boundedly) until the log contains `text`.
     pub async fn wait_for_log(&self, text: &str) {
-        let waited = tokio::time::timeout(PATIENCE, async {
+        self.wait_for_log_within(text, PATIENCE).await;
+    }
+
+    /// Waits until the log contains `text`; fails the test, with the log, after `limit`.
+    pub async fn wait_for_log_within(&self, text: &str, limit: Duration) {
+        let waited = tokio::time::timeout(limit, async {
             while !self.log().contains(text) {
                 tokio::time::sleep(Duration::from_millis(20)).await;
             }
@@ -121,7 +193,7 @@ impl HeurekaProcess {
         .await;
         assert!(
             waited.is_ok(),
-            "the log never said {text:?}:\n{}",
+            "the log never said {text:?} within {limit:?}:\n{}",
             self.log()
         );
     }
@@ -158,6 +230,52 @@ impl HeurekaProcess {
             .await
             .ok()
             .flatten()
+    }
+}
+
+/// Nodes started together, and the front doors they reach each other through (closed when
+/// this is dropped).
+pub struct Together {
+    pub nodes: Vec<HeurekaProcess>,
+    _forwarding: tokio::task::JoinSet<()>,
+}
+
+/// Passes every connection to `door` on to `address`, where the node now serves; connections
+/// that arrived before it served waited in the door's backlog.
+async fn forward(door: tokio::net::TcpListener, address: String) {
+    loop {
+        let Ok((mut inbound, _)) = door.accept().await else {
+            return;
+        };
+        let address = address.clone();
+        tokio::spawn(async move {
+            if let Ok(mut outbound) = TcpStream::connect(address).await {
+                let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
+            }
+        });
+    }
+}
+
+/// A process spawned, not yet known to be serving.
+struct Starting {
+    child: Child,
+    log: Arc<Mutex<String>>,
+    port_rx: std::sync::mpsc::Receiver<u16>,
+}
+
+impl Starting {
+    /// Waits (boundedly) for the line that says where it serves.
+    fn serving(self) -> HeurekaProcess {
+        let mut process = HeurekaProcess {
+            child: self.child,
+            port: 0,
+            log: self.log,
+        };
+        process.port = self
+            .port_rx
+            .recv_timeout(PATIENCE)
+            .expect("heureka logs the address it serves on");
+        process
     }
 }
 
