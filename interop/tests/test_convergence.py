@@ -255,13 +255,15 @@ def test_an_acknowledged_override_set_is_not_undone_by_a_stale_peer_registration
 # 3. A resurrected cancel
 # ---------------------------------------------------------------------------------------
 class Resurrections:
-    """Watches every node from a cancel's acknowledgement on: once a node has dropped the
-    instance, it must never show it again. One polling thread per node, so a frozen node
+    """Watches every node from a cancel's acknowledgement on: once a node that held the
+    instance has dropped it, it must never show it again. One polling thread per node, so a frozen node
     (whose reads wait until it resumes) leaves no gap in watching the others."""
 
-    def __init__(self, c: cl.Cluster, inst: Instance, acked_at: str):
+    def __init__(self, c: cl.Cluster, inst: Instance, acked_at: str, holders: list):
+        """``holders``: the nodes that held the instance when the cancel was acked."""
         self.c, self.inst, self.acked_at = c, inst, acked_at
         self.started = 0.0
+        self.held = {n.node_name for n in holders}
         self.dropped: dict[str, float] = {}
         self.seen_again: list[str] = []
         self._stop = threading.Event()
@@ -288,7 +290,9 @@ class Resurrections:
             except Exception:   # noqa: BLE001 - no answer is no sighting
                 has = None
             t = time.monotonic() - self.started
-            if has is False:
+            if has:
+                self.held.add(name)
+            if has is False and name in self.held:
                 self.dropped.setdefault(name, t)
             elif has and name in self.dropped and len(self.seen_again) < 10:
                 self.seen_again.append(
@@ -321,7 +325,7 @@ def test_an_acknowledged_cancel_is_not_resurrected_by_a_late_peer_batch(fresh_cl
     #     dropped it. Only when the link heals does B's Cancel take it away again.
     c = fresh_cluster(3, "s3", extra={**AE_ON, "eureka.server.peer-node-read-timeout-ms": "10000"})
     x = new_instance("conv-cancel")
-    watch = Resurrections(c, x, c[B].node_name)
+    watch = Resurrections(c, x, c[B].node_name, holders=[c[B], c[C]])
     frozen = c[A].proc.pid
     os.kill(frozen, signal.SIGSTOP)
     try:
