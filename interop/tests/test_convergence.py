@@ -24,8 +24,6 @@ The tests are strict xfails until causal order lands; whoever fixes it removes t
 """
 from __future__ import annotations
 
-import os
-import signal
 import threading
 import time
 from typing import Optional
@@ -70,8 +68,7 @@ def fresh_cluster(cluster_factory):
     for c in made:
         c.heal()
         for node in c:
-            if node.proc.running():
-                os.kill(node.proc.pid, signal.SIGCONT)
+            node.proc.thaw()
             node.stop()
 
 
@@ -256,8 +253,8 @@ def test_an_acknowledged_override_set_is_not_undone_by_a_stale_peer_registration
 # ---------------------------------------------------------------------------------------
 class Resurrections:
     """Watches every node from a cancel's acknowledgement on: once a node that held the
-    instance has dropped it, it must never show it again. One polling thread per node, so a frozen node
-    (whose reads wait until it resumes) leaves no gap in watching the others."""
+    instance has dropped it, it must never show it again. One polling thread per node, so a
+    frozen node (whose reads wait until it resumes) leaves no gap in watching the others."""
 
     def __init__(self, c: cl.Cluster, inst: Instance, acked_at: str, holders: list):
         """``holders``: the nodes that held the instance when the cancel was acked."""
@@ -314,8 +311,8 @@ class Resurrections:
 def test_an_acknowledged_cancel_is_not_resurrected_by_a_late_peer_batch(fresh_cluster):
     # Three nodes. Peers wait up to 10 s for a batch's answer (peer-node-read-timeout-ms), so
     # a batch sent to a frozen node is still read and applied when it resumes.
-    #  1. Freeze A (SIGSTOP). Register on C: B gets the Register at once; C's batch for A sits
-    #     unread in A's socket while C waits for the answer.
+    #  1. Freeze A (SIGSTOP, and wait until every thread has stopped). Register on C: B gets the
+    #     Register at once; C's batch for A sits unread in A's socket while C waits for the answer.
     #  2. Cut B->A, so that B's cancel cannot overtake that batch (both would be waiting in A).
     #  3. Cancel on B (200). C drops the instance; B's Cancel for A waits in B's queue.
     #  4. Resume A after a pause. It applies C's old batch: a Register, stamped A's "now".
@@ -326,17 +323,21 @@ def test_an_acknowledged_cancel_is_not_resurrected_by_a_late_peer_batch(fresh_cl
     c = fresh_cluster(3, "s3", extra={**AE_ON, "eureka.server.peer-node-read-timeout-ms": "10000"})
     x = new_instance("conv-cancel")
     watch = Resurrections(c, x, c[B].node_name, holders=[c[B], c[C]])
-    frozen = c[A].proc.pid
-    os.kill(frozen, signal.SIGSTOP)
+    c[A].proc.freeze()
     try:
         cl.register(c[C], x)
         wait_until(f"{c[B].node_name} has {x.instance_id}", lambda: view(c[B]).has(x), STEP_DEADLINE)
+        # C has taken the Register off its queue for A (and built the batch in the same breath):
+        # the cancel can no longer turn it into nothing.
+        to_a = c.link_port(C, A)
+        wait_until(f"{c[C].node_name} sent its batch to the frozen {c[A].node_name}",
+                   lambda: link_stats(c[C], to_a)["queueDepth"] == 0, STEP_DEADLINE)
         c.proxies[(B, A)].partition()
         cl.cancel(c[B], x)
         watch.start()
         wait_until(f"{c[C].node_name} dropped {x.instance_id}", lambda: watch.has_dropped(c[C]), STEP_DEADLINE)
         time.sleep(2.0)              # A stays frozen a little longer, its peer's batch unread
-        os.kill(frozen, signal.SIGCONT)
+        c[A].proc.thaw()
         # B->A stays cut for three anti-entropy rounds after A resumed.
         until = time.monotonic() + 3 * AE_ROUND
         while time.monotonic() < until and not watch.seen_again:
@@ -346,5 +347,5 @@ def test_an_acknowledged_cancel_is_not_resurrected_by_a_late_peer_batch(fresh_cl
         all_show(c, x, None, f"after the cancel was acked at {c[B].node_name}")
         watch.check()
     finally:
-        os.kill(frozen, signal.SIGCONT)
+        c[A].proc.thaw()
         watch.stop()
