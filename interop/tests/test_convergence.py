@@ -84,7 +84,9 @@ def describe(st: Optional[tuple[str, str]]) -> str:
     if st is None:
         return "no instance"
     status, override = st
-    return f"{status} (override {override})" if override not in (None, NO_OVERRIDE) else f"{status} (no override)"
+    if override in (None, NO_OVERRIDE):
+        return f"{status} (no override)"
+    return f"{status} (override {override})"
 
 
 def lease_lapsed(node, inst: Instance) -> bool:
