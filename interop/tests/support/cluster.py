@@ -208,8 +208,10 @@ class Cluster:
     def __init__(self, kinds: list[str], log_dir: Path, *, proxied: bool = False,
                  credentials: Optional[tuple[str, str]] = None, topology: str = "mesh",
                  extra: Optional[dict] = None, label: str = "",
-                 extra_peers: Optional[dict[int, list[str]]] = None):
-        """``extra_peers``: more URLs for a node's list, e.g. a node outside this cluster."""
+                 extra_peers: Optional[dict[int, list[str]]] = None,
+                 node_extra: Optional[dict[int, dict]] = None):
+        """``extra_peers``: more URLs for a node's list, e.g. a node outside this cluster;
+        ``node_extra``: settings for single nodes (by index), on top of ``extra``."""
         assert topology in ("mesh", "chain"), topology
         self.kinds = list(kinds)
         n = len(kinds)
@@ -227,8 +229,9 @@ class Cluster:
                 # itself first (direct), then its peers (through their links)
                 urls = [eureka_url(self.link_port(i, j), credentials) for j in [i] + self.peers_of(i, topology)]
                 urls += (extra_peers or {}).get(i, [])
+                settings = {**(extra or {}), **(node_extra or {}).get(i, {})}
                 self.nodes.append(make_node(kinds[i], names[i], log_dir, self.ports[i], urls,
-                                            eureka_url(self.ports[i], credentials), credentials, extra))
+                                            eureka_url(self.ports[i], credentials), credentials, settings))
         except BaseException:
             self.close_proxies()
             raise

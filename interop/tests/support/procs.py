@@ -136,6 +136,31 @@ class Proc:
                 self.kill()
         return self.popen.returncode
 
+    def freeze(self, timeout: float = 10.0) -> None:
+        """SIGSTOP, then wait until every thread of the process is stopped: the signal is
+        delivered asynchronously, and on a busy machine a thread can run on for a while
+        (long enough to answer a request the caller expects to sit unread)."""
+        assert self.running(), f"{self.name} is not running"
+        os.kill(self.popen.pid, signal.SIGSTOP)
+        wait_until(f"every thread of {self.name} (pid {self.popen.pid}) stopped",
+                   lambda: self.threads_stopped(), timeout, interval=0.01, logs=[self])
+
+    def thaw(self) -> None:
+        """SIGCONT (harmless when the process is not stopped)."""
+        if self.running():
+            os.kill(self.popen.pid, signal.SIGCONT)
+
+    def threads_stopped(self) -> bool:
+        """Whether every thread is in state T (stopped) in /proc (Linux)."""
+        states = []
+        for task in Path(f"/proc/{self.popen.pid}/task").iterdir():
+            try:
+                # the state follows the parenthesised command name, which may contain spaces
+                states.append((task / "stat").read_text().rsplit(")", 1)[1].split()[0])
+            except (OSError, IndexError):
+                continue          # a thread that just exited
+        return bool(states) and all(st in ("T", "t") for st in states)
+
     def kill(self) -> None:
         if self.popen is None:
             return
