@@ -1,11 +1,11 @@
-"""Issue 18: writes that anti-entropy undoes, because it orders copies by timestamps.
+"""Issue 18: writes that anti-entropy used to undo, because it ordered copies by timestamps.
 
 Each test drives real Heureka nodes (peer links through FaultProxy, a node frozen with SIGSTOP
 where the story needs one) through one sequence in which a write the client or operator got a
-2xx for is lost for good on today's code, and asserts the outcome a causally ordered registry
-gives: the acknowledged write wins everywhere.
+2xx for was lost for good before causal order, and asserts the outcome a causally ordered
+registry gives: the acknowledged write wins everywhere.
 
-Why today's code loses them (``peer_copies.rs``, ``anti_entropy.rs``, ``registry.rs``):
+Why the timestamp-ordered code (05732e3 and before) lost them (``peer_copies.rs``, ``anti_entropy.rs``, ``registry.rs``):
 
 * ``is_newer`` orders two copies by ``(lastDirtyTimestamp, lastUpdatedTimestamp)``. An operator's
   override (set or removal) does not move ``lastDirtyTimestamp``, so it comes down to
@@ -20,7 +20,7 @@ Why today's code loses them (``peer_copies.rs``, ``anti_entropy.rs``, ``registry
 * A tombstone loses to any live copy changed after it (``touched_since``), and "changed" is
   again the adopter's clock.
 
-The tests are strict xfails until causal order lands; whoever fixes it removes the markers.
+Each failed on every run before causal order (stamped copies merged part by part, tombstones) landed.
 """
 from __future__ import annotations
 
@@ -143,8 +143,6 @@ def all_show(c: cl.Cluster, inst: Instance, expected: Optional[tuple[str, str]],
 # ---------------------------------------------------------------------------------------
 # 1. A lost override removal
 # ---------------------------------------------------------------------------------------
-@pytest.mark.xfail(strict=True, reason="issue 18: a lost override removal (anti-entropy re-applies "
-                                       "an expired lease's remembered override) — fixed by causal order")
 def test_an_acknowledged_override_removal_is_not_undone_by_a_node_whose_lease_had_lapsed(fresh_cluster):
     # Two nodes; the client heartbeats on A, the operator works on A. Eviction runs every 60 s
     # (Eureka's default), so a lease that lapses stays listed (expired, not evicted) for a while.
@@ -195,8 +193,6 @@ def test_an_acknowledged_override_removal_is_not_undone_by_a_node_whose_lease_ha
 # ---------------------------------------------------------------------------------------
 # 2. A lost override set
 # ---------------------------------------------------------------------------------------
-@pytest.mark.xfail(strict=True, reason="issue 18: a lost override set (a stale peer register wins "
-                                       "by the receiver's clock) — fixed by causal order")
 def test_an_acknowledged_override_set_is_not_undone_by_a_stale_peer_registration(fresh_cluster):
     # Three nodes: the operator works on A, the client heartbeats on C (2 s lease), B loses the
     # lease. Anti-entropy is on only at B (A and C run without it: a node that sees the
@@ -308,8 +304,6 @@ class Resurrections:
             raise AssertionError("; ".join(self.seen_again))
 
 
-@pytest.mark.xfail(strict=True, reason="issue 18: a resurrected cancel (a late-applied register beats "
-                                       "the tombstone by the receiver's clock) — fixed by causal order")
 def test_an_acknowledged_cancel_is_not_resurrected_by_a_late_peer_batch(fresh_cluster):
     # Three nodes. Peers wait up to 10 s for a batch's answer (peer-node-read-timeout-ms), so
     # a batch sent to a frozen node is still read and applied when it resumes.
