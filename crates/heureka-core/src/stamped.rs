@@ -68,6 +68,25 @@ impl Registry {
         })
     }
 
+    /// What a heartbeat to a Heureka peer carries: our copy's stamps and status, without the
+    /// document (cheap: no instance is rebuilt). `None` unless we hold a lease.
+    pub fn stamped_heartbeat(&self, app: &str, id: &str) -> Option<StampedCopy> {
+        let app = app_key(app);
+        let lease = self.apps.get(app.as_ref())?.get(id)?;
+        let holder = &lease.holder;
+        Some(StampedCopy {
+            app: app.into_owned(),
+            id: id.to_owned(),
+            parts: Parts {
+                registration: None,
+                own_status: holder.own_status,
+                overridden: as_override(holder.overridden_status),
+                stamps: holder.stamps,
+            },
+            leased: true,
+        })
+    }
+
     /// Merges a peer's copy into ours (`merge.rs`). An instance the peer holds a lease for
     /// and whose merged parts are live gets a lease here too, even when the parts were
     /// already equal: this server may have evicted it while the peer kept renewing it.

@@ -30,7 +30,7 @@
 //! fields are ignored, so a newer Heureka can add some. A batch is decided element by element,
 //! as Eureka's is: an element that cannot be applied is an `Err` naming its index and field
 //! (`stampedList[3].stamps.status[1] is out of range`), which the receiver answers with that
-//! element's 500 while the rest goes through. An answer is read whole: any bad element fails
+//! element's 400 while the rest goes through. An answer is read whole: any bad element fails
 //! it.
 
 use heureka_core::{InstanceStatus, Millis, PartStamps, Parts, Stamp, StampedCopy};

@@ -409,3 +409,14 @@ fn a_synced_copy_never_replaces_what_is_held() {
     assert!(!a.register_synced(instance("ORDERS", "o1"), 3_000));
     assert_eq!(status_of(&a, "ORDERS", "o1"), None);
 }
+
+#[test]
+fn a_heartbeat_copy_carries_the_stamps_without_the_document() {
+    let (mut a, _, _) = servers();
+    register(&mut a, 1_000);
+    let heartbeat = a.stamped_heartbeat("ORDERS", "o1").unwrap();
+    assert_eq!(heartbeat.parts.stamps, copy_of(&a).parts.stamps);
+    assert!(heartbeat.parts.registration.is_none());
+    assert!(a.cancel("ORDERS", "o1", Origin::Client, 2_000));
+    assert!(a.stamped_heartbeat("ORDERS", "o1").is_none());
+}

@@ -236,15 +236,14 @@ fn build_stamped(state: &Replicator, batch: Vec<Task>) -> (Vec<Task>, Vec<Stampe
     let mut tasks = Vec::with_capacity(batch.len());
     let mut items = Vec::with_capacity(batch.len());
     for task in batch {
-        let Some(mut copy) = registry.stamped_copy(&task.key.app, &task.key.id) else {
+        let (app, id) = (&task.key.app, &task.key.id);
+        let copy = match task.action {
+            ReplicationAction::Heartbeat => registry.stamped_heartbeat(app, id),
+            _ => registry.stamped_copy(app, id),
+        };
+        let Some(copy) = copy else {
             continue;
         };
-        if task.action == ReplicationAction::Heartbeat {
-            if !copy.leased {
-                continue;
-            }
-            copy.parts.registration = None;
-        }
         items.push(StampedItem {
             action: task.action,
             copy,
