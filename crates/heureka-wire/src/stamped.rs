@@ -197,7 +197,7 @@ fn push_stamp(out: &mut Vec<u8>, stamp: Stamp) {
 
 /// Reads a stamped batch. The outer `Err` means the body as a whole is unreadable (not JSON,
 /// no `stampedList` array), which deserves a 400; otherwise there is one entry per element, in
-/// order, each the element or why it cannot be applied (that element's 500). `now` is parse
+/// order, each the element or why it cannot be applied (that element's 400). `now` is parse
 /// time, the default of an `instanceInfo`'s missing timestamps.
 pub fn decode_stamped_batch(
     body: &[u8],
