@@ -146,9 +146,11 @@ def all_show(c: cl.Cluster, inst: Instance, expected: Optional[tuple[str, str]],
 def test_an_acknowledged_override_removal_is_not_undone_by_a_node_whose_lease_had_lapsed(fresh_cluster):
     # Two nodes; the client heartbeats on A, the operator works on A. Eviction runs every 60 s
     # (Eureka's default), so a lease that lapses stays listed (expired, not evicted) for a while.
+    # Anti-entropy runs on both (A's cannot reach B while A->B is cut; B's does the damage).
     #  1. Register with a 2 s lease, heartbeat on A; set OUT_OF_SERVICE on A; both agree.
     #  2. Cut A->B: B hears no more heartbeats, and its lease lapses. B keeps its override map
-    #     entry (only eviction or cancel removes it). B->A stays open, so B's anti-entropy sees A.
+    #     entry (a cancel, an eviction, or a removal that finds the lease live would drop it).
+    #     B->A stays open, so B's anti-entropy sees A.
     #  3. Remove the override on A (200). The DeleteStatusOverride for B waits in A's queue.
     #  4. B's anti-entropy sees A's copy as newer (same dirty timestamp, later lastUpdated) and
     #     repairs from it: repair_from_peer looks for our override through instance(), which
