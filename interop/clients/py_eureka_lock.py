@@ -1,19 +1,21 @@
 """A workaround for a deadlock of py-eureka-client 0.13.x, imported by the interop apps using it.
 
 py-eureka-client 0.13 serializes its requests to the service URLs with an ``asyncio.Lock`` (before
-0.13 a ``threading.RLock``), and an asyncio lock is not reentrant. The registry fetch of a
-heartbeat round goes through that lock whenever no service URL is cached, that is when every
-request of the round so far failed; and when the fetch then needs a full fetch (its copy is empty,
-or the delta's ``apps__hashcode`` disagrees with it) it asks for the lock again from inside. The
-heartbeat thread then waits for itself forever: no heartbeat, registration or fetch is ever sent
-again, and the instance is evicted for good.
+0.13 a ``threading.RLock``), and an asyncio lock is not reentrant. A request goes through that lock
+when no service URL is cached (an earlier request of the heartbeat round failed) or when the cached
+one has just failed it. When the registry fetch is such a request and then needs a full fetch (its
+copy is empty, or the delta's ``apps__hashcode`` disagrees with it), it asks for the lock again from
+inside. The heartbeat thread then waits for itself forever: no heartbeat, registration or fetch is
+ever sent again, and the instance is evicted for good.
 
-A server restart is enough to get there: the server is down for the round's heartbeat and
-registration, and up again, with a registry that changed, for the same round's fetch a moment
-later. On a loaded machine that moment is longer, and a restart test failed once because the
-Python instance never came back (issue 18, item 8). The apps here are the test's other clients,
-not the client under test, so they replace the lock with a reentrant one, per thread as before
-0.13: the heartbeat thread is the only one that sends requests while the app runs.
+A server restart is enough to get there: the server is down for the round's registration (or is
+killed under the round's fetch) and up again, with a registry that changed, for the fetch's next
+attempt a moment later. On a loaded machine that moment is longer, and a restart test failed now
+and then because the Python instance never came back (issue 18, item 8; the app's log then ends
+with the failed request, and its stop finds the lock "locked, waiters:1"). The apps here are the
+tests' other clients, not the client under test, so they replace the lock with a reentrant one,
+per thread as before 0.13: the heartbeat thread is the only one that sends requests while the
+app runs.
 
 ``install()`` must run before ``eureka_client.init``; it fails loudly if the client no longer
 holds the lock it replaces, so an upgrade makes someone look at this again.

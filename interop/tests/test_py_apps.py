@@ -1,8 +1,8 @@
 """The suite's own Python apps (clients/py_client.py, clients/backend.py) keep their instance alive.
 
 Both run the real py-eureka-client 0.13, whose heartbeat thread deadlocks itself when a round's
-registration fails and the same round's fetch then reaches a server and needs a full fetch: a
-server restart that completes between the two. They work around it (clients/py_eureka_lock.py);
+registration fails and the same round's fetch then reaches a server and needs a full fetch (a
+server restart that completes between the two; see clients/py_eureka_lock.py for the other way in). They work around it (clients/py_eureka_lock.py);
 without that, a restart test lost the Python instance for good now and then (issue 18, item 8).
 
 The scripted registry here refuses every registration (503) and answers every read with an empty
