@@ -25,6 +25,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import py_eureka_client.eureka_client as ec
 
+import py_eureka_lock
+
 
 def main():
     ap = argparse.ArgumentParser()
@@ -68,6 +70,7 @@ def main():
     def on_error(kind, exc):
         print(f"ON_ERROR {kind}: {type(exc).__name__}: {str(exc)[:300]}", flush=True)
 
+    py_eureka_lock.install()   # py-eureka-client 0.13's heartbeat deadlock, see there
     ec.init(eureka_server=args.server, app_name=args.app, instance_id=args.instance_id,
             instance_host="127.0.0.1", instance_ip="127.0.0.1", instance_port=args.port,
             zone=args.zone, metadata=json.loads(args.metadata),

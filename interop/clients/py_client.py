@@ -25,6 +25,8 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import py_eureka_client.eureka_client as ec
 
+import py_eureka_lock
+
 T0 = time.time()
 
 
@@ -124,6 +126,7 @@ def main():
     signal.signal(signal.SIGINT, on_signal)
 
     log(f"init: server={args.server} app={args.app} port={args.port} metadata={metadata}")
+    py_eureka_lock.install()   # py-eureka-client 0.13's heartbeat deadlock, see there
     ec.init(eureka_server=args.server, app_name=args.app,
             instance_host="127.0.0.1", instance_ip="127.0.0.1", instance_port=args.port,
             renewal_interval_in_secs=args.interval, duration_in_secs=args.interval * 3,
