@@ -34,11 +34,19 @@ outcome decides how it enters the model:
                   with more than MAX_PENDING such writes pending is not checked and is reported as
                   unchecked). Indeterminate ops are counted, never held against the system.
 
-One legitimate loss is allowed: an override exists only in the servers' memory, so when every copy
-of an instance's lease is lost (expired on the nodes that heard no heartbeats, then the node that
-did crashed) the override is gone. The client learns this as a heartbeat answered 404; after such a
-404 the checker also allows the override to be gone (those instances are counted as
-"override-unsure").
+Two legitimate losses are allowed, because a registry keeps its state in memory only:
+
+* A write acknowledged by a node that is then SIGKILLed before it could pass the write on is lost
+  with it. An acknowledged write on node N is "durable" once N has had, after the ack, a continuous
+  window of ``durable_after`` seconds (default: max(6 s, anti-entropy interval + 1 s), room for
+  the replication queue's back-off) during which N and some peer M were both running and not
+  paused and the link N->M passed traffic (the nemesis's fault timeline says when). A write whose
+  node was killed before it became durable is "at risk" and treated like an indeterminate one
+  (counted as "crash-risk").
+* An override exists only in the servers' memory, so when every copy of an instance's lease is
+  lost (expired on the nodes that heard no heartbeats, then the node that did crashed) the
+  override is gone. The client learns this as a heartbeat answered 404; after such a 404 the
+  checker also allows the override to be gone (those instances are counted as "override-unsure").
 
 THE PROPERTIES
 ==============
@@ -111,8 +119,10 @@ class Model:
     unchecked: str = ""         # why the instance cannot be checked
 
 
-def model_of(ops: list[Op]) -> Model:
-    """Fold one instance's ops (program order) into the set of states it may end in."""
+def model_of(ops: list[Op], at_risk: frozenset = frozenset()) -> Model:
+    """Fold one instance's ops (program order) into the set of states it may end in.
+
+    ``at_risk``: seqs of acknowledged writes a crash may have lost (treated as indeterminate)."""
     frontier = {(ABSENT, frozenset())}
     m = Model(set())
     by_seq = {op.seq: op for op in ops}
@@ -129,21 +139,22 @@ def model_of(ops: list[Op]) -> Model:
         return out
 
     for op in sorted(ops, key=lambda o: o.seq):
-        if op.kind in WRITE_KINDS and op.outcome == OK:
+        if op.kind in WRITE_KINDS and op.outcome == OK and op.seq not in at_risk:
             frontier = {(apply(s, op), p) for s, p in frontier}
-        elif op.kind in WRITE_KINDS and op.outcome in (INDETERMINATE, ""):
+        elif op.kind in WRITE_KINDS and op.outcome in (INDETERMINATE, "", OK):
             m.uncertain = True
             frontier = {(s, p | {op.seq}) for s, p in frontier}
             if any(len(p) > MAX_PENDING for _, p in frontier):
                 m.unchecked = f"more than {MAX_PENDING} indeterminate writes pending"
                 return m
-            frontier = close(frontier)
         elif op.kind == HEARTBEAT and op.outcome == FAILED and op.status == 404:
             # the lease was gone on that node: the override may be gone everywhere (see the doc)
             extra = {((s[0], s[1], False, UNKNOWN), p) for s, p in frontier if s[0] and s[2]}
             if extra:
                 m.override_unsure = True
                 frontier |= extra
+        # a pending (indeterminate) write may take effect at any point after it started
+        frontier = close(frontier)
     m.states = {s for s, _ in frontier}
     return m
 
@@ -179,6 +190,49 @@ class Report:
     override_unsure: int = 0
     unchecked: list = field(default_factory=list)    # (key, why)
     cancels_checked: int = 0
+    crash_risk: int = 0         # acknowledged writes a crash may have lost
+
+
+# ---------------------------------------------------------------------------------------------
+# Which acknowledged writes a crash may have lost
+# ---------------------------------------------------------------------------------------------
+@dataclass
+class Outage:
+    """A fault interval as applied: a process fault on ``node``, or a link fault on (src, dst)."""
+    kind: str                   # "kill", "pause", "link"
+    start: float
+    end: float                  # inf if never healed
+    node: Optional[str] = None
+    link: Optional[tuple] = None    # (src name, dst name), traffic from src to dst broken
+
+
+def healthy_windows(src: str, dst: str, outages: list[Outage], t0: float, t1: float) -> float:
+    """The longest stretch within [t0, t1] in which src could replicate to dst."""
+    bad = [(o.start, o.end) for o in outages
+           if (o.kind in ("kill", "pause") and o.node in (src, dst)) or (o.kind == "link" and o.link == (src, dst))]
+    bad = sorted((max(a, t0), min(b, t1)) for a, b in bad if b > t0 and a < t1)
+    best, cur = 0.0, t0
+    for a, b in bad:
+        if a > cur:
+            best = max(best, a - cur)
+        cur = max(cur, b)
+    return max(best, t1 - cur)
+
+
+def crash_risk(ops: list[Op], outages: list[Outage], nodes: list[str], durable_after: float) -> frozenset:
+    kills = sorted((o for o in outages if o.kind == "kill"), key=lambda o: o.start)
+    out = set()
+    for op in ops:
+        if op.kind not in WRITE_KINDS or op.outcome != OK:
+            continue
+        for k in kills:
+            if k.node != op.node or k.start < op.end:
+                continue
+            if all(healthy_windows(op.node, m, outages, op.end, k.start) < durable_after
+                   for m in nodes if m != op.node):
+                out.add(op.seq)
+            break           # the first kill after the ack decides
+    return frozenset(out)
 
 
 def ops_by_instance(ops: Iterable[Op]) -> dict:
@@ -201,9 +255,11 @@ def relevant_lines(ops: list[Op], limit: int = 40, around: Optional[tuple] = Non
     return lines
 
 
-def check_final(ops: list[Op], live: set, final_views: dict, *, keys: Optional[set] = None) -> Report:
+def check_final(ops: list[Op], live: set, final_views: dict, *, keys: Optional[set] = None,
+                at_risk: frozenset = frozenset()) -> Report:
     """Properties (1) and (3) on the nodes' final views ({node: View-like or None})."""
     rep = Report([])
+    rep.crash_risk = len(at_risk)
     per = ops_by_instance(ops)
     keys = set(per) | set(live) if keys is None else keys
     for name, v in final_views.items():
@@ -212,7 +268,7 @@ def check_final(ops: list[Op], live: set, final_views: dict, *, keys: Optional[s
     views = {n: v for n, v in final_views.items() if v is not None}
     for key in sorted(keys):
         iops = per.get(key, [])
-        m = model_of(iops)
+        m = model_of(iops, at_risk)
         if m.unchecked:
             rep.unchecked.append((key, m.unchecked))
             continue
@@ -231,7 +287,7 @@ def check_final(ops: list[Op], live: set, final_views: dict, *, keys: Optional[s
             exp = ", ".join(sorted("absent" if a is None else f"{a[0]} (override {a[1]})" for a in allowed))
             got = ", ".join(f"{n}: " + ("absent" if g is None else f"{g[0]} (override {g[1]})")
                             for n, g in sorted(seen.items()))
-            tag = " [model involved indeterminate writes]" if m.uncertain else ""
+            tag = " [model involved indeterminate or crash-risk writes]" if m.uncertain else ""
             rep.violations.append(Violation(
                 "final-state", key, f"{what}; expected {exp}; got {got}{tag}", relevant_lines(iops)))
     # (3) every node the same
@@ -253,7 +309,8 @@ def check_final(ops: list[Op], live: set, final_views: dict, *, keys: Optional[s
     return rep
 
 
-def check_cancels(ops: list[Op], observations: list[Observation]) -> tuple[list, int, list]:
+def check_cancels(ops: list[Op], observations: list[Observation],
+                  at_risk: frozenset = frozenset()) -> tuple[list, int, list]:
     """Property (2). Returns (violations, cancels checked, [(key, why unchecked)])."""
     violations, unchecked, checked = [], [], 0
     per = ops_by_instance(ops)
@@ -267,6 +324,9 @@ def check_cancels(ops: list[Op], observations: list[Observation]) -> tuple[list,
                 continue
             if any(o.kind == REGISTER and o.outcome in (INDETERMINATE, "") and o.seq < c.seq for o in iops):
                 unchecked.append((key, f"cancel #{c.seq}: an earlier registration is indeterminate"))
+                continue
+            if c.seq in at_risk:
+                unchecked.append((key, f"cancel #{c.seq}: its node was killed before it was durable"))
                 continue
             checked += 1
             # the client's next registration after the cancel ends the window
@@ -292,10 +352,10 @@ def check_cancels(ops: list[Op], observations: list[Observation]) -> tuple[list,
 
 
 def check(ops: list[Op], observations: list[Observation], live: set, final_views: dict,
-          keys: Optional[set] = None) -> Report:
+          keys: Optional[set] = None, at_risk: frozenset = frozenset()) -> Report:
     # an op without an outcome (its thread was stopped mid-request) counts as indeterminate
-    rep = check_final(ops, live, final_views, keys=keys)
-    v, n, unchecked = check_cancels(ops, observations)
+    rep = check_final(ops, live, final_views, keys=keys, at_risk=at_risk)
+    v, n, unchecked = check_cancels(ops, observations, at_risk)
     rep.violations = v + rep.violations
     rep.cancels_checked = n
     rep.unchecked += unchecked

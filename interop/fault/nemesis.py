@@ -102,6 +102,21 @@ class Nemesis(threading.Thread):
         self.stop_event = threading.Event()
         self.errors: list[str] = []
 
+    def outages(self) -> list:
+        """The faults as applied, for the checker (checker.Outage)."""
+        from .checker import Outage
+        out = []
+        for f in self.faults:
+            if f.applied is None:
+                continue
+            end = f.healed if f.healed is not None else float("inf")
+            if f.kind in ("kill", "pause"):
+                out.append(Outage(f.kind, f.applied, end, node=self.names[f.target[0]]))
+            else:
+                for a, b in self._links(f):
+                    out.append(Outage("link", f.applied, end, link=(self.names[a], self.names[b])))
+        return out
+
     def incarnation(self, i: int) -> int:
         return self.incarnations[i]
 

@@ -72,6 +72,7 @@ class SeedResult:
     override_unsure: int = 0
     unchecked: list = field(default_factory=list)
     cancels_checked: int = 0
+    crash_risk: int = 0
     reads: int = 0
     errors: list = field(default_factory=list)
     log_dir: str = ""
@@ -83,7 +84,7 @@ class SeedResult:
                 "instances_with_indeterminate_writes": self.uncertain,
                 "override_unsure": self.override_unsure,
                 "unchecked": [[list(k), why] for k, why in self.unchecked],
-                "cancels_checked": self.cancels_checked, "reads": self.reads,
+                "cancels_checked": self.cancels_checked, "crash_risk_writes": self.crash_risk, "reads": self.reads,
                 "errors": self.errors, "log_dir": self.log_dir}
 
 
@@ -185,10 +186,13 @@ def run_seed(seed: int, binary: str, opts: Options, log=print) -> SeedResult:
         res.converge_deadline_s = deadline
         final: dict = {}
         rep = None
+        outages = nemesis.outages()
+        durable_after = max(6.0, opts.anti_entropy_ms / 1000 + 1.0)
         while True:
             final = {a.name: read_view(a.port) for a in addrs}
             ops, _ = history.snapshot()
-            rep = checker.check_final(ops, clients.live(), final, keys=clients.keys())
+            at_risk = checker.crash_risk(ops, outages, names, durable_after)
+            rep = checker.check_final(ops, clients.live(), final, keys=clients.keys(), at_risk=at_risk)
             if not rep.violations:
                 res.convergence_s = round(history.now() - heal_at, 2)
                 break
@@ -201,7 +205,9 @@ def run_seed(seed: int, binary: str, opts: Options, log=print) -> SeedResult:
         # the final check on a stable history (clients stopped)
         ops, observations = history.snapshot()
         final = {a.name: read_view(a.port) for a in addrs}
-        rep = checker.check(ops, observations, clients.live(), final, keys=clients.keys())
+        at_risk = checker.crash_risk(ops, outages, names, durable_after)
+        rep = checker.check(ops, observations, clients.live(), final, keys=clients.keys(), at_risk=at_risk)
+        res.crash_risk = rep.crash_risk
         res.violations = rep.violations
         res.uncertain, res.override_unsure = rep.uncertain, rep.override_unsure
         res.unchecked, res.cancels_checked = rep.unchecked, rep.cancels_checked
@@ -241,7 +247,8 @@ def report_seed(res: SeedResult, faults, names, log) -> None:
         + ", ".join(f"{k[5:]} {v}" for k, v in o.items() if k.startswith("kind:")))
     applied = sum(1 for f in faults if f.applied is not None)
     log(f"    faults applied {applied}/{len(faults)}; reads {res.reads}; cancels checked {res.cancels_checked}; "
-        f"instances with indeterminate writes {res.uncertain}; override-unsure {res.override_unsure}; "
+        f"instances with indeterminate/crash-risk writes {res.uncertain} (crash-risk writes {res.crash_risk}); "
+        f"override-unsure {res.override_unsure}; "
         f"unchecked {len(res.unchecked)}")
     conv = (f"{res.convergence_s:.1f}s after the heal" if res.convergence_s is not None
             else f"NOT within {res.converge_deadline_s:.0f}s")
