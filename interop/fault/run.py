@@ -112,9 +112,10 @@ def self_test_resurrect(cluster, clients: Clients, history: History, log) -> Non
     inst.state = "cancelled"
     node = cluster.nodes[0]
     acked = op.end
+    inst.bump()             # a newer copy than anything the cluster has seen: no rule may refuse it
     body = json.loads(inst.body(30))["instance"]
     batch = {"replicationList": [{"appName": inst.app, "id": inst.instance_id,
-                                  "lastDirtyTimestamp": inst.dirty + 1, "overriddenStatus": "UNKNOWN",
+                                  "lastDirtyTimestamp": inst.dirty, "overriddenStatus": "UNKNOWN",
                                   "status": "UP", "instanceInfo": body, "action": "Register"}]}
     # wait (bounded) until a poll of node 0 that started after the ack has seen it gone
     deadline = time.monotonic() + 15

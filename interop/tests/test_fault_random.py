@@ -44,3 +44,20 @@ def test_random_faults_keep_the_model(seed, tmp_path):
     assert not res.violations, (f"seed {seed}: {len(res.violations)} violation(s) (replay: python3 "
                                 f"interop/fault/run.py --seeds {seed} --duration {DURATION:.0f} "
                                 f"--anti-entropy-ms {ANTI_ENTROPY_MS})\n" + "\n".join(lines))
+
+
+def test_a_calm_run_has_no_violations(tmp_path):
+    """Nemesis off: whatever the binary, nothing may be reported (the checker does not over-report)."""
+    res = run_seed(101, str(procs.HeurekaServer.binary()),
+                   Options(duration=25, anti_entropy_ms=ANTI_ENTROPY_MS, log_dir=tmp_path, faults=False))
+    assert not res.errors and not res.violations, [v.render() for v in res.violations]
+    assert res.convergence_s is not None
+
+
+def test_the_checker_sees_a_cancel_undone_behind_its_back(tmp_path):
+    """--self-test: a cancelled instance registered again through a peer batch must be reported."""
+    res = run_seed(102, str(procs.HeurekaServer.binary()),
+                   Options(duration=25, anti_entropy_ms=ANTI_ENTROPY_MS, log_dir=tmp_path, faults=False,
+                           self_test=True))
+    assert not res.errors
+    assert "cancel-undone" in {v.prop for v in res.violations}, [v.render() for v in res.violations]
