@@ -144,8 +144,10 @@ def run_seed(seed: int, binary: str, opts: Options, log=print) -> SeedResult:
     if opts.java_jar:
         kinds[2] = "java"
     cluster = Cluster(kinds, log_dir, proxied=True, extra=node_extra(opts), label="fz")
+    if opts.java_jar:
+        cluster.nodes[2].jar = Path(opts.java_jar)      # JavaNode.argv() reads it at each start
     names = [n.node_name for n in cluster.nodes]
-    log(f"=== seed {seed}: {opts.duration:.0f}s, anti-entropy {opts.anti_entropy_ms} ms, lease {opts.lease}s, "
+    log(f"=== seed {seed}: {'mixed (fz-c is Java), ' if opts.java_jar else ''}{opts.duration:.0f}s, anti-entropy {opts.anti_entropy_ms} ms, lease {opts.lease}s, "
         f"{opts.instances} instances, {len(faults)} faults, logs {log_dir}")
     for f in faults:
         log(f"  fault {f.describe(names)}")
@@ -183,7 +185,9 @@ def run_seed(seed: int, binary: str, opts: Options, log=print) -> SeedResult:
         log(f"  healed at {heal_at:.1f}s")
 
         # convergence: every node readable, all the same, all as the model says
-        deadline = 3 * opts.anti_entropy_ms / 1000 + opts.lease + 2 * opts.eviction_ms / 1000 + 15
+        mixed = bool(opts.java_jar)
+        lease_s = opts.lease * (2 if mixed else 1)      # Java expires after twice the duration
+        deadline = 3 * opts.anti_entropy_ms / 1000 + lease_s + 2 * opts.eviction_ms / 1000 + 15
         res.converge_deadline_s = deadline
         final: dict = {}
         rep = None
@@ -193,7 +197,8 @@ def run_seed(seed: int, binary: str, opts: Options, log=print) -> SeedResult:
             final = {a.name: read_view(a.port) for a in addrs}
             ops, _ = history.snapshot()
             at_risk = checker.crash_risk(ops, outages, names, durable_after)
-            rep = checker.check_final(ops, clients.live(), final, keys=clients.keys(), at_risk=at_risk)
+            rep = checker.check_final(ops, clients.live(), final, keys=clients.keys(), at_risk=at_risk,
+                                      mixed=mixed)
             if not rep.violations:
                 res.convergence_s = round(history.now() - heal_at, 2)
                 break
@@ -207,7 +212,8 @@ def run_seed(seed: int, binary: str, opts: Options, log=print) -> SeedResult:
         ops, observations = history.snapshot()
         final = {a.name: read_view(a.port) for a in addrs}
         at_risk = checker.crash_risk(ops, outages, names, durable_after)
-        rep = checker.check(ops, observations, clients.live(), final, keys=clients.keys(), at_risk=at_risk)
+        rep = checker.check(ops, observations, clients.live(), final, keys=clients.keys(), at_risk=at_risk,
+                            mixed=mixed)
         res.crash_risk = rep.crash_risk
         res.violations = rep.violations
         res.uncertain, res.override_unsure = rep.uncertain, rep.override_unsure
@@ -283,7 +289,9 @@ def main(argv=None) -> int:
     ap.add_argument("--lease", type=int, default=8, help="instances' lease duration, seconds (default 8)")
     ap.add_argument("--instances", type=int, default=60)
     ap.add_argument("--bin", default=os.environ.get("HEUREKA_BIN", str(DEFAULT_BIN)), help="the heureka binary")
-    ap.add_argument("--java-jar", default=None, help="not implemented yet (see interop/fault/README.md)")
+    ap.add_argument("--java-jar", default=None,
+                    help="node c is the Spring Cloud Eureka server from this jar (interop/java/eureka-server/"
+                         "target/eureka-server.jar); checked against the weaker model (checker.py, MIXED)")
     ap.add_argument("--no-faults", action="store_true", help="nemesis off (a calm run: must pass)")
     ap.add_argument("--self-test", action="store_true",
                     help="resurrect a cancelled instance behind the checker's back: must be reported")
@@ -291,15 +299,15 @@ def main(argv=None) -> int:
     ap.add_argument("--log-dir", default=None, help="node logs and history.jsonl (default: a temp dir)")
     ap.add_argument("-v", "--verbose", action="store_true", help="print each fault as it is applied")
     a = ap.parse_args(argv)
-    if a.java_jar:
-        ap.error("--java-jar: the mixed-cluster variant is not implemented yet")
+    if a.java_jar and not Path(a.java_jar).exists():
+        ap.error(f"--java-jar {a.java_jar} not found (mvn -q -B -DskipTests package in interop/java)")
     binary = Path(a.bin).resolve()
     if not binary.exists():
         ap.error(f"heureka binary {binary} not found (--bin or HEUREKA_BIN)")
     opts = Options(duration=a.duration, anti_entropy_ms=a.anti_entropy_ms, lease=a.lease, instances=a.instances,
                    faults=not a.no_faults, self_test=a.self_test,
                    log_dir=Path(a.log_dir) if a.log_dir else Path(tempfile.mkdtemp(prefix="heureka-fault-")),
-                   verbose=a.verbose)
+                   verbose=a.verbose, java_jar=a.java_jar)
     # SIGTERM unwinds like Ctrl-C, so every process is cleaned up
     def on_term(*_):
         raise KeyboardInterrupt()
