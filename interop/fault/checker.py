@@ -16,7 +16,9 @@ checked against one real Heureka node, interop/fault/README.md):
                            applied at once, even over an own DOWN, until the client re-registers).
     remove-override(v)     if present and overridden: no override, status = v, UNKNOWN when `value`
                            is absent (what the Java client and Spring's CANCEL_OVERRIDE send; the
-                           client's next heartbeat is then answered 404 and it re-registers).
+                           client's next heartbeat is then answered 404 and it re-registers). In
+                           the final state, UNKNOWN may also have become the own status (the node
+                           the client heartbeats may never have shown UNKNOWN).
     cancel                 absent, no override.
     heartbeat              no change.
 
@@ -287,6 +289,10 @@ def check_final(ops: list[Op], live: set, final_views: dict, *, keys: Optional[s
         rep.override_unsure += m.override_unsure
         if key in live:
             allowed = {reported(s) for s in m.states if s[0]}
+            # UNKNOWN after a removal only lasts until the client's next heartbeat is answered 404
+            # and it registers again; a cluster may also settle on the own status without that
+            # round trip (the node the client heartbeats never showed UNKNOWN)
+            allowed |= {(s[1], UNKNOWN) for s in m.states if s[0] and not s[2] and s[3] == UNKNOWN}
             if not allowed:
                 allowed = {(UP, UNKNOWN)}
         else:

@@ -127,3 +127,18 @@ class History:
                 d = asdict(o)
                 d["instances"] = [[k[0], k[1], v[0], v[1]] for k, v in o.instances.items()]
                 f.write(json.dumps({"type": "read", **d}) + "\n")
+
+
+def load(path) -> tuple[list[Op], list[Observation]]:
+    """Read back what ``History.dump`` wrote."""
+    ops, obs = [], []
+    with open(path) as f:
+        for line in f:
+            d = json.loads(line)
+            kind = d.pop("type")
+            if kind == "op":
+                ops.append(Op(**d))
+            else:
+                d["instances"] = {(a, i): (st, ov) for a, i, st, ov in d["instances"]}
+                obs.append(Observation(**d))
+    return ops, obs

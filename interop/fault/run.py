@@ -226,6 +226,7 @@ def run_seed(seed: int, binary: str, opts: Options, log=print) -> SeedResult:
                    **{f"kind:{k}": v for k, v in sorted(kinds_c.items())},
                    "failed_404": sum(1 for o in ops if o.outcome == "failed" and o.status == 404)}
         history.dump(log_dir / "history.jsonl")
+        save_meta(log_dir / "meta.json", clients, outages, final, durable_after, mixed)
     except BaseException as exc:
         res.errors.append(f"{type(exc).__name__}: {exc}")
         raise
@@ -245,6 +246,39 @@ def run_seed(seed: int, binary: str, opts: Options, log=print) -> SeedResult:
         res.schedule = [f.to_json(names) for f in faults]
     report_seed(res, faults, names, log)
     return res
+
+
+def save_meta(path: Path, clients: Clients, outages, final: dict, durable_after: float, mixed: bool) -> None:
+    """What --recheck needs besides history.jsonl."""
+    path.write_text(json.dumps({
+        "live": sorted(list(k) for k in clients.live()), "keys": sorted(list(k) for k in clients.keys()),
+        "outages": [{"kind": o.kind, "start": o.start, "end": None if o.end == float("inf") else o.end,
+                     "node": o.node, "link": list(o.link) if o.link else None} for o in outages],
+        "final": {n: None if v is None else {"hashcode": v.hashcode,
+                                             "instances": [[k[0], k[1], st, ov] for k, (st, ov) in v.instances.items()]}
+                  for n, v in final.items()},
+        "durable_after": durable_after, "mixed": mixed}))
+
+
+def recheck(seed_dir: Path) -> int:
+    """Run the checker again on a finished seed's history.jsonl and meta.json (e.g. after changing it)."""
+    from fault.clients import View
+    from fault.history import load
+    ops, observations = load(seed_dir / "history.jsonl")
+    meta = json.loads((seed_dir / "meta.json").read_text())
+    outages = [checker.Outage(o["kind"], o["start"], float("inf") if o["end"] is None else o["end"],
+                              o["node"], tuple(o["link"]) if o["link"] else None) for o in meta["outages"]]
+    final = {n: None if v is None else View(v["hashcode"], {(a, i): (st, ov) for a, i, st, ov in v["instances"]})
+             for n, v in meta["final"].items()}
+    names = sorted(final)
+    at_risk = checker.crash_risk(ops, outages, names, meta["durable_after"])
+    rep = checker.check(ops, observations, {tuple(k) for k in meta["live"]}, final,
+                        keys={tuple(k) for k in meta["keys"]}, at_risk=at_risk, mixed=meta["mixed"])
+    print(f"{seed_dir}: {len(rep.violations)} violation(s); crash-risk writes {rep.crash_risk}; "
+          f"unchecked {len(rep.unchecked)}")
+    for v in rep.violations:
+        print("    " + v.render().replace("\n", "\n    "))
+    return 1 if rep.violations else 0
 
 
 def report_seed(res: SeedResult, faults, names, log) -> None:
@@ -283,7 +317,7 @@ def parse_seeds(text: str) -> list[int]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--seeds", default="3", help="'1,2,3', '5-9', or N (= 1..N); default 3")
+    ap.add_argument("--seeds", default="3", help="'1,2,3', '5-9', '7,' (seed 7 alone), or N (= 1..N); default 3")
     ap.add_argument("--duration", type=float, default=180.0, help="active phase per seed, seconds (default 180)")
     ap.add_argument("--anti-entropy-ms", type=int, default=10000, help="heureka.replication.anti-entropy-interval-ms")
     ap.add_argument("--lease", type=int, default=8, help="instances' lease duration, seconds (default 8)")
@@ -298,7 +332,11 @@ def main(argv=None) -> int:
     ap.add_argument("--json", default=None, help="write a machine-readable report here")
     ap.add_argument("--log-dir", default=None, help="node logs and history.jsonl (default: a temp dir)")
     ap.add_argument("-v", "--verbose", action="store_true", help="print each fault as it is applied")
+    ap.add_argument("--recheck", default=None, metavar="SEED_DIR",
+                    help="only run the checker again on a finished seed's log dir (history.jsonl, meta.json)")
     a = ap.parse_args(argv)
+    if a.recheck:
+        return recheck(Path(a.recheck))
     if a.java_jar and not Path(a.java_jar).exists():
         ap.error(f"--java-jar {a.java_jar} not found (mvn -q -B -DskipTests package in interop/java)")
     binary = Path(a.bin).resolve()

@@ -251,3 +251,13 @@ def test_an_indeterminate_registration_before_the_cancel_exempts_it():
     h.read("b", 9.0, None)
     rep = checker.check(h.ops, h.obs, set(), views(None))
     assert rep.violations == [] and len(rep.unchecked) == 1
+
+
+def test_after_a_removal_the_cluster_may_settle_on_the_own_status_without_a_404():
+    h = H()
+    h.op(REGISTER, OK, own="UP", node="a", at=1)
+    h.op(SET_OVERRIDE, OK, actor="operator", node="c", at=2)      # c was cut off
+    h.op(REMOVE_OVERRIDE, OK, actor="operator", node="a", at=3)   # a never had the override
+    assert checker.check(h.ops, h.obs, {KEY}, views(("UP", UNKNOWN))).violations == []
+    assert checker.check(h.ops, h.obs, {KEY}, views((UNKNOWN, UNKNOWN))).violations == []
+    assert props(checker.check(h.ops, h.obs, {KEY}, views((OOS, OOS)))) == ["final-state"]
