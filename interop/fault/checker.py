@@ -14,6 +14,8 @@ checked against one real Heureka node, interop/fault/README.md):
                            override, else s.
     set-override(OOS)      if present: override, status = OUT_OF_SERVICE (the operator's value is
                            applied at once, even over an own DOWN, until the client re-registers).
+                           In the final state, an own DOWN/STARTING under an override may also
+                           show as itself (the precedence: own DOWN/STARTING wins).
     remove-override(v)     if present and overridden: no override, status = v, UNKNOWN when `value`
                            is absent (what the Java client and Spring's CANCEL_OVERRIDE send; the
                            client's next heartbeat is then answered 404 and it re-registers). In
@@ -293,6 +295,9 @@ def check_final(ops: list[Op], live: set, final_views: dict, *, keys: Optional[s
             # and it registers again; a cluster may also settle on the own status without that
             # round trip (the node the client heartbeats never showed UNKNOWN)
             allowed |= {(s[1], UNKNOWN) for s in m.states if s[0] and not s[2] and s[3] == UNKNOWN}
+            # an override set over an own DOWN/STARTING shows OUT_OF_SERVICE on one node until the
+            # client registers again; a cluster may settle on the precedence (own DOWN wins) instead
+            allowed |= {(s[1], OOS) for s in m.states if s[0] and s[2] and s[1] in (DOWN, STARTING)}
             if not allowed:
                 allowed = {(UP, UNKNOWN)}
         else:

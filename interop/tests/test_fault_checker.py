@@ -261,3 +261,13 @@ def test_after_a_removal_the_cluster_may_settle_on_the_own_status_without_a_404(
     assert checker.check(h.ops, h.obs, {KEY}, views(("UP", UNKNOWN))).violations == []
     assert checker.check(h.ops, h.obs, {KEY}, views((UNKNOWN, UNKNOWN))).violations == []
     assert props(checker.check(h.ops, h.obs, {KEY}, views((OOS, OOS)))) == ["final-state"]
+
+
+def test_an_override_over_an_own_down_may_settle_as_down():
+    h = H()
+    h.op(REGISTER, OK, own="DOWN", node="a", at=1)
+    h.op(SET_OVERRIDE, OK, actor="operator", node="c", at=2)
+    assert checker.check(h.ops, h.obs, {KEY}, views((OOS, OOS))).violations == []
+    assert checker.check(h.ops, h.obs, {KEY}, views(("DOWN", OOS))).violations == []
+    assert props(checker.check(h.ops, h.obs, {KEY}, views(("DOWN", UNKNOWN)))) == ["final-state"]
+    assert props(checker.check(h.ops, h.obs, {KEY}, views((OOS, UNKNOWN)))) == ["final-state"]
