@@ -1,0 +1,389 @@
+"""The checker: what a run's history must satisfy, and the violations it reports.
+
+THE MODEL
+=========
+The registry is, per instance, the state a *single* Eureka server would hold if it applied every
+acknowledged write of the history in order (protocol spec §6.6-§6.7; the transitions below were
+checked against one real Heureka node, interop/fault/README.md):
+
+    state = (present, own, override, status)
+
+    register(own=s)        present; override kept if it was present, else none (a cancel or an
+                           expiry drops the override); status = s if s is DOWN or STARTING (the
+                           instance's own DOWN/STARTING wins), else OUT_OF_SERVICE if there is an
+                           override, else s.
+    set-override(OOS)      if present: override, status = OUT_OF_SERVICE (the operator's value is
+                           applied at once, even over an own DOWN, until the client re-registers).
+                           In the final state, an own DOWN/STARTING under an override may also
+                           show as itself (the precedence: own DOWN/STARTING wins).
+    remove-override(v)     if present and overridden: no override, status = v, UNKNOWN when `value`
+                           is absent (what the Java client and Spring's CANCEL_OVERRIDE send; the
+                           client's next heartbeat is then answered 404 and it re-registers). In
+                           the final state, UNKNOWN may also have become the own status (the node
+                           the client heartbeats may never have shown UNKNOWN).
+    cancel                 absent, no override.
+    heartbeat              no change.
+
+The overriddenStatus a node reports is OUT_OF_SERVICE with an override, UNKNOWN without.
+
+Ops of one instance are made by one thread, one after another (the client and "its operator",
+which writes to any node), so per instance the history is a sequence in program order. An op's
+outcome decides how it enters the model:
+
+* ok            - applied, at its place in the sequence.
+* failed        - not applied (never sent, or refused: 404 / 4xx).
+* indeterminate - maybe applied, at any point after it started (a request held by a SIGSTOPped
+                  node is applied when the node continues, after later ops), or never. The checker
+                  carries the set of every state reachable that way (a bounded search; an instance
+                  with more than MAX_PENDING such writes pending is not checked and is reported as
+                  unchecked). Indeterminate ops are counted, never held against the system.
+
+Two legitimate losses are allowed, because a registry keeps its state in memory only:
+
+* A write acknowledged by a node that is then SIGKILLed before it could pass the write on is lost
+  with it. An acknowledged write on node N is "durable" once N has had, after the ack, a continuous
+  window of ``durable_after`` seconds (default: max(6 s, anti-entropy interval + 1 s), room for
+  the replication queue's back-off) during which N and some peer M were both running and not
+  paused and the link N->M passed traffic (the nemesis's fault timeline says when). A write whose
+  node was killed before it became durable is "at risk" and treated like an indeterminate one
+  (counted as "crash-risk").
+* An override exists only in the servers' memory, so when every copy of an instance's lease is
+  lost (expired on the nodes that heard no heartbeats, then the node that did crashed) the
+  override is gone. The client learns this as a heartbeat answered 404; after such a 404 the
+  checker also allows the override to be gone (those instances are counted as "override-unsure").
+
+THE PROPERTIES
+==============
+(1) Final state. After the last fault is healed and the clients have stopped changing anything
+    (they keep heartbeating, and re-register on a 404), within the convergence deadline
+    (anti-entropy interval x 3 + lease + slack): every *live* instance (its client registered and
+    did not cancel, and is still heartbeating) is present on every node with (status,
+    overriddenStatus) in the model's final states; every other instance (cancelled, or never
+    registered) is absent from every node (its lease has expired if nothing else removed it).
+(2) No acknowledged cancel is undone, not even transiently. For a cancel acknowledged at time t:
+    once a node (one incarnation of its process: a restarted node has forgotten everything and may
+    learn the instance again from a peer that has not heard of the cancel yet) has been read
+    without the instance in a read that started after t, no later read of that node may show it,
+    up to the start of the client's next registration of that instance. An instance with an
+    indeterminate registration before the cancel is exempt (that registration may be applied after
+    the cancel) and counted as unchecked.
+(3) All nodes hold the same registry: the same instances with the same (status, overriddenStatus)
+    and the same apps__hashcode.
+(4) Indeterminate ops are reported as such, and never counted either way (see above).
+
+MIXED: one node the real Java (Spring Cloud) Eureka server (run.py --java-jar). Java has no
+anti-entropy, retries a cancel/status/override replication for 30 s at most, and its replicated
+heartbeats carry registrations (404 -> re-register) and overrides but never an override's removal
+or a cancel. So a mixed cluster is held only to: (1') every live instance present on every node
+and every other one absent (Java expires a lease after twice its duration); (1'') the status of
+live instances no operator ever touched is the model's (the heartbeats' lastDirtyTimestamp make
+an older copy re-register). Not checked: overrides, (2), (3).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Optional
+
+from .history import (CANCEL, FAILED, HEARTBEAT, INDETERMINATE, OK, REGISTER, REMOVE_OVERRIDE,
+                      SET_OVERRIDE, WRITE_KINDS, Key, Observation, Op)
+
+UP, DOWN, STARTING, OOS, UNKNOWN = "UP", "DOWN", "STARTING", "OUT_OF_SERVICE", "UNKNOWN"
+MAX_PENDING = 8
+
+# (present, own, override, status)
+State = tuple
+ABSENT: State = (False, None, False, None)
+
+
+def apply(s: State, op: Op) -> State:
+    present, own, override, status = s
+    if op.kind == REGISTER:
+        new_own = op.own or UP
+        override = override if present else False
+        if new_own in (DOWN, STARTING):
+            st = new_own
+        else:
+            st = OOS if override else new_own
+        return (True, new_own, override, st)
+    if op.kind == CANCEL:
+        return (False, own, False, None)
+    if op.kind == SET_OVERRIDE:
+        return (True, own, True, OOS) if present else s
+    if op.kind == REMOVE_OVERRIDE:
+        if present and override:
+            return (True, own, False, op.own or UNKNOWN)
+        return s
+    return s
+
+
+def reported(s: State) -> Optional[tuple]:
+    """What a node shows for this state: (status, overriddenStatus), or None when absent."""
+    if not s[0]:
+        return None
+    return (s[3], OOS if s[2] else UNKNOWN)
+
+
+@dataclass
+class Model:
+    states: set                 # final states reachable
+    uncertain: bool = False     # indeterminate writes were involved
+    override_unsure: bool = False
+    unchecked: str = ""         # why the instance cannot be checked
+
+
+def model_of(ops: list[Op], at_risk: frozenset = frozenset()) -> Model:
+    """Fold one instance's ops (program order) into the set of states it may end in.
+
+    ``at_risk``: seqs of acknowledged writes a crash may have lost (treated as indeterminate)."""
+    frontier = {(ABSENT, frozenset())}
+    m = Model(set())
+    by_seq = {op.seq: op for op in ops}
+
+    def close(front):
+        out, todo = set(front), list(front)
+        while todo:
+            s, pend = todo.pop()
+            for q in pend:
+                nxt = (apply(s, by_seq[q]), pend - {q})
+                if nxt not in out:
+                    out.add(nxt)
+                    todo.append(nxt)
+        return out
+
+    for op in sorted(ops, key=lambda o: o.seq):
+        if op.kind in WRITE_KINDS and op.outcome == OK and op.seq not in at_risk:
+            frontier = {(apply(s, op), p) for s, p in frontier}
+        elif op.kind in WRITE_KINDS and op.outcome in (INDETERMINATE, "", OK):
+            m.uncertain = True
+            frontier = {(s, p | {op.seq}) for s, p in frontier}
+            if any(len(p) > MAX_PENDING for _, p in frontier):
+                m.unchecked = f"more than {MAX_PENDING} indeterminate writes pending"
+                return m
+        elif op.kind == HEARTBEAT and op.outcome == FAILED and op.status == 404:
+            # the lease was gone on that node: the override may be gone everywhere (see the doc)
+            extra = {((s[0], s[1], False, UNKNOWN), p) for s, p in frontier if s[0] and s[2]}
+            if extra:
+                m.override_unsure = True
+                frontier |= extra
+        # a pending (indeterminate) write may take effect at any point after it started
+        frontier = close(frontier)
+    m.states = {s for s, _ in frontier}
+    return m
+
+
+@dataclass
+class Violation:
+    prop: str                   # "final-state", "cancel-undone", "divergence", "node-unreachable"
+    instance: Optional[Key]
+    message: str
+    history: list = field(default_factory=list)      # Op lines
+    observations: list = field(default_factory=list)  # Observation lines
+
+    def render(self) -> str:
+        head = f"[{self.prop}] " + (f"{self.instance[0]}/{self.instance[1]}: " if self.instance else "") + self.message
+        parts = [head]
+        if self.history:
+            parts.append("    history:")
+            parts += [f"      {h}" for h in self.history]
+        if self.observations:
+            parts.append("    observations:")
+            parts += [f"      {o}" for o in self.observations]
+        return "\n".join(parts)
+
+    def to_json(self) -> dict:
+        return {"property": self.prop, "instance": list(self.instance) if self.instance else None,
+                "message": self.message, "history": self.history, "observations": self.observations}
+
+
+@dataclass
+class Report:
+    violations: list
+    uncertain: int = 0          # instances whose model involved indeterminate writes
+    override_unsure: int = 0
+    unchecked: list = field(default_factory=list)    # (key, why)
+    cancels_checked: int = 0
+    crash_risk: int = 0         # acknowledged writes a crash may have lost
+
+
+# ---------------------------------------------------------------------------------------------
+# Which acknowledged writes a crash may have lost
+# ---------------------------------------------------------------------------------------------
+@dataclass
+class Outage:
+    """A fault interval as applied: a process fault on ``node``, or a link fault on (src, dst)."""
+    kind: str                   # "kill", "pause", "link"
+    start: float
+    end: float                  # inf if never healed
+    node: Optional[str] = None
+    link: Optional[tuple] = None    # (src name, dst name), traffic from src to dst broken
+
+
+def healthy_windows(src: str, dst: str, outages: list[Outage], t0: float, t1: float) -> float:
+    """The longest stretch within [t0, t1] in which src could replicate to dst."""
+    bad = [(o.start, o.end) for o in outages
+           if (o.kind in ("kill", "pause") and o.node in (src, dst)) or (o.kind == "link" and o.link == (src, dst))]
+    bad = sorted((max(a, t0), min(b, t1)) for a, b in bad if b > t0 and a < t1)
+    best, cur = 0.0, t0
+    for a, b in bad:
+        if a > cur:
+            best = max(best, a - cur)
+        cur = max(cur, b)
+    return max(best, t1 - cur)
+
+
+def crash_risk(ops: list[Op], outages: list[Outage], nodes: list[str], durable_after: float) -> frozenset:
+    kills = sorted((o for o in outages if o.kind == "kill"), key=lambda o: o.start)
+    out = set()
+    for op in ops:
+        if op.kind not in WRITE_KINDS or op.outcome != OK:
+            continue
+        for k in kills:
+            if k.node != op.node or k.start < op.end:
+                continue
+            if all(healthy_windows(op.node, m, outages, op.end, k.start) < durable_after
+                   for m in nodes if m != op.node):
+                out.add(op.seq)
+            break           # the first kill after the ack decides
+    return frozenset(out)
+
+
+def ops_by_instance(ops: Iterable[Op]) -> dict:
+    out: dict = {}
+    for op in ops:
+        out.setdefault(op.key, []).append(op)
+    return out
+
+
+def relevant_lines(ops: list[Op], limit: int = 40, around: Optional[tuple] = None) -> list[str]:
+    """An instance's writes (and failed/indeterminate heartbeats), newest last, at most ``limit``."""
+    keep = [o for o in ops if o.kind != HEARTBEAT or o.outcome != OK]
+    if around is not None:
+        lo, hi = around
+        keep = [o for o in keep if o.kind != HEARTBEAT or lo - 3 <= o.start <= hi + 3]
+    keep.sort(key=lambda o: o.seq)
+    lines = [o.line() for o in keep]
+    if len(lines) > limit:
+        lines = [f"... {len(lines) - limit} earlier lines left out"] + lines[-limit:]
+    return lines
+
+
+def check_final(ops: list[Op], live: set, final_views: dict, *, keys: Optional[set] = None,
+                at_risk: frozenset = frozenset(), mixed: bool = False) -> Report:
+    """Properties (1) and (3) on the nodes' final views ({node: View-like or None}).
+
+    ``mixed`` (one node is the Java server, see MIXED below): presence and absence for every
+    instance, the status only of instances no operator ever touched, no property (3)."""
+    rep = Report([])
+    rep.crash_risk = len(at_risk)
+    per = ops_by_instance(ops)
+    keys = set(per) | set(live) if keys is None else keys
+    for name, v in final_views.items():
+        if v is None:
+            rep.violations.append(Violation("node-unreachable", None, f"{name} could not be read after the heal"))
+    views = {n: v for n, v in final_views.items() if v is not None}
+    for key in sorted(keys):
+        iops = per.get(key, [])
+        m = model_of(iops, at_risk)
+        if m.unchecked:
+            rep.unchecked.append((key, m.unchecked))
+            continue
+        rep.uncertain += m.uncertain
+        rep.override_unsure += m.override_unsure
+        if key in live:
+            allowed = {reported(s) for s in m.states if s[0]}
+            # UNKNOWN after a removal only lasts until the client's next heartbeat is answered 404
+            # and it registers again; a cluster may also settle on the own status without that
+            # round trip (the node the client heartbeats never showed UNKNOWN)
+            allowed |= {(s[1], UNKNOWN) for s in m.states if s[0] and not s[2] and s[3] == UNKNOWN}
+            # an override set over an own DOWN/STARTING shows OUT_OF_SERVICE on one node until the
+            # client registers again; a cluster may settle on the precedence (own DOWN wins) instead
+            allowed |= {(s[1], OOS) for s in m.states if s[0] and s[2] and s[1] in (DOWN, STARTING)}
+            if not allowed:
+                allowed = {(UP, UNKNOWN)}
+        else:
+            allowed = {None}
+        seen = {n: v.instances.get(key) for n, v in views.items()}
+        if mixed and key in live and any(o.kind in (SET_OVERRIDE, REMOVE_OVERRIDE) for o in iops):
+            bad = {n: got for n, got in seen.items() if got is None}     # present is all we ask
+        else:
+            bad = {n: got for n, got in seen.items() if got not in allowed}
+        if bad:
+            what = "live" if key in live else "not live (cancelled or never registered)"
+            exp = ", ".join(sorted("absent" if a is None else f"{a[0]} (override {a[1]})" for a in allowed))
+            got = ", ".join(f"{n}: " + ("absent" if g is None else f"{g[0]} (override {g[1]})")
+                            for n, g in sorted(seen.items()))
+            tag = " [model involved indeterminate or crash-risk writes]" if m.uncertain else ""
+            rep.violations.append(Violation(
+                "final-state", key, f"{what}; expected {exp}; got {got}{tag}", relevant_lines(iops)))
+    # (3) every node the same
+    if len(views) > 1 and not mixed:
+        names = sorted(views)
+        ref = views[names[0]]
+        for n in names[1:]:
+            v = views[n]
+            if v.hashcode != ref.hashcode or v.instances != ref.instances:
+                diff = []
+                for k in sorted(set(v.instances) | set(ref.instances)):
+                    a, b = ref.instances.get(k), v.instances.get(k)
+                    if a != b:
+                        diff.append(f"{k[0]}/{k[1]}: {names[0]}={a} {n}={b}")
+                rep.violations.append(Violation(
+                    "divergence", None,
+                    f"{names[0]} and {n} differ: apps__hashcode {ref.hashcode!r} vs {v.hashcode!r}; "
+                    f"{len(diff)} instance(s) differ", observations=diff[:20]))
+    return rep
+
+
+def check_cancels(ops: list[Op], observations: list[Observation],
+                  at_risk: frozenset = frozenset()) -> tuple[list, int, list]:
+    """Property (2). Returns (violations, cancels checked, [(key, why unchecked)])."""
+    violations, unchecked, checked = [], [], 0
+    per = ops_by_instance(ops)
+    by_node: dict = {}
+    for o in sorted(observations, key=lambda o: o.start):
+        by_node.setdefault((o.node, o.incarnation), []).append(o)
+    for key, iops in per.items():
+        iops = sorted(iops, key=lambda o: o.seq)
+        for idx, c in enumerate(iops):
+            if c.kind != CANCEL or c.outcome != OK:
+                continue
+            if any(o.kind == REGISTER and o.outcome in (INDETERMINATE, "") and o.seq < c.seq for o in iops):
+                unchecked.append((key, f"cancel #{c.seq}: an earlier registration is indeterminate"))
+                continue
+            if c.seq in at_risk:
+                unchecked.append((key, f"cancel #{c.seq}: its node was killed before it was durable"))
+                continue
+            checked += 1
+            # the client's next registration after the cancel ends the window
+            nxt = next((o for o in iops[idx + 1:] if o.kind == REGISTER), None)
+            until = nxt.start if nxt else float("inf")
+            for (node, inc), obs in by_node.items():
+                gone: Optional[Observation] = None
+                for o in obs:
+                    if o.end >= until:
+                        break
+                    if gone is None:
+                        if o.start > c.end and key not in o.instances:
+                            gone = o
+                    elif key in o.instances:
+                        violations.append(Violation(
+                            "cancel-undone", key,
+                            f"cancel acknowledged at {c.end:.3f} by {c.node}; {node} (incarnation {inc}) "
+                            f"no longer had it at {gone.start:.3f}, then had it again at {o.start:.3f}",
+                            relevant_lines(iops, around=(c.start, o.end)),
+                            [gone.line(key), o.line(key)]))
+                        break
+    return violations, checked, unchecked
+
+
+def check(ops: list[Op], observations: list[Observation], live: set, final_views: dict,
+          keys: Optional[set] = None, at_risk: frozenset = frozenset(), mixed: bool = False) -> Report:
+    # an op without an outcome (its thread was stopped mid-request) counts as indeterminate
+    rep = check_final(ops, live, final_views, keys=keys, at_risk=at_risk, mixed=mixed)
+    if mixed:
+        return rep
+    v, n, unchecked = check_cancels(ops, observations, at_risk)
+    rep.violations = v + rep.violations
+    rep.cancels_checked = n
+    rep.unchecked += unchecked
+    return rep

@@ -1,0 +1,385 @@
+#!/usr/bin/env python3
+"""Randomized fault runs against a three-node Heureka cluster, checked against a model.
+
+    python3 interop/fault/run.py --seeds 1,2,3 --duration 90
+    python3 interop/fault/run.py --seeds 30 --anti-entropy-ms 2000 --json out.json
+    python3 interop/fault/run.py --seeds 1 --no-faults          # a calm run: must report nothing
+    python3 interop/fault/run.py --seeds 1 --self-test          # must report a resurrected cancel
+
+Per seed: three nodes in a full mesh, each directed peer link through its own fault proxy;
+~60 client instances (clients.py) talk to the nodes directly; pollers read every node twice a
+second; the nemesis (nemesis.py) applies the seed's fault schedule during the active phase
+(``--duration``); then everything heals, the clients stop changing things (they keep
+heartbeating), and the run waits (bounded) until every node holds what the model says. The
+checker (checker.py, which documents the model) then reports violations. Exit status 1 if any
+seed has a violation, 2 on an infrastructure error.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import signal
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+if __package__ in (None, ""):           # run as a script: make ``fault`` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import fault  # noqa: E402,F401 - puts interop/tests on sys.path
+from support import procs  # noqa: E402
+from support.cluster import Cluster  # noqa: E402
+
+from fault import checker  # noqa: E402
+from fault.clients import Clients, NodeAddr, Poller, Workload, make_instances, read_view  # noqa: E402
+from fault.history import History  # noqa: E402
+from fault.nemesis import Nemesis, schedule  # noqa: E402
+
+DEFAULT_BIN = procs.REPO_DIR / "target" / "release" / "heureka"
+APPS = ["FZ-ORDERS", "FZ-USERS", "FZ-BILLING", "FZ-SEARCH"]
+
+
+@dataclass
+class Options:
+    duration: float = 180.0
+    anti_entropy_ms: int = 10000
+    lease: int = 8
+    eviction_ms: int = 1000
+    instances: int = 60
+    workers: int = 6
+    faults: bool = True
+    self_test: bool = False
+    log_dir: Optional[Path] = None
+    verbose: bool = False
+    java_jar: Optional[str] = None
+
+
+@dataclass
+class SeedResult:
+    seed: int
+    schedule: list = field(default_factory=list)
+    ops: dict = field(default_factory=dict)
+    convergence_s: Optional[float] = None
+    converge_deadline_s: float = 0.0
+    violations: list = field(default_factory=list)
+    uncertain: int = 0
+    override_unsure: int = 0
+    unchecked: list = field(default_factory=list)
+    cancels_checked: int = 0
+    crash_risk: int = 0
+    reads: int = 0
+    errors: list = field(default_factory=list)
+    log_dir: str = ""
+
+    def to_json(self) -> dict:
+        return {"seed": self.seed, "schedule": self.schedule, "ops": self.ops,
+                "convergence_s": self.convergence_s, "convergence_deadline_s": self.converge_deadline_s,
+                "violations": [v.to_json() for v in self.violations],
+                "instances_with_indeterminate_writes": self.uncertain,
+                "override_unsure": self.override_unsure,
+                "unchecked": [[list(k), why] for k, why in self.unchecked],
+                "cancels_checked": self.cancels_checked, "crash_risk_writes": self.crash_risk, "reads": self.reads,
+                "errors": self.errors, "log_dir": self.log_dir}
+
+
+def node_extra(opts: Options) -> dict:
+    return {
+        "heureka.replication.anti-entropy-interval-ms": str(opts.anti_entropy_ms),
+        "eureka.server.enable-self-preservation": "false",
+        "eureka.server.eviction-interval-timer-in-ms": str(opts.eviction_ms),
+    }
+
+
+def self_test_resurrect(cluster, clients: Clients, history: History, log) -> None:
+    """Cancel a live instance for real, then put it back on one node behind the checker's back
+    (a peer replication batch registering it, as a stale peer would): the checker must see it."""
+    from fault.clients import JSON_BODY, call
+    victims = [i for i in clients.insts if i.state == "registered"]
+    if not victims:
+        log("self-test: no registered instance to cancel")
+        return
+    inst = victims[0]
+    w = next(w for w in clients.workers if inst in w.insts)
+    # take it away from its worker first, so its client does not heartbeat it back
+    w.insts = [i for i in w.insts if i is not inst]
+    op, _ = w._client_call(inst, "cancel", "DELETE", inst.path())
+    inst.state = "cancelled"
+    node = cluster.nodes[0]
+    acked = op.end
+    inst.bump()             # a newer copy than anything the cluster has seen: no rule may refuse it
+    body = json.loads(inst.body(30))["instance"]
+    batch = {"replicationList": [{"appName": inst.app, "id": inst.instance_id,
+                                  "lastDirtyTimestamp": inst.dirty, "overriddenStatus": "UNKNOWN",
+                                  "status": "UP", "instanceInfo": body, "action": "Register"}]}
+    # wait (bounded) until a poll of node 0 that started after the ack has seen it gone
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        _, obs = history.snapshot()
+        if any(o.node == node.node_name and o.start > acked and inst.key not in o.instances for o in obs):
+            break
+        time.sleep(0.2)
+    out = call(node.port, "POST", "/eureka/peerreplication/batch/", json.dumps(batch), JSON_BODY)
+    log(f"self-test: cancelled {inst.instance_id}, then a peer batch registered it on {node.node_name}: {out[:2]}")
+
+
+def run_seed(seed: int, binary: str, opts: Options, log=print) -> SeedResult:
+    res = SeedResult(seed)
+    rng = random.Random(seed)
+    base = opts.log_dir or Path(tempfile.mkdtemp(prefix="heureka-fault-"))
+    log_dir = Path(base) / f"seed-{seed}"
+    log_dir.mkdir(parents=True, exist_ok=True)
+    res.log_dir = str(log_dir)
+    os.environ["HEUREKA_BIN"] = str(binary)
+
+    faults = schedule(random.Random(rng.getrandbits(64)), opts.duration) if opts.faults else []
+    insts = make_instances(random.Random(rng.getrandbits(64)), opts.instances, APPS, 3, opts.duration)
+    client_rng = random.Random(rng.getrandbits(64))
+    kinds = ["heureka"] * 3
+    if opts.java_jar:
+        kinds[2] = "java"
+    cluster = Cluster(kinds, log_dir, proxied=True, extra=node_extra(opts), label="fz")
+    if opts.java_jar:
+        cluster.nodes[2].jar = Path(opts.java_jar)      # JavaNode.argv() reads it at each start
+    names = [n.node_name for n in cluster.nodes]
+    log(f"=== seed {seed}: {'mixed (fz-c is Java), ' if opts.java_jar else ''}{opts.duration:.0f}s, anti-entropy {opts.anti_entropy_ms} ms, lease {opts.lease}s, "
+        f"{opts.instances} instances, {len(faults)} faults, logs {log_dir}")
+    for f in faults:
+        log(f"  fault {f.describe(names)}")
+
+    history = None
+    clients = None
+    pollers: list[Poller] = []
+    nemesis = None
+    try:
+        cluster.start()
+        history = History()
+        addrs = [NodeAddr(n.node_name, n.port) for n in cluster.nodes]
+        nemesis = Nemesis(cluster, faults, history.now, log if opts.verbose else (lambda s: None))
+        pollers = [Poller(a, history, (lambda i=i: nemesis.incarnation(i))) for i, a in enumerate(addrs)]
+        clients = Clients(insts, addrs, history, opts.lease, opts.workers, client_rng, Workload())
+        for p in pollers:
+            p.start()
+        clients.start()
+        nemesis.start()
+
+        # the active phase: the nemesis's schedule runs on its own clock; wait for its end
+        end_active = opts.duration
+        self_tested = False
+        while history.now() < end_active:
+            time.sleep(min(1.0, max(0.05, end_active - history.now())))
+            if opts.self_test and not self_tested and history.now() >= end_active / 2:
+                self_tested = True
+                self_test_resurrect(cluster, clients, history, log)
+            if clients.errors():
+                raise RuntimeError(f"client thread failed: {clients.errors()[0]!r}")
+
+        clients.quiesce()
+        nemesis.heal_all()
+        heal_at = history.now()
+        log(f"  healed at {heal_at:.1f}s")
+
+        # convergence: every node readable, all the same, all as the model says
+        mixed = bool(opts.java_jar)
+        lease_s = opts.lease * (2 if mixed else 1)      # Java expires after twice the duration
+        deadline = 3 * opts.anti_entropy_ms / 1000 + lease_s + 2 * opts.eviction_ms / 1000 + 15
+        res.converge_deadline_s = deadline
+        final: dict = {}
+        rep = None
+        outages = nemesis.outages()
+        durable_after = max(6.0, opts.anti_entropy_ms / 1000 + 1.0)
+        while True:
+            final = {a.name: read_view(a.port) for a in addrs}
+            ops, _ = history.snapshot()
+            at_risk = checker.crash_risk(ops, outages, names, durable_after)
+            rep = checker.check_final(ops, clients.live(), final, keys=clients.keys(), at_risk=at_risk,
+                                      mixed=mixed)
+            if not rep.violations:
+                res.convergence_s = round(history.now() - heal_at, 2)
+                break
+            if history.now() - heal_at > deadline:
+                break
+            time.sleep(0.5)
+        clients.stop()
+        for p in pollers:
+            p.stop()
+        # the final check on a stable history (clients stopped)
+        ops, observations = history.snapshot()
+        final = {a.name: read_view(a.port) for a in addrs}
+        at_risk = checker.crash_risk(ops, outages, names, durable_after)
+        rep = checker.check(ops, observations, clients.live(), final, keys=clients.keys(), at_risk=at_risk,
+                            mixed=mixed)
+        res.crash_risk = rep.crash_risk
+        res.violations = rep.violations
+        res.uncertain, res.override_unsure = rep.uncertain, rep.override_unsure
+        res.unchecked, res.cancels_checked = rep.unchecked, rep.cancels_checked
+        res.reads = len(observations)
+        res.errors += nemesis.errors
+        c = Counter(op.outcome for op in ops)
+        kinds_c = Counter(op.kind for op in ops)
+        res.ops = {"total": len(ops), "ok": c["ok"], "failed": c["failed"], "indeterminate": c["indeterminate"],
+                   **{f"kind:{k}": v for k, v in sorted(kinds_c.items())},
+                   "failed_404": sum(1 for o in ops if o.outcome == "failed" and o.status == 404)}
+        history.dump(log_dir / "history.jsonl")
+        save_meta(log_dir / "meta.json", clients, outages, final, durable_after, mixed)
+    except BaseException as exc:
+        res.errors.append(f"{type(exc).__name__}: {exc}")
+        raise
+    finally:
+        if clients is not None:
+            clients.stop()
+        for p in pollers:
+            p.stop_event.set()
+        if nemesis is not None:
+            nemesis.stop_event.set()
+        for n in cluster.nodes:
+            try:
+                n.proc.send_signal(signal.SIGCONT)
+            finally:
+                n.proc.kill()
+        cluster.close_proxies()
+        res.schedule = [f.to_json(names) for f in faults]
+    report_seed(res, faults, names, log)
+    return res
+
+
+def save_meta(path: Path, clients: Clients, outages, final: dict, durable_after: float, mixed: bool) -> None:
+    """What --recheck needs besides history.jsonl."""
+    path.write_text(json.dumps({
+        "live": sorted(list(k) for k in clients.live()), "keys": sorted(list(k) for k in clients.keys()),
+        "outages": [{"kind": o.kind, "start": o.start, "end": None if o.end == float("inf") else o.end,
+                     "node": o.node, "link": list(o.link) if o.link else None} for o in outages],
+        "final": {n: None if v is None else {"hashcode": v.hashcode,
+                                             "instances": [[k[0], k[1], st, ov] for k, (st, ov) in v.instances.items()]}
+                  for n, v in final.items()},
+        "durable_after": durable_after, "mixed": mixed}))
+
+
+def recheck(seed_dir: Path) -> int:
+    """Run the checker again on a finished seed's history.jsonl and meta.json (e.g. after changing it)."""
+    from fault.clients import View
+    from fault.history import load
+    ops, observations = load(seed_dir / "history.jsonl")
+    meta = json.loads((seed_dir / "meta.json").read_text())
+    outages = [checker.Outage(o["kind"], o["start"], float("inf") if o["end"] is None else o["end"],
+                              o["node"], tuple(o["link"]) if o["link"] else None) for o in meta["outages"]]
+    final = {n: None if v is None else View(v["hashcode"], {(a, i): (st, ov) for a, i, st, ov in v["instances"]})
+             for n, v in meta["final"].items()}
+    names = sorted(final)
+    at_risk = checker.crash_risk(ops, outages, names, meta["durable_after"])
+    rep = checker.check(ops, observations, {tuple(k) for k in meta["live"]}, final,
+                        keys={tuple(k) for k in meta["keys"]}, at_risk=at_risk, mixed=meta["mixed"])
+    print(f"{seed_dir}: {len(rep.violations)} violation(s); crash-risk writes {rep.crash_risk}; "
+          f"unchecked {len(rep.unchecked)}")
+    for v in rep.violations:
+        print("    " + v.render().replace("\n", "\n    "))
+    return 1 if rep.violations else 0
+
+
+def report_seed(res: SeedResult, faults, names, log) -> None:
+    o = res.ops
+    log(f"--- seed {res.seed}: ops {o.get('total', 0)} (ok {o.get('ok', 0)}, failed {o.get('failed', 0)} "
+        f"[404: {o.get('failed_404', 0)}], indeterminate {o.get('indeterminate', 0)}); "
+        + ", ".join(f"{k[5:]} {v}" for k, v in o.items() if k.startswith("kind:")))
+    applied = sum(1 for f in faults if f.applied is not None)
+    log(f"    faults applied {applied}/{len(faults)}; reads {res.reads}; cancels checked {res.cancels_checked}; "
+        f"instances with indeterminate/crash-risk writes {res.uncertain} (crash-risk writes {res.crash_risk}); "
+        f"override-unsure {res.override_unsure}; "
+        f"unchecked {len(res.unchecked)}")
+    conv = (f"{res.convergence_s:.1f}s after the heal" if res.convergence_s is not None
+            else f"NOT within {res.converge_deadline_s:.0f}s")
+    log(f"    convergence: {conv}")
+    for e in res.errors:
+        log(f"    error: {e}")
+    log(f"    violations: {len(res.violations)}")
+    for v in res.violations:
+        log("    " + v.render().replace("\n", "\n    "))
+
+
+def parse_seeds(text: str) -> list[int]:
+    if "," in text or "-" in text[1:]:
+        out = []
+        for part in text.split(","):
+            part = part.strip()
+            if "-" in part[1:]:
+                a, b = part.split("-", 1)
+                out += list(range(int(a), int(b) + 1))
+            elif part:
+                out.append(int(part))
+        return out
+    return list(range(1, int(text) + 1))
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--seeds", default="3", help="'1,2,3', '5-9', '7,' (seed 7 alone), or N (= 1..N); default 3")
+    ap.add_argument("--duration", type=float, default=180.0, help="active phase per seed, seconds (default 180)")
+    ap.add_argument("--anti-entropy-ms", type=int, default=10000, help="heureka.replication.anti-entropy-interval-ms")
+    ap.add_argument("--lease", type=int, default=8, help="instances' lease duration, seconds (default 8)")
+    ap.add_argument("--instances", type=int, default=60)
+    ap.add_argument("--bin", default=os.environ.get("HEUREKA_BIN", str(DEFAULT_BIN)), help="the heureka binary")
+    ap.add_argument("--java-jar", default=None,
+                    help="node c is the Spring Cloud Eureka server from this jar (interop/java/eureka-server/"
+                         "target/eureka-server.jar); checked against the weaker model (checker.py, MIXED)")
+    ap.add_argument("--no-faults", action="store_true", help="nemesis off (a calm run: must pass)")
+    ap.add_argument("--self-test", action="store_true",
+                    help="resurrect a cancelled instance behind the checker's back: must be reported")
+    ap.add_argument("--json", default=None, help="write a machine-readable report here")
+    ap.add_argument("--log-dir", default=None, help="node logs and history.jsonl (default: a temp dir)")
+    ap.add_argument("-v", "--verbose", action="store_true", help="print each fault as it is applied")
+    ap.add_argument("--recheck", default=None, metavar="SEED_DIR",
+                    help="only run the checker again on a finished seed's log dir (history.jsonl, meta.json)")
+    a = ap.parse_args(argv)
+    if a.recheck:
+        return recheck(Path(a.recheck))
+    if a.java_jar and not Path(a.java_jar).exists():
+        ap.error(f"--java-jar {a.java_jar} not found (mvn -q -B -DskipTests package in interop/java)")
+    binary = Path(a.bin).resolve()
+    if not binary.exists():
+        ap.error(f"heureka binary {binary} not found (--bin or HEUREKA_BIN)")
+    opts = Options(duration=a.duration, anti_entropy_ms=a.anti_entropy_ms, lease=a.lease, instances=a.instances,
+                   faults=not a.no_faults, self_test=a.self_test,
+                   log_dir=Path(a.log_dir) if a.log_dir else Path(tempfile.mkdtemp(prefix="heureka-fault-")),
+                   verbose=a.verbose, java_jar=a.java_jar)
+    # SIGTERM unwinds like Ctrl-C, so every process is cleaned up
+    def on_term(*_):
+        raise KeyboardInterrupt()
+    signal.signal(signal.SIGTERM, on_term)
+    seeds = parse_seeds(a.seeds)
+    print(f"heureka fault runs: binary {binary}, seeds {seeds}, logs {opts.log_dir}", flush=True)
+    results: list[SeedResult] = []
+    infra = False
+    for s in seeds:
+        try:
+            results.append(run_seed(s, str(binary), opts, log=lambda m: print(m, flush=True)))
+        except KeyboardInterrupt:
+            print("interrupted", flush=True)
+            infra = True
+            break
+        except Exception as exc:  # noqa: BLE001
+            print(f"seed {s}: infrastructure error: {type(exc).__name__}: {exc}", flush=True)
+            infra = True
+    bad = [r for r in results if r.violations]
+    conv = [r.convergence_s for r in results if r.convergence_s is not None]
+    print(f"SUMMARY binary={binary.name} anti-entropy={opts.anti_entropy_ms}ms duration={opts.duration:.0f}s "
+          f"seeds={len(results)} violating={[r.seed for r in bad]} "
+          f"violations={sum(len(r.violations) for r in results)} "
+          f"by-property={dict(Counter(v.prop for r in results for v in r.violations))} "
+          f"convergence={('%.1f..%.1fs' % (min(conv), max(conv))) if conv else '-'} "
+          f"not-converged={[r.seed for r in results if r.convergence_s is None]}", flush=True)
+    if a.json:
+        Path(a.json).write_text(json.dumps({"binary": str(binary), "anti_entropy_ms": opts.anti_entropy_ms,
+                                            "duration": opts.duration, "faults": opts.faults,
+                                            "seeds": [r.to_json() for r in results]}, indent=1))
+    if infra:
+        return 2
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
