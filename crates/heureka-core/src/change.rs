@@ -32,14 +32,19 @@ pub enum ChangeKind {
     StatusOverrideRemoved,
     /// Metadata merged in place (`PUT …/metadata`), which Eureka turns into a re-register.
     MetadataUpdated,
+    /// An operator's override write that changes nothing a reader sees here (the override
+    /// set again, or removed where none was in force) but is the latest write of the
+    /// override: its stamp must reach the peers, so that an older write made elsewhere does
+    /// not outlive it (`merge.rs`).
+    Restamped,
 }
 
 impl ChangeKind {
     /// Whether readers see this change in the delta document and in new versions of the
-    /// cached documents. Only plain renews are invisible (their lease timestamps lag in cached
-    /// documents, as behind Eureka's response cache).
+    /// cached documents. Plain renews are invisible (their lease timestamps lag in cached
+    /// documents, as behind Eureka's response cache), and so are restamps.
     pub fn is_visible(self) -> bool {
-        self != ChangeKind::Renewed
+        !matches!(self, ChangeKind::Renewed | ChangeKind::Restamped)
     }
 
     /// Whether the instance is gone from the registry after this change.

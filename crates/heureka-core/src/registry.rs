@@ -324,7 +324,15 @@ impl Registry {
         // Eureka renews here but does not count it towards renewsLastMin.
         lease.renew(now);
         if lease.holder.status == status {
-            // Nothing is recorded, not even an override: setting UP on an UP instance is a no-op.
+            if as_override(lease.holder.overridden_status) == Some(status) {
+                // In force already, but this write is the operator's latest: a removal made
+                // elsewhere and not yet seen here must not outlive it (`merge.rs`).
+                lease.holder.stamps.overridden = self.clock.tick(now);
+                let (kind, before) = (ChangeKind::Restamped, Some(status));
+                self.record(kind, &app, id, origin, Left::Registered { before }, now);
+            }
+            // Otherwise nothing is recorded, not even an override: setting UP on an UP
+            // instance is a no-op, as in Eureka.
             return true;
         }
         let before = Some(lease.holder.status);
@@ -368,7 +376,15 @@ impl Registry {
             return false;
         };
         lease.renew(now);
-        if self.overrides.remove(id, now).is_none() {
+        let held = self.overrides.remove(id, now).is_some();
+        if !held && as_override(lease.holder.overridden_status).is_none() {
+            // Nothing to remove here, which Eureka answers with a no-op. The removal is still
+            // the operator's latest write: an override set elsewhere and not yet seen here must
+            // not outlive it (`merge.rs`). The instance's own status is left as it is.
+            lease.holder.stamps.overridden = self.clock.tick(now);
+            let before = Some(lease.holder.status);
+            let kind = ChangeKind::Restamped;
+            self.record(kind, &app, id, origin, Left::Registered { before }, now);
             return true;
         }
         let holder = &mut lease.holder;

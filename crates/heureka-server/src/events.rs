@@ -257,7 +257,7 @@ fn event_kind(kind: ChangeKind) -> Option<(InstanceEventKind, Option<&'static st
             (InstanceEventKind::StatusChanged, Some("override-removed"))
         }
         ChangeKind::MetadataUpdated => (InstanceEventKind::MetadataChanged, None),
-        ChangeKind::Renewed => return None,
+        ChangeKind::Renewed | ChangeKind::Restamped => return None,
     })
 }
 

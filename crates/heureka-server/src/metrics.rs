@@ -401,7 +401,8 @@ impl ChangeSink for Metrics {
             ChangeKind::StatusChanged
             | ChangeKind::StatusOverridden
             | ChangeKind::StatusOverrideRemoved
-            | ChangeKind::MetadataUpdated => {}
+            | ChangeKind::MetadataUpdated
+            | ChangeKind::Restamped => {}
         }
     }
 }

@@ -123,5 +123,8 @@ fn log(change: &Change) {
             tracing::info!(%app, %id, %status, ?origin, "status override removed")
         }
         ChangeKind::MetadataUpdated => tracing::info!(%app, %id, "metadata updated"),
+        ChangeKind::Restamped => {
+            tracing::info!(%app, %id, ?origin, "status override written again (no change here)")
+        }
     }
 }

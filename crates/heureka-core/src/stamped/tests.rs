@@ -420,3 +420,37 @@ fn a_heartbeat_copy_carries_the_stamps_without_the_document() {
     assert!(a.cancel("ORDERS", "o1", Origin::Client, 2_000));
     assert!(a.stamped_heartbeat("ORDERS", "o1").is_none());
 }
+
+#[test]
+fn a_removal_where_no_override_was_seen_beats_an_earlier_set_made_elsewhere() {
+    let (mut a, mut c, _) = servers();
+    register(&mut a, 1_000);
+    c.merge_copy(copy_of(&a), 1_000).unwrap();
+    set_out_of_service(&mut c, 2_000);
+    // A never heard of C's override: its removal changes nothing a reader sees…
+    assert!(a.delete_status_override("ORDERS", "o1", None, None, Origin::Client, 3_000));
+    assert_eq!(status_of(&a, "ORDERS", "o1"), Some(Up));
+    // …but it is the later write, so it wins on both.
+    a.merge_copy(copy_of(&c), 3_000).unwrap();
+    c.merge_copy(copy_of(&a), 3_000).unwrap();
+    for server in [&a, &c] {
+        assert_eq!(status_of(server, "ORDERS", "o1"), Some(Up));
+        assert_eq!(override_of(server), None);
+    }
+}
+
+#[test]
+fn setting_an_override_already_in_force_beats_an_earlier_removal_made_elsewhere() {
+    let (mut a, mut b, _) = servers();
+    register(&mut a, 1_000);
+    set_out_of_service(&mut a, 2_000);
+    b.merge_copy(copy_of(&a), 2_000).unwrap();
+    assert!(b.delete_status_override("ORDERS", "o1", Some(Up), None, Origin::Client, 3_000));
+    // A has not heard of the removal; the operator sets OUT_OF_SERVICE again there.
+    set_out_of_service(&mut a, 4_000);
+    a.merge_copy(copy_of(&b), 4_000).unwrap();
+    b.merge_copy(copy_of(&a), 4_000).unwrap();
+    for server in [&a, &b] {
+        assert_eq!(status_of(server, "ORDERS", "o1"), Some(OutOfService));
+    }
+}

@@ -280,6 +280,9 @@ fn action_for(kind: ChangeKind) -> Option<ReplicationAction> {
         ChangeKind::Registered | ChangeKind::MetadataUpdated => ReplicationAction::Register,
         // A status the rules changed on renew travels with the heartbeat, as in Eureka.
         ChangeKind::Renewed | ChangeKind::StatusChanged => ReplicationAction::Heartbeat,
+        // A Heureka peer answers the heartbeat's newer stamps with 404 and gets our copy; a
+        // Java peer, which has no stamps, just renews.
+        ChangeKind::Restamped => ReplicationAction::Heartbeat,
         ChangeKind::Cancelled => ReplicationAction::Cancel,
         ChangeKind::StatusOverridden => ReplicationAction::StatusUpdate,
         ChangeKind::StatusOverrideRemoved => ReplicationAction::DeleteStatusOverride,
