@@ -201,3 +201,101 @@ fn a_change_still_settling_is_left_to_replication() {
         vec![push("o1", Register)]
     );
 }
+
+// === between Heureka peers: by stamps ===
+
+fn at(ms: i64) -> heureka_core::Stamp {
+    heureka_core::Stamp {
+        ms,
+        counter: 0,
+        node: 1,
+    }
+}
+
+/// `entry` with stamps: registration and own status at `registered`, override at
+/// `overridden`, cancel at `cancelled` (0: none).
+fn stamped(
+    mut entry: InstanceDigest,
+    registered: i64,
+    overridden: i64,
+    cancelled: i64,
+) -> InstanceDigest {
+    entry.stamps = Some(heureka_core::PartStamps {
+        registration: at(registered),
+        status: at(registered),
+        overridden: at(overridden),
+        removed: at(cancelled),
+    });
+    entry
+}
+
+#[test]
+fn equal_stamps_need_no_repair_whatever_the_timestamps_say() {
+    let ours = vec![stamped(live("o1", 1, 10, 100), 5, 0, 0)];
+    let theirs = vec![stamped(live("o1", 9, 90, 101), 5, 0, 0)];
+    assert!(compare(&ours, &theirs, PeerView::Digest, SETTLED).is_empty());
+}
+
+#[test]
+fn the_copy_with_a_later_part_is_sent_whatever_the_timestamps_say() {
+    // Our override is the later write, although the peer's copy was changed later by its clock.
+    let ours = vec![stamped(live("o1", 1, 10, 100), 5, 7, 0)];
+    let theirs = vec![stamped(live("o1", 1, 90, 100), 5, 6, 0)];
+    let repairs = compare(&ours, &theirs, PeerView::Digest, SETTLED);
+    assert_eq!(repairs.push, vec![push("o1", Register)]);
+    assert!(repairs.pull.is_empty());
+}
+
+#[test]
+fn a_peer_holding_a_later_part_is_asked_for_its_copy() {
+    let ours = vec![stamped(live("o1", 1, 90, 100), 5, 6, 0)];
+    let theirs = vec![stamped(live("o1", 1, 10, 100), 5, 7, 0)];
+    let repairs = compare(&ours, &theirs, PeerView::Digest, SETTLED);
+    assert_eq!(repairs.pull, vec![pull("o1")]);
+    assert!(repairs.push.is_empty() && repairs.remove_here.is_empty());
+}
+
+#[test]
+fn a_cancel_later_than_the_peers_registration_is_sent_as_a_cancel() {
+    let ours = vec![stamped(removed("o1", 1, 50), 5, 8, 8)];
+    let theirs = vec![stamped(live("o1", 1, 90, 100), 5, 0, 0)];
+    let repairs = compare(&ours, &theirs, PeerView::Digest, SETTLED);
+    assert_eq!(repairs.push, vec![push("o1", Cancel)]);
+}
+
+#[test]
+fn a_registration_older_than_our_cancel_is_not_fetched_however_recently_renewed() {
+    let ours = vec![stamped(removed("o1", 1, 50), 5, 8, 8)];
+    let theirs = vec![stamped(live("o1", 1, 90, 1_000), 5, 0, 0)];
+    let repairs = compare(&ours, &theirs, PeerView::Digest, SETTLED);
+    assert!(repairs.pull.is_empty());
+}
+
+#[test]
+fn an_instance_evicted_here_but_renewed_there_since_is_fetched() {
+    let ours = vec![stamped(removed("o1", 1, 50), 5, 0, 0)];
+    let theirs = vec![stamped(live("o1", 1, 10, 60), 5, 0, 0)];
+    assert_eq!(
+        compare(&ours, &theirs, PeerView::Digest, SETTLED).pull,
+        vec![pull("o1")]
+    );
+}
+
+#[test]
+fn an_eviction_is_not_pushed_to_a_peer_that_never_had_the_instance() {
+    let ours = vec![stamped(removed("o1", 1, 50), 5, 0, 0)];
+    let theirs = vec![stamped(live("o2", 1, 10, 60), 5, 0, 0)];
+    let repairs = compare(&ours, &theirs, PeerView::Digest, SETTLED);
+    assert!(repairs.push.is_empty());
+    assert_eq!(repairs.pull, vec![pull("o2")]);
+}
+
+#[test]
+fn a_lagging_renewal_with_equal_stamps_gets_a_heartbeat() {
+    let ours = vec![stamped(live("o1", 1, 10, 100_000), 5, 0, 0)];
+    let theirs = vec![stamped(live("o1", 1, 10, 1_000), 5, 0, 0)];
+    assert_eq!(
+        compare(&ours, &theirs, PeerView::Digest, SETTLED).push,
+        vec![push("o1", Heartbeat)]
+    );
+}
