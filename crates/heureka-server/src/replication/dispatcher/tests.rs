@@ -312,3 +312,111 @@ async fn replication_resumes_within_the_anti_entropy_interval_after_a_long_fault
     assert_eq!(cluster.sent().len(), failures + 1);
     assert!(cluster.state.replication.peer_states()[0].up);
 }
+
+// === stamped copies to a Heureka peer ===
+
+impl Cluster {
+    /// The actions of every stamped batch the peer received, as `(action, id)`.
+    fn sent_stamped(&self) -> Vec<Vec<(ReplicationAction, String)>> {
+        self.peer
+            .stamped_batches
+            .lock()
+            .iter()
+            .map(|batch| {
+                batch
+                    .iter()
+                    .map(|item| (item.action, item.copy.id.clone()))
+                    .collect()
+            })
+            .collect()
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_peer_without_the_stamped_endpoint_gets_eurekas_batches_from_then_on() {
+    let cluster = cluster(&[]);
+    cluster.register("o1", Origin::Client);
+    pause(1).await;
+    cluster.register("o2", Origin::Client);
+    pause(1).await;
+    assert_eq!(
+        cluster.sent(),
+        vec![
+            one(ReplicationAction::Register, "o1"),
+            one(ReplicationAction::Register, "o2")
+        ]
+    );
+    let peers = cluster.state.replication.peers();
+    assert_eq!(
+        peers[0].protocol(),
+        crate::replication::PeerProtocol::Eureka
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_heureka_peer_gets_our_whole_stamped_copy_and_no_eureka_batch() {
+    let cluster = cluster(&[]);
+    cluster.peer.speak_stamps();
+    cluster.register("o1", Origin::Client);
+    pause(1).await;
+    assert_eq!(
+        cluster.sent_stamped(),
+        vec![one(ReplicationAction::Register, "o1")]
+    );
+    let batch = cluster.peer.stamped_batches.lock()[0].clone();
+    let copy = &batch[0].copy;
+    assert!(copy.leased && copy.parts.registration.is_some());
+    assert!(!copy.parts.stamps.registration.is_zero());
+    assert!(cluster.sent().is_empty());
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_stamped_heartbeat_the_peer_answers_404_is_followed_by_our_copy() {
+    let cluster = cluster(&[]);
+    cluster.peer.speak_stamps();
+    cluster.register("o1", Origin::Client);
+    pause(1).await;
+    cluster
+        .peer
+        .then_stamped(vec![heureka_wire::StampedResult::status(404)]);
+    cluster.renew("o1");
+    pause(1_000).await;
+    assert_eq!(
+        cluster.sent_stamped(),
+        vec![
+            one(ReplicationAction::Register, "o1"),
+            one(ReplicationAction::Heartbeat, "o1"),
+            one(ReplicationAction::Register, "o1")
+        ]
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_heureka_peers_newer_copy_in_a_409_is_merged_here() {
+    let cluster = cluster(&[]);
+    cluster.peer.speak_stamps();
+    cluster.register("o1", Origin::Client);
+    pause(1).await;
+    // The peer's copy: ours, with an override set there later.
+    let mut theirs = cluster
+        .state
+        .store
+        .read()
+        .stamped_copy("ORDERS", "o1")
+        .unwrap();
+    theirs.parts.overridden = Some(InstanceStatus::OutOfService);
+    theirs.parts.stamps.overridden = heureka_core::Stamp {
+        ms: cluster.state.store.now() + 1,
+        counter: 0,
+        node: 99,
+    };
+    cluster.peer.then_stamped(vec![heureka_wire::StampedResult {
+        status_code: 409,
+        copy: Some(theirs),
+    }]);
+    cluster.renew("o1");
+    pause(1_000).await;
+    let now = cluster.state.store.now();
+    let ours = cluster.state.store.read().instance("ORDERS", "o1", now);
+    assert_eq!(ours.unwrap().status, InstanceStatus::OutOfService);
+}

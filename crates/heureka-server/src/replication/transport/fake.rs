@@ -1,6 +1,7 @@
 //! An in-memory peer for the dispatcher's paused-time tests: it records every batch and
-//! answers from a script (every element 200 when the script is empty). It plays a Java peer:
-//! a stamped batch gets 404, as from a server without Heureka's endpoints.
+//! answers from a script (every element 200 when the script is empty). It plays a Java peer
+//! (a stamped batch gets 404, as from a server without Heureka's endpoints) unless told to
+//! speak stamps ([`FakePeer::speak_stamps`]), then a Heureka peer with its own script.
 
 use std::collections::VecDeque;
 
@@ -21,6 +22,10 @@ pub(crate) enum Answer {
 pub(crate) struct FakePeer {
     pub(crate) batches: Mutex<Vec<Vec<ReplicationItem>>>,
     pub(crate) script: Mutex<VecDeque<Answer>>,
+    /// Whether it answers stamped batches (a Heureka peer) rather than 404.
+    stamps: std::sync::atomic::AtomicBool,
+    pub(crate) stamped_batches: Mutex<Vec<Vec<StampedItem>>>,
+    pub(crate) stamped_script: Mutex<VecDeque<Vec<StampedResult>>>,
 }
 
 impl FakePeer {
@@ -32,13 +37,27 @@ impl FakePeer {
         self.batches.lock().clone()
     }
 
+    /// From now on, answers stamped batches as a Heureka peer.
+    pub(crate) fn speak_stamps(&self) {
+        self.stamps.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    pub(crate) fn then_stamped(&self, results: Vec<StampedResult>) {
+        self.stamped_script.lock().push_back(results);
+    }
+
     pub(crate) async fn answer_stamped(
         &self,
-        _items: &[StampedItem],
+        items: &[StampedItem],
     ) -> Result<Vec<StampedResult>, PeerError> {
-        Err(PeerError::NotHeureka(
-            "404 on POST peerreplication/stamped".to_owned(),
-        ))
+        if !self.stamps.load(std::sync::atomic::Ordering::SeqCst) {
+            return Err(PeerError::NotHeureka(
+                "404 on POST peerreplication/stamped".to_owned(),
+            ));
+        }
+        self.stamped_batches.lock().push(items.to_vec());
+        let next = self.stamped_script.lock().pop_front();
+        Ok(next.unwrap_or_else(|| vec![StampedResult::status(200); items.len()]))
     }
 
     pub(crate) async fn answer(
