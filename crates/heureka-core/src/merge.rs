@@ -96,9 +96,14 @@ impl Parts {
     pub fn merge(&mut self, theirs: &Parts) -> bool {
         let before = (self.stamps, self.registration.is_some());
         let ours = &mut self.stamps;
+        // The same registration, whose document only they still hold (a cancel's tombstone
+        // drops it): taken only if the instance is live, where a reader would see it.
         let registration_missing = self.registration.is_none() && theirs.registration.is_some();
+        let live_after = theirs.stamps.registration > ours.removed.max(theirs.stamps.removed);
         if theirs.stamps.registration > ours.registration
-            || (theirs.stamps.registration == ours.registration && registration_missing)
+            || (theirs.stamps.registration == ours.registration
+                && registration_missing
+                && live_after)
         {
             self.registration.clone_from(&theirs.registration);
             ours.registration = theirs.stamps.registration;

@@ -575,7 +575,8 @@ impl Registry {
 
 impl Registry {
     /// What a removal leaves of `lease`: a cancel is a write, stamped now, after which the
-    /// document no longer matters; an eviction stamps nothing and keeps everything.
+    /// document no longer matters (dropped, so that tombstones stay small); an eviction
+    /// stamps nothing and keeps everything, for the instance to come back as it was.
     fn tombstone_of(&mut self, kind: ChangeKind, lease: &Lease, now: Millis) -> Tombstone {
         let mut parts = parts_of(lease);
         let removal = if kind == ChangeKind::Evicted {
@@ -583,6 +584,7 @@ impl Registry {
             Removal::Evicted { last_renewal }
         } else {
             parts.cancel(self.clock.tick(now));
+            parts.registration = None;
             Removal::Cancelled
         };
         Tombstone {

@@ -1,8 +1,9 @@
 //! What the registry keeps of instances it no longer holds: their parts and stamps, so that a
 //! copy older than their removal, arriving late from a peer, cannot bring them back.
 //!
-//! A **cancel** is a write: its tombstone carries the cancel's stamp, and only a registration
-//! stamped later revives the instance (`merge.rs`). An **eviction** is not a write but this
+//! A **cancel** is a write: its tombstone carries the cancel's stamp (and the stamps, not the
+//! document, of what it removed: tombstones of mass deregistrations stay small), and only a
+//! registration stamped later revives the instance (`merge.rs`). An **eviction** is not a write but this
 //! server's own judgement that a lease lapsed (another server may still hold the instance,
 //! renewed): its tombstone stamps nothing and keeps the instance's parts, the operator's
 //! override among them, so that when the instance comes back (a peer's copy, the client's

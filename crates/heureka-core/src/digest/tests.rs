@@ -83,7 +83,7 @@ fn status_override_shows_as_status_and_overridden_status() {
 }
 
 #[test]
-fn cancelled_instance_is_a_tombstone_as_it_was_when_removed() {
+fn cancelled_instance_is_a_tombstone_of_its_status_at_the_cancel() {
     let mut registry = registry();
     registry.register(instance_with_dirty("orders", "o1", 3), Origin::Client, 5);
     registry.cancel("orders", "o1", Origin::Client, 60);
@@ -94,7 +94,8 @@ fn cancelled_instance_is_a_tombstone_as_it_was_when_removed() {
             id: "o1".to_owned(),
             status: Up,
             overridden_status: Unknown,
-            last_dirty_timestamp: 3,
+            // A cancel's tombstone keeps the stamps, not the document (`tombstones.rs`).
+            last_dirty_timestamp: 0,
             last_updated_timestamp: 60,
             // A cancel ends the lease's renewals at the cancel.
             last_renewal_timestamp: 60,
