@@ -73,6 +73,17 @@ impl Lease {
         };
     }
 
+    /// Takes a peer's later renewal of this instance (its `lastRenewalTimestamp`, which means
+    /// what ours means: both servers run the same expiry mode), never beyond what a renewal
+    /// made `now` would give. An earlier one changes nothing.
+    pub(crate) fn adopt_renewal(&mut self, theirs: Millis, now: Millis) {
+        let latest = match self.expiry {
+            LeaseExpiry::Documented => now,
+            LeaseExpiry::LegacyDoubleDuration => now + self.duration_ms,
+        };
+        self.last_update_timestamp = self.last_update_timestamp.max(theirs.min(latest));
+    }
+
     /// Marks the lease cancelled; the first cancel time sticks.
     pub(crate) fn cancel(&mut self, now: Millis) {
         if self.eviction_timestamp <= 0 {

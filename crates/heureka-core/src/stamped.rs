@@ -193,6 +193,18 @@ impl Registry {
         })
     }
 
+    /// A later renewal a Heureka peer holds of an instance we hold the same writes of (its
+    /// digest's `lastRenewalTimestamp`): our lease counts from it, so that an instance that
+    /// heartbeats to another server is not evicted here while our copies of its heartbeats
+    /// are delayed or lost. Not a heartbeat: self-preservation counts none, and nothing is
+    /// recorded (readers see lease times as they were, as with any renewal).
+    pub fn adopt_renewal(&mut self, app: &str, id: &str, theirs: Millis, now: Millis) {
+        let app = app_key(app);
+        if let Some(lease) = self.apps.get_mut(app.as_ref()).and_then(|l| l.get_mut(id)) {
+            lease.adopt_renewal(theirs, now);
+        }
+    }
+
     /// An instance from the start-up sync (a peer's `GET /apps`), whose history is unknown:
     /// added with [`Stamp::ZERO`](crate::Stamp::ZERO) stamps, so that the first stamped copy
     /// of any write replaces it, and only when this server holds nothing of it. Returns

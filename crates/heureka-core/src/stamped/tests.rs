@@ -454,3 +454,31 @@ fn setting_an_override_already_in_force_beats_an_earlier_removal_made_elsewhere(
         assert_eq!(status_of(server, "ORDERS", "o1"), Some(OutOfService));
     }
 }
+
+// === renewals seen by a peer ===
+
+#[test]
+fn a_later_renewal_seen_by_a_peer_keeps_the_lease_here() {
+    let (mut a, _, _) = servers();
+    register(&mut a, 1_000);
+    // The instance heartbeats elsewhere until 80 s; our copies of those heartbeats were lost.
+    a.adopt_renewal("ORDERS", "o1", 80_000, 85_000);
+    assert!(a.evict(1_000 + 100_000, 0, 7).evicted.is_empty());
+    assert_eq!(a.evict(80_000 + 91_000, 0, 7).evicted.len(), 1);
+}
+
+#[test]
+fn a_peer_renewal_is_never_taken_beyond_now() {
+    let (mut a, _, _) = servers();
+    register(&mut a, 1_000);
+    a.adopt_renewal("ORDERS", "o1", 10_000_000, 2_000);
+    assert_eq!(a.evict(2_000 + 91_000, 0, 7).evicted.len(), 1);
+}
+
+#[test]
+fn an_earlier_peer_renewal_changes_nothing() {
+    let (mut a, _, _) = servers();
+    register(&mut a, 50_000);
+    a.adopt_renewal("ORDERS", "o1", 10_000, 60_000);
+    assert!(a.evict(50_000 + 90_000, 0, 7).evicted.is_empty());
+}

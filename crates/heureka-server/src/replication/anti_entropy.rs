@@ -39,11 +39,17 @@ pub(crate) struct Repairs {
     pub(crate) pull: Vec<(String, String)>,
     /// Instances the peer removed after our last news of them: removed here too.
     pub(crate) remove_here: Vec<(String, String)>,
+    /// Instances the peer saw renewed later than we did, with its renewal: our copies of
+    /// their heartbeats are late or lost, and our leases count from its renewals.
+    pub(crate) renew_here: Vec<(String, String, Millis)>,
 }
 
 impl Repairs {
     pub(crate) fn is_empty(&self) -> bool {
-        self.push.is_empty() && self.pull.is_empty() && self.remove_here.is_empty()
+        self.push.is_empty()
+            && self.pull.is_empty()
+            && self.remove_here.is_empty()
+            && self.renew_here.is_empty()
     }
 }
 
@@ -58,16 +64,20 @@ pub(crate) enum PeerView {
 }
 
 /// A renewal here this much later than the peer's means the peer hears of this instance's
-/// heartbeats from no one (a chain): send it one. In a full mesh renewals agree within the
-/// batching delay, so this never fires.
+/// heartbeats from no one (a chain): send it one; the other way round, that our copies of its
+/// heartbeats are late or lost: our lease counts from the peer's renewal. In a full mesh
+/// renewals agree within the batching delay, so neither fires. Never more than one
+/// anti-entropy interval (`renewal_lag` of [`compare`]), so short leases are kept too.
 pub(crate) const RENEWAL_LAG_MS: Millis = 30_000;
 
-/// Compares our digest with a peer's; both sorted or not, any order.
+/// Compares our digest with a peer's; both sorted or not, any order. Renewals further apart
+/// than `renewal_lag` are repaired ([`RENEWAL_LAG_MS`]).
 pub(crate) fn compare(
     ours: &[InstanceDigest],
     theirs: &[InstanceDigest],
     view: PeerView,
     settled_before: Millis,
+    renewal_lag: Millis,
 ) -> Repairs {
     let key = |entry: &InstanceDigest| (entry.app.clone(), entry.id.clone());
     let mut paired: BTreeMap<(String, String), Pair<'_>> = BTreeMap::new();
@@ -85,14 +95,15 @@ pub(crate) fn compare(
             continue;
         }
         let decisions = match stamps_of(pair).filter(|_| peer_stamped) {
-            Some((ours, theirs)) => decide_stamped(pair, ours, theirs),
-            None => decide(pair, view),
+            Some((ours, theirs)) => decide_stamped(pair, ours, theirs, renewal_lag),
+            None => decide(pair, view, renewal_lag),
         };
         for decision in decisions {
             match decision {
                 Decision::Push(action) => repairs.push.push((app.clone(), id.clone(), action)),
                 Decision::Pull => repairs.pull.push((app.clone(), id.clone())),
                 Decision::RemoveHere => repairs.remove_here.push((app.clone(), id.clone())),
+                Decision::RenewHere(at) => repairs.renew_here.push((app.clone(), id.clone(), at)),
             }
         }
     }
@@ -120,6 +131,8 @@ enum Decision {
     Push(ReplicationAction),
     Pull,
     RemoveHere,
+    /// Our lease counts from the peer's later renewal.
+    RenewHere(Millis),
 }
 
 /// One side of a comparison.
@@ -140,6 +153,7 @@ fn side(entry: Option<&InstanceDigest>) -> Side<'_> {
 fn decide(
     pair: (Option<&InstanceDigest>, Option<&InstanceDigest>),
     view: PeerView,
+    renewal_lag: Millis,
 ) -> Vec<Decision> {
     use ReplicationAction::{Cancel, Heartbeat, Register};
     match (side(pair.0), side(pair.1)) {
@@ -162,7 +176,7 @@ fn decide(
         }
         (Side::Live(ours), Side::Live(theirs)) if same_state(ours, theirs) => {
             let lagging = view == PeerView::Digest
-                && ours.last_renewal_timestamp - theirs.last_renewal_timestamp > RENEWAL_LAG_MS;
+                && ours.last_renewal_timestamp - theirs.last_renewal_timestamp > renewal_lag;
             if lagging {
                 vec![Decision::Push(Heartbeat)]
             } else {
@@ -191,7 +205,12 @@ fn stamps_of(pair: Pair<'_>) -> Option<(PartStamps, PartStamps)> {
 /// latest of every part. A cancel travels as a copy too; an eviction does not (each server
 /// judges its own leases) unless the other side renewed the instance after it, which brings
 /// it back there.
-fn decide_stamped(pair: Pair<'_>, ours: PartStamps, theirs: PartStamps) -> Vec<Decision> {
+fn decide_stamped(
+    pair: Pair<'_>,
+    ours: PartStamps,
+    theirs: PartStamps,
+    renewal_lag: Millis,
+) -> Vec<Decision> {
     use ReplicationAction::{Cancel, Heartbeat, Register};
     let mut decisions = Vec::new();
     let known = |entry: Option<&InstanceDigest>| entry.is_some_and(|e| !is_eviction(e));
@@ -212,8 +231,11 @@ fn decide_stamped(pair: Pair<'_>, ours: PartStamps, theirs: PartStamps) -> Vec<D
     match (o.removed, t.removed) {
         (false, true) if our_renewal > their_renewal => decisions.push(Decision::Push(Register)),
         (true, false) if their_renewal > our_renewal => decisions.push(Decision::Pull),
-        (false, false) if our_renewal - their_renewal > RENEWAL_LAG_MS => {
+        (false, false) if our_renewal - their_renewal > renewal_lag => {
             decisions.push(Decision::Push(Heartbeat))
+        }
+        (false, false) if their_renewal - our_renewal > renewal_lag => {
+            decisions.push(Decision::RenewHere(their_renewal))
         }
         _ => {}
     }
@@ -324,11 +346,21 @@ async fn repair_with(state: &Replicator, peer: &Arc<Peer>) -> Result<Repairs, Pe
             )
         }
     };
-    let repairs = compare(&ours, &theirs, view, settled_before);
+    let interval = state.replication.settings().anti_entropy_interval;
+    let interval_ms = interval.map_or(RENEWAL_LAG_MS, |i| i.as_millis() as Millis);
+    let renewal_lag = RENEWAL_LAG_MS.min(interval_ms);
+    let repairs = compare(&ours, &theirs, view, settled_before, renewal_lag);
     let stamped = stamped_keys(&theirs);
     let now = state.store.now();
     for (app, id, action) in &repairs.push {
         peer.enqueue(app, id, *action, now);
+    }
+    if !repairs.renew_here.is_empty() {
+        state.store.write(|registry, now| {
+            for (app, id, at) in &repairs.renew_here {
+                registry.adopt_renewal(app, id, *at, now);
+            }
+        });
     }
     for (app, id) in &repairs.remove_here {
         state

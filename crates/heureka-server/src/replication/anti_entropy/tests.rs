@@ -6,7 +6,7 @@ use heureka_wire::ReplicationAction::{
     Cancel, DeleteStatusOverride, Heartbeat, Register, StatusUpdate,
 };
 
-use super::{compare, PeerView, Repairs};
+use super::{compare, PeerView, Repairs, RENEWAL_LAG_MS};
 
 /// Every change in these tests is older than the settling window.
 const SETTLED: i64 = i64::MAX;
@@ -53,18 +53,30 @@ fn pull(id: &str) -> (String, String) {
 fn equal_registries_need_no_repair() {
     let ours = vec![live("o1", 1, 10, 100)];
     let theirs = vec![live("o1", 1, 12, 101)];
-    assert!(compare(&ours, &theirs, PeerView::Digest, SETTLED).is_empty());
+    assert!(compare(&ours, &theirs, PeerView::Digest, SETTLED, RENEWAL_LAG_MS).is_empty());
 }
 
 #[test]
 fn an_instance_the_peer_lacks_is_registered_there() {
-    let repairs = compare(&[live("o1", 1, 10, 10)], &[], PeerView::Digest, SETTLED);
+    let repairs = compare(
+        &[live("o1", 1, 10, 10)],
+        &[],
+        PeerView::Digest,
+        SETTLED,
+        RENEWAL_LAG_MS,
+    );
     assert_eq!(repairs.push, vec![push("o1", Register)]);
 }
 
 #[test]
 fn an_instance_only_the_peer_has_is_fetched() {
-    let repairs = compare(&[], &[live("o1", 1, 10, 10)], PeerView::Digest, SETTLED);
+    let repairs = compare(
+        &[],
+        &[live("o1", 1, 10, 10)],
+        PeerView::Digest,
+        SETTLED,
+        RENEWAL_LAG_MS,
+    );
     assert_eq!(repairs.pull, vec![pull("o1")]);
 }
 
@@ -72,7 +84,7 @@ fn an_instance_only_the_peer_has_is_fetched() {
 fn a_status_override_set_here_later_is_pushed_with_a_status_update() {
     let ours = vec![overridden(live("o1", 1, 50, 50), OutOfService)];
     let theirs = vec![live("o1", 1, 10, 50)];
-    let repairs = compare(&ours, &theirs, PeerView::Digest, SETTLED);
+    let repairs = compare(&ours, &theirs, PeerView::Digest, SETTLED, RENEWAL_LAG_MS);
     assert_eq!(
         repairs.push,
         vec![push("o1", Register), push("o1", StatusUpdate)]
@@ -83,7 +95,7 @@ fn a_status_override_set_here_later_is_pushed_with_a_status_update() {
 fn an_override_removed_here_later_is_pushed_as_a_removal() {
     let ours = vec![live("o1", 1, 60, 60)];
     let theirs = vec![overridden(live("o1", 1, 50, 60), OutOfService)];
-    let repairs = compare(&ours, &theirs, PeerView::Digest, SETTLED);
+    let repairs = compare(&ours, &theirs, PeerView::Digest, SETTLED, RENEWAL_LAG_MS);
     assert_eq!(
         repairs.push,
         vec![push("o1", Register), push("o1", DeleteStatusOverride)]
@@ -95,7 +107,7 @@ fn the_peers_later_change_is_adopted_here() {
     let ours = vec![live("o1", 1, 10, 10)];
     let theirs = vec![overridden(live("o1", 1, 50, 50), OutOfService)];
     assert_eq!(
-        compare(&ours, &theirs, PeerView::Digest, SETTLED).pull,
+        compare(&ours, &theirs, PeerView::Digest, SETTLED, RENEWAL_LAG_MS).pull,
         vec![pull("o1")]
     );
 }
@@ -104,7 +116,7 @@ fn the_peers_later_change_is_adopted_here() {
 fn a_newer_dirty_timestamp_wins_over_a_later_change() {
     let ours = vec![live("o1", 5, 10, 10)];
     let theirs = vec![overridden(live("o1", 1, 50, 50), OutOfService)];
-    let repairs = compare(&ours, &theirs, PeerView::Digest, SETTLED);
+    let repairs = compare(&ours, &theirs, PeerView::Digest, SETTLED, RENEWAL_LAG_MS);
     assert_eq!(repairs.push[0], push("o1", Register));
 }
 
@@ -113,7 +125,7 @@ fn a_removal_there_after_our_last_news_removes_it_here() {
     let ours = vec![live("o1", 1, 10, 20)];
     let theirs = vec![removed("o1", 1, 30)];
     assert_eq!(
-        compare(&ours, &theirs, PeerView::Digest, SETTLED),
+        compare(&ours, &theirs, PeerView::Digest, SETTLED, RENEWAL_LAG_MS),
         Repairs {
             remove_here: vec![pull("o1")],
             ..Repairs::default()
@@ -127,7 +139,7 @@ fn an_instance_still_renewed_here_after_the_peer_evicted_it_is_registered_there(
     let ours = vec![live("o1", 1, 10, 40)];
     let theirs = vec![removed("o1", 1, 30)];
     assert_eq!(
-        compare(&ours, &theirs, PeerView::Digest, SETTLED).push,
+        compare(&ours, &theirs, PeerView::Digest, SETTLED, RENEWAL_LAG_MS).push,
         vec![push("o1", Register)]
     );
 }
@@ -137,7 +149,7 @@ fn a_removal_here_after_the_peers_last_news_is_pushed_as_a_cancel() {
     let ours = vec![removed("o1", 1, 30)];
     let theirs = vec![live("o1", 1, 10, 20)];
     assert_eq!(
-        compare(&ours, &theirs, PeerView::Digest, SETTLED).push,
+        compare(&ours, &theirs, PeerView::Digest, SETTLED, RENEWAL_LAG_MS).push,
         vec![push("o1", Cancel)]
     );
 }
@@ -147,7 +159,7 @@ fn a_copy_renewed_there_after_our_removal_is_fetched() {
     let ours = vec![removed("o1", 1, 30)];
     let theirs = vec![live("o1", 1, 10, 40)];
     assert_eq!(
-        compare(&ours, &theirs, PeerView::Digest, SETTLED).pull,
+        compare(&ours, &theirs, PeerView::Digest, SETTLED, RENEWAL_LAG_MS).pull,
         vec![pull("o1")]
     );
 }
@@ -157,7 +169,14 @@ fn stale_renewals_of_a_full_registry_do_not_override_a_removal() {
     let ours = vec![removed("o1", 1, 30)];
     let theirs = vec![live("o1", 1, 10, 40)];
     assert_eq!(
-        compare(&ours, &theirs, PeerView::FullRegistry, SETTLED).push,
+        compare(
+            &ours,
+            &theirs,
+            PeerView::FullRegistry,
+            SETTLED,
+            RENEWAL_LAG_MS
+        )
+        .push,
         vec![push("o1", Cancel)]
     );
 }
@@ -168,7 +187,7 @@ fn a_peer_that_hears_no_heartbeats_of_an_instance_gets_one() {
     let ours = vec![live("o1", 1, 10, 100_000)];
     let theirs = vec![live("o1", 1, 10, 60_000)];
     assert_eq!(
-        compare(&ours, &theirs, PeerView::Digest, SETTLED).push,
+        compare(&ours, &theirs, PeerView::Digest, SETTLED, RENEWAL_LAG_MS).push,
         vec![push("o1", Heartbeat)]
     );
 }
@@ -177,7 +196,14 @@ fn a_peer_that_hears_no_heartbeats_of_an_instance_gets_one() {
 fn renewals_of_a_full_registry_are_not_compared() {
     let ours = vec![live("o1", 1, 10, 100_000)];
     let theirs = vec![live("o1", 1, 10, 60_000)];
-    assert!(compare(&ours, &theirs, PeerView::FullRegistry, SETTLED).is_empty());
+    assert!(compare(
+        &ours,
+        &theirs,
+        PeerView::FullRegistry,
+        SETTLED,
+        RENEWAL_LAG_MS
+    )
+    .is_empty());
 }
 
 #[test]
@@ -186,7 +212,8 @@ fn removals_on_both_sides_need_nothing() {
         &[removed("o1", 1, 5)],
         &[removed("o1", 1, 7)],
         PeerView::Digest,
-        SETTLED
+        SETTLED,
+        RENEWAL_LAG_MS
     )
     .is_empty());
 }
@@ -195,9 +222,9 @@ fn removals_on_both_sides_need_nothing() {
 fn a_change_still_settling_is_left_to_replication() {
     // Registered here 500 ms ago: the register may be in a batch to the peer right now.
     let ours = vec![live("o1", 1, 9_500, 9_500)];
-    assert!(compare(&ours, &[], PeerView::Digest, 8_000).is_empty());
+    assert!(compare(&ours, &[], PeerView::Digest, 8_000, RENEWAL_LAG_MS).is_empty());
     assert_eq!(
-        compare(&ours, &[], PeerView::Digest, 10_000).push,
+        compare(&ours, &[], PeerView::Digest, 10_000, RENEWAL_LAG_MS).push,
         vec![push("o1", Register)]
     );
 }
@@ -233,7 +260,7 @@ fn stamped(
 fn equal_stamps_need_no_repair_whatever_the_timestamps_say() {
     let ours = vec![stamped(live("o1", 1, 10, 100), 5, 0, 0)];
     let theirs = vec![stamped(live("o1", 9, 90, 101), 5, 0, 0)];
-    assert!(compare(&ours, &theirs, PeerView::Digest, SETTLED).is_empty());
+    assert!(compare(&ours, &theirs, PeerView::Digest, SETTLED, RENEWAL_LAG_MS).is_empty());
 }
 
 #[test]
@@ -241,7 +268,7 @@ fn the_copy_with_a_later_part_is_sent_whatever_the_timestamps_say() {
     // Our override is the later write, although the peer's copy was changed later by its clock.
     let ours = vec![stamped(live("o1", 1, 10, 100), 5, 7, 0)];
     let theirs = vec![stamped(live("o1", 1, 90, 100), 5, 6, 0)];
-    let repairs = compare(&ours, &theirs, PeerView::Digest, SETTLED);
+    let repairs = compare(&ours, &theirs, PeerView::Digest, SETTLED, RENEWAL_LAG_MS);
     assert_eq!(repairs.push, vec![push("o1", Register)]);
     assert!(repairs.pull.is_empty());
 }
@@ -250,7 +277,7 @@ fn the_copy_with_a_later_part_is_sent_whatever_the_timestamps_say() {
 fn a_peer_holding_a_later_part_is_asked_for_its_copy() {
     let ours = vec![stamped(live("o1", 1, 90, 100), 5, 6, 0)];
     let theirs = vec![stamped(live("o1", 1, 10, 100), 5, 7, 0)];
-    let repairs = compare(&ours, &theirs, PeerView::Digest, SETTLED);
+    let repairs = compare(&ours, &theirs, PeerView::Digest, SETTLED, RENEWAL_LAG_MS);
     assert_eq!(repairs.pull, vec![pull("o1")]);
     assert!(repairs.push.is_empty() && repairs.remove_here.is_empty());
 }
@@ -259,7 +286,7 @@ fn a_peer_holding_a_later_part_is_asked_for_its_copy() {
 fn a_cancel_later_than_the_peers_registration_is_sent_as_a_cancel() {
     let ours = vec![stamped(removed("o1", 1, 50), 5, 8, 8)];
     let theirs = vec![stamped(live("o1", 1, 90, 100), 5, 0, 0)];
-    let repairs = compare(&ours, &theirs, PeerView::Digest, SETTLED);
+    let repairs = compare(&ours, &theirs, PeerView::Digest, SETTLED, RENEWAL_LAG_MS);
     assert_eq!(repairs.push, vec![push("o1", Cancel)]);
 }
 
@@ -267,7 +294,7 @@ fn a_cancel_later_than_the_peers_registration_is_sent_as_a_cancel() {
 fn a_registration_older_than_our_cancel_is_not_fetched_however_recently_renewed() {
     let ours = vec![stamped(removed("o1", 1, 50), 5, 8, 8)];
     let theirs = vec![stamped(live("o1", 1, 90, 1_000), 5, 0, 0)];
-    let repairs = compare(&ours, &theirs, PeerView::Digest, SETTLED);
+    let repairs = compare(&ours, &theirs, PeerView::Digest, SETTLED, RENEWAL_LAG_MS);
     assert!(repairs.pull.is_empty());
 }
 
@@ -276,7 +303,7 @@ fn an_instance_evicted_here_but_renewed_there_since_is_fetched() {
     let ours = vec![stamped(removed("o1", 1, 50), 5, 0, 0)];
     let theirs = vec![stamped(live("o1", 1, 10, 60), 5, 0, 0)];
     assert_eq!(
-        compare(&ours, &theirs, PeerView::Digest, SETTLED).pull,
+        compare(&ours, &theirs, PeerView::Digest, SETTLED, RENEWAL_LAG_MS).pull,
         vec![pull("o1")]
     );
 }
@@ -285,7 +312,7 @@ fn an_instance_evicted_here_but_renewed_there_since_is_fetched() {
 fn an_eviction_is_not_pushed_to_a_peer_that_never_had_the_instance() {
     let ours = vec![stamped(removed("o1", 1, 50), 5, 0, 0)];
     let theirs = vec![stamped(live("o2", 1, 10, 60), 5, 0, 0)];
-    let repairs = compare(&ours, &theirs, PeerView::Digest, SETTLED);
+    let repairs = compare(&ours, &theirs, PeerView::Digest, SETTLED, RENEWAL_LAG_MS);
     assert!(repairs.push.is_empty());
     assert_eq!(repairs.pull, vec![pull("o2")]);
 }
@@ -295,7 +322,27 @@ fn a_lagging_renewal_with_equal_stamps_gets_a_heartbeat() {
     let ours = vec![stamped(live("o1", 1, 10, 100_000), 5, 0, 0)];
     let theirs = vec![stamped(live("o1", 1, 10, 1_000), 5, 0, 0)];
     assert_eq!(
-        compare(&ours, &theirs, PeerView::Digest, SETTLED).push,
+        compare(&ours, &theirs, PeerView::Digest, SETTLED, RENEWAL_LAG_MS).push,
         vec![push("o1", Heartbeat)]
     );
+}
+
+#[test]
+fn a_renewal_the_peer_saw_later_keeps_our_lease() {
+    let ours = vec![stamped(live("o1", 1, 10, 1_000), 5, 0, 0)];
+    let theirs = vec![stamped(live("o1", 1, 10, 100_000), 5, 0, 0)];
+    let repairs = compare(&ours, &theirs, PeerView::Digest, SETTLED, RENEWAL_LAG_MS);
+    assert_eq!(
+        repairs.renew_here,
+        vec![("ORDERS".to_owned(), "o1".to_owned(), 100_000)]
+    );
+    assert!(repairs.push.is_empty() && repairs.pull.is_empty());
+}
+
+#[test]
+fn renewals_within_the_lag_need_nothing() {
+    let ours = vec![stamped(live("o1", 1, 10, 1_000), 5, 0, 0)];
+    let theirs = vec![stamped(live("o1", 1, 10, 2_000), 5, 0, 0)];
+    assert!(compare(&ours, &theirs, PeerView::Digest, SETTLED, 5_000).is_empty());
+    assert!(!compare(&ours, &theirs, PeerView::Digest, SETTLED, 500).is_empty());
 }
