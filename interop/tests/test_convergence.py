@@ -1,4 +1,5 @@
-"""Issue 18: writes that anti-entropy used to undo, because it ordered copies by timestamps.
+"""Issue 18: writes that anti-entropy used to undo, because it ordered copies by timestamps;
+and an instance alive elsewhere evicted where the copies of its heartbeats were lost.
 
 Each test drives real Heureka nodes (peer links through FaultProxy, a node frozen with SIGSTOP
 where the story needs one) through one sequence in which a write the client or operator got a
@@ -347,3 +348,25 @@ def test_an_acknowledged_cancel_is_not_resurrected_by_a_late_peer_batch(fresh_cl
     finally:
         c[A].proc.thaw()
         watch.stop()
+
+
+# ---------------------------------------------------------------------------------------
+# 4. No eviction of an instance that is alive elsewhere
+# ---------------------------------------------------------------------------------------
+def test_an_instance_alive_elsewhere_is_not_evicted_where_its_heartbeat_copies_are_lost(fresh_cluster):
+    # Two nodes, eviction every second, self-preservation off. The client heartbeats on A
+    # (5 s lease); A's link to B is cut, so none of A's copies of those heartbeats reach B,
+    # but B still reads A's digest. B must keep the instance: A's later renewals count for
+    # B's lease (anti-entropy), where before B evicted it 5 s after the cut.
+    c = fresh_cluster(2, "s4", extra={**AE_ON, "eureka.server.eviction-interval-timer-in-ms": "1000",
+                                      "eureka.server.enable-self-preservation": "false"})
+    x = new_instance("conv-alive", duration=5, renewal=1)
+    cl.register(c[A], x)
+    beats = Heartbeater(c[A], [x], interval=0.5).start()
+    try:
+        wait_converged(c, f"{x.instance_id} on both nodes", lambda v: v.has(x))
+        c.proxies[(A, B)].partition()
+        cl.stays_true(f"{c[B].node_name} keeps {x.instance_id}, which heartbeats on {c[A].node_name}",
+                      lambda: view(c[B]).has(x), window=4 * 5.0)
+    finally:
+        beats.stop()
