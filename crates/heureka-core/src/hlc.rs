@@ -30,6 +30,14 @@ impl Stamp {
         node: 0,
     };
 
+    /// A copy from the start-up sync: written, but before any write stamped since, so that
+    /// every real write wins over it while it is still a registration (later than no cancel).
+    pub const SYNCED: Stamp = Stamp {
+        ms: 0,
+        counter: 1,
+        node: 0,
+    };
+
     /// Whether this is [`Stamp::ZERO`].
     pub fn is_zero(self) -> bool {
         self == Stamp::ZERO
@@ -85,9 +93,15 @@ impl Hlc {
                 node: self.node,
             }
         } else {
+            // A counter at its end (a peer's forged time can put it there) moves on to the
+            // next millisecond, so two writes here never share a stamp.
+            let (ms, counter) = match self.last.counter.checked_add(1) {
+                Some(counter) => (self.last.ms, counter),
+                None => (self.last.ms + 1, 0),
+            };
             Stamp {
-                ms: self.last.ms,
-                counter: self.last.counter.saturating_add(1),
+                ms,
+                counter,
                 node: self.node,
             }
         };
@@ -154,6 +168,19 @@ mod tests {
         };
         assert!(clock.observe(forged, 1_000).is_err());
         assert_eq!(clock.tick(1_000).ms, 1_000);
+    }
+
+    #[test]
+    fn a_counter_at_its_end_moves_on_to_the_next_millisecond() {
+        let mut clock = Hlc::new(1);
+        let worn = Stamp {
+            ms: 1_000,
+            counter: u32::MAX,
+            node: 2,
+        };
+        clock.observe(worn, 1_000).unwrap();
+        let (first, second) = (clock.tick(1_000), clock.tick(1_000));
+        assert!(worn < first && first < second, "{first:?} {second:?}");
     }
 
     #[test]

@@ -91,8 +91,8 @@ impl Parts {
     /// Merges `theirs` into `self`, part by part; returns whether anything here changed.
     ///
     /// On equal stamps `self` is kept: distinct writes never share a stamp (see `hlc.rs`), so
-    /// equal stamps mean the same write, except [`Stamp::ZERO`], which marks copies of unknown
-    /// history that any real write replaces.
+    /// equal stamps mean the same write, except [`Stamp::SYNCED`] (copies from the start-up
+    /// sync, of unknown history, which any real write replaces) and [`Stamp::ZERO`] (nothing).
     pub fn merge(&mut self, theirs: &Parts) -> bool {
         let before = (self.stamps, self.registration.is_some());
         let ours = &mut self.stamps;

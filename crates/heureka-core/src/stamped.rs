@@ -12,7 +12,7 @@
 //! writes go through the ordinary `register`/`cancel`/… calls, which stamp them on arrival.
 
 use crate::change::{ChangeKind, Left};
-use crate::hlc::TooFarAhead;
+use crate::hlc::{Stamp, TooFarAhead};
 use crate::lease::Lease;
 use crate::merge::{PartStamps, Parts};
 use crate::model::{ActionType, Instance, InstanceStatus, Millis};
@@ -53,11 +53,14 @@ pub enum StampedRenewal {
 }
 
 impl Registry {
-    /// This server's copy of an instance: its lease's parts, or what its removal left.
-    pub fn stamped_copy(&self, app: &str, id: &str) -> Option<StampedCopy> {
+    /// This server's copy of an instance: its lease's parts, or what its removal left. It is
+    /// `leased` only while its lease is unexpired at `now`: an expired lease that
+    /// self-preservation keeps is no evidence that the instance lives, and must not revive it
+    /// elsewhere.
+    pub fn stamped_copy(&self, app: &str, id: &str, now: Millis) -> Option<StampedCopy> {
         let app = app_key(app);
         let (parts, leased) = match self.apps.get(app.as_ref()).and_then(|l| l.get(id)) {
-            Some(lease) => (parts_of(lease), true),
+            Some(lease) => (parts_of(lease), !lease.is_expired(now, 0)),
             None => (self.tombstones.get(&app, id)?.parts.clone(), false),
         };
         Some(StampedCopy {
@@ -66,6 +69,15 @@ impl Registry {
             parts,
             leased,
         })
+    }
+
+    /// The stamps of our copy of an instance (lease or tombstone), without building the copy.
+    pub fn stamps_of(&self, app: &str, id: &str) -> Option<PartStamps> {
+        let app = app_key(app);
+        match self.apps.get(app.as_ref()).and_then(|l| l.get(id)) {
+            Some(lease) => Some(lease.holder.stamps),
+            None => Some(self.tombstones.get(&app, id)?.parts.stamps),
+        }
     }
 
     /// What a heartbeat to a Heureka peer carries: our copy's stamps and status, without the
@@ -98,6 +110,14 @@ impl Registry {
         let id = copy.id.as_str();
         let lease = self.apps.get(&app).and_then(|leases| leases.get(id));
         let held = lease.is_some();
+        if lease.is_some_and(|lease| !copy.parts.stamps.has_newer_part_than(&lease.holder.stamps)) {
+            // Nothing newer than what we hold (the common case of a repeated or crossed copy):
+            // no instance is rebuilt.
+            return Ok(Merged {
+                changed: false,
+                leased: true,
+            });
+        }
         let (mut parts, removal) = match lease {
             Some(lease) => (parts_of(lease), None),
             None => match self.tombstones.get(&app, id) {
@@ -119,7 +139,12 @@ impl Registry {
                 true
             }
             (true, false) | (false, false) => {
-                let removal = removal.unwrap_or(Removal::Cancelled);
+                // Live parts without a lease here are an eviction's (ours, or the peer's): a
+                // peer renewing the instance later brings it back (anti-entropy).
+                let removal = removal.unwrap_or(match parts.is_live() {
+                    true => Removal::Evicted { last_renewal: 0 },
+                    false => Removal::Cancelled,
+                });
                 let tombstone = Tombstone {
                     parts,
                     removal,
@@ -170,7 +195,10 @@ impl Registry {
                 .get(&app, id)
                 .is_some_and(|t| t.parts.stamps.has_newer_part_than(theirs));
             return Ok(match removed_here {
-                true => StampedRenewal::TakeOurs(Box::new(self.stamped_copy(&app, id).unwrap())),
+                true => {
+                    let ours = self.stamped_copy(&app, id, now).expect("a tombstone");
+                    StampedRenewal::TakeOurs(Box::new(ours))
+                }
                 false => StampedRenewal::SendYours,
             });
         };
@@ -187,7 +215,8 @@ impl Registry {
         Ok(if theirs.has_newer_part_than(&ours) {
             StampedRenewal::SendYours
         } else if ours.has_newer_part_than(theirs) {
-            StampedRenewal::TakeOurs(Box::new(self.stamped_copy(&app, id).unwrap()))
+            let ours = self.stamped_copy(&app, id, now).expect("a lease");
+            StampedRenewal::TakeOurs(Box::new(ours))
         } else {
             StampedRenewal::Renewed
         })
@@ -206,8 +235,8 @@ impl Registry {
     }
 
     /// An instance from the start-up sync (a peer's `GET /apps`), whose history is unknown:
-    /// added with [`Stamp::ZERO`](crate::Stamp::ZERO) stamps, so that the first stamped copy
-    /// of any write replaces it, and only when this server holds nothing of it. Returns
+    /// added with [`Stamp::SYNCED`] stamps, older than any write, so that the first stamped
+    /// copy of any write replaces it, and only when this server holds nothing of it. Returns
     /// whether it was added.
     pub fn register_synced(&mut self, instance: Instance, now: Millis) -> bool {
         let app = app_key(&instance.app).into_owned();
@@ -219,11 +248,22 @@ impl Registry {
         if held || self.tombstones.get(&app, &id).is_some() {
             return false;
         }
+        let overridden = as_override(instance.overridden_status);
+        let stamps = PartStamps {
+            registration: Stamp::SYNCED,
+            status: Stamp::SYNCED,
+            overridden: if overridden.is_some() {
+                Stamp::SYNCED
+            } else {
+                Stamp::ZERO
+            },
+            removed: Stamp::ZERO,
+        };
         let parts = Parts {
             own_status: instance.status,
-            overridden: as_override(instance.overridden_status),
+            overridden,
             registration: Some(instance),
-            stamps: PartStamps::default(),
+            stamps,
         };
         self.install(&app, &id, parts, now);
         true

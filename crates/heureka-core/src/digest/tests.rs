@@ -18,7 +18,7 @@ fn ids(digest: &[InstanceDigest]) -> Vec<(&str, &str, bool)> {
 
 /// The stamps [`Registry::stamped_copy`] holds for an instance of ORDERS.
 fn stamps_of(registry: &Registry, id: &str) -> PartStamps {
-    registry.stamped_copy("ORDERS", id).unwrap().parts.stamps
+    registry.stamps_of("ORDERS", id).unwrap()
 }
 
 #[test]

@@ -18,17 +18,26 @@ fn servers() -> (Registry, Registry, Registry) {
     (tagged(1), tagged(2), tagged(3))
 }
 
+/// When these tests take copies: within the lease of every registration they make, unless a
+/// test says otherwise.
+const COPIED_AT: Millis = 10_000;
+
 fn copy_of(registry: &Registry) -> StampedCopy {
-    registry.stamped_copy("ORDERS", "o1").expect("a copy")
+    registry
+        .stamped_copy("ORDERS", "o1", COPIED_AT)
+        .expect("a copy")
 }
 
 fn override_of(registry: &Registry) -> Option<InstanceStatus> {
-    registry.stamped_copy("ORDERS", "o1")?.parts.overridden
+    registry
+        .stamped_copy("ORDERS", "o1", COPIED_AT)?
+        .parts
+        .overridden
 }
 
 fn is_held(registry: &Registry) -> bool {
     registry
-        .stamped_copy("ORDERS", "o1")
+        .stamped_copy("ORDERS", "o1", COPIED_AT)
         .is_some_and(|copy| copy.leased)
 }
 
@@ -180,9 +189,41 @@ fn an_evicted_instance_comes_back_with_a_peer_that_still_renews_it() {
     b.merge_copy(copy_of(&a), 1_000).unwrap();
     b.evict(1_000 + 200_000, 0, 7);
     assert!(!is_held(&b));
+    // A kept hearing the instance's heartbeats.
+    a.renew("ORDERS", "o1", None, None, Origin::Client, 200_000);
 
-    let merged = b.merge_copy(copy_of(&a), 201_000).unwrap();
+    let renewed = a.stamped_copy("ORDERS", "o1", 201_000).unwrap();
+    let merged = b.merge_copy(renewed, 201_000).unwrap();
 
+    assert!(merged.leased);
+    assert_eq!(status_of(&b, "ORDERS", "o1"), Some(Up));
+}
+
+#[test]
+fn an_expired_lease_kept_by_self_preservation_revives_nothing_elsewhere() {
+    let (mut a, mut b, _) = servers();
+    register(&mut a, 1_000);
+    let expired = a.stamped_copy("ORDERS", "o1", 1_000 + 100_000).unwrap();
+    assert!(!expired.leased);
+    b.merge_copy(expired, 101_000).unwrap();
+    assert!(!is_held(&b));
+}
+
+#[test]
+fn a_synced_copy_takes_an_override_and_stays_registered() {
+    let (mut a, mut b, _) = servers();
+    assert!(a.register_synced(instance("ORDERS", "o1"), 1_000));
+    assert!(b.register_synced(instance("ORDERS", "o1"), 1_000));
+    set_out_of_service(&mut a, 2_000);
+    b.merge_copy(copy_of(&a), 2_000).unwrap();
+    assert_eq!(status_of(&b, "ORDERS", "o1"), Some(OutOfService));
+}
+
+#[test]
+fn a_synced_copy_reaches_a_server_that_lacks_it() {
+    let (mut a, mut b, _) = servers();
+    assert!(a.register_synced(instance("ORDERS", "o1"), 1_000));
+    let merged = b.merge_copy(copy_of(&a), 1_000).unwrap();
     assert!(merged.leased);
     assert_eq!(status_of(&b, "ORDERS", "o1"), Some(Up));
 }
@@ -347,14 +388,14 @@ proptest! {
                 }
                 Op::Deliver { .. } => None,
             };
-            if let Some(copy) = acknowledged_on.and_then(|n| nodes[n].stamped_copy("ORDERS", "o1")) {
+            if let Some(copy) = acknowledged_on.and_then(|n| nodes[n].stamped_copy("ORDERS", "o1", now)) {
                 sent.push(copy);
             }
         }
         for _round in 0..2 {
             for from in 0..3 {
                 for to in 0..3 {
-                    if let Some(copy) = nodes[from].stamped_copy("ORDERS", "o1") {
+                    if let Some(copy) = nodes[from].stamped_copy("ORDERS", "o1", now) {
                         nodes[to].merge_copy(copy, now).unwrap();
                     }
                 }

@@ -53,12 +53,13 @@ pub(crate) async fn copies(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
     let elements = decode(&state, &body?)?;
+    let now = state.store.now();
     let results: Vec<StampedResult> = {
         let registry = state.store.read();
         elements
             .iter()
             .map(|element| match element {
-                Ok(item) => match registry.stamped_copy(&item.copy.app, &item.copy.id) {
+                Ok(item) => match registry.stamped_copy(&item.copy.app, &item.copy.id, now) {
                     Some(copy) => answer(200, Some(copy)),
                     None => answer(404, None),
                 },
@@ -119,8 +120,10 @@ fn apply(registry: &mut Registry, item: StampedItem, now: Millis) -> StampedResu
     let Ok(merged) = registry.merge_copy(copy, now) else {
         return answer(400, None);
     };
-    match registry.stamped_copy(&app, &id) {
-        Some(ours) if ours.parts.stamps.has_newer_part_than(&theirs) => answer(409, Some(ours)),
+    match registry.stamps_of(&app, &id) {
+        Some(ours) if ours.has_newer_part_than(&theirs) => {
+            answer(409, registry.stamped_copy(&app, &id, now))
+        }
         _ if they_lease && !merged.leased => answer(404, None),
         _ => answer(200, None),
     }

@@ -27,8 +27,8 @@ use heureka_core::{
 use heureka_wire::ReplicationAction;
 
 use super::transport::PeerError;
-use super::Peer;
 use super::Replicator;
+use super::{Peer, PeerProtocol};
 
 /// What one comparison decided.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -351,6 +351,11 @@ async fn repair_with(state: &Replicator, peer: &Arc<Peer>) -> Result<Repairs, Pe
     let renewal_lag = RENEWAL_LAG_MS.min(interval_ms);
     let repairs = compare(&ours, &theirs, view, settled_before, renewal_lag);
     let stamped = stamped_keys(&theirs);
+    if !stamped.is_empty() && peer.protocol() == PeerProtocol::Eureka {
+        // A peer that once answered like a Java server now keeps stamps (upgraded in place):
+        // the dispatcher asks it again.
+        peer.set_protocol(PeerProtocol::Unknown);
+    }
     let now = state.store.now();
     for (app, id, action) in &repairs.push {
         peer.enqueue(app, id, *action, now);
@@ -381,11 +386,9 @@ async fn repair_with(state: &Replicator, peer: &Arc<Peer>) -> Result<Repairs, Pe
             adopt(state, instance);
         }
     }
-    if !stamped_pulls.is_empty() {
-        merge_copies(
-            state,
-            &client.fetch_copies(&peer.url, &stamped_pulls).await?,
-        );
+    // In requests of bounded size: after a restart, every synced copy is older than the peer's.
+    for keys in stamped_pulls.chunks(COPIES_PER_REQUEST) {
+        merge_copies(state, peer, &client.fetch_copies(&peer.url, keys).await?);
     }
     Ok(repairs)
 }
@@ -410,14 +413,22 @@ fn stamped_keys(theirs: &[InstanceDigest]) -> std::collections::HashSet<(String,
         .collect()
 }
 
+/// How many copies anti-entropy asks a peer for at once.
+const COPIES_PER_REQUEST: usize = 500;
+
 /// Merges a Heureka peer's stamped copies, in one write.
-fn merge_copies(state: &Replicator, answers: &[heureka_wire::StampedResult]) {
+fn merge_copies(state: &Replicator, peer: &Peer, answers: &[heureka_wire::StampedResult]) {
     let copies: Vec<_> = answers.iter().filter_map(|a| a.copy.clone()).collect();
-    state.store.write(|registry, now| {
-        for copy in copies {
-            let _ = registry.merge_copy(copy, now);
-        }
+    let refused = state.store.write(|registry, now| {
+        copies
+            .into_iter()
+            .filter_map(|copy| registry.merge_copy(copy, now).err())
+            .collect::<Vec<_>>()
     });
+    if let Some(first) = refused.first() {
+        let count = refused.len();
+        tracing::warn!(peer = %peer.url.as_str(), count, %first, "peer's copies refused");
+    }
 }
 
 /// Takes the peer's copy, its override (or the absence of one) included.

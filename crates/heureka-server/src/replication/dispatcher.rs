@@ -232,6 +232,7 @@ async fn send_stamped(state: &Replicator, peer: &Peer, batch: Vec<Task>) -> Sent
 /// The stamped items of a batch: our copy of each instance as it is now (a heartbeat's
 /// without its document). A heartbeat for an instance no longer leased here is dropped.
 fn build_stamped(state: &Replicator, batch: Vec<Task>) -> (Vec<Task>, Vec<StampedItem>) {
+    let now = state.store.now();
     let registry = state.store.read();
     let mut tasks = Vec::with_capacity(batch.len());
     let mut items = Vec::with_capacity(batch.len());
@@ -239,7 +240,7 @@ fn build_stamped(state: &Replicator, batch: Vec<Task>) -> (Vec<Task>, Vec<Stampe
         let (app, id) = (&task.key.app, &task.key.id);
         let copy = match task.action {
             ReplicationAction::Heartbeat => registry.stamped_heartbeat(app, id),
-            _ => registry.stamped_copy(app, id),
+            _ => registry.stamped_copy(app, id, now),
         };
         let Some(copy) = copy else {
             continue;
@@ -260,11 +261,8 @@ fn on_stamped_result(state: &Replicator, peer: &Peer, item: &StampedItem, result
         (200..=299, _) => {}
         (404, _) => {
             // The peer lacks the instance or writes we hold: send it our whole copy.
-            let leased = state
-                .store
-                .read()
-                .stamped_copy(app, id)
-                .is_some_and(|copy| copy.leased);
+            let now = state.store.now();
+            let leased = state.store.read().instance(app, id, now).is_some();
             if leased {
                 peer.enqueue(app, id, ReplicationAction::Register, state.store.now());
             }
@@ -274,10 +272,12 @@ fn on_stamped_result(state: &Replicator, peer: &Peer, item: &StampedItem, result
             // send it our copy.
             let theirs_stamps = theirs.parts.stamps;
             let ours = state.store.write(|registry, now| {
-                let _ = registry.merge_copy(theirs, now);
-                registry.stamped_copy(app, id)
+                if let Err(refused) = registry.merge_copy(theirs, now) {
+                    tracing::warn!(peer = %peer.url.as_str(), %app, %id, %refused, "peer's copy refused");
+                }
+                registry.stamps_of(app, id)
             });
-            if ours.is_some_and(|ours| ours.parts.stamps.has_newer_part_than(&theirs_stamps)) {
+            if ours.is_some_and(|ours| ours.has_newer_part_than(&theirs_stamps)) {
                 peer.enqueue(app, id, ReplicationAction::Register, state.store.now());
             }
         }

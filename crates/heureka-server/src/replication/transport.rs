@@ -193,7 +193,7 @@ impl PeerClient {
         })
         .await;
         let body = match answered {
-            Err(PeerError::Refused(why)) if why.starts_with("404 ") => {
+            Err(PeerError::Refused(why)) if why.starts_with("404 ") || why.starts_with("405 ") => {
                 return Err(PeerError::NotHeureka(why))
             }
             other => other?,

@@ -402,7 +402,7 @@ async fn a_heureka_peers_newer_copy_in_a_409_is_merged_here() {
         .state
         .store
         .read()
-        .stamped_copy("ORDERS", "o1")
+        .stamped_copy("ORDERS", "o1", cluster.state.store.now())
         .unwrap();
     theirs.parts.overridden = Some(InstanceStatus::OutOfService);
     theirs.parts.stamps.overridden = heureka_core::Stamp {
