@@ -193,7 +193,7 @@ class History:
                 d["instances"] = [[k[0], k[1], v[0], v[1]] for k, v in o.instances.items()]
                 f.write(json.dumps({"type": "read", **d}) + "\n")
             for g in digests:
-                d = {k: v for k, v in asdict(g).items() if k != "entries"}
+                d = {k: getattr(g, k) for k in ("node", "incarnation", "start", "end", "wall_start", "wall_end")}
                 d["entries"] = [[k[0], k[1], e.removed, e.registration, e.cancel] for k, e in g.entries.items()]
                 f.write(json.dumps({"type": "digest", **d}) + "\n")
 
