@@ -60,13 +60,38 @@ THE PROPERTIES
     did not cancel, and is still heartbeating) is present on every node with (status,
     overriddenStatus) in the model's final states; every other instance (cancelled, or never
     registered) is absent from every node (its lease has expired if nothing else removed it).
-(2) No acknowledged cancel is undone, not even transiently. For a cancel acknowledged at time t:
-    once a node (one incarnation of its process: a restarted node has forgotten everything and may
-    learn the instance again from a peer that has not heard of the cancel yet) has been read
-    without the instance in a read that started after t, no later read of that node may show it,
-    up to the start of the client's next registration of that instance. An instance with an
-    indeterminate registration before the cancel is exempt (that registration may be applied after
-    the cancel) and counted as unchecked.
+(2) No acknowledged cancel is undone, not even transiently, on a node that has applied it. Whether
+    a node has applied a cancel is not inferred from reads (a node may be without the instance
+    because it *evicted* it, its copies of the heartbeats having been delayed, or because it never
+    learnt the registration the cancel removed; a peer still holding a live copy, not having heard
+    of the cancel yet, then legitimately brings it back before the cancel arrives). It is read from
+    the node's digest (``GET /eureka/peerreplication/digest``, polled with every registry read):
+    the node has applied a cancel when its digest lists the instance as a tombstone
+    (``removed: true``) whose ``stamps.removed`` is the cancel's stamp or later and no registration
+    is stamped after it. A cancel's stamp is a hybrid logical time whose milliseconds are the
+    acking node's wall clock while it handled the request, so "the cancel's or later" is
+    ``stamps.removed.ms >= the request's start (wall clock, ms) - CANCEL_STAMP_SLACK_MS`` (every
+    node runs on this machine: the clocks agree; an earlier cancel is followed by a registration,
+    so it is stamped well before); an eviction's tombstone stamps nothing, so it never qualifies.
+    Heureka guarantees that a node holding a cancel's tombstone never shows the instance again
+    unless a registration made after the cancel reaches it. So, for a cancel acknowledged at t:
+    once a digest read of a node (one incarnation of its process: a restarted node has forgotten
+    everything) that started after t shows the cancel applied, no registry read of that node in
+    that incarnation that started after that digest read ended may show the instance, up to the
+    start of the client's next registration of that instance (a registration made after the
+    cancel), and for TOMBSTONE_RETENTION_S after the cancel (the node may then forget it). One
+    more registration may be stamped after the cancel: an indeterminate one the client made
+    *before* the cancel (a paused node applies it when it continues). A revival is excused as
+    that (and counted) only if the instance has such a registration and the node's digest shows a
+    registration stamped after the cancel (and before the client's next registration). A
+    registration that no op of the history explains (as run.py --self-test forges through a peer
+    batch) is not excused, whatever its stamp. Nodes without digest reads (the Java server of a
+    mixed cluster; a history recorded before digest reads, rechecked) are not checked: those
+    cancels are reported as unchecked (run.py --recheck --infer-cancels applies the old,
+    unsound inference from reads alone to such a history, reported as "cancel-undone-inferred").
+    A crash-risk cancel needs no exemption: a node whose digest shows the tombstone has it,
+    whatever became of the node that acknowledged it. After the final heal every cancelled
+    instance is absent everywhere: that is property (1).
 (3) All nodes hold the same registry: the same instances with the same (status, overriddenStatus)
     and the same apps__hashcode.
 (4) Indeterminate ops are reported as such, and never counted either way (see above).
@@ -202,6 +227,8 @@ class Report:
     override_unsure: int = 0
     unchecked: list = field(default_factory=list)    # (key, why)
     cancels_checked: int = 0
+    cancels_applied_seen: int = 0   # (cancel, node incarnation) pairs whose digest showed it applied
+    cancels_excused: int = 0        # revivals explained by an indeterminate earlier registration
     crash_risk: int = 0         # acknowledged writes a crash may have lost
 
 
@@ -334,9 +361,104 @@ def check_final(ops: list[Op], live: set, final_views: dict, *, keys: Optional[s
     return rep
 
 
-def check_cancels(ops: list[Op], observations: list[Observation],
-                  at_risk: frozenset = frozenset()) -> tuple[list, int, list]:
-    """Property (2). Returns (violations, cancels checked, [(key, why unchecked)])."""
+CANCEL_STAMP_SLACK_MS = 5
+"""How much earlier than the cancel request's start (the client's wall clock) the acking node's
+reading of the same clock may be: truncation to milliseconds and the order of the two readings."""
+
+TOMBSTONE_RETENTION_S = 300.0
+"""Heureka's ``heureka.replication.tombstone-retention-ms`` default (run.py does not change it): a
+node forgets a cancel's tombstone this long after applying it, and (2) is checked only until
+this long after the cancel."""
+
+
+def cancel_applied(entry, cancel_ms: int) -> bool:
+    """Whether a digest entry shows a cancel stamped at or after ``cancel_ms`` in force: a
+    tombstone (``removed``) whose last cancel (``stamps.removed``) is that late, with no
+    registration stamped after it. An eviction's tombstone stamps nothing (its ``stamps.removed``
+    is the previous cancel's, or ZERO), so it never counts, and neither does a tombstone of an
+    earlier cancel."""
+    if entry is None or not entry.removed or entry.cancel is None or entry.registration is None:
+        return False
+    return entry.cancel[0] >= cancel_ms and tuple(entry.registration) < tuple(entry.cancel)
+
+
+def check_cancels(ops: list[Op], observations: list[Observation], digests: list,
+                  retention_s: float = TOMBSTONE_RETENTION_S) -> tuple[list, int, list, dict]:
+    """Property (2), from the nodes' digests. Returns (violations, cancels checked,
+    [(key, why unchecked)], counters): ``applied_seen`` (pairs of a cancel and a node incarnation
+    whose digest showed it applied: the cases actually checked) and ``excused`` (a revival
+    explained by an indeterminate registration from before the cancel)."""
+    violations, unchecked, checked = [], [], 0
+    counters = {"applied_seen": 0, "excused": 0}
+    per = ops_by_instance(ops)
+    reads: dict = {}
+    for o in sorted(observations, key=lambda o: o.start):
+        reads.setdefault((o.node, o.incarnation), []).append(o)
+    digs: dict = {}
+    for d in sorted(digests, key=lambda d: d.start):
+        digs.setdefault((d.node, d.incarnation), []).append(d)
+    for key, iops in sorted(per.items()):
+        iops = sorted(iops, key=lambda o: o.seq)
+        for idx, c in enumerate(iops):
+            if c.kind != CANCEL or c.outcome != OK:
+                continue
+            if not digests:
+                unchecked.append((key, f"cancel #{c.seq}: no digest reads in the history (recorded before "
+                                       "they were added): property (2) not checked"))
+                continue
+            if not c.wall_start:
+                unchecked.append((key, f"cancel #{c.seq}: no wall-clock time recorded"))
+                continue
+            checked += 1
+            cancel_ms = int(c.wall_start * 1000) - CANCEL_STAMP_SLACK_MS
+            # the client's next registration after the cancel ends the window
+            nxt = next((o for o in iops[idx + 1:] if o.kind == REGISTER), None)
+            until = nxt.start if nxt else float("inf")
+            until_ms = int(nxt.wall_start * 1000) if nxt and nxt.wall_start else float("inf")
+            # registrations that may take effect after the cancel (a paused node applies a held
+            # request when it continues), stamped then, so legitimately later than the cancel
+            late = [o for o in iops[:idx] if o.kind == REGISTER and o.outcome in (INDETERMINATE, "")]
+            horizon = c.start + retention_s
+            for (node, inc), dl in digs.items():
+                proof = next((d for d in dl if d.start > c.end and d.end < until and d.start < horizon
+                              and cancel_applied(d.entries.get(key), cancel_ms)), None)
+                if proof is None:
+                    continue
+                counters["applied_seen"] += 1
+                stamp = tuple(proof.entries[key].cancel)
+                for o in reads.get((node, inc), []):
+                    if o.start <= proof.end:
+                        continue
+                    if o.end >= until or o.start >= horizon:
+                        break
+                    if key not in o.instances:
+                        continue
+                    if late and any(
+                            (e := d.entries.get(key)) is not None and e.registration is not None
+                            and stamp < tuple(e.registration) and e.registration[0] < until_ms
+                            for d in dl if d.start >= proof.end):
+                        counters["excused"] += 1
+                        break
+                    after = next((d for d in dl if d.start >= o.end), None)
+                    violations.append(Violation(
+                        "cancel-undone", key,
+                        f"cancel acknowledged at {c.end:.3f} by {c.node}; {node} (incarnation {inc}) had "
+                        f"applied it (its digest at {proof.start:.3f}: a tombstone with the cancel's stamp), "
+                        f"then showed the instance again at {o.start:.3f}, without a registration after the "
+                        "cancel" + (" (an earlier indeterminate registration is not in its digest)" if late else ""),
+                        relevant_lines(iops, around=(c.start, o.end)),
+                        [proof.line(key), o.line(key)] + ([after.line(key)] if after else [])))
+                    break
+    return violations, checked, unchecked, counters
+
+
+def check_cancels_inferred(ops: list[Op], observations: list[Observation],
+                           at_risk: frozenset = frozenset()) -> tuple[list, int, list]:
+    """The old inference of (2) from reads alone, for histories without digest reads (run.py
+    --recheck --infer-cancels): once a node was read without the instance after the ack, a later
+    read showing it is reported as "cancel-undone-inferred". Unsound (see the docstring above:
+    a node that evicted the instance, or never learnt the registration the cancel removed, is
+    absent without having applied the cancel), so it is never part of a normal check."""
     violations, unchecked, checked = [], [], 0
     per = ops_by_instance(ops)
     by_node: dict = {}
@@ -354,7 +476,6 @@ def check_cancels(ops: list[Op], observations: list[Observation],
                 unchecked.append((key, f"cancel #{c.seq}: its node was killed before it was durable"))
                 continue
             checked += 1
-            # the client's next registration after the cancel ends the window
             nxt = next((o for o in iops[idx + 1:] if o.kind == REGISTER), None)
             until = nxt.start if nxt else float("inf")
             for (node, inc), obs in by_node.items():
@@ -367,9 +488,10 @@ def check_cancels(ops: list[Op], observations: list[Observation],
                             gone = o
                     elif key in o.instances:
                         violations.append(Violation(
-                            "cancel-undone", key,
+                            "cancel-undone-inferred", key,
                             f"cancel acknowledged at {c.end:.3f} by {c.node}; {node} (incarnation {inc}) "
-                            f"no longer had it at {gone.start:.3f}, then had it again at {o.start:.3f}",
+                            f"no longer had it at {gone.start:.3f}, then had it again at {o.start:.3f} "
+                            "(inferred from reads alone: may be an eviction or a registration it never had)",
                             relevant_lines(iops, around=(c.start, o.end)),
                             [gone.line(key), o.line(key)]))
                         break
@@ -377,12 +499,21 @@ def check_cancels(ops: list[Op], observations: list[Observation],
 
 
 def check(ops: list[Op], observations: list[Observation], live: set, final_views: dict,
-          keys: Optional[set] = None, at_risk: frozenset = frozenset(), mixed: bool = False) -> Report:
+          keys: Optional[set] = None, at_risk: frozenset = frozenset(), mixed: bool = False,
+          digests: Optional[list] = None, infer_cancels: bool = False,
+          retention_s: float = TOMBSTONE_RETENTION_S) -> Report:
+    """Every property. ``digests``: the digest reads (None or empty: a history recorded before
+    them, where (2) is reported unchecked, or with ``infer_cancels`` inferred from reads)."""
     # an op without an outcome (its thread was stopped mid-request) counts as indeterminate
     rep = check_final(ops, live, final_views, keys=keys, at_risk=at_risk, mixed=mixed)
     if mixed:
         return rep
-    v, n, unchecked = check_cancels(ops, observations, at_risk)
+    if not digests and infer_cancels:
+        v, n, unchecked = check_cancels_inferred(ops, observations, at_risk)
+    else:
+        v, n, unchecked, counters = check_cancels(ops, observations, digests or [], retention_s)
+        rep.cancels_applied_seen = counters["applied_seen"]
+        rep.cancels_excused = counters["excused"]
     rep.violations = v + rep.violations
     rep.cancels_checked = n
     rep.unchecked += unchecked

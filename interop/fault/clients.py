@@ -40,7 +40,7 @@ from support.cluster import Instance as WireInstance
 from support.procs import HOST
 
 from .history import (CANCEL, FAILED, HEARTBEAT, INDETERMINATE, OK, REGISTER, REMOVE_OVERRIDE,
-                      SET_OVERRIDE, History, Observation)
+                      SET_OVERRIDE, DigestEntry, DigestRead, History, Observation)
 
 JSON = {"Accept": "application/json"}
 JSON_BODY = {"Accept": "application/json", "Content-Type": "application/json"}
@@ -343,31 +343,71 @@ def read_view(port: int, timeout: float = READ_TIMEOUT) -> Optional[View]:
         return None
 
 
-class Poller(threading.Thread):
-    """Reads one node's full registry every ``interval`` s and records each read."""
+def parse_digest(raw: bytes) -> dict:
+    """``{"digest":[…]}`` (crates/heureka-wire/src/digest.rs) as {Key: DigestEntry}. Stamps are
+    ``[ms, counter, node]``; an entry without ``stamps`` (an older Heureka) has None for both."""
+    doc = json.loads(raw)
+    out = {}
+    for e in doc["digest"]:
+        stamps = e.get("stamps") or None
+        reg = tuple(stamps["registration"]) if stamps else None
+        cancel = tuple(stamps["removed"]) if stamps else None
+        out[(str(e["app"]).upper(), e["id"])] = DigestEntry(bool(e["removed"]), reg, cancel)
+    return out
 
-    def __init__(self, node: NodeAddr, history: History, incarnation, interval: float = 0.5):
+
+def read_digest(port: int, timeout: float = READ_TIMEOUT) -> Optional[dict]:
+    outcome, status, _, raw = call(port, "GET", "/eureka/peerreplication/digest", headers=JSON,
+                                   timeout=timeout)
+    if outcome != OK or status != 200:
+        return None
+    try:
+        return parse_digest(raw)
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+class Poller(threading.Thread):
+    """Reads one node's full registry every ``interval`` s and records each read; with ``digest``
+    (a Heureka node) also its digest, right after each registry read."""
+
+    def __init__(self, node: NodeAddr, history: History, incarnation, interval: float = 0.5,
+                 digest: bool = True):
         super().__init__(name=f"poll-{node.name}", daemon=True)
         self.node = node
         self.h = history
         self.incarnation = incarnation      # callable: the node's current incarnation
         self.interval = interval
+        self.digest = digest
         self.stop_event = threading.Event()
         self.reads = 0
         self.failures = 0
+        self.digest_reads = 0
+        self.digest_failures = 0
 
     def run(self) -> None:
         next_tick = time.monotonic()
         while not self.stop_event.is_set():
             inc = self.incarnation()
-            start = self.h.now()
+            start, wall_start = self.h.now(), self.h.wall()
             v = read_view(self.node.port)
-            end = self.h.now()
+            end, wall_end = self.h.now(), self.h.wall()
             if v is None:
                 self.failures += 1
             elif inc == self.incarnation():
                 self.reads += 1
-                self.h.observe(Observation(self.node.name, inc, start, end, v.hashcode, v.instances))
+                self.h.observe(Observation(self.node.name, inc, start, end, v.hashcode, v.instances,
+                                           wall_start, wall_end))
+            if self.digest and not self.stop_event.is_set():
+                inc = self.incarnation()
+                start, wall_start = self.h.now(), self.h.wall()
+                d = read_digest(self.node.port)
+                end, wall_end = self.h.now(), self.h.wall()
+                if d is None:
+                    self.digest_failures += 1
+                elif inc == self.incarnation():
+                    self.digest_reads += 1
+                    self.h.observe_digest(DigestRead(self.node.name, inc, start, end, wall_start, wall_end, d))
             next_tick += self.interval
             delay = next_tick - time.monotonic()
             if delay < 0:

@@ -72,8 +72,11 @@ class SeedResult:
     override_unsure: int = 0
     unchecked: list = field(default_factory=list)
     cancels_checked: int = 0
+    cancels_applied_seen: int = 0
+    cancels_excused: int = 0
     crash_risk: int = 0
     reads: int = 0
+    digest_reads: int = 0
     errors: list = field(default_factory=list)
     log_dir: str = ""
 
@@ -84,7 +87,9 @@ class SeedResult:
                 "instances_with_indeterminate_writes": self.uncertain,
                 "override_unsure": self.override_unsure,
                 "unchecked": [[list(k), why] for k, why in self.unchecked],
-                "cancels_checked": self.cancels_checked, "crash_risk_writes": self.crash_risk, "reads": self.reads,
+                "cancels_checked": self.cancels_checked, "cancels_applied_seen": self.cancels_applied_seen,
+                "cancels_excused": self.cancels_excused, "crash_risk_writes": self.crash_risk, "reads": self.reads,
+                "digest_reads": self.digest_reads,
                 "errors": self.errors, "log_dir": self.log_dir}
 
 
@@ -97,8 +102,17 @@ def node_extra(opts: Options) -> dict:
 
 
 def self_test_resurrect(cluster, clients: Clients, history: History, log) -> None:
-    """Cancel a live instance for real, then put it back on one node behind the checker's back
-    (a peer replication batch registering it, as a stale peer would): the checker must see it."""
+    """Cancel a live instance for real, then, once node 0's digest shows the cancel applied, put
+    it back on node 0 behind the checker's back (a peer replication batch registering it, as a
+    peer would): the checker must report the cancel undone.
+
+    Node 0 takes the batch, as Heureka takes a Java peer's unstamped registration with a newer
+    ``lastDirtyTimestamp``, and stamps it now, so its digest shows a registration later than the
+    cancel. That is no excuse under property (2): only a registration the history holds (the
+    client's next one, or an indeterminate one from before the cancel) may bring the instance
+    back, and this one is in no history. So the self-test checks the checker end to end (digest
+    reads, wall clocks against stamps, the reads after), not the server, which does what a
+    server must with a newer registration."""
     from fault.clients import JSON_BODY, call
     victims = [i for i in clients.insts if i.state == "registered"]
     if not victims:
@@ -117,13 +131,21 @@ def self_test_resurrect(cluster, clients: Clients, history: History, log) -> Non
     batch = {"replicationList": [{"appName": inst.app, "id": inst.instance_id,
                                   "lastDirtyTimestamp": inst.dirty, "overriddenStatus": "UNKNOWN",
                                   "status": "UP", "instanceInfo": body, "action": "Register"}]}
-    # wait (bounded) until a poll of node 0 that started after the ack has seen it gone
-    deadline = time.monotonic() + 15
-    while time.monotonic() < deadline:
-        _, obs = history.snapshot()
-        if any(o.node == node.node_name and o.start > acked and inst.key not in o.instances for o in obs):
-            break
-        time.sleep(0.2)
+    if op.outcome != "ok":
+        log(f"self-test: the cancel of {inst.instance_id} was not acknowledged ({op.line()}): nothing to undo")
+        return
+    # wait (bounded) until a digest read of node 0 that started after the ack shows it applied
+    cancel_ms = int(op.wall_start * 1000) - checker.CANCEL_STAMP_SLACK_MS
+    deadline = time.monotonic() + 30
+    applied = False
+    while time.monotonic() < deadline and not applied:
+        applied = any(d.node == node.node_name and d.start > acked
+                      and checker.cancel_applied(d.entries.get(inst.key), cancel_ms)
+                      for d in history.digest_reads())
+        if not applied:
+            time.sleep(0.2)
+    if not applied:
+        log(f"self-test: {node.node_name}'s digest never showed the cancel of {inst.instance_id} applied")
     out = call(node.port, "POST", "/eureka/peerreplication/batch/", json.dumps(batch), JSON_BODY)
     log(f"self-test: cancelled {inst.instance_id}, then a peer batch registered it on {node.node_name}: {out[:2]}")
 
@@ -161,7 +183,9 @@ def run_seed(seed: int, binary: str, opts: Options, log=print) -> SeedResult:
         history = History()
         addrs = [NodeAddr(n.node_name, n.port) for n in cluster.nodes]
         nemesis = Nemesis(cluster, faults, history.now, log if opts.verbose else (lambda s: None))
-        pollers = [Poller(a, history, (lambda i=i: nemesis.incarnation(i))) for i, a in enumerate(addrs)]
+        # the Java node of a mixed cluster has no digest (and is not checked for property 2)
+        pollers = [Poller(a, history, (lambda i=i: nemesis.incarnation(i)), digest=kinds[i] == "heureka")
+                   for i, a in enumerate(addrs)]
         clients = Clients(insts, addrs, history, opts.lease, opts.workers, client_rng, Workload())
         for p in pollers:
             p.start()
@@ -212,13 +236,16 @@ def run_seed(seed: int, binary: str, opts: Options, log=print) -> SeedResult:
         ops, observations = history.snapshot()
         final = {a.name: read_view(a.port) for a in addrs}
         at_risk = checker.crash_risk(ops, outages, names, durable_after)
+        digests = history.digest_reads()
         rep = checker.check(ops, observations, clients.live(), final, keys=clients.keys(), at_risk=at_risk,
-                            mixed=mixed)
+                            mixed=mixed, digests=digests)
         res.crash_risk = rep.crash_risk
         res.violations = rep.violations
         res.uncertain, res.override_unsure = rep.uncertain, rep.override_unsure
         res.unchecked, res.cancels_checked = rep.unchecked, rep.cancels_checked
+        res.cancels_applied_seen, res.cancels_excused = rep.cancels_applied_seen, rep.cancels_excused
         res.reads = len(observations)
+        res.digest_reads = len(digests)
         res.errors += nemesis.errors
         c = Counter(op.outcome for op in ops)
         kinds_c = Counter(op.kind for op in ops)
@@ -257,14 +284,17 @@ def save_meta(path: Path, clients: Clients, outages, final: dict, durable_after:
         "final": {n: None if v is None else {"hashcode": v.hashcode,
                                              "instances": [[k[0], k[1], st, ov] for k, (st, ov) in v.instances.items()]}
                   for n, v in final.items()},
-        "durable_after": durable_after, "mixed": mixed}))
+        "durable_after": durable_after, "mixed": mixed,
+        "tombstone_retention_s": checker.TOMBSTONE_RETENTION_S}))
 
 
-def recheck(seed_dir: Path) -> int:
-    """Run the checker again on a finished seed's history.jsonl and meta.json (e.g. after changing it)."""
+def recheck(seed_dir: Path, infer_cancels: bool = False) -> int:
+    """Run the checker again on a finished seed's history.jsonl and meta.json (e.g. after changing
+    it). A history recorded before digest reads has property (2) unchecked, or with
+    ``infer_cancels`` inferred from reads alone (unsound: "cancel-undone-inferred")."""
     from fault.clients import View
-    from fault.history import load
-    ops, observations = load(seed_dir / "history.jsonl")
+    from fault.history import load_all
+    ops, observations, digests = load_all(seed_dir / "history.jsonl")
     meta = json.loads((seed_dir / "meta.json").read_text())
     outages = [checker.Outage(o["kind"], o["start"], float("inf") if o["end"] is None else o["end"],
                               o["node"], tuple(o["link"]) if o["link"] else None) for o in meta["outages"]]
@@ -273,9 +303,15 @@ def recheck(seed_dir: Path) -> int:
     names = sorted(final)
     at_risk = checker.crash_risk(ops, outages, names, meta["durable_after"])
     rep = checker.check(ops, observations, {tuple(k) for k in meta["live"]}, final,
-                        keys={tuple(k) for k in meta["keys"]}, at_risk=at_risk, mixed=meta["mixed"])
+                        keys={tuple(k) for k in meta["keys"]}, at_risk=at_risk, mixed=meta["mixed"],
+                        digests=digests, infer_cancels=infer_cancels,
+                        retention_s=meta.get("tombstone_retention_s", checker.TOMBSTONE_RETENTION_S))
+    no_digest = not digests and not meta["mixed"]
     print(f"{seed_dir}: {len(rep.violations)} violation(s); crash-risk writes {rep.crash_risk}; "
-          f"unchecked {len(rep.unchecked)}")
+          f"digest reads {len(digests)}; cancels checked {rep.cancels_checked} (seen applied "
+          f"{rep.cancels_applied_seen}, excused {rep.cancels_excused}); unchecked {len(rep.unchecked)}"
+          + ("; no digest reads: property (2) " + ("inferred from reads (unsound)" if infer_cancels
+                                                   else "unchecked") if no_digest else ""))
     for v in rep.violations:
         print("    " + v.render().replace("\n", "\n    "))
     return 1 if rep.violations else 0
@@ -287,7 +323,9 @@ def report_seed(res: SeedResult, faults, names, log) -> None:
         f"[404: {o.get('failed_404', 0)}], indeterminate {o.get('indeterminate', 0)}); "
         + ", ".join(f"{k[5:]} {v}" for k, v in o.items() if k.startswith("kind:")))
     applied = sum(1 for f in faults if f.applied is not None)
-    log(f"    faults applied {applied}/{len(faults)}; reads {res.reads}; cancels checked {res.cancels_checked}; "
+    log(f"    faults applied {applied}/{len(faults)}; reads {res.reads} (digest {res.digest_reads}); "
+        f"cancels checked {res.cancels_checked} (seen applied on a node {res.cancels_applied_seen}, "
+        f"revivals excused {res.cancels_excused}); "
         f"instances with indeterminate/crash-risk writes {res.uncertain} (crash-risk writes {res.crash_risk}); "
         f"override-unsure {res.override_unsure}; "
         f"unchecked {len(res.unchecked)}")
@@ -334,9 +372,12 @@ def main(argv=None) -> int:
     ap.add_argument("-v", "--verbose", action="store_true", help="print each fault as it is applied")
     ap.add_argument("--recheck", default=None, metavar="SEED_DIR",
                     help="only run the checker again on a finished seed's log dir (history.jsonl, meta.json)")
+    ap.add_argument("--infer-cancels", action="store_true",
+                    help="with --recheck of a history without digest reads: infer property (2) from reads "
+                         "alone (unsound: an eviction looks like a cancel; reported as cancel-undone-inferred)")
     a = ap.parse_args(argv)
     if a.recheck:
-        return recheck(Path(a.recheck))
+        return recheck(Path(a.recheck), a.infer_cancels)
     if a.java_jar and not Path(a.java_jar).exists():
         ap.error(f"--java-jar {a.java_jar} not found (mvn -q -B -DskipTests package in interop/java)")
     binary = Path(a.bin).resolve()

@@ -3,7 +3,10 @@
 No processes: each test writes a small history by hand, as the clients and pollers would record
 it, and asserts what the checker makes of it, so the checker is known not to be vacuous (it
 finds a resurrected cancel, a lost override removal, a divergence) and not to over-report
-(indeterminate and crash-risk writes are not held against the system).
+(indeterminate and crash-risk writes are not held against the system; a node without an instance
+because it evicted it, or never learnt the registration a cancel removed, has not applied that
+cancel). With run.py --self-test (a revival forged through a peer batch, caught end to end), they
+are the proof that property (2) is checked and does not over-report.
 """
 from __future__ import annotations
 
@@ -16,10 +19,17 @@ from fault import checker  # noqa: E402
 from fault.checker import OOS, UNKNOWN, Outage  # noqa: E402
 from fault.clients import View  # noqa: E402
 from fault.history import (CANCEL, FAILED, HEARTBEAT, INDETERMINATE, OK, REGISTER, REMOVE_OVERRIDE,  # noqa: E402
-                           SET_OVERRIDE, History, Observation)
+                           SET_OVERRIDE, DigestEntry, DigestRead, History, Observation, load_all)
 
 KEY = ("APP", "127.0.0.1:app:1")
 NODES = ["a", "b", "c"]
+WALL0 = 1_800_000_000.0        # the fake wall clock: WALL0 + the run time
+ZERO = (0, 0, 0)
+
+
+def ms(t):
+    """The stamp milliseconds of a write made at run time ``t``."""
+    return int((WALL0 + t) * 1000)
 
 
 class H:
@@ -29,6 +39,7 @@ class H:
         self.h = History(t0=0.0)
         self.t = 0.0
         self.h.now = lambda: self.t
+        self.h.wall = lambda: WALL0 + self.t
 
     def op(self, kind, outcome, node="a", actor="client", own=None, status=None, at=None, took=0.01, key=KEY):
         if at is not None:
@@ -41,7 +52,14 @@ class H:
     def read(self, node, at, present=None, inc=1):
         """A poll of ``node`` at ``at`` seeing the instance as (status, override), or absent."""
         inst = {KEY: present} if present else {}
-        self.h.observe(Observation(node, inc, at, at + 0.005, "h", inst))
+        self.h.observe(Observation(node, inc, at, at + 0.005, "h", inst, WALL0 + at, WALL0 + at + 0.005))
+
+    def digest(self, node, at, *, removed, reg, cancel=ZERO, inc=1, listed=True):
+        """A digest read of ``node`` at ``at``: KEY as a tombstone (``removed``) or a lease, with
+        the registration and cancel stamps ``(ms, counter, tag)`` (or a run time: ms(t), 0, 1)."""
+        st = lambda x: x if isinstance(x, tuple) else (ms(x), 0, 1)   # noqa: E731
+        entries = {KEY: DigestEntry(removed, st(reg), st(cancel))} if listed else {}
+        self.h.observe_digest(DigestRead(node, inc, at, at + 0.005, WALL0 + at, WALL0 + at + 0.005, entries))
 
     @property
     def ops(self):
@@ -50,6 +68,10 @@ class H:
     @property
     def obs(self):
         return self.h.snapshot()[1]
+
+    def check(self, live=frozenset(), final=None, **kw):
+        return checker.check(self.ops, self.obs, set(live), final or views(None),
+                             digests=self.h.digest_reads(), **kw)
 
 
 def views(entry, hashcode="h", **per_node):
@@ -198,59 +220,207 @@ def test_an_override_may_be_gone_after_the_client_saw_its_lease_gone():
 
 
 # -- property (2): no cancel undone ------------------------------------------------------------------
-def test_a_cancel_undone_on_a_node_is_reported():
+def test_a_cancel_undone_on_a_node_that_applied_it_is_reported():
     h = H()
     h.op(REGISTER, OK, own="UP", at=1)
     h.read("b", 1.5, ("UP", UNKNOWN))
     h.op(CANCEL, OK, node="a", at=2)
-    h.read("b", 2.5, None)                  # gone...
-    h.read("b", 3.0, ("UP", UNKNOWN))       # ...and back
+    h.digest("b", 2.5, removed=True, reg=1, cancel=2)    # b holds the cancel's tombstone...
+    h.read("b", 3.0, ("UP", UNKNOWN))                     # ...and shows the instance again
+    h.digest("b", 3.1, removed=False, reg=1, cancel=2)
     h.read("b", 3.5, None)
-    rep = checker.check(h.ops, h.obs, set(), views(None))
+    rep = h.check()
     assert props(rep) == ["cancel-undone"]
-    assert "had it again at 3.000" in rep.violations[0].message
+    v = rep.violations[0]
+    assert "showed the instance again at 3.000" in v.message, v.message
+    assert any(line.startswith("digest b#1") and "tombstone" in line for line in v.observations), v.observations
+    assert rep.cancels_checked == 1 and rep.cancels_applied_seen == 1
+
+
+def test_a_revival_by_a_registration_stamped_later_that_no_op_explains_is_reported():
+    """What run.py --self-test forges: a peer batch registering the instance anew on a node that
+    applied the cancel (its digest then shows a registration later than the cancel)."""
+    h = H()
+    h.op(REGISTER, OK, own="UP", at=1)
+    h.op(CANCEL, OK, node="a", at=2)
+    h.digest("a", 2.5, removed=True, reg=1, cancel=2)
+    h.read("a", 3.0, ("UP", UNKNOWN))
+    h.digest("a", 3.1, removed=False, reg=2.9, cancel=2)
+    assert props(h.check()) == ["cancel-undone"]
+
+
+def test_an_evicting_node_has_not_applied_the_cancel():
+    """Seed 19: a never restarted, evicted the instance (its copies of the heartbeats delayed), a
+    peer's live copy brought it back, and the cancel reached a later."""
+    h = H()
+    h.op(REGISTER, OK, own="UP", node="c", at=1)
+    h.op(CANCEL, OK, node="c", at=37.5)
+    h.read("a", 39.2, None)                                         # evicted: absent...
+    h.digest("a", 39.3, removed=True, reg=1, cancel=ZERO)           # ...an eviction stamps nothing
+    h.read("a", 43.2, ("UP", UNKNOWN))                              # b's live copy
+    h.digest("a", 43.3, removed=False, reg=1, cancel=ZERO)
+    h.digest("a", 45.0, removed=True, reg=1, cancel=37.5)           # the cancel arrives
+    h.read("a", 45.5, None)
+    rep = h.check()
+    assert rep.violations == [], [v.render() for v in rep.violations]
+    assert rep.cancels_applied_seen == 1
+    # the old inference from reads alone reported it
+    inferred = checker.check(h.ops, h.obs, set(), views(None), infer_cancels=True)
+    assert props(inferred) == ["cancel-undone-inferred"]
+
+
+def test_a_node_knowing_only_an_earlier_cancel_has_not_applied_this_one():
+    """Seed 6: the registration was made on an isolated node c and cancelled there; b knew only
+    the earlier cancel, then got the registration from a, before the second cancel reached it."""
+    h = H()
+    h.op(REGISTER, OK, own="UP", node="a", at=90)
+    h.op(CANCEL, OK, node="a", at=100)
+    h.op(REGISTER, OK, own="UP", node="c", at=109.5)
+    h.op(CANCEL, OK, node="c", at=120.5)
+    h.read("b", 121.0, None)
+    h.digest("b", 121.1, removed=True, reg=90, cancel=100)          # the earlier cancel's tombstone
+    h.read("b", 122.0, ("UP", UNKNOWN))                             # the 109.5 registration, from a
+    h.digest("b", 122.1, removed=False, reg=109.5, cancel=100)
+    h.digest("b", 124.0, removed=True, reg=109.5, cancel=120.5)
+    h.read("b", 124.5, None)
+    assert h.check().violations == []
+
+
+def test_a_node_that_never_had_the_instance_and_learns_it_late_is_not_reported():
+    h = H()
+    h.op(REGISTER, OK, own="UP", node="c", at=1)
+    h.op(CANCEL, OK, node="c", at=2)
+    h.read("b", 2.5, None)
+    h.digest("b", 2.6, removed=False, reg=0, listed=False)          # b restarted empty
+    h.read("b", 3.0, ("UP", UNKNOWN))
+    assert h.check().violations == []
 
 
 def test_lag_before_a_cancel_arrives_is_not_a_resurrection():
     h = H()
     h.op(REGISTER, OK, own="UP", at=1)
     h.op(CANCEL, OK, node="a", at=2)
-    h.read("b", 1.9, None)                  # started before the cancel's ack: does not count
-    h.read("b", 2.5, ("UP", UNKNOWN))       # not there yet
+    h.digest("b", 1.9, removed=True, reg=1, cancel=2)       # started before the ack: does not count
+    h.read("b", 2.5, ("UP", UNKNOWN))
+    h.digest("b", 2.6, removed=False, reg=1)                # not there yet
     h.read("b", 3.0, None)
-    assert checker.check(h.ops, h.obs, set(), views(None)).violations == []
+    assert h.check().violations == []
+
+
+def test_a_read_overlapping_the_digest_read_does_not_count():
+    h = H()
+    h.op(REGISTER, OK, own="UP", at=1)
+    h.op(CANCEL, OK, node="a", at=2)
+    h.digest("b", 2.5, removed=True, reg=1, cancel=2)
+    h.read("b", 2.502, ("UP", UNKNOWN))     # started before the digest read ended
+    assert h.check().violations == []
 
 
 def test_a_new_registration_after_the_cancel_ends_the_window():
     h = H()
     h.op(REGISTER, OK, own="UP", at=1)
     h.op(CANCEL, OK, at=2)
-    h.read("b", 2.5, None)
+    h.digest("b", 2.5, removed=True, reg=1, cancel=2)
     h.op(REGISTER, OK, own="UP", at=5)
     h.read("b", 5.5, ("UP", UNKNOWN))
-    assert checker.check(h.ops, h.obs, {KEY}, views(("UP", UNKNOWN))).violations == []
+    assert h.check(live={KEY}, final=views(("UP", UNKNOWN))).violations == []
 
 
 def test_a_restarted_node_may_learn_a_cancelled_instance_again_from_a_lagging_peer():
     h = H()
     h.op(REGISTER, OK, own="UP", at=1)
     h.op(CANCEL, OK, at=2)
-    h.read("b", 2.5, None, inc=1)
+    h.digest("b", 2.5, removed=True, reg=1, cancel=2, inc=1)
     h.read("b", 4.0, ("UP", UNKNOWN), inc=2)    # b was killed and restarted in between
     h.read("b", 6.0, None, inc=2)
-    assert checker.check(h.ops, h.obs, set(), views(None)).violations == []
+    assert h.check().violations == []
+    # but once the new incarnation has the tombstone too, it is held to it
+    h.digest("b", 6.5, removed=True, reg=1, cancel=2, inc=2)
+    h.read("b", 7.0, ("UP", UNKNOWN), inc=2)
+    assert props(h.check()) == ["cancel-undone"]
 
 
-def test_an_indeterminate_registration_before_the_cancel_exempts_it():
+def test_an_indeterminate_registration_before_the_cancel_may_revive_it_stamped_later():
     h = H()
-    h.op(REGISTER, INDETERMINATE, own="UP", node="c", at=1, took=1.5)
+    h.op(REGISTER, INDETERMINATE, own="UP", node="c", at=1, took=1.5)   # c was paused
     h.op(REGISTER, OK, own="UP", node="a", at=3)
     h.op(CANCEL, OK, node="a", at=4)
-    h.read("b", 4.5, None)
+    h.digest("b", 4.5, removed=True, reg=3, cancel=4)
     h.read("b", 5.0, ("UP", UNKNOWN))
+    h.digest("b", 5.1, removed=False, reg=4.8, cancel=4)        # c applied it at 4.8
     h.read("b", 9.0, None)
+    rep = h.check()
+    assert rep.violations == [] and rep.cancels_excused == 1
+    # without a registration stamped after the cancel in b's digest, nothing explains it
+    h2 = H()
+    h2.op(REGISTER, INDETERMINATE, own="UP", node="c", at=1, took=1.5)
+    h2.op(REGISTER, OK, own="UP", node="a", at=3)
+    h2.op(CANCEL, OK, node="a", at=4)
+    h2.digest("b", 4.5, removed=True, reg=3, cancel=4)
+    h2.read("b", 5.0, ("UP", UNKNOWN))
+    assert props(h2.check()) == ["cancel-undone"]
+
+
+def test_a_crash_risk_cancel_is_checked_where_a_digest_shows_it_applied():
+    h = H()
+    h.op(REGISTER, OK, own="UP", at=1)
+    h.op(CANCEL, OK, node="a", at=10)
+    outages = [Outage("link", 9, 20, link=("a", "b")), Outage("link", 9, 20, link=("a", "c")),
+               Outage("kill", 15, 18, node="a")]
+    risk = checker.crash_risk(h.ops, outages, NODES, durable_after=6)
+    assert len(risk) == 1
+    h.digest("b", 21, removed=False, reg=1)     # b never got it: nothing to hold b to
+    h.read("b", 22, ("UP", UNKNOWN))
+    assert h.check(at_risk=risk).violations == []
+    h.digest("b", 23, removed=True, reg=1, cancel=10)
+    h.read("b", 24, ("UP", UNKNOWN))
+    assert props(h.check(at_risk=risk)) == ["cancel-undone"]
+
+
+def test_the_cancel_stamp_is_compared_with_the_wall_clock_at_the_request_start():
+    h = H()
+    h.op(REGISTER, OK, own="UP", at=1)
+    h.op(CANCEL, OK, node="a", at=2, took=0.2)
+    # stamped a millisecond before the client's reading of the clock (truncation): still this cancel
+    h.digest("b", 2.5, removed=True, reg=1, cancel=(ms(2) - 1, 0, 7))
+    h.read("b", 3.0, ("UP", UNKNOWN))
+    assert props(h.check()) == ["cancel-undone"]
+    # a tombstone stamped a second earlier is an earlier cancel's
+    h2 = H()
+    h2.op(REGISTER, OK, own="UP", at=1)
+    h2.op(CANCEL, OK, node="a", at=2)
+    h2.digest("b", 2.5, removed=True, reg=0.5, cancel=1.0)
+    h2.read("b", 3.0, ("UP", UNKNOWN))
+    assert h2.check().violations == []
+
+
+def test_a_history_without_digest_reads_leaves_property_2_unchecked(tmp_path):
+    h = H()
+    h.op(REGISTER, OK, own="UP", at=1)
+    h.read("b", 1.5, ("UP", UNKNOWN))
+    h.op(CANCEL, OK, node="a", at=2)
+    h.read("b", 2.5, None)
+    h.read("b", 3.0, ("UP", UNKNOWN))
     rep = checker.check(h.ops, h.obs, set(), views(None))
-    assert rep.violations == [] and len(rep.unchecked) == 1
+    assert rep.violations == [] and rep.cancels_checked == 0
+    assert any("no digest reads" in why for _, why in rep.unchecked), rep.unchecked
+    # a dump without digests (as before they were recorded) loads with none
+    h.h.dump(tmp_path / "history.jsonl")
+    ops, obs, digests = load_all(tmp_path / "history.jsonl")
+    assert len(ops) == 2 and len(obs) == 3 and digests == []
+
+
+def test_digest_reads_survive_a_dump_and_load(tmp_path):
+    h = H()
+    h.op(REGISTER, OK, own="UP", at=1)
+    h.op(CANCEL, OK, node="a", at=2)
+    h.digest("b", 2.5, removed=True, reg=1, cancel=2)
+    h.read("b", 3.0, ("UP", UNKNOWN))
+    h.h.dump(tmp_path / "history.jsonl")
+    ops, obs, digests = load_all(tmp_path / "history.jsonl")
+    assert digests == h.h.digest_reads() and ops[1].wall_start == WALL0 + 2
+    rep = checker.check(ops, obs, set(), views(None), digests=digests)
+    assert props(rep) == ["cancel-undone"]
 
 
 def test_after_a_removal_the_cluster_may_settle_on_the_own_status_without_a_404():
