@@ -106,22 +106,10 @@ impl PeerClient {
             return fake.answer(items).await;
         }
         let body = heureka_wire::encode_replication_batch(items);
-        let mut request = self
-            .http
-            .post(format!("{}peerreplication/batch/", peer.url))
-            .timeout(self.timeouts.batch)
-            .header(CONTENT_TYPE, "application/json")
-            .header(ACCEPT, "application/json")
-            .header(USER_AGENT, REPLICATION_USER_AGENT)
+        let request = self
+            .post_json(peer, "peerreplication/batch/", body, self.timeouts.batch)
             .header("DiscoveryIdentity-Name", "DefaultServer")
             .header("DiscoveryIdentity-Version", "1.0");
-        request = if self.compress {
-            request
-                .header(reqwest::header::CONTENT_ENCODING, "gzip")
-                .body(gzip(&body))
-        } else {
-            request.body(body)
-        };
         let body = answer(peer, request, |status| format!("batch answered {status}")).await?;
         heureka_wire::decode_replication_response(&body)
             .map_err(|error| PeerError::Refused(format!("unreadable batch answer: {error}")))
@@ -174,20 +162,7 @@ impl PeerClient {
         timeout: Duration,
     ) -> Result<Vec<StampedResult>, PeerError> {
         let body = heureka_wire::encode_stamped_batch(items);
-        let mut request = self
-            .http
-            .post(format!("{}{path}", peer.url))
-            .timeout(timeout)
-            .header(CONTENT_TYPE, "application/json")
-            .header(ACCEPT, "application/json")
-            .header(USER_AGENT, REPLICATION_USER_AGENT);
-        request = if self.compress {
-            request
-                .header(reqwest::header::CONTENT_ENCODING, "gzip")
-                .body(gzip(&body))
-        } else {
-            request.body(body)
-        };
+        let request = self.post_json(peer, path, body, timeout);
         let answered = answer(peer, request, |status| {
             format!("{} on POST {path}", status.as_u16())
         })
@@ -200,6 +175,31 @@ impl PeerClient {
         };
         heureka_wire::decode_stamped_response(&body)
             .map_err(|error| PeerError::Refused(format!("unreadable stamped answer: {error}")))
+    }
+
+    /// A JSON `POST` of `body` to `{peer}{path}` as a replicating server sends it, gzipped
+    /// when `enable-replicated-request-compression` says so.
+    fn post_json(
+        &self,
+        peer: &PeerUrl,
+        path: &str,
+        body: Vec<u8>,
+        timeout: Duration,
+    ) -> reqwest::RequestBuilder {
+        let request = self
+            .http
+            .post(format!("{}{path}", peer.url))
+            .timeout(timeout)
+            .header(CONTENT_TYPE, "application/json")
+            .header(ACCEPT, "application/json")
+            .header(USER_AGENT, REPLICATION_USER_AGENT);
+        if self.compress {
+            request
+                .header(reqwest::header::CONTENT_ENCODING, "gzip")
+                .body(gzip(&body))
+        } else {
+            request.body(body)
+        }
     }
 
     /// `GET {peer}apps`: the peer's whole registry, as any Eureka client reads it.
