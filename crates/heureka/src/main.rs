@@ -2,18 +2,18 @@
 //! first argument is a subcommand (`heureka apps`, `heureka watch`…) it is the command line of
 //! `heureka-cli` instead, against any Eureka server.
 
-use std::io::IsTerminal;
 use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::time::Instant;
 
 use heureka_server::config::{self, Config, Loaded};
-use tracing_subscriber::EnvFilter;
 
 /// The one line `--help` adds about the command line; the server's own text is unchanged.
 const SUBCOMMANDS_HELP: &str =
     "Subcommands against any Eureka server: heureka apps|app|instance|status|metadata|\
 deregister|watch|sidecar ... (heureka apps --help, docs/cli.md).";
+
+mod logging;
 
 fn main() -> ExitCode {
     let started = Instant::now();
@@ -43,7 +43,7 @@ fn main() -> ExitCode {
     };
     // Held to the end of `main`: dropping it writes out the lines still queued, so the last
     // lines of a shutdown are never lost.
-    let _flush_logs_on_exit = init_logging(&config);
+    let _flush_logs_on_exit = logging::init(&config);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -137,58 +137,3 @@ async fn shutdown_signal() {
     ctrl_c.await.unwrap_or(());
     tracing::info!("shutting down");
 }
-
-/// `logging.level.root` sets the default; `logging.level.<target>` refines one target.
-/// `RUST_LOG`, when set, wins, as it does for every Rust program.
-///
-/// Lines go to stdout through a queue and a thread of their own (`tracing-appender`), so a
-/// request never waits on a `write` to a pipe or a file: Eureka logs every registration at
-/// INFO, and writing that line unbuffered on the request's thread was about a tenth of a
-/// registration's cost. The writer thread batches whatever queued up into one write. The
-/// queue is not lossy: when it is full (a stalled reader of stdout), logging waits, as a plain
-/// `write` would, rather than drop lines or grow without bound.
-fn init_logging(config: &Config) -> tracing_appender::non_blocking::WorkerGuard {
-    let mut directives = vec!["info".to_owned()];
-    for (target, level) in &config.logging_levels {
-        let level = level.to_ascii_lowercase();
-        if target.eq_ignore_ascii_case("root") {
-            directives[0] = level;
-        } else {
-            let target = match target.as_str() {
-                "heureka" => "heureka_server".to_owned(),
-                other => other.replace('.', "::"),
-            };
-            directives.push(format!("{target}={level}"));
-        }
-    }
-    let filter = std::env::var("RUST_LOG")
-        .ok()
-        .and_then(|value| EnvFilter::try_new(value).ok())
-        .unwrap_or_else(|| EnvFilter::new(directives.join(",")));
-    let (writer, guard) = tracing_appender::non_blocking::NonBlockingBuilder::default()
-        .lossy(false)
-        .buffered_lines_limit(LOG_QUEUE_LINES)
-        .thread_name("heureka-log")
-        .finish(std::io::BufWriter::with_capacity(
-            LOG_BUFFER_BYTES,
-            std::io::stdout(),
-        ));
-    // Colour codes only on a terminal: redirected logs stay plain text.
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_target(false)
-        .with_ansi(std::io::stdout().is_terminal())
-        .with_writer(writer)
-        .init();
-    guard
-}
-
-/// How much the log thread gathers into one write; it also writes whenever its queue runs dry,
-/// so a quiet server's lines appear at once.
-const LOG_BUFFER_BYTES: usize = 64 * 1024;
-
-/// How many lines may wait for the log thread before a logging request waits for it (nothing is
-/// dropped). The queue's slots are allocated up front: tracing-appender's default of 128,000
-/// lines cost about 4 MiB of an idle server's memory; a burst of registrations fills 8,192 in
-/// a fraction of a second only if the terminal cannot keep up anyway.
-const LOG_QUEUE_LINES: usize = 8_192;

@@ -7,6 +7,7 @@
 
 mod cli;
 mod hostile;
+mod logs;
 mod process;
 mod shutdown;
 mod start_together;

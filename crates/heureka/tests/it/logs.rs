@@ -1,0 +1,62 @@
+//! The log of the real binary: what a client sends cannot forge a line of it. An app name or
+//! instance id with CR/LF or terminal escapes in it is written escaped, inside its own line.
+
+use tokio::io::AsyncWriteExt;
+use tokio::net::TcpStream;
+
+use crate::process::{read_to_end, status_of, HeurekaProcess};
+use crate::support::spring_body;
+
+/// What a forger would like an operator to read as a line of its own.
+const FORGED: &str = "INFO forged: instance drained by operator";
+
+async fn exchange(server: &HeurekaProcess, request: String) -> Option<u16> {
+    let mut stream = TcpStream::connect(server.address()).await.unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    status_of(&read_to_end(&mut stream).await)
+}
+
+fn assert_no_line_starts_with_the_forgery(log: &str) {
+    assert!(
+        !log.lines()
+            .any(|line| line.trim_start().starts_with("INFO forged")),
+        "a client wrote a log line of its own:\n{log}"
+    );
+}
+
+#[tokio::test]
+async fn an_instance_id_with_a_line_break_stays_inside_its_log_line() {
+    let server = HeurekaProcess::start(&[]);
+    // JSON escapes: the id the server decodes holds a real CR LF and an ESC.
+    let id = format!("o-1\\r\\n{FORGED}\\u001b[2J");
+    let body = spring_body("ORDERS", &id);
+    let request = format!(
+        "POST /eureka/apps/ORDERS HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    assert_eq!(exchange(&server, request).await, Some(204));
+    server.wait_for_log("registered instance").await;
+    let log = server.log();
+    assert!(
+        log.contains(&format!("o-1\\r\\n{FORGED}\\u{{1b}}[2J")),
+        "the id is not in the log, escaped:\n{log}"
+    );
+    assert_no_line_starts_with_the_forgery(&log);
+}
+
+#[tokio::test]
+async fn a_percent_encoded_line_break_in_a_path_stays_inside_its_log_line() {
+    let server = HeurekaProcess::start(&[]);
+    let forged_path = FORGED.replace(' ', "%20");
+    let request = format!(
+        "DELETE /eureka/apps/ORDERS%0D%0A{forged_path}/o-1 HTTP/1.1\r\nHost: test\r\n\
+         Connection: close\r\n\r\n"
+    );
+    assert_eq!(exchange(&server, request).await, Some(404));
+    // The refusal is logged with the app name the path decodes to, escaped.
+    server
+        .wait_for_log(&format!("app=ORDERS\\r\\n{FORGED}"))
+        .await;
+    assert_no_line_starts_with_the_forgery(&server.log());
+}
