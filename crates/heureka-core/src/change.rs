@@ -12,6 +12,7 @@ use crate::model::{InstanceStatus, Millis};
 use crate::policy::Origin;
 use crate::registry::Registry;
 use crate::stored::Name;
+use crate::takeover::Takeover;
 
 /// What happened to one instance.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -69,6 +70,9 @@ pub struct Change {
     /// `UNKNOWN` when no override is in force.
     pub overridden_status: InstanceStatus,
     pub last_dirty_timestamp: Millis,
+    /// A client's registration that moved a live instance to another endpoint
+    /// (`takeover.rs`); `None` for every other change.
+    pub takeover: Option<Box<Takeover>>,
 }
 
 /// What a write left of the instance it touched, for [`Registry::record`].
@@ -84,6 +88,13 @@ impl Registry {
     /// The one place a write's effect is recorded: the outbox, the delta queue (for visible
     /// changes), the version counters (which also count each application's instances) and
     /// the status counts.
+    /// Marks the change just recorded (a client's registration) as a takeover.
+    pub(crate) fn mark_takeover(&mut self, taken_over: Takeover) {
+        if let Some(change) = self.outbox.last_mut() {
+            change.takeover = Some(Box::new(taken_over));
+        }
+    }
+
     pub(crate) fn record(
         &mut self,
         kind: ChangeKind,
@@ -124,6 +135,7 @@ impl Registry {
             status,
             overridden_status,
             last_dirty_timestamp,
+            takeover: None,
         });
         if !kind.is_visible() {
             return;

@@ -33,6 +33,7 @@ mod self_preservation;
 mod stamped;
 mod status_rules;
 mod stored;
+mod takeover;
 #[cfg(test)]
 mod test_util;
 mod tombstones;
@@ -60,4 +61,5 @@ pub use registry::{
 };
 pub use self_preservation::{lease_expiration_enabled, renews_threshold};
 pub use stamped::{Merged, StampedCopy, StampedRenewal};
+pub use takeover::{Endpoint, Takeover};
 pub use tombstones::{Removal, Tombstone};

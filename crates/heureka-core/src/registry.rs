@@ -21,6 +21,7 @@ pub use crate::policy::{Origin, RegistryPolicy};
 use crate::self_preservation::RenewalCounters;
 use crate::status_rules::{effective_status, OverrideMap, StatusInput};
 use crate::stored::{Interner, Name, StoredInstance};
+use crate::takeover::{takeover, Takeover};
 use crate::tombstones::{Removal, Tombstone, Tombstones};
 use crate::versions::Versions;
 
@@ -126,6 +127,12 @@ impl Registry {
             .apps
             .get_mut(&app)
             .and_then(|leases| leases.remove_entry(id.as_str()));
+        let taken_over = match (&existing, origin, kind) {
+            (Some((_, lease)), Origin::Client, ChangeKind::Registered) => {
+                takeover(lease, &incoming, now)
+            }
+            _ => None,
+        };
         // The id's shared copy survives a re-register, so its delta-queue item keeps sharing it.
         let (key, existing) = match existing {
             Some((key, lease)) => (key, Some(lease)),
@@ -216,6 +223,20 @@ impl Registry {
             },
             now,
         );
+        if let Some(taken_over) = taken_over {
+            self.mark_takeover(taken_over);
+        }
+    }
+
+    /// Whether a client registering `instance` now would take over a live instance at
+    /// another endpoint (`takeover.rs`): what a server refusing takeovers asks before it
+    /// registers.
+    pub fn takeover_by(&self, instance: &Instance, now: Millis) -> Option<Takeover> {
+        let lease = self
+            .apps
+            .get(app_key(&instance.app).as_ref())?
+            .get(instance.id())?;
+        takeover(lease, instance, now)
     }
 
     /// Heartbeat (§6.4 + the lastDirtyTimestamp rules of §3.9).

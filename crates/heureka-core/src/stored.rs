@@ -266,6 +266,13 @@ impl StoredInstance {
         }
     }
 
+    /// Host name, IP address and port: where consumers send traffic (`takeover.rs`).
+    pub(crate) fn endpoint(&self) -> (&str, &str, u32) {
+        let host_name = self.texts.get(Text::HostName).unwrap_or_default();
+        let ip_addr = self.texts.get(Text::IpAddr).unwrap_or_default();
+        (host_name, ip_addr, self.port.number)
+    }
+
     /// [`Instance::id`], on the stored form: `instanceId` if non-empty, else an AmazonInfo's
     /// `instance-id`, else `hostName`.
     pub(crate) fn id(&self) -> &str {

@@ -62,6 +62,7 @@ impl Published {
     pub(crate) fn app(&self) -> Option<&str> {
         match &self.event.body {
             EventBody::Instance(event) => Some(&event.app),
+            EventBody::Takeover { app, .. } => Some(app),
             _ => None,
         }
     }
@@ -299,6 +300,17 @@ impl ChangeSink for Events {
             }
             return;
         };
+        if let Some(taken_over) = &change.takeover {
+            self.send(
+                change.at,
+                EventBody::Takeover {
+                    app: change.app.clone(),
+                    id: change.id.clone(),
+                    previous: taken_over.previous.to_string(),
+                    incoming: taken_over.incoming.to_string(),
+                },
+            );
+        }
         let instance = if change.kind.is_removal() {
             None
         } else {

@@ -98,6 +98,7 @@ pub(crate) struct Metrics {
     renewals: ByOrigin,
     cancels: ByOrigin,
     evictions: Counter,
+    takeovers: Counter,
     requests: Family<RequestLabels, Histogram>,
     event_stream_subscribers: Gauge,
 }
@@ -150,6 +151,12 @@ impl Metrics {
             "Expired leases evicted",
             evictions.clone(),
         );
+        let takeovers = Counter::default();
+        registry.register(
+            "heureka_takeovers",
+            "Client registrations that moved a live instance to another endpoint",
+            takeovers.clone(),
+        );
         let requests = Family::<RequestLabels, Histogram>::new_with_constructor(
             (|| Histogram::new(LATENCY_BUCKETS)) as fn() -> Histogram,
         );
@@ -175,6 +182,7 @@ impl Metrics {
             renewals,
             cancels,
             evictions,
+            takeovers,
             requests,
             event_stream_subscribers,
         }
@@ -392,7 +400,12 @@ impl ChangeSink for Metrics {
     /// Counts one change of the write path; called under the registry lock, so it only adds.
     fn publish(&self, change: &Change, _: &heureka_core::Registry) {
         match change.kind {
-            ChangeKind::Registered => self.registrations.inc(change.origin),
+            ChangeKind::Registered => {
+                self.registrations.inc(change.origin);
+                if change.takeover.is_some() {
+                    self.takeovers.inc();
+                }
+            }
             ChangeKind::Renewed => self.renewals.inc(change.origin),
             ChangeKind::Cancelled => self.cancels.inc(change.origin),
             ChangeKind::Evicted => {

@@ -49,6 +49,8 @@ pub(crate) struct AppState {
 pub(crate) struct Settings {
     /// `eureka.server.disable-delta`: delta fetches answer 403.
     pub(crate) disable_delta: bool,
+    /// `heureka.refuse-takeovers`: a client may not move a live instance to another endpoint.
+    pub(crate) refuse_takeovers: bool,
     /// The `Authorization` header value required on every request, when auth is configured.
     pub(crate) basic_auth_header: Option<String>,
     /// `heureka.access-log` / `server.tomcat.accesslog.enabled`: one log line per request.
@@ -94,6 +96,7 @@ impl AppState {
             selections: SelectionCache::new(max_age),
             settings: Settings {
                 disable_delta: config.eureka_server.disable_delta,
+                refuse_takeovers: config.heureka.refuse_takeovers,
                 basic_auth_header: config
                     .security
                     .as_ref()

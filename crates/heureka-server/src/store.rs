@@ -108,6 +108,16 @@ fn log(change: &Change) {
         status,
         ..
     } = change;
+    if let Some(taken_over) = &change.takeover {
+        // Eureka logs this as an ordinary registration; it moves every consumer's traffic.
+        tracing::warn!(
+            %app,
+            %id,
+            previous = %taken_over.previous,
+            incoming = %taken_over.incoming,
+            "instance taken over: registered from another endpoint while its lease was alive"
+        );
+    }
     match change.kind {
         ChangeKind::Renewed => tracing::debug!(%app, %id, ?origin, "renewed lease"),
         ChangeKind::Registered => {

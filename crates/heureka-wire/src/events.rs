@@ -43,6 +43,15 @@ pub enum EventBody {
         url: String,
         error: Option<String>,
     },
+    /// A client registered an instance id that a live lease held at another endpoint; the
+    /// `registered` event that follows carries the instance as it is now.
+    Takeover {
+        app: String,
+        id: String,
+        /// Where the instance was, and where the registration moved it: `ip:port (host)`.
+        previous: String,
+        incoming: String,
+    },
     /// The subscriber fell behind and `missed` events were dropped for it: re-fetch.
     Lagged {
         missed: u64,
@@ -101,6 +110,7 @@ impl Event {
             EventBody::SelfPreservation { entered: false, .. } => "self-preservation-left",
             EventBody::Peer { up: true, .. } => "peer-up",
             EventBody::Peer { up: false, .. } => "peer-down",
+            EventBody::Takeover { .. } => "takeover",
             EventBody::Lagged { .. } => "lagged",
         }
     }
@@ -118,7 +128,7 @@ impl InstanceEventKind {
     }
 
     /// Every event name, instance-level or not, for validating configured filters.
-    pub const ALL_EVENT_NAMES: [&'static str; 11] = [
+    pub const ALL_EVENT_NAMES: [&'static str; 12] = [
         "registered",
         "cancelled",
         "evicted",
@@ -129,6 +139,7 @@ impl InstanceEventKind {
         "self-preservation-left",
         "peer-up",
         "peer-down",
+        "takeover",
         "lagged",
     ];
 }
@@ -171,6 +182,17 @@ pub fn encode_event(event: &Event) -> Vec<u8> {
             if let Some(error) = error {
                 field_str(&mut out, "error", error);
             }
+        }
+        EventBody::Takeover {
+            app,
+            id,
+            previous,
+            incoming,
+        } => {
+            field_str(&mut out, "app", app);
+            field_str(&mut out, "id", id);
+            field_str(&mut out, "previous", previous);
+            field_str(&mut out, "incoming", incoming);
         }
         EventBody::Lagged { missed } => field_u64(&mut out, "missed", *missed),
     }

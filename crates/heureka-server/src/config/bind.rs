@@ -98,6 +98,7 @@ fn unbound() -> Config {
         },
         heureka: HeurekaConfig {
             legacy_lease_expiry: false,
+            refuse_takeovers: false,
             max_request_body_bytes: 0,
             base_path: String::new(),
             replication: ReplicationConfig {

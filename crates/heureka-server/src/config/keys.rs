@@ -518,6 +518,12 @@ pub(crate) const KEYS: &[Key] = &[
         Bound(&field(BOOL, |c, v| c.heureka.legacy_lease_expiry = v)),
     ),
     key(
+        "heureka.refuse-takeovers",
+        "false",
+        "refuse (409) registering an id whose live lease is elsewhere",
+        Bound(&field(BOOL, |c, v| c.heureka.refuse_takeovers = v)),
+    ),
+    key(
         "heureka.max-request-body-size",
         "1MB",
         "request body limit (B, KB, MB, GB)",

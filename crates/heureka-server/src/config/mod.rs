@@ -251,6 +251,9 @@ pub struct HeurekaConfig {
     /// `heureka.legacy-lease-expiry`, default `false`. `true` reproduces Eureka's
     /// `Lease.isExpired` bug, which expires a lease only after twice its duration (spec §6.2).
     pub legacy_lease_expiry: bool,
+    /// `heureka.refuse-takeovers`, default `false`: a client's registration of an id whose
+    /// live lease is at another endpoint gets 409 instead of replacing it (`takeover.rs`).
+    pub refuse_takeovers: bool,
     /// `heureka.max-request-body-size`, default `1MB` (1 MiB). Spring `DataSize` syntax:
     /// `1048576`, `512KB`, `2MB`.
     pub max_request_body_bytes: usize,

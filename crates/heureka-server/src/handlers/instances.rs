@@ -5,7 +5,7 @@ use axum::extract::rejection::BytesRejection;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
-use heureka_core::{instance_write_status_code, RenewOutcome};
+use heureka_core::{instance_write_status_code, Origin, RenewOutcome};
 
 use crate::handlers::{
     document, origin, parse_last_dirty_timestamp, status_param, written, Headers, QueryParams,
@@ -28,10 +28,37 @@ pub(crate) async fn register(
         .map_err(|error| ApiError::BadRequest(error.to_string()))?;
     heureka_core::validate_registration(&mut instance, &app)?;
     let origin = origin(&headers);
-    state
-        .store
-        .write(|registry, now| registry.register(instance, origin, now));
-    Ok(StatusCode::NO_CONTENT)
+    let refuse_takeover = state.settings.refuse_takeovers && origin == Origin::Client;
+    let id = instance.id().to_owned();
+    let refused = state.store.write(|registry, now| {
+        let refused = refuse_takeover
+            .then(|| registry.takeover_by(&instance, now))
+            .flatten();
+        if refused.is_none() {
+            registry.register(instance, origin, now);
+        }
+        refused
+    });
+    match refused {
+        None => Ok(StatusCode::NO_CONTENT),
+        Some(taken_over) => {
+            tracing::warn!(
+                %app,
+                %id,
+                previous = %taken_over.previous,
+                incoming = %taken_over.incoming,
+                "takeover refused (409): the id's lease is alive at another endpoint"
+            );
+            Err(ApiError::TakeoverRefused(format!(
+                "instance {}/{} is registered at {} with a live lease; refusing to move it to {} \
+             (heureka.refuse-takeovers)",
+                app.to_ascii_uppercase(),
+                id,
+                taken_over.previous,
+                taken_over.incoming
+            )))
+        }
+    }
 }
 
 /// `PUT {base}/apps/{app}/{id}`: heartbeat. 404 asks the client to re-register; 409 (peers

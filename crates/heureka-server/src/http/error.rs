@@ -41,6 +41,9 @@ pub(crate) enum ApiError {
     BodyNotRead(BytesRejection),
     /// A peer's heartbeat older than our copy: the response carries our copy (Eureka's 409).
     Conflict(Box<Response>),
+    /// A client's registration of an id whose live lease is at another endpoint, while
+    /// `heureka.refuse-takeovers` is on: 409 with the reason.
+    TakeoverRefused(String),
     /// The request body did not arrive in time; the connection is closed after the answer.
     RequestTimeout(String),
 }
@@ -84,6 +87,7 @@ impl IntoResponse for ApiError {
                 ours
             }
             ApiError::BadRequest(reason) => plain(StatusCode::BAD_REQUEST, reason),
+            ApiError::TakeoverRefused(reason) => plain(StatusCode::CONFLICT, reason),
             ApiError::UnsupportedMediaType(reason) => {
                 plain(StatusCode::UNSUPPORTED_MEDIA_TYPE, reason)
             }

@@ -113,6 +113,22 @@ async fn an_app_filter_drops_other_apps_events() {
 }
 
 #[tokio::test]
+async fn a_takeover_is_an_event_with_both_endpoints_before_the_registration() {
+    let server = TestServer::start(&[]).await;
+    server.register("orders", "o1").await;
+    let mut events = Subscription::open(&server, "?app=orders").await;
+    let moved = crate::support::spring_body("orders", "o1").replace("10.0.0.5", "10.6.6.6");
+    assert_eq!(server.post_json("/apps/orders", &moved).await.status(), 204);
+    let (name, event) = events.next_change().await;
+    assert_eq!(name, "takeover");
+    assert_eq!(event["previous"], "10.0.0.5:8080");
+    assert_eq!(event["incoming"], "10.6.6.6:8080");
+    let (name, event) = events.next_change().await;
+    assert_eq!(name, "registered");
+    assert_eq!(event["instance"]["ipAddr"], "10.6.6.6");
+}
+
+#[tokio::test]
 async fn the_stream_needs_credentials_when_auth_is_on() {
     let server = TestServer::start(&[
         "--spring.security.user.name=admin",

@@ -15,4 +15,5 @@ mod health;
 mod metrics;
 mod replication_receiver;
 mod support;
+mod takeover;
 mod timers;

@@ -1,4 +1,5 @@
-//! The log of the real binary: what a client sends cannot forge a line of it. An app name or
+//! The log of the real binary: what a client sends cannot forge a line of it, and a takeover
+//! is warned with both endpoints. An app name or
 //! instance id with CR/LF or terminal escapes in it is written escaped, inside its own line.
 
 use tokio::io::AsyncWriteExt;
@@ -59,4 +60,29 @@ async fn a_percent_encoded_line_break_in_a_path_stays_inside_its_log_line() {
         .wait_for_log(&format!("app=ORDERS\\r\\n{FORGED}"))
         .await;
     assert_no_line_starts_with_the_forgery(&server.log());
+}
+
+#[tokio::test]
+async fn a_takeover_is_a_warning_naming_both_endpoints() {
+    let server = HeurekaProcess::start(&[]);
+    for ip in ["10.0.0.5", "10.6.6.6"] {
+        let body = spring_body("ORDERS", "o-1").replace("10.0.0.5", ip);
+        let request = format!(
+            "POST /eureka/apps/ORDERS HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n\
+             Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        assert_eq!(exchange(&server, request).await, Some(204));
+    }
+    server.wait_for_log("instance taken over").await;
+    let log = server.log();
+    let line = log
+        .lines()
+        .find(|line| line.contains("instance taken over"))
+        .unwrap();
+    assert!(line.contains("WARN"), "{line}");
+    assert!(
+        line.contains("previous=10.0.0.5:8080") && line.contains("incoming=10.6.6.6:8080"),
+        "{line}"
+    );
 }
