@@ -993,10 +993,14 @@ def parse_args(argv: list[str]):
     p.add_argument("--no-java-default-cache", action="store_true",
                    help="skip the Java read-only-cache propagation figure")
     p.add_argument("--skip-build", action="store_true")
+    p.add_argument("--heureka-bin", type=Path, default=None,
+                   help="run this Heureka binary instead of building one (bench/cluster_ab.py)")
     p.add_argument("--quiet-wait", type=float, default=None)
     p.add_argument("--out", type=Path, default=None)
     a = p.parse_args(argv)
     s = a.smoke
+    if a.heureka_bin is not None:
+        R.HEUREKA_BIN = a.heureka_bin.resolve()
     cfg = argparse.Namespace(
         smoke=s, servers=[x for x in a.servers.split(",") if x],
         n=a.n or (500 if s else 10000),
@@ -1010,7 +1014,7 @@ def parse_args(argv: list[str]):
         warmup=1 if s else 3, warmup_runs=1 if s else 3, warmup_pause=0.5 if s else 2,
         sync_retries=5, sync_retry_wait_ms=1000,
         start_deadline=240.0, replication_deadline=30.0 if s else 120.0, big_replication_deadline=300.0,
-        restart_deadline=300.0, skip_build=a.skip_build,
+        restart_deadline=300.0, skip_build=a.skip_build or a.heureka_bin is not None,
         quiet_wait=a.quiet_wait if a.quiet_wait is not None else (0 if s else 120),
         out=a.out or (R.BENCH / "results" / ("smoke" if s else "")),
     )
