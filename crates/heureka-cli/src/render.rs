@@ -6,8 +6,29 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use heureka_core::{Application, Instance, InstanceStatus, Millis};
 
+/// `text` with every control character escaped (`\n`, `\u{1b}`): what a registry holds comes
+/// from its clients, and an app name with a line break or a terminal escape sequence must not
+/// forge a row or reach the operator's terminal.
+pub(crate) fn printable(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// Columns separated by two spaces, each as wide as its widest cell; the last one unpadded.
+/// Cells are [`printable`].
 pub(crate) fn table(headers: &[&str], rows: &[Vec<String>]) -> String {
+    let rows: Vec<Vec<String>> = rows
+        .iter()
+        .map(|row| row.iter().map(|cell| printable(cell)).collect())
+        .collect();
+    let rows = &rows;
     let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
     for row in rows {
         for (width, cell) in widths.iter_mut().zip(row) {
@@ -201,7 +222,10 @@ pub(crate) fn instance_details(instance: &Instance, now: Millis) -> String {
         .unwrap_or(0);
     fields
         .iter()
-        .map(|(key, value)| format!("{key:<width$}  {value}\n", key = format!("{key}:")))
+        .map(|(key, value)| {
+            let (key, value) = (printable(key), printable(value));
+            format!("{key:<width$}  {value}\n", key = format!("{key}:"))
+        })
         .collect()
 }
 
@@ -274,6 +298,17 @@ pub(crate) fn now_ms() -> Millis {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_cell_cannot_forge_a_row_or_reach_the_terminal() {
+        let rows = vec![vec!["ORDERS\nEVIL  1".to_owned(), "\u{1b}[2J".to_owned()]];
+        let out = super::table(&["APP", "X"], &rows);
+        assert_eq!(out.lines().count(), 2, "{out}");
+        assert!(
+            out.contains("ORDERS\\nEVIL  1") && out.contains("\\u{1b}[2J"),
+            "{out}"
+        );
+    }
+
     use super::*;
 
     #[test]

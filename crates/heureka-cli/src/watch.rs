@@ -105,8 +105,8 @@ impl Printer {
             "{}  {:<8}  {}  {}  {}",
             render::timestamp(change.at),
             change.action.as_str(),
-            change.app,
-            change.id,
+            render::printable(&change.app),
+            render::printable(&change.id),
             change.status
         );
         if change.overridden_status != InstanceStatus::Unknown {

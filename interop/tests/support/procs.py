@@ -165,10 +165,9 @@ class Proc:
         if self.popen is None:
             return
         self.send_signal(signal.SIGKILL)
-        try:
-            self.popen.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            pass
+        # Gone only once the kernel has torn its memory down, which for a JVM on a loaded
+        # machine can take more than 10 s; a restart before that finds it still running.
+        self.popen.wait(timeout=120)
 
     # -- diagnostics -----------------------------------------------------------------------
     def log_text(self, max_chars: int = 12000) -> str:
