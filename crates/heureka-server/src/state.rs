@@ -6,7 +6,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use heureka_core::{LeaseExpiry, Millis, Registry, RegistryPolicy};
+use heureka_core::{LeaseExpiry, Limits, Millis, Registry, RegistryPolicy};
 use heureka_wire::Format;
 
 use crate::cache::{DeltaCache, Encoding, FullFetchCache, SelectionCache};
@@ -60,6 +60,8 @@ pub(crate) struct Settings {
     /// `management.endpoints.web.base-path` and which actuator endpoints are served.
     pub(crate) actuator_base_path: String,
     pub(crate) exposed: Exposure,
+    /// `heureka.limits.*`, for the checks made before the registry lock.
+    pub(crate) limits: Limits,
 }
 
 impl AppState {
@@ -103,6 +105,7 @@ impl AppState {
                 show_details: config.management.show_details,
                 actuator_base_path: config.management.base_path.clone(),
                 exposed: config.management.exposed,
+                limits: limits(config),
             },
             metrics,
             replication,
@@ -235,5 +238,20 @@ fn registry_policy(config: &Config) -> RegistryPolicy {
             .registry
             .expected_number_of_clients_sending_renews,
         tombstone_retention_ms: config.heureka.replication.tombstone_retention_ms as i64,
+        limits: limits(config),
+    }
+}
+
+/// `heureka.limits.*` as core's limits.
+pub(crate) fn limits(config: &Config) -> Limits {
+    let limits = &config.heureka.limits;
+    Limits {
+        max_name_length: limits.max_name_length,
+        max_metadata_entries: limits.max_metadata_entries,
+        max_metadata_bytes: limits.max_metadata_bytes,
+        // Bound to whole seconds within u32 (`config/values.rs`).
+        max_lease_duration_secs: u32::try_from(limits.max_lease_duration.as_secs())
+            .unwrap_or(u32::MAX),
+        max_instances: limits.max_instances,
     }
 }

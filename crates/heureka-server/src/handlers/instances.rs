@@ -26,11 +26,20 @@ pub(crate) async fn register(
     let format = negotiate::body_format(&headers, &body)?;
     let mut instance = heureka_wire::decode_instance(&body, format, state.store.now())
         .map_err(|error| ApiError::BadRequest(error.to_string()))?;
-    heureka_core::validate_registration(&mut instance, &app)?;
+    let limits = &state.settings.limits;
+    let clamped = heureka_core::validate_registration(&mut instance, &app, limits)?;
+    if let Some(clamped) = clamped {
+        let id = instance.id();
+        tracing::warn!(%app, %id, %clamped, "lease over heureka.limits.max-lease-duration");
+    }
     let origin = origin(&headers);
-    state
-        .store
-        .write(|registry, now| registry.register(instance, origin, now));
+    let id = instance.id().to_owned();
+    state.store.write(|registry, now| {
+        // Under the same write as the register, so concurrent registers cannot overshoot.
+        registry.check_room(&app, &id)?;
+        registry.register(instance, origin, now);
+        Ok::<(), heureka_core::InvalidRegistration>(())
+    })?;
     Ok(StatusCode::NO_CONTENT)
 }
 
