@@ -38,6 +38,8 @@ pub(crate) struct AppState {
     pub(crate) dashboard: crate::dashboard::DashboardInfo,
     /// The Prometheus metrics, counted on the write path and by the observing layer.
     pub(crate) metrics: Arc<Metrics>,
+    /// Eureka's rate limiter on registry fetches (`http/rate_limit.rs`).
+    pub(crate) rate_limiter: crate::http::rate_limit::RateLimiter,
     /// `spring.application.name`: the app this server (and its peers) register as.
     pub(crate) application_name: String,
     /// When the server started, on its clock.
@@ -108,6 +110,9 @@ impl AppState {
                 limits: limits(config),
             },
             metrics,
+            rate_limiter: crate::http::rate_limit::RateLimiter::new(
+                config.eureka_server.rate_limiter.clone(),
+            ),
             replication,
             events,
             dashboard: crate::dashboard::DashboardInfo::new(config, port, now),

@@ -44,6 +44,9 @@ pub(crate) enum ApiError {
     BodyNotRead(BytesRejection),
     /// A peer's heartbeat older than our copy: the response carries our copy (Eureka's 409).
     Conflict(Box<Response>),
+    /// A registry fetch over Eureka's rate limiter while it is enabled (`http/rate_limit.rs`):
+    /// 503, as Eureka answers it; clients retry on another server or later.
+    Throttled(String),
     /// The request body did not arrive in time; the connection is closed after the answer.
     RequestTimeout(String),
 }
@@ -92,6 +95,7 @@ impl IntoResponse for ApiError {
             }
             ApiError::BadRequest(reason) => plain(StatusCode::BAD_REQUEST, reason),
             ApiError::RegistryFull(reason) => plain(StatusCode::FORBIDDEN, reason),
+            ApiError::Throttled(reason) => plain(StatusCode::SERVICE_UNAVAILABLE, reason),
             ApiError::UnsupportedMediaType(reason) => {
                 plain(StatusCode::UNSUPPORTED_MEDIA_TYPE, reason)
             }
