@@ -132,9 +132,9 @@ impl Limits {
         Ok(())
     }
 
-    /// Shortens `terms.durationInSecs` to the limit. A 0 s lease is Eureka's "default", 90 s,
-    /// which is the floor: no lease is shorter than what a client asked for or 90 s when it
-    /// asked for none. Says what was shortened, for the caller's warning.
+    /// Shortens `terms.durationInSecs` to the limit, saying so for the caller's warning. The
+    /// floor is Eureka's: a 0 s lease means the 90 s default (`lease.rs`), so no lease expires
+    /// the moment it is made; that default is itself shortened when the limit is below it.
     pub fn lease_terms(&self, terms: &mut LeaseInfo) -> Option<ClampedLease> {
         let requested = match terms.duration_in_secs {
             0 => LeaseInfo::DEFAULT_DURATION_SECS,
