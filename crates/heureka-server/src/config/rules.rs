@@ -107,6 +107,13 @@ fn heartbeatable_names(config: &Config) -> Result<(), ConfigError> {
     if max <= longest {
         return Ok(());
     }
+    if longest == 0 {
+        return Err(ConfigError::new(format!(
+            "server.max-http-request-header-size ({header} bytes) leaves no room for the names \
+             of a heartbeat's URL (heureka.limits.max-name-length is {max} bytes): raise \
+             server.max-http-request-header-size"
+        )));
+    }
     Err(ConfigError::new(format!(
         "heureka.limits.max-name-length ({max} bytes) is too long for \
          server.max-http-request-header-size ({header} bytes): a heartbeat's URL carries the app \

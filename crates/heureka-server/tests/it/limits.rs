@@ -120,6 +120,35 @@ async fn an_instance_id_at_and_below_the_name_limit_registers_in_json_and_xml() 
 }
 
 #[tokio::test]
+async fn names_at_the_default_limit_can_be_heartbeated_within_the_default_header_limit() {
+    let server = TestServer::start(&[]).await;
+    // Every byte of the id percent-encodes to three: the longest URL such names make.
+    let (app, id) = ("A".repeat(256), " ".repeat(256));
+    registers(
+        &server,
+        &app,
+        Format::Json,
+        body(Format::Json, &app, &id, |_| {}),
+    )
+    .await;
+    let encoded = "%20".repeat(256);
+    let path = format!(
+        "/apps/{app}/{encoded}?status=OUT_OF_SERVICE&lastDirtyTimestamp=1714550399000&overriddenstatus=OUT_OF_SERVICE"
+    );
+    let response = server
+        .http
+        .put(server.url(&path))
+        .header("DiscoveryIdentity-Name", "DefaultClient")
+        .header("DiscoveryIdentity-Version", "1.4")
+        .header("DiscoveryIdentity-Id", "10.0.0.5")
+        .header("Accept", "application/json")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+}
+
+#[tokio::test]
 async fn an_instance_id_over_the_name_limit_is_400_in_json_and_xml() {
     let server = with_names_of_at_most_16_bytes().await;
     server.register("ORDERS", "o-1").await;
