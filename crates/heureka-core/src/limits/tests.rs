@@ -290,3 +290,37 @@ fn limit_refusals_are_told_apart_from_eurekas_checks() {
     assert!(InvalidRegistration::RegistryFull { max: 1 }.is_limit());
     assert!(!InvalidRegistration::MissingHostname.is_limit());
 }
+
+// === peers' stamped copies ===
+
+fn stamped_registry(limits: Limits) -> crate::Registry {
+    registry_with(RegistryPolicy {
+        limits,
+        enable_self_preservation: false,
+        ..RegistryPolicy::default()
+    })
+}
+
+#[test]
+fn a_stamped_copy_over_the_limits_is_not_merged() {
+    let mut sender = stamped_registry(Limits::default());
+    let mut metadata = named("ORDERS", "o1");
+    metadata.metadata.insert("k".to_owned(), "v".repeat(100));
+    sender.register(metadata, Origin::Client, 0);
+    let copy = sender.stamped_copy("ORDERS", "o1", 1).unwrap();
+    let mut receiver = stamped_registry(small());
+    let merged = receiver.merge_copy(copy, 1).unwrap();
+    assert!(!merged.changed && !merged.leased);
+    assert_eq!(receiver.registry_size(), 0);
+}
+
+#[test]
+fn a_stamped_copy_with_a_longer_lease_is_merged_with_the_limit() {
+    let mut sender = stamped_registry(Limits::default());
+    sender.register(with_duration(290), Origin::Client, 0);
+    let copy = sender.stamped_copy("A", "i", 1).unwrap();
+    let mut receiver = stamped_registry(small());
+    assert!(receiver.merge_copy(copy, 1).unwrap().leased);
+    let served = receiver.instance("A", "i", 1).unwrap();
+    assert_eq!(served.lease_info.duration_in_secs, 120);
+}
