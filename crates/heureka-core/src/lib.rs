@@ -10,7 +10,7 @@
 //! readers get, `lease.rs` expiry, `status_rules.rs` the override rules, `delta.rs` the
 //! recently-changed queue and `apps__hashcode`, `digest.rs` the digest peers compare for
 //! anti-entropy, `peer_copies.rs` which of two servers' copies is newer and how a peer's is
-//! adopted, `registration.rs` what a register body must contain, `outcomes.rs` what writes
+//! adopted, `registration.rs` what a register body must contain, `limits.rs` Heureka's bounds on it, `outcomes.rs` what writes
 //! report and Eureka's status code for each, `eviction.rs` and `self_preservation.rs` the two
 //! timer-driven rules, `maps.rs` the hasher every map uses and the lease maps.
 
@@ -20,6 +20,7 @@ mod digest;
 mod eviction;
 mod hlc;
 mod lease;
+mod limits;
 mod maps;
 mod merge;
 mod model;
@@ -45,6 +46,7 @@ pub use digest::InstanceDigest;
 pub use eviction::eviction_limit;
 pub use hlc::{Hlc, Stamp, TooFarAhead, MAX_DRIFT_MS};
 pub use lease::LeaseExpiry;
+pub use limits::{longest_heartbeatable_name, ClampedLease, Limits, HEARTBEAT_HEAD_ALLOWANCE};
 pub use merge::{PartStamps, Parts};
 pub use model::{
     ActionType, Application, Applications, DataCenterClass, DataCenterInfo, Instance,

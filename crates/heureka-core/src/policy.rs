@@ -2,6 +2,7 @@
 //! built by the server from `eureka.server.*` configuration.
 
 use crate::lease::LeaseExpiry;
+use crate::limits::Limits;
 use crate::model::Millis;
 
 /// Who sent a write: a client, or a peer server replicating one (Eureka's `isReplication`).
@@ -27,6 +28,8 @@ pub struct RegistryPolicy {
     /// `heureka.replication.tombstone-retention-ms`: how long a removed instance's parts are
     /// kept (`tombstones.rs`), 300 000.
     pub tombstone_retention_ms: Millis,
+    /// `heureka.limits.*` (`limits.rs`).
+    pub limits: Limits,
 }
 
 impl Default for RegistryPolicy {
@@ -39,6 +42,7 @@ impl Default for RegistryPolicy {
             delta_retention_ms: 180_000,
             expected_number_of_clients_sending_renews: 1,
             tombstone_retention_ms: 300_000,
+            limits: Limits::default(),
         }
     }
 }

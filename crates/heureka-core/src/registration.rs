@@ -4,9 +4,13 @@
 //! The order matters because only the first failure is reported, and the messages are kept
 //! word for word, so scripts that grep for "Missing hostname" keep working. The server answers
 //! a failure with 400 and the message as the body; a peer's invalid registration is ignored.
+//!
+//! Heureka's limits (`limits.rs`) are checked after Eureka's checks, so Eureka's messages come
+//! first for bodies Eureka refuses too; their refusals are variants of the same type.
 
 use std::fmt;
 
+use crate::limits::{ClampedLease, Limits};
 use crate::model::{DataCenterClass, Instance};
 
 /// Why a registration was refused; `Display` is Eureka's message.
@@ -25,6 +29,37 @@ pub enum InvalidRegistration {
     },
     MissingDataCenterInfo,
     MissingDataCenterName,
+    /// A name (`appName`, `instanceId`, `vipAddress`, `secureVipAddress`) over the length limit.
+    NameTooLong {
+        field: &'static str,
+        length: usize,
+        max: usize,
+    },
+    TooManyMetadataEntries {
+        entries: usize,
+        max: usize,
+    },
+    MetadataTooLarge {
+        bytes: usize,
+        max: usize,
+    },
+    /// A new instance while the registry holds `max` already; re-registers always pass.
+    RegistryFull {
+        max: usize,
+    },
+}
+
+impl InvalidRegistration {
+    /// Whether this is one of Heureka's limits rather than one of Eureka's checks.
+    pub fn is_limit(&self) -> bool {
+        matches!(
+            self,
+            InvalidRegistration::NameTooLong { .. }
+                | InvalidRegistration::TooManyMetadataEntries { .. }
+                | InvalidRegistration::MetadataTooLarge { .. }
+                | InvalidRegistration::RegistryFull { .. }
+        )
+    }
 }
 
 impl fmt::Display for InvalidRegistration {
@@ -44,16 +79,37 @@ impl fmt::Display for InvalidRegistration {
             InvalidRegistration::MissingDataCenterName => {
                 f.write_str("Missing dataCenterInfo Name")
             }
+            InvalidRegistration::NameTooLong { field, length, max } => {
+                write!(
+                    f,
+                    "{field} is {length} bytes long, over the limit of {max} bytes"
+                )
+            }
+            InvalidRegistration::TooManyMetadataEntries { entries, max } => {
+                write!(f, "metadata has {entries} entries, over the limit of {max}")
+            }
+            InvalidRegistration::MetadataTooLarge { bytes, max } => {
+                write!(
+                    f,
+                    "metadata is {bytes} bytes, over the limit of {max} bytes"
+                )
+            }
+            InvalidRegistration::RegistryFull { max } => write!(
+                f,
+                "registry full: it holds its limit of {max} instances, a new one cannot register"
+            ),
         }
     }
 }
 
-/// Validates `instance` as a registration under `path_app`, and fills in an AmazonInfo's
-/// missing `instance-id` the way Eureka does.
+/// Validates `instance` as a registration under `path_app` within `limits`, fills in an
+/// AmazonInfo's missing `instance-id` the way Eureka does, and shortens a lease over the limit,
+/// saying so for the caller's warning.
 pub fn validate_registration(
     instance: &mut Instance,
     path_app: &str,
-) -> Result<(), InvalidRegistration> {
+    limits: &Limits,
+) -> Result<Option<ClampedLease>, InvalidRegistration> {
     if instance.id().is_empty() {
         return Err(InvalidRegistration::MissingInstanceId);
     }
@@ -91,7 +147,8 @@ pub fn validate_registration(
             data_center.metadata.insert("instance-id".to_owned(), id);
         }
     }
-    Ok(())
+    limits.check_instance(instance)?;
+    Ok(limits.lease_terms(&mut instance.lease_info))
 }
 
 fn upper(text: &str) -> impl Iterator<Item = char> + '_ {

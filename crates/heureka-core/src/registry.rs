@@ -12,12 +12,14 @@ use crate::change::{Change, ChangeKind, Left};
 use crate::delta::{RecentlyChanged, StatusCounts};
 use crate::hlc::Hlc;
 use crate::lease::Lease;
+use crate::limits::Limits;
 use crate::maps::{HashMap, LeaseMap};
 use crate::merge::status_of;
 use crate::model::{ActionType, Instance, InstanceStatus, Millis};
 pub use crate::outcomes::{EvictionReport, RenewOutcome, SelfPreservation};
 use crate::peer_copies::{adopted_override, OverrideAdoption, PeerOverrideAbsence};
 pub use crate::policy::{Origin, RegistryPolicy};
+use crate::registration::InvalidRegistration;
 use crate::self_preservation::RenewalCounters;
 use crate::status_rules::{effective_status, OverrideMap, StatusInput};
 use crate::stored::{Interner, Name, StoredInstance};
@@ -102,6 +104,27 @@ impl Registry {
         self.own_instance_id.as_deref()
     }
 
+    /// The limits in force (`limits.rs`), for the checks made before the lock.
+    pub fn limits(&self) -> &Limits {
+        &self.policy.limits
+    }
+
+    /// Whether registering `app/id` now would stay within `max-instances`: a re-register
+    /// always does, a new instance only while the registry holds fewer. Call under the same
+    /// write as the register it guards.
+    pub fn check_room(&self, app: &str, id: &str) -> Result<(), InvalidRegistration> {
+        let held = self
+            .apps
+            .get(app_key(app).as_ref())
+            .is_some_and(|leases| leases.contains_key(id));
+        let max = self.policy.limits.max_instances;
+        if held || self.registry_size() < max {
+            Ok(())
+        } else {
+            Err(InvalidRegistration::RegistryFull { max })
+        }
+    }
+
     /// Register or re-register (§6.3). The instance has been validated by the caller.
     pub fn register(&mut self, instance: Instance, origin: Origin, now: Millis) {
         let stamping = Stamping::Registration;
@@ -120,6 +143,9 @@ impl Registry {
     ) {
         let mut incoming = instance;
         incoming.app = app_key(&incoming.app).into_owned();
+        // Whatever path the instance came by, no longer lease is stored; the entry points
+        // warn about a shortened one (`validate_registration`).
+        let _ = self.policy.limits.lease_terms(&mut incoming.lease_info);
         let app = incoming.app.clone();
         let id = incoming.id().to_owned();
 
@@ -429,7 +455,8 @@ impl Registry {
         true
     }
 
-    /// Merge metadata in place, then re-register the stored instance (§3.13). False when unknown.
+    /// Merge metadata in place, then re-register the stored instance (§3.13). False when
+    /// unknown; refused, changing nothing, when the merged metadata is over the limits.
     ///
     /// The first value of a repeated key wins, as Eureka reads only `values[0]`.
     /// `lastDirtyTimestamp` is not bumped, so the client's next re-register overwrites this.
@@ -439,12 +466,12 @@ impl Registry {
         id: &str,
         entries: Vec<(String, String)>,
         now: Millis,
-    ) -> bool {
+    ) -> Result<bool, InvalidRegistration> {
         let app = app_key(app);
         let expiration_enabled = self.lease_expiration_enabled();
         let Some(lease) = visible_lease_mut(&mut self.apps, &app, id, now, expiration_enabled)
         else {
-            return false;
+            return Ok(false);
         };
         let mut instance = lease.holder.to_instance();
         let mut seen: Vec<&str> = Vec::with_capacity(entries.len());
@@ -454,6 +481,7 @@ impl Registry {
                 instance.metadata.insert(key.clone(), value.clone());
             }
         }
+        self.policy.limits.check_metadata(&instance.metadata)?;
         let stamping = Stamping::Document;
         self.register_as(
             ChangeKind::MetadataUpdated,
@@ -462,7 +490,7 @@ impl Registry {
             stamping,
             now,
         );
-        true
+        Ok(true)
     }
 
     /// Takes a peer's copy of an instance as ours: Eureka's answer to a replicated heartbeat's
@@ -482,6 +510,10 @@ impl Registry {
 
     /// Adoption, with the override rule of `peer_copies.rs`.
     fn adopt(&mut self, instance: Instance, absence: PeerOverrideAbsence, now: Millis) {
+        if self.policy.limits.check_instance(&instance).is_err() {
+            // A copy no request could have registered here is not taken from a peer either.
+            return;
+        }
         // The stored copy carries the override in force (the map's entry), without a scan of
         // every override per adopted instance. Looked up only when a removal could follow.
         let ours = match (instance.overridden_status, absence) {

@@ -103,13 +103,21 @@ impl Registry {
     /// and whose merged parts are live gets a lease here too, even when the parts were
     /// already equal: this server may have evicted it while the peer kept renewing it.
     ///
-    /// Refuses a copy stamped too far ahead of our clock (`hlc.rs`), changing nothing.
+    /// Refuses a copy stamped too far ahead of our clock (`hlc.rs`), changing nothing. A copy
+    /// over the limits (`limits.rs`) changes nothing either: the request paths refuse it before
+    /// it gets here, and a copy a peer's answer or anti-entropy brings is not taken.
     pub fn merge_copy(&mut self, copy: StampedCopy, now: Millis) -> Result<Merged, TooFarAhead> {
         self.clock.observe(copy.parts.stamps.latest(), now)?;
         let app = app_key(&copy.app).into_owned();
         let id = copy.id.as_str();
         let lease = self.apps.get(&app).and_then(|leases| leases.get(id));
         let held = lease.is_some();
+        if !self.policy.limits.admits_copy(&copy) {
+            return Ok(Merged {
+                changed: false,
+                leased: held,
+            });
+        }
         if lease.is_some_and(|lease| !copy.parts.stamps.has_newer_part_than(&lease.holder.stamps)) {
             // Nothing newer than what we hold (the common case of a repeated or crossed copy):
             // no instance is rebuilt.
@@ -282,6 +290,8 @@ impl Registry {
         document.overridden_status = parts.overridden.unwrap_or(InstanceStatus::Unknown);
         document.action_type = Some(ActionType::Modified);
         document.last_updated_timestamp = now;
+        // The sending peer may allow longer leases than we do.
+        let _ = self.policy.limits.lease_terms(&mut document.lease_info);
         match parts.overridden {
             Some(status) => self.overrides.insert(id, status, now),
             None => {

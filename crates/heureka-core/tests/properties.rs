@@ -77,7 +77,7 @@ fn apply(registry: &mut Registry, write: &Write, now: i64) {
         }
         Write::Metadata(n, value) => {
             let (app, id) = key(*n);
-            registry.update_metadata(&app, &id, vec![("v".into(), value.to_string())], now);
+            let _ = registry.update_metadata(&app, &id, vec![("v".into(), value.to_string())], now);
         }
         // Far enough ahead that every lease has expired.
         Write::Evict => {

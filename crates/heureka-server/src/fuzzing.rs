@@ -24,7 +24,7 @@ pub fn register_then_read(
     let format = negotiate::body_format(&headers, body).map_err(status)?;
     let now = 1_800_000_000_000;
     let mut instance = heureka_wire::decode_instance(body, format, now).map_err(|_| 400_u16)?;
-    heureka_core::validate_registration(&mut instance, path_app)
+    heureka_core::validate_registration(&mut instance, path_app, &Default::default())
         .map_err(|invalid| status(invalid.into()))?;
     let (app, id) = (instance.app.clone(), instance.id().to_owned());
     let mut registry = Registry::new(RegistryPolicy::default(), now);

@@ -101,6 +101,7 @@ pub(crate) struct Metrics {
     takeovers: Counter,
     requests: Family<RequestLabels, Histogram>,
     event_stream_subscribers: Gauge,
+    rate_limited: Family<[(&'static str, &'static str); 1], Counter>,
 }
 
 /// One counter per origin of a write, resolved once so that counting is one atomic add.
@@ -172,6 +173,13 @@ impl Metrics {
             "Clients connected to the event stream",
             event_stream_subscribers.clone(),
         );
+        let rate_limited = Family::<[(&'static str, &'static str); 1], Counter>::default();
+        registry.register(
+            "heureka_rate_limited_fetches",
+            "Registry fetches over eureka.server.rate-limiter-* rates, by fetch (full, delta, \
+             application); refused with 503 only when rate-limiter-enabled",
+            rate_limited.clone(),
+        );
         let snapshot = Arc::new(Mutex::new(Snapshot::default()));
         registry.register_collector(Box::new(ScrapeTime(snapshot.clone())));
         Metrics {
@@ -185,7 +193,13 @@ impl Metrics {
             takeovers,
             requests,
             event_stream_subscribers,
+            rate_limited,
         }
+    }
+
+    /// Counts a registry fetch over the rate limiter's rate, refused or not.
+    pub(crate) fn rate_limited(&self, fetch: &'static str) {
+        self.rate_limited.get_or_create(&[("fetch", fetch)]).inc();
     }
 
     /// Records one answered HTTP request.

@@ -18,7 +18,7 @@ use tower::ServiceBuilder;
 use crate::handlers::{
     actuator, apps, dashboard, events, instances, overrides, replication, stamped, status,
 };
-use crate::http::{auth, decompress, observe};
+use crate::http::{auth, decompress, observe, rate_limit};
 use crate::state::SharedState;
 
 /// The API router, before trailing-slash normalisation (see [`crate::serve`]).
@@ -48,7 +48,12 @@ pub(crate) fn router(state: SharedState, base_path: &str, max_body_bytes: usize)
             .layer(decompress::lazy())
             // Applies to the decompressed body, so a small gzip bomb is still refused with 413.
             .layer(DefaultBodyLimit::max(max_body_bytes))
-            .option_layer(auth),
+            .option_layer(auth)
+            // Behind authentication, so only fetches that would be served take tokens.
+            .layer(middleware::from_fn_with_state(
+                state.clone(),
+                rate_limit::limit,
+            )),
     );
     guarded
         // Merged last, its fallback is the one kept: unmatched paths are observed (as

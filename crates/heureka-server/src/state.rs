@@ -6,7 +6,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use heureka_core::{LeaseExpiry, Millis, Registry, RegistryPolicy};
+use heureka_core::{LeaseExpiry, Limits, Millis, Registry, RegistryPolicy};
 use heureka_wire::Format;
 
 use crate::cache::{DeltaCache, Encoding, FullFetchCache, SelectionCache};
@@ -38,6 +38,8 @@ pub(crate) struct AppState {
     pub(crate) dashboard: crate::dashboard::DashboardInfo,
     /// The Prometheus metrics, counted on the write path and by the observing layer.
     pub(crate) metrics: Arc<Metrics>,
+    /// Eureka's rate limiter on registry fetches (`http/rate_limit.rs`).
+    pub(crate) rate_limiter: crate::http::rate_limit::RateLimiter,
     /// `spring.application.name`: the app this server (and its peers) register as.
     pub(crate) application_name: String,
     /// When the server started, on its clock.
@@ -62,6 +64,8 @@ pub(crate) struct Settings {
     /// `management.endpoints.web.base-path` and which actuator endpoints are served.
     pub(crate) actuator_base_path: String,
     pub(crate) exposed: Exposure,
+    /// `heureka.limits.*`, for the checks made before the registry lock.
+    pub(crate) limits: Limits,
 }
 
 impl AppState {
@@ -106,8 +110,12 @@ impl AppState {
                 show_details: config.management.show_details,
                 actuator_base_path: config.management.base_path.clone(),
                 exposed: config.management.exposed,
+                limits: limits(config),
             },
             metrics,
+            rate_limiter: crate::http::rate_limit::RateLimiter::new(
+                config.eureka_server.rate_limiter.clone(),
+            ),
             replication,
             events,
             dashboard: crate::dashboard::DashboardInfo::new(config, port, now),
@@ -238,5 +246,20 @@ fn registry_policy(config: &Config) -> RegistryPolicy {
             .registry
             .expected_number_of_clients_sending_renews,
         tombstone_retention_ms: config.heureka.replication.tombstone_retention_ms as i64,
+        limits: limits(config),
+    }
+}
+
+/// `heureka.limits.*` as core's limits.
+pub(crate) fn limits(config: &Config) -> Limits {
+    let limits = &config.heureka.limits;
+    Limits {
+        max_name_length: limits.max_name_length,
+        max_metadata_entries: limits.max_metadata_entries,
+        max_metadata_bytes: limits.max_metadata_bytes,
+        // Bound to whole seconds within u32 (`config/values.rs`).
+        max_lease_duration_secs: u32::try_from(limits.max_lease_duration.as_secs())
+            .unwrap_or(u32::MAX),
+        max_instances: limits.max_instances,
     }
 }

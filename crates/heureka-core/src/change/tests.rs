@@ -136,7 +136,9 @@ fn metadata_update_yields_metadata_updated() {
     let mut registry = registry();
     registry.register(instance("orders", "o1"), Origin::Client, 0);
     registry.take_changes();
-    registry.update_metadata("orders", "o1", vec![("zone".into(), "a".into())], 1);
+    registry
+        .update_metadata("orders", "o1", vec![("zone".into(), "a".into())], 1)
+        .unwrap();
     assert_eq!(
         kinds(&registry.take_changes()),
         vec![ChangeKind::MetadataUpdated]

@@ -414,7 +414,7 @@ fn apply(registry: &mut crate::Registry, write: &Write, now: Millis) {
         }
         Write::Metadata(n) => {
             let (app, id) = key(n);
-            registry.update_metadata(&app, &id, vec![("k".into(), now.to_string())], now);
+            let _ = registry.update_metadata(&app, &id, vec![("k".into(), now.to_string())], now);
         }
         Write::AdoptPeerCopy(n, status, overridden) => {
             let (app, id) = key(n);

@@ -1,21 +1,22 @@
 //! Eureka's registration checks: each failure named by Eureka's message, in Eureka's order.
 
 use super::*;
+use crate::limits::Limits;
 
 fn valid() -> Instance {
     Instance::new("ORDERS", "10.0.0.5:orders:8080", "10.0.0.5", "10.0.0.5", 0)
 }
 
 fn reason(mut instance: Instance, path_app: &str) -> String {
-    match validate_registration(&mut instance, path_app) {
+    match validate_registration(&mut instance, path_app, &Limits::default()) {
         Err(invalid) => invalid.to_string(),
-        Ok(()) => panic!("expected a refusal"),
+        Ok(_) => panic!("expected a refusal"),
     }
 }
 
 #[test]
 fn valid_registration_passes() {
-    assert!(validate_registration(&mut valid(), "orders").is_ok());
+    assert!(validate_registration(&mut valid(), "orders", &Limits::default()).is_ok());
 }
 
 #[test]
@@ -52,7 +53,7 @@ fn app_name_differing_from_path_is_refused() {
 fn app_name_matches_the_path_in_any_case() {
     let mut instance = valid();
     instance.app = "Orders".to_owned();
-    assert!(validate_registration(&mut instance, "oRDERS").is_ok());
+    assert!(validate_registration(&mut instance, "oRDERS", &Limits::default()).is_ok());
 }
 
 #[test]
@@ -60,7 +61,7 @@ fn app_names_are_compared_upper_cased() {
     let mut instance = valid();
     // "ß" upper-cases to "SS", so "STRASSE" and "straße" are the same name upper-cased.
     instance.app = "STRASSE".to_owned();
-    assert!(validate_registration(&mut instance, "straße").is_ok());
+    assert!(validate_registration(&mut instance, "straße", &Limits::default()).is_ok());
     assert_eq!(
         reason(instance, "strase"),
         "Mismatched appName, expecting STRASE but was STRASSE"
@@ -81,7 +82,7 @@ fn amazon_instance_without_instance_id_gets_its_id() {
         dc.class = DataCenterClass::Amazon;
         dc.name = "Amazon".to_owned();
     }
-    validate_registration(&mut instance, "ORDERS").unwrap();
+    validate_registration(&mut instance, "ORDERS", &Limits::default()).unwrap();
     let dc = instance.data_center_info.unwrap();
     assert_eq!(
         dc.metadata.get("instance-id").map(String::as_str),

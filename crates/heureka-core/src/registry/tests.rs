@@ -488,7 +488,7 @@ fn metadata_update_merges_and_reregisters() {
         ("team".to_owned(), "core".to_owned()),
         ("team".to_owned(), "ignored".to_owned()),
     ];
-    assert!(registry.update_metadata("a", "a1", entries, 50));
+    assert_eq!(registry.update_metadata("a", "a1", entries, 50), Ok(true));
     let stored = registry.instance("a", "a1", 50).unwrap();
     assert_eq!(stored.metadata.get("zone").map(String::as_str), Some("z1"));
     assert_eq!(
@@ -513,7 +513,10 @@ fn metadata_update_merges_and_reregisters() {
 #[test]
 fn metadata_update_of_unknown_instance_is_false() {
     let mut registry = registry();
-    assert!(!registry.update_metadata("a", "a1", vec![("k".to_owned(), "v".to_owned())], 0));
+    assert_eq!(
+        registry.update_metadata("a", "a1", vec![("k".to_owned(), "v".to_owned())], 0),
+        Ok(false)
+    );
 }
 
 // === scale ===

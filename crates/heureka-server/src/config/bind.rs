@@ -13,8 +13,9 @@ use super::names;
 use super::rules::Pending;
 use super::{
     Config, ConfigError, ConnectionConfig, DashboardConfig, EurekaClientConfig,
-    EurekaInstanceConfig, EurekaServerConfig, Exposure, HeurekaConfig, ManagementConfig,
-    RegistryConfig, ReplicationConfig, ServerConfig, ShowDetails,
+    EurekaInstanceConfig, EurekaServerConfig, Exposure, HeurekaConfig, LimitsConfig,
+    ManagementConfig, RateLimiterConfig, RegistryConfig, ReplicationConfig, ServerConfig,
+    ShowDetails,
 };
 
 /// The configuration being bound, and the inputs of the rules over several keys.
@@ -108,6 +109,13 @@ fn unbound() -> Config {
                 tombstone_retention_ms: 0,
             },
             webhooks: Vec::new(),
+            limits: LimitsConfig {
+                max_name_length: 0,
+                max_metadata_entries: 0,
+                max_metadata_bytes: 0,
+                max_lease_duration: Duration::ZERO,
+                max_instances: 0,
+            },
         },
         dashboard: DashboardConfig {
             enabled: false,
@@ -154,5 +162,13 @@ fn unbound_eureka_server() -> EurekaServerConfig {
         max_elements_in_peer_replication_pool: 0,
         max_time_for_replication: 0,
         sync_when_timestamp_differs: false,
+        rate_limiter: RateLimiterConfig {
+            enabled: false,
+            throttle_standard_clients: false,
+            privileged_clients: Vec::new(),
+            burst_size: 0,
+            registry_fetch_average_rate: 0,
+            full_fetch_average_rate: 0,
+        },
     }
 }

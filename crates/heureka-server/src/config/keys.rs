@@ -12,10 +12,11 @@ use heureka_config::names::Shape;
 use super::binding::{field, indexed, map, part, Bind};
 use super::rules;
 use super::values::{
-    ACTUATOR_BASE_PATH, API_BASE_PATH, AS_WRITTEN, BODY_SIZE, BOOL, CONNECTION_COUNT,
+    ACTUATOR_BASE_PATH, API_BASE_PATH, AS_WRITTEN, BODY_SIZE, BOOL, CLIENT_NAMES, CONNECTION_COUNT,
     DASHBOARD_PATH, ENDPOINT_NAMES, EVENT_NAMES, FRACTION, HEADER_SIZE, HTTP_URL, IP_ADDRESS,
-    LOG_LEVEL, OPTIONAL_IP_ADDRESS, OPTIONAL_TEXT, PORT, REGION, RENEWAL_INTERVAL_SECONDS,
-    SERVICE_URLS, SHOW_DETAILS, TEXT, TIMEOUT, WHOLE_U32, WHOLE_U64, ZONES,
+    LEASE_DURATION, LOG_LEVEL, METADATA_SIZE, NAME_LENGTH, OPTIONAL_IP_ADDRESS, OPTIONAL_TEXT,
+    PORT, POSITIVE_COUNT, POSITIVE_U32, REGION, RENEWAL_INTERVAL_SECONDS, SERVICE_URLS,
+    SHOW_DETAILS, TEXT, TIMEOUT, WHOLE_U32, WHOLE_U64, ZONES,
 };
 use Binding::{Bound, Inert, Loader, OlderNameOf};
 
@@ -354,6 +355,54 @@ pub(crate) const KEYS: &[Key] = &[
         })),
     ),
     key(
+        "eureka.server.rate-limiter-enabled",
+        "false",
+        "503 registry fetches over the rate (else only count)",
+        Bound(&field(BOOL, |c, v| {
+            c.eureka_server.rate_limiter.enabled = v
+        })),
+    ),
+    key(
+        "eureka.server.rate-limiter-throttle-standard-clients",
+        "false",
+        "also limit DiscoveryIdentity-Name DefaultClient",
+        Bound(&field(BOOL, |c, v| {
+            c.eureka_server.rate_limiter.throttle_standard_clients = v
+        })),
+    ),
+    key(
+        "eureka.server.rate-limiter-privileged-clients",
+        "",
+        "DiscoveryIdentity-Names never limited",
+        Bound(&field(CLIENT_NAMES, |c, v| {
+            c.eureka_server.rate_limiter.privileged_clients = v
+        })),
+    ),
+    key(
+        "eureka.server.rate-limiter-burst-size",
+        "10",
+        "registry fetches allowed at once",
+        Bound(&field(POSITIVE_U32, |c, v| {
+            c.eureka_server.rate_limiter.burst_size = v
+        })),
+    ),
+    key(
+        "eureka.server.rate-limiter-registry-fetch-average-rate",
+        "500",
+        "registry fetches per second, on average",
+        Bound(&field(POSITIVE_U32, |c, v| {
+            c.eureka_server.rate_limiter.registry_fetch_average_rate = v
+        })),
+    ),
+    key(
+        "eureka.server.rate-limiter-full-fetch-average-rate",
+        "100",
+        "full fetches ({base}/apps) per second, on average",
+        Bound(&field(POSITIVE_U32, |c, v| {
+            c.eureka_server.rate_limiter.full_fetch_average_rate = v
+        })),
+    ),
+    key(
         "eureka.server.batch-replication",
         "false",
         "accepted and inert; batches are always sent",
@@ -537,6 +586,46 @@ pub(crate) const KEYS: &[Key] = &[
         "a request body must arrive in full within (408)",
         Bound(&field(TIMEOUT, |c, v| {
             c.connections.request_body_timeout = v
+        })),
+    ),
+    key(
+        "heureka.limits.max-name-length",
+        "256",
+        "bytes of app name, instance id, VIP address (400)",
+        Bound(&field(NAME_LENGTH, |c, v| {
+            c.heureka.limits.max_name_length = v
+        })),
+    ),
+    key(
+        "heureka.limits.max-metadata-entries",
+        "128",
+        "metadata entries per instance (400)",
+        Bound(&field(POSITIVE_COUNT, |c, v| {
+            c.heureka.limits.max_metadata_entries = v
+        })),
+    ),
+    key(
+        "heureka.limits.max-metadata-bytes",
+        "32KB",
+        "metadata keys and values per instance (400)",
+        Bound(&field(METADATA_SIZE, |c, v| {
+            c.heureka.limits.max_metadata_bytes = v
+        })),
+    ),
+    key(
+        "heureka.limits.max-lease-duration",
+        "1h",
+        "longer leases are shortened to this (WARN)",
+        Bound(&field(LEASE_DURATION, |c, v| {
+            c.heureka.limits.max_lease_duration = v
+        })),
+    ),
+    key(
+        "heureka.limits.max-instances",
+        "2000000",
+        "instances in all; a new one beyond is refused (403)",
+        Bound(&field(POSITIVE_COUNT, |c, v| {
+            c.heureka.limits.max_instances = v
         })),
     ),
     key(

@@ -195,6 +195,29 @@ pub struct EurekaServerConfig {
     pub max_time_for_replication: u64,
     /// `eureka.server.sync-when-timestamp-differs`, default `true`.
     pub sync_when_timestamp_differs: bool,
+    /// `eureka.server.rate-limiter-*`: Eureka's limiter on registry fetches.
+    pub rate_limiter: RateLimiterConfig,
+}
+
+/// `eureka.server.rate-limiter-*`, with Eureka's defaults and meaning: token buckets on
+/// registry fetches (`GET {base}/apps…`), per kind of fetch, shared by every client.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RateLimiterConfig {
+    /// `rate-limiter-enabled`, default `false`: refuse fetches over the rate with 503. Off,
+    /// fetches over the rate are only counted (`heureka_rate_limited_fetches_total`).
+    pub enabled: bool,
+    /// `rate-limiter-throttle-standard-clients`, default `false`: also limit Eureka's own
+    /// clients (`DiscoveryIdentity-Name: DefaultClient`).
+    pub throttle_standard_clients: bool,
+    /// `rate-limiter-privileged-clients`, default none: `DiscoveryIdentity-Name`s never limited.
+    pub privileged_clients: Vec<String>,
+    /// `rate-limiter-burst-size`, default `10`: fetches allowed at once.
+    pub burst_size: u32,
+    /// `rate-limiter-registry-fetch-average-rate`, default `500` per second: every fetch.
+    pub registry_fetch_average_rate: u32,
+    /// `rate-limiter-full-fetch-average-rate`, default `100` per second: full fetches
+    /// (`{base}/apps`), which count against both buckets.
+    pub full_fetch_average_rate: u32,
 }
 
 /// `eureka.instance.registry.*`.
@@ -264,6 +287,29 @@ pub struct HeurekaConfig {
     pub replication: ReplicationConfig,
     /// `heureka.webhooks[<n>].*`, in index order; default none.
     pub webhooks: Vec<WebhookConfig>,
+    /// `heureka.limits.*`: bounds on what clients and peers may register.
+    pub limits: LimitsConfig,
+}
+
+/// `heureka.limits.*`: bounds Eureka does not have, against clients (with valid credentials)
+/// that register without end, with leases that never expire, or with names nobody can
+/// heartbeat. Each refusal is a 4xx with a one-line reason; the registry is left as it was.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LimitsConfig {
+    /// `heureka.limits.max-name-length`, default `256` bytes: app names, instance ids,
+    /// `vipAddress` and `secureVipAddress` (400). Must leave a heartbeat of two such names,
+    /// percent-encoded, within `server.max-http-request-header-size` (checked at start-up).
+    pub max_name_length: usize,
+    /// `heureka.limits.max-metadata-entries`, default `128` per instance (400).
+    pub max_metadata_entries: usize,
+    /// `heureka.limits.max-metadata-bytes`, default `32KB` of keys and values per instance (400).
+    pub max_metadata_bytes: usize,
+    /// `heureka.limits.max-lease-duration`, default `1h`: longer `durationInSecs` are
+    /// shortened to it, with a WARN. Whole seconds, at least 1 s.
+    pub max_lease_duration: Duration,
+    /// `heureka.limits.max-instances`, default `2000000`: a new instance beyond it is refused
+    /// (403); lower it to what the node's memory holds.
+    pub max_instances: usize,
 }
 
 /// `eureka.dashboard.*` and the two labels Spring's dashboard shows.

@@ -1,6 +1,7 @@
 //! Rules over several keys or entries, applied once every key of the table is read: basic
 //! authentication needs both its keys, the exposed endpoints are one list minus another, a
-//! webhook needs its URL, the peer map falls back to Spring's default zone.
+//! webhook needs its URL, the peer map falls back to Spring's default zone, names must be
+//! heartbeatable within the header limit.
 
 use std::collections::BTreeMap;
 
@@ -68,7 +69,7 @@ impl Pending {
             prometheus: exposed("prometheus") && self.prometheus_export,
         };
         config.heureka.webhooks = webhooks(self.webhooks)?;
-        Ok(())
+        heartbeatable_names(config)
     }
 }
 
@@ -92,6 +93,33 @@ fn basic_auth(name: Setting, password: Setting) -> Result<Option<BasicAuth>, Con
             password.origin
         ))),
     }
+}
+
+/// Names no longer than a heartbeat can carry: its URL holds the app name and the instance id,
+/// each percent-encoded (up to 3 bytes per byte), under the longest prefix served
+/// (`{base}/v2`), and the head must fit the header limit. A name that can register but never
+/// heartbeat would be evicted after every register.
+fn heartbeatable_names(config: &Config) -> Result<(), ConfigError> {
+    let prefix = config.heureka.base_path.len() + "/v2".len();
+    let header = config.connections.max_header_bytes;
+    let longest = heureka_core::longest_heartbeatable_name(header, prefix);
+    let max = config.heureka.limits.max_name_length;
+    if max <= longest {
+        return Ok(());
+    }
+    if longest == 0 {
+        return Err(ConfigError::new(format!(
+            "server.max-http-request-header-size ({header} bytes) leaves no room for the names \
+             of a heartbeat's URL (heureka.limits.max-name-length is {max} bytes): raise \
+             server.max-http-request-header-size"
+        )));
+    }
+    Err(ConfigError::new(format!(
+        "heureka.limits.max-name-length ({max} bytes) is too long for \
+         server.max-http-request-header-size ({header} bytes): a heartbeat's URL carries the app \
+         name and instance id percent-encoded; lower heureka.limits.max-name-length to at most \
+         {longest} or raise server.max-http-request-header-size"
+    )))
 }
 
 /// The webhooks in index order; an entry needs its URL.

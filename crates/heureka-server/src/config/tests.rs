@@ -1175,3 +1175,161 @@ fn an_unknown_show_details_value_is_an_error_naming_the_key() {
         "{message}"
     );
 }
+
+// === heureka.limits.* and eureka.server.rate-limiter-* ===
+
+#[test]
+fn limits_default_to_the_documented_bounds() {
+    let limits = Config::default().heureka.limits;
+    assert_eq!(limits.max_name_length, 256);
+    assert_eq!(limits.max_metadata_entries, 128);
+    assert_eq!(limits.max_metadata_bytes, 32 * 1024);
+    assert_eq!(limits.max_lease_duration, Duration::from_secs(3600));
+    assert_eq!(limits.max_instances, 2_000_000);
+}
+
+#[test]
+fn limits_bind_from_their_keys_in_any_relaxed_form() {
+    let config = config(
+        &Dir::new(),
+        &[
+            "--heureka.limits.max-name-length=100",
+            "--heureka.limits.maxMetadataEntries=4",
+            "--heureka.limits.max-metadata-bytes=1KB",
+            "--heureka.limits.max-lease-duration=PT2M",
+            "--heureka.limits.max-instances=10",
+        ],
+        &[],
+    );
+    let limits = &config.heureka.limits;
+    assert_eq!(limits.max_name_length, 100);
+    assert_eq!(limits.max_metadata_entries, 4);
+    assert_eq!(limits.max_metadata_bytes, 1024);
+    assert_eq!(limits.max_lease_duration, Duration::from_secs(120));
+    assert_eq!(limits.max_instances, 10);
+    let env = config_env(&[("HEUREKA_LIMITS_MAXINSTANCES", "7")]);
+    assert_eq!(env.heureka.limits.max_instances, 7);
+}
+
+fn config_env(env: &[(&str, &str)]) -> Config {
+    config(&Dir::new(), &[], env)
+}
+
+#[test]
+fn a_bare_lease_duration_is_seconds_and_must_be_whole_and_positive() {
+    let config = config(
+        &Dir::new(),
+        &["--heureka.limits.max-lease-duration=90"],
+        &[],
+    );
+    assert_eq!(
+        config.heureka.limits.max_lease_duration,
+        Duration::from_secs(90)
+    );
+    for bad in ["0", "500ms", "1.5s", "soon"] {
+        let argument = format!("--heureka.limits.max-lease-duration={bad}");
+        let message = error(&Dir::new(), &[argument.as_str()], &[]);
+        assert!(
+            message.contains("heureka.limits.max-lease-duration"),
+            "{message}"
+        );
+    }
+}
+
+#[test]
+fn a_zero_limit_is_an_error_naming_its_key() {
+    for key in [
+        "heureka.limits.max-name-length",
+        "heureka.limits.max-metadata-entries",
+        "heureka.limits.max-metadata-bytes",
+        "heureka.limits.max-instances",
+        "eureka.server.rate-limiter-burst-size",
+    ] {
+        let argument = format!("--{key}=0");
+        let message = error(&Dir::new(), &[argument.as_str()], &[]);
+        assert!(message.contains(key), "{message}");
+    }
+}
+
+#[test]
+fn names_too_long_to_heartbeat_within_the_header_limit_are_a_one_line_start_up_error() {
+    let message = error(
+        &Dir::new(),
+        &[
+            "--heureka.limits.max-name-length=1100",
+            "--server.max-http-request-header-size=8KB",
+        ],
+        &[],
+    );
+    assert!(!message.contains('\n'), "{message}");
+    assert!(
+        message.contains("heureka.limits.max-name-length")
+            && message.contains("server.max-http-request-header-size"),
+        "{message}"
+    );
+    // The same names fit a larger header limit.
+    config(
+        &Dir::new(),
+        &[
+            "--heureka.limits.max-name-length=1100",
+            "--server.max-http-request-header-size=16KB",
+        ],
+        &[],
+    );
+    // And the default names do not fit a header limit too small for them.
+    let message = error(
+        &Dir::new(),
+        &["--server.max-http-request-header-size=2KB"],
+        &[],
+    );
+    assert!(
+        message.contains("heureka.limits.max-name-length"),
+        "{message}"
+    );
+}
+
+#[test]
+fn rate_limiter_keys_default_to_eurekas() {
+    let limiter = Config::default().eureka_server.rate_limiter;
+    assert!(!limiter.enabled);
+    assert!(!limiter.throttle_standard_clients);
+    assert!(limiter.privileged_clients.is_empty());
+    assert_eq!(limiter.burst_size, 10);
+    assert_eq!(limiter.registry_fetch_average_rate, 500);
+    assert_eq!(limiter.full_fetch_average_rate, 100);
+}
+
+#[test]
+fn rate_limiter_keys_bind_including_a_yaml_list_of_privileged_clients() {
+    let dir = Dir::new();
+    dir.write(
+        "application.yml",
+        "eureka.server:\n  rateLimiterEnabled: true\n  rate-limiter-throttle-standard-clients: true\n  rate-limiter-privileged-clients: [gateway, batch]\n  rate-limiter-burst-size: 3\n  rate-limiter-registry-fetch-average-rate: 7\n  rate-limiter-full-fetch-average-rate: 2\n",
+    );
+    let limiter = config(&dir, &[], &[]).eureka_server.rate_limiter;
+    assert!(limiter.enabled);
+    assert!(limiter.throttle_standard_clients);
+    assert_eq!(limiter.privileged_clients, ["gateway", "batch"]);
+    assert_eq!(limiter.burst_size, 3);
+    assert_eq!(limiter.registry_fetch_average_rate, 7);
+    assert_eq!(limiter.full_fetch_average_rate, 2);
+}
+
+#[test]
+fn help_lists_the_limits_and_no_longer_calls_the_rate_limiter_ignored() {
+    let Ok(Loaded::Help(text)) = load_in(&Dir::new().path, &["--help"], &[]) else {
+        panic!("--help prints help");
+    };
+    for key in [
+        "heureka.limits.max-name-length",
+        "heureka.limits.max-metadata-entries",
+        "heureka.limits.max-metadata-bytes",
+        "heureka.limits.max-lease-duration",
+        "heureka.limits.max-instances",
+        "eureka.server.rate-limiter-enabled",
+        "eureka.server.rate-limiter-privileged-clients",
+    ] {
+        assert!(text.contains(key), "{key}");
+    }
+    assert!(!text.contains("rate limiter) are accepted and ignored"));
+}

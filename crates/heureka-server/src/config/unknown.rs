@@ -12,8 +12,8 @@ use super::names::{canonical, canonical_keys, find};
 use super::ConfigError;
 
 /// `eureka.server.*` keys of Spring Cloud's `EurekaServerConfigBean` (spec §9.2) that Heureka
-/// accepts and ignores: they tune AWS binding, remote regions, peer connection pools and the
-/// rate limiter, none of which Heureka has. Listed so that only real typos are errors.
+/// accepts and ignores: they tune AWS binding, remote regions and peer connection pools, none
+/// of which Heureka has. Listed so that only real typos are errors.
 const IGNORED_SERVER_KEYS: &[&str] = &[
     "peer-node-total-connections",
     "peer-node-total-connections-per-host",
@@ -28,12 +28,6 @@ const IGNORED_SERVER_KEYS: &[&str] = &[
     "number-of-replication-retries",
     "min-available-instances-for-peer-replication",
     "peer-eureka-status-refresh-time-interval-ms",
-    "rate-limiter-enabled",
-    "rate-limiter-burst-size",
-    "rate-limiter-registry-fetch-average-rate",
-    "rate-limiter-full-fetch-average-rate",
-    "rate-limiter-throttle-standard-clients",
-    "rate-limiter-privileged-clients",
     "remote-region-urls",
     "remote-region-registry-fetch-interval",
     "remote-region-connect-timeout-ms",

@@ -54,6 +54,33 @@ pub(crate) const HEADER_SIZE: Type<usize> =
     Type::new("a size such as 8192, 8KB or 1MB", parse_data_size);
 pub(crate) const BODY_SIZE: Type<usize> =
     Type::new("a size such as 1048576, 512KB or 2MB", parse_data_size);
+/// A count that bounds something, so it cannot be 0.
+pub(crate) const POSITIVE_COUNT: Type<usize> = Type::new("a whole number greater than 0", |text| {
+    parse_number::<usize>(text).filter(|count| *count > 0)
+});
+pub(crate) const POSITIVE_U32: Type<u32> = Type::new("a whole number greater than 0", |text| {
+    parse_number::<u32>(text).filter(|count| *count > 0)
+});
+/// A length in bytes (a bare number, or Spring `DataSize` such as `512B`).
+pub(crate) const NAME_LENGTH: Type<usize> =
+    Type::new("a size in bytes such as 256 or 1KB", parse_data_size);
+pub(crate) const METADATA_SIZE: Type<usize> =
+    Type::new("a size such as 32768, 32KB or 1MB", parse_data_size);
+/// A lease: a Spring duration in whole seconds (a bare number is seconds, as in
+/// `durationInSecs`), at least 1 s.
+pub(crate) const LEASE_DURATION: Type<Duration> = Type::new(
+    "a duration of whole seconds, at least 1s, such as 300, 5m or PT5M",
+    |text| {
+        heureka_config::values::parse_duration(text, DurationUnit::Seconds).filter(|duration| {
+            duration.subsec_nanos() == 0
+                && duration.as_secs() >= 1
+                && duration.as_secs() <= u64::from(u32::MAX)
+        })
+    },
+);
+/// `DiscoveryIdentity-Name`s; never wrong.
+pub(crate) const CLIENT_NAMES: ListOf<String> =
+    ListOf(Type::new("client names", |name| Some(name.to_owned())));
 pub(crate) const API_BASE_PATH: Type<String> = Type::new(
     "a path starting with '/' and not ending with '/', such as /eureka",
     parse_base_path,

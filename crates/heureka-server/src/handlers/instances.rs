@@ -26,19 +26,26 @@ pub(crate) async fn register(
     let format = negotiate::body_format(&headers, &body)?;
     let mut instance = heureka_wire::decode_instance(&body, format, state.store.now())
         .map_err(|error| ApiError::BadRequest(error.to_string()))?;
-    heureka_core::validate_registration(&mut instance, &app)?;
+    let limits = &state.settings.limits;
+    let clamped = heureka_core::validate_registration(&mut instance, &app, limits)?;
+    if let Some(clamped) = clamped {
+        let id = instance.id();
+        tracing::warn!(%app, %id, %clamped, "lease over heureka.limits.max-lease-duration");
+    }
     let origin = origin(&headers);
     let refuse_takeover = state.settings.refuse_takeovers && origin == Origin::Client;
     let id = instance.id().to_owned();
     let refused = state.store.write(|registry, now| {
+        // Under the same write as the register, so concurrent registers cannot overshoot.
+        registry.check_room(&app, &id)?;
         let refused = refuse_takeover
             .then(|| registry.takeover_by(&instance, now))
             .flatten();
         if refused.is_none() {
             registry.register(instance, origin, now);
         }
-        refused
-    });
+        Ok::<_, heureka_core::InvalidRegistration>(refused)
+    })?;
     match refused {
         None => Ok(StatusCode::NO_CONTENT),
         Some(taken_over) => {

@@ -15,6 +15,7 @@ pub(crate) async fn set_status(
     Query(query): Query<Vec<(String, String)>>,
     Headers(headers): Headers,
 ) -> Result<StatusCode, ApiError> {
+    state.settings.limits.check_names(&app, &id)?;
     // Eureka looks the instance up before it reads `value`: unknown instances are 404 first.
     let now = state.store.now();
     if state.store.read().instance(&app, &id, now).is_none() {
@@ -41,6 +42,7 @@ pub(crate) async fn delete_status(
     Query(query): Query<Vec<(String, String)>>,
     Headers(headers): Headers,
 ) -> Result<StatusCode, ApiError> {
+    state.settings.limits.check_names(&app, &id)?;
     let new_status = match first(&query, "value") {
         Some(value) => Some(status_param("value", value)?),
         None => None,
@@ -57,11 +59,13 @@ pub(crate) async fn delete_status(
 }
 
 /// `PUT {base}/apps/{app}/{id}/metadata?k=v…`: merge every query parameter into the metadata.
+/// Merged metadata over `heureka.limits.max-metadata-*` is a 400, changing nothing.
 pub(crate) async fn update_metadata(
     State(state): State<SharedState>,
     Path((app, id)): Path<(String, String)>,
     Query(query): Query<Vec<(String, String)>>,
 ) -> Result<StatusCode, ApiError> {
+    state.settings.limits.check_names(&app, &id)?;
     let mut entries: Vec<(String, String)> = Vec::with_capacity(query.len());
     for (key, value) in query {
         if !entries.iter().any(|(seen, _)| *seen == key) {
@@ -70,7 +74,7 @@ pub(crate) async fn update_metadata(
     }
     let updated = state
         .store
-        .write(|registry, now| registry.update_metadata(&app, &id, entries, now));
+        .write(|registry, now| registry.update_metadata(&app, &id, entries, now))?;
     if !updated {
         // Eureka logs an ERROR and answers 500 here; Heureka answers 404, at WARN like the
         // other lookups of an unknown instance.

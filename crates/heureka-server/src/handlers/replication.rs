@@ -12,7 +12,7 @@ use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::State;
 use axum::response::Response;
-use heureka_core::{instance_write_status_code, Millis, Origin, Registry, RenewOutcome};
+use heureka_core::{instance_write_status_code, Limits, Millis, Origin, Registry, RenewOutcome};
 use heureka_wire::{DecodeError, Format, ReplicationAction, ReplicationItem, ReplicationResult};
 
 use crate::handlers::document;
@@ -30,7 +30,11 @@ pub(crate) async fn batch(
         .map_err(|error| ApiError::BadRequest(format!("replication batch: {error}")))?;
     // Decoding failures and validation are settled before the lock, and logged here, since
     // nothing under the registry lock may write to the log.
-    let elements: Vec<Element> = elements.into_iter().map(prepare).collect();
+    let limits = &state.settings.limits;
+    let elements: Vec<Element> = elements
+        .into_iter()
+        .map(|element| prepare(element, limits))
+        .collect();
     let results = state.store.write(|registry, now| {
         elements
             .into_iter()
@@ -66,8 +70,9 @@ enum Element {
 /// Decides what can be decided without the registry: unreadable elements are 500, and so is a
 /// `DeleteStatusOverride` without `lastDirtyTimestamp` (Java dereferences it unchecked). An
 /// invalid registration is 200 and never applied, as Java ignores the 400 its `addInstance`
-/// returns.
-fn prepare(element: Result<ReplicationItem, DecodeError>) -> Element {
+/// returns. An element over `heureka.limits.*` (names on every action, the registration's
+/// contents) is 400, as the REST path answers it; senders log it and do not retry.
+fn prepare(element: Result<ReplicationItem, DecodeError>, limits: &Limits) -> Element {
     let mut item = match element {
         Ok(item) => item,
         Err(error) => {
@@ -76,16 +81,30 @@ fn prepare(element: Result<ReplicationItem, DecodeError>) -> Element {
         }
     };
     let (app, id) = (&item.app_name, &item.id);
+    if let Err(reason) = limits.check_names(app, id) {
+        tracing::warn!(%app, %id, %reason, "refused a replicated write over the limits: 400");
+        return Element::Answered(400);
+    }
     match item.action {
         ReplicationAction::Register => {
             let Some(instance) = item.instance.as_mut() else {
                 // The decoder refuses a register without its instance; kept total anyway.
                 return Element::Answered(500);
             };
-            if let Err(reason) = heureka_core::validate_registration(instance, app) {
-                // Answered 200 as Eureka does, so the sender does not retry it.
-                tracing::warn!(%app, %id, %reason, "ignored an invalid replicated registration");
-                return Element::Answered(200);
+            match heureka_core::validate_registration(instance, app, limits) {
+                Ok(None) => {}
+                Ok(Some(clamped)) => {
+                    tracing::warn!(%app, %id, %clamped, "replicated lease over heureka.limits.max-lease-duration");
+                }
+                Err(reason) if reason.is_limit() => {
+                    tracing::warn!(%app, %id, %reason, "refused a replicated registration over the limits: 400");
+                    return Element::Answered(400);
+                }
+                Err(reason) => {
+                    // Answered 200 as Eureka does, so the sender does not retry it.
+                    tracing::warn!(%app, %id, %reason, "ignored an invalid replicated registration");
+                    return Element::Answered(200);
+                }
             }
         }
         ReplicationAction::DeleteStatusOverride if item.last_dirty_timestamp.is_none() => {
@@ -114,6 +133,9 @@ fn apply(registry: &mut Registry, item: ReplicationItem, now: Millis) -> Replica
     let found = |found: bool| ReplicationResult::status(instance_write_status_code(found));
     match action {
         ReplicationAction::Register => match instance {
+            // A peer's new instance is bounded like a client's: the limit guards this node's
+            // memory whatever the origin (README § Limits).
+            Some(_) if registry.check_room(&app, &id).is_err() => ReplicationResult::status(403),
             Some(instance) => {
                 registry.register(instance, origin, now);
                 ReplicationResult::status(200)

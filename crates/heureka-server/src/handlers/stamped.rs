@@ -10,13 +10,15 @@
 //! * 200: nothing, both copies hold the same writes;
 //! * 404: send your copy (we do not hold the instance, or you hold writes we do not);
 //! * 409 with our copy: take it (we hold writes you do not, a cancel among them);
-//! * 400: refused (a time too far ahead of our clock); the rest of the batch goes through.
+//! * 400: refused (a time too far ahead of our clock, or over `heureka.limits.*`); the rest
+//!   of the batch goes through;
+//! * 403: a new instance while the registry holds `heureka.limits.max-instances`.
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::State;
 use axum::response::Response;
-use heureka_core::{Millis, Registry, StampedCopy, StampedRenewal};
+use heureka_core::{Limits, Millis, Registry, StampedCopy, StampedRenewal};
 use heureka_wire::{DecodeError, Format, ReplicationAction, StampedItem, StampedResult};
 
 use crate::handlers::document;
@@ -79,22 +81,40 @@ pub(crate) async fn copies(
 fn decode(state: &SharedState, body: &[u8]) -> Result<Vec<Result<StampedItem, u16>>, ApiError> {
     let elements = heureka_wire::decode_stamped_batch(body, state.store.now())
         .map_err(|error| ApiError::BadRequest(format!("stamped replication batch: {error}")))?;
-    Ok(elements.into_iter().map(prepare).collect())
+    let limits = &state.settings.limits;
+    Ok(elements
+        .into_iter()
+        .map(|element| prepare(element, limits))
+        .collect())
 }
 
-fn prepare(element: Result<StampedItem, DecodeError>) -> Result<StampedItem, u16> {
+fn prepare(element: Result<StampedItem, DecodeError>, limits: &Limits) -> Result<StampedItem, u16> {
     let mut item = element.map_err(|error| {
         tracing::warn!(%error, "replicated element cannot be read; answered 400");
         400u16
     })?;
     let copy = &mut item.copy;
     let (app, id) = (&copy.app, &copy.id);
+    if let Err(reason) = limits.check_names(app, id) {
+        tracing::warn!(%app, %id, %reason, "refused a replicated write over the limits: 400");
+        return Err(400);
+    }
     if let Some(registration) = &mut copy.parts.registration {
-        if let Err(reason) = heureka_core::validate_registration(registration, app) {
-            // Answered 200 as Eureka answers an invalid replicated registration, so the
-            // sender does not retry it.
-            tracing::warn!(%app, %id, %reason, "ignored an invalid replicated registration");
-            return Err(200);
+        match heureka_core::validate_registration(registration, app, limits) {
+            Ok(None) => {}
+            Ok(Some(clamped)) => {
+                tracing::warn!(%app, %id, %clamped, "replicated lease over heureka.limits.max-lease-duration");
+            }
+            Err(reason) if reason.is_limit() => {
+                tracing::warn!(%app, %id, %reason, "refused a replicated registration over the limits: 400");
+                return Err(400);
+            }
+            Err(reason) => {
+                // Answered 200 as Eureka answers an invalid replicated registration, so the
+                // sender does not retry it.
+                tracing::warn!(%app, %id, %reason, "ignored an invalid replicated registration");
+                return Err(200);
+            }
         }
     }
     Ok(item)
@@ -117,6 +137,10 @@ fn apply(registry: &mut Registry, item: StampedItem, now: Millis) -> StampedResu
         copy.parts.stamps,
         copy.leased,
     );
+    if they_lease && registry.check_room(&app, &id).is_err() {
+        // A peer's new instance is bounded like a client's (README § Limits).
+        return answer(403, None);
+    }
     let Ok(merged) = registry.merge_copy(copy, now) else {
         return answer(400, None);
     };

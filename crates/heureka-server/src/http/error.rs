@@ -22,6 +22,9 @@ pub(crate) enum ApiError {
     NotFound,
     /// Malformed or invalid input; the reason is sent as the body.
     BadRequest(String),
+    /// A new instance while the registry holds `heureka.limits.max-instances`: 403 with the
+    /// reason, since the request is well-formed and only this node's capacity refuses it.
+    RegistryFull(String),
     /// Eureka's answer to a delta fetch while deltas are disabled.
     Forbidden,
     /// A registry read before the start-up sync is done: 403 as Eureka answers it, marked
@@ -44,14 +47,21 @@ pub(crate) enum ApiError {
     /// A client's registration of an id whose live lease is at another endpoint, while
     /// `heureka.refuse-takeovers` is on: 409 with the reason.
     TakeoverRefused(String),
+    /// A registry fetch over Eureka's rate limiter while it is enabled (`http/rate_limit.rs`):
+    /// 503, as Eureka answers it; clients retry on another server or later.
+    Throttled(String),
     /// The request body did not arrive in time; the connection is closed after the answer.
     RequestTimeout(String),
 }
 
-/// A register body that fails Eureka's checks is a 400 with Eureka's message.
+/// A register body that fails Eureka's checks is a 400 with Eureka's message, and so is one
+/// over a limit on its contents; a full registry is a 403.
 impl From<InvalidRegistration> for ApiError {
     fn from(invalid: InvalidRegistration) -> ApiError {
-        ApiError::BadRequest(invalid.to_string())
+        match invalid {
+            InvalidRegistration::RegistryFull { .. } => ApiError::RegistryFull(invalid.to_string()),
+            _ => ApiError::BadRequest(invalid.to_string()),
+        }
     }
 }
 
@@ -88,6 +98,8 @@ impl IntoResponse for ApiError {
             }
             ApiError::BadRequest(reason) => plain(StatusCode::BAD_REQUEST, reason),
             ApiError::TakeoverRefused(reason) => plain(StatusCode::CONFLICT, reason),
+            ApiError::RegistryFull(reason) => plain(StatusCode::FORBIDDEN, reason),
+            ApiError::Throttled(reason) => plain(StatusCode::SERVICE_UNAVAILABLE, reason),
             ApiError::UnsupportedMediaType(reason) => {
                 plain(StatusCode::UNSUPPORTED_MEDIA_TYPE, reason)
             }
@@ -167,6 +179,23 @@ mod tests {
         let response = ApiError::Conflict(Box::new(ours)).into_response();
         assert_eq!(response.status(), StatusCode::CONFLICT);
         assert_eq!(response.headers()[header::CONTENT_TYPE], "application/xml");
+    }
+
+    #[test]
+    fn a_full_registry_is_403_with_its_reason() {
+        let error = ApiError::from(heureka_core::InvalidRegistration::RegistryFull { max: 3 });
+        let response = error.into_response();
+        assert_eq!(response.status(), StatusCode::FORBIDDEN);
+    }
+
+    #[test]
+    fn a_registration_over_a_content_limit_is_400() {
+        let error = ApiError::from(heureka_core::InvalidRegistration::NameTooLong {
+            field: "appName",
+            length: 9,
+            max: 8,
+        });
+        assert!(matches!(error, ApiError::BadRequest(reason) if reason.starts_with("appName")));
     }
 
     #[test]

@@ -12,6 +12,7 @@ mod cluster;
 mod dashboard;
 mod events;
 mod health;
+mod limits;
 mod metrics;
 mod replication_receiver;
 mod support;

@@ -244,7 +244,8 @@ fn large_register_body(id: &str, size: usize) -> String {
 async fn a_register_cancel_loop_of_a_large_instance_keeps_memory_bounded() {
     // Issue 7, defect 4: each cancel kept a full copy of the instance in the delta queue for
     // the retention window, so 1,000 rounds of one 900 KB instance took RSS to 893 MB.
-    let server = HeurekaProcess::start(&[]);
+    // Metadata this large is over the default limit (32KB); the test is about the delta queue.
+    let server = HeurekaProcess::start(&["--heureka.limits.max-metadata-bytes=1MB"]);
     let http = reqwest::Client::new();
     let base = format!("http://{}/eureka", server.address());
     let body = large_register_body("big-1", 900 * 1024);

@@ -70,6 +70,8 @@ async fn sigterm_with_a_client_not_reading_its_response_exits_after_the_grace_pe
     let mut server = HeurekaProcess::start(&[
         "--spring.lifecycle.timeout-per-shutdown-phase=500ms",
         "--server.tomcat.keep-alive-timeout=1h",
+        // 80 KB of metadata per instance is over the default limit (32KB).
+        "--heureka.limits.max-metadata-bytes=100KB",
     ]);
     // A registry of about 8 MB of JSON: more than the socket buffers between the two ends.
     let metadata = format!(

@@ -1,0 +1,149 @@
+//! The limiter's rules, with the time passed in.
+
+use super::*;
+
+fn limiter(enabled: bool) -> RateLimiter {
+    RateLimiter::new(RateLimiterConfig {
+        enabled,
+        throttle_standard_clients: false,
+        privileged_clients: vec!["gateway".to_owned()],
+        burst_size: 3,
+        registry_fetch_average_rate: 2,
+        full_fetch_average_rate: 1,
+    })
+}
+
+#[test]
+fn fetches_are_get_of_apps_delta_and_one_application_under_any_prefix() {
+    let get = Method::GET;
+    assert_eq!(Fetch::of(&get, "/eureka/apps"), Some(Fetch::Full));
+    assert_eq!(Fetch::of(&get, "/eureka/v2/apps/"), Some(Fetch::Full));
+    assert_eq!(Fetch::of(&get, "/eureka/apps/delta"), Some(Fetch::Delta));
+    assert_eq!(
+        Fetch::of(&get, "/eureka/apps/ORDERS"),
+        Some(Fetch::Application)
+    );
+    assert_eq!(Fetch::of(&get, "/eureka/apps/ORDERS/i-1"), None);
+    assert_eq!(Fetch::of(&get, "/eureka/vips/orders"), None);
+    assert_eq!(Fetch::of(&Method::POST, "/eureka/apps/ORDERS"), None);
+    assert_eq!(Fetch::of(&Method::PUT, "/eureka/apps"), None);
+}
+
+#[test]
+fn a_bucket_starts_full_allows_its_burst_then_refills_at_its_rate() {
+    let mut bucket = TokenBucket::new();
+    for _ in 0..3 {
+        assert!(bucket.acquire(3, 2, 0));
+    }
+    assert!(!bucket.acquire(3, 2, 0), "beyond the burst");
+    assert!(
+        !bucket.acquire(3, 2, 499),
+        "half a token after 499 ms at 2/s"
+    );
+    assert!(bucket.acquire(3, 2, 500), "one token after 500 ms");
+    assert!(!bucket.acquire(3, 2, 500));
+}
+
+#[test]
+fn a_bucket_never_holds_more_than_its_burst() {
+    let mut bucket = TokenBucket::new();
+    assert!(bucket.acquire(2, 1000, 0));
+    // An hour idle refills to the burst, not beyond.
+    assert!(bucket.acquire(2, 1000, 3_600_000));
+    assert!(bucket.acquire(2, 1000, 3_600_000));
+    assert!(!bucket.acquire(2, 1000, 3_600_000));
+}
+
+#[test]
+fn a_clock_stepping_back_refills_nothing() {
+    let mut bucket = TokenBucket::new();
+    assert!(bucket.acquire(1, 1, 10_000));
+    assert!(!bucket.acquire(1, 1, 0));
+    assert!(!bucket.acquire(1, 1, 10_500));
+    assert!(bucket.acquire(1, 1, 11_000));
+}
+
+#[test]
+fn enabled_a_non_standard_client_beyond_the_burst_is_refused() {
+    let limiter = limiter(true);
+    for _ in 0..3 {
+        assert_eq!(
+            limiter.decide(Fetch::Delta, Some("curl"), 0),
+            Decision::Pass
+        );
+    }
+    assert_eq!(
+        limiter.decide(Fetch::Delta, Some("curl"), 0),
+        Decision::Refused(Fetch::Delta)
+    );
+    assert_eq!(
+        limiter.decide(Fetch::Application, None, 0),
+        Decision::Refused(Fetch::Application),
+        "a client naming nobody is limited too"
+    );
+}
+
+#[test]
+fn full_fetches_also_count_against_the_full_fetch_bucket() {
+    let limiter = limiter(true);
+    for _ in 0..3 {
+        assert_eq!(limiter.decide(Fetch::Full, Some("curl"), 0), Decision::Pass);
+    }
+    // After one second the registry bucket has 2 tokens, the full bucket 1.
+    assert_eq!(
+        limiter.decide(Fetch::Full, Some("curl"), 1000),
+        Decision::Pass
+    );
+    assert_eq!(
+        limiter.decide(Fetch::Full, Some("curl"), 1000),
+        Decision::Refused(Fetch::Full)
+    );
+}
+
+#[test]
+fn eureka_servers_and_privileged_clients_are_never_limited() {
+    let limiter = RateLimiter::new(RateLimiterConfig {
+        throttle_standard_clients: true,
+        ..limiter(true).config
+    });
+    for _ in 0..100 {
+        assert_eq!(
+            limiter.decide(Fetch::Full, Some("DefaultServer"), 0),
+            Decision::Pass
+        );
+        assert_eq!(
+            limiter.decide(Fetch::Full, Some("gateway"), 0),
+            Decision::Pass
+        );
+    }
+}
+
+#[test]
+fn standard_clients_are_limited_only_when_throttle_standard_clients() {
+    let lenient = limiter(true);
+    for _ in 0..100 {
+        assert_eq!(
+            lenient.decide(Fetch::Delta, Some("DefaultClient"), 0),
+            Decision::Pass
+        );
+    }
+    let strict = RateLimiter::new(RateLimiterConfig {
+        throttle_standard_clients: true,
+        ..limiter(true).config
+    });
+    let decisions: Vec<Decision> = (0..4)
+        .map(|_| strict.decide(Fetch::Delta, Some("DefaultClient"), 0))
+        .collect();
+    assert_eq!(decisions[3], Decision::Refused(Fetch::Delta));
+}
+
+#[test]
+fn disabled_it_never_refuses_but_counts_what_it_would() {
+    let limiter = limiter(false);
+    let decisions: Vec<Decision> = (0..5)
+        .map(|_| limiter.decide(Fetch::Delta, Some("curl"), 0))
+        .collect();
+    assert_eq!(decisions[2], Decision::Pass);
+    assert_eq!(decisions[3], Decision::Counted(Fetch::Delta));
+    assert_eq!(decisions[4], Decision::Counted(Fetch::Delta));
+}
