@@ -30,6 +30,9 @@ pub(crate) enum ApiError {
     Starting,
     /// Missing or wrong credentials while basic auth is configured.
     Unauthorized,
+    /// Replication from a sender that is not a peer (`http/peers_only.rs`); the reason says
+    /// who and which key decides.
+    NotAPeer(String),
     /// A body in a format neither codec reads.
     UnsupportedMediaType(String),
     /// A body in a `Content-Encoding` we do not decode (only `gzip` and `identity` pass):
@@ -84,6 +87,7 @@ impl IntoResponse for ApiError {
                 ours
             }
             ApiError::BadRequest(reason) => plain(StatusCode::BAD_REQUEST, reason),
+            ApiError::NotAPeer(reason) => plain(StatusCode::FORBIDDEN, reason),
             ApiError::UnsupportedMediaType(reason) => {
                 plain(StatusCode::UNSUPPORTED_MEDIA_TYPE, reason)
             }

@@ -13,6 +13,7 @@ mod dashboard;
 mod events;
 mod health;
 mod metrics;
+mod peers_only;
 mod replication_receiver;
 mod support;
 mod timers;
