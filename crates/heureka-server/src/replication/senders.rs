@@ -95,50 +95,64 @@ fn peer_host(peer: &PeerUrl) -> Option<PeerHost> {
 }
 
 /// The resolver: looks every peer's host up now and every [`RESOLVE_INTERVAL`], and publishes
-/// the union of what it found. A lookup that fails keeps that name's last addresses (a DNS
-/// hiccup must not cut a peer off); a name no longer among the peers is forgotten.
+/// the union of what it found.
 pub(crate) async fn run(replication: Arc<Replication>) {
-    let mut known: BTreeMap<PeerHost, BTreeSet<IpAddr>> = BTreeMap::new();
-    // Names whose last lookup failed: warned about once, not every round.
-    let mut failing: BTreeSet<PeerHost> = BTreeSet::new();
+    let mut resolver = Resolver::default();
     let mut timer = tokio::time::interval(RESOLVE_INTERVAL);
     timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         timer.tick().await;
+        resolver.round(&replication).await;
+    }
+}
+
+/// What the resolver knows between rounds; only [`run`] holds it.
+#[derive(Debug, Default)]
+pub(crate) struct Resolver {
+    /// Each peer host's addresses as last resolved.
+    known: BTreeMap<PeerHost, BTreeSet<IpAddr>>,
+    /// Names whose last lookup failed: warned about once, not every round.
+    failing: BTreeSet<PeerHost>,
+}
+
+impl Resolver {
+    /// Looks up every current peer's host and publishes the union. A lookup that fails keeps
+    /// that name's last addresses (a DNS hiccup must not cut a peer off); a host no longer
+    /// among the peers is forgotten.
+    pub(crate) async fn round(&mut self, replication: &Replication) {
         let hosts: BTreeSet<PeerHost> = replication
             .peers()
             .iter()
             .filter_map(|peer| peer_host(&peer.url))
             .collect();
-        known.retain(|host, _| hosts.contains(host));
-        failing.retain(|host| hosts.contains(host));
+        self.known.retain(|host, _| hosts.contains(host));
+        self.failing.retain(|host| hosts.contains(host));
         for host in hosts {
             let found = match &host {
                 PeerHost::Ip(ip) => Ok(BTreeSet::from([canonical(*ip)])),
                 PeerHost::Name(name, port) => lookup(name, *port).await,
             };
-            match (found, known.get(&host)) {
-                (Ok(found), Some(before)) if *before == found => {
-                    failing.remove(&host);
-                }
-                (Ok(found), _) => {
-                    if let PeerHost::Name(name, _) = &host {
-                        tracing::info!(
-                            peer = %name,
-                            addresses = ?found,
-                            "peer host resolved: replication accepted from these addresses"
-                        );
+            match found {
+                Ok(found) => {
+                    self.failing.remove(&host);
+                    if self.known.get(&host) != Some(&found) {
+                        if let PeerHost::Name(name, _) = &host {
+                            tracing::info!(
+                                peer = %name,
+                                addresses = ?found,
+                                "peer host resolved: replication accepted from these addresses"
+                            );
+                        }
+                        self.known.insert(host, found);
                     }
-                    failing.remove(&host);
-                    known.insert(host, found);
                 }
-                (Err(error), before) => {
+                Err(error) => {
                     if let PeerHost::Name(name, _) = &host {
-                        if failing.insert(host.clone()) {
+                        if self.failing.insert(host.clone()) {
                             tracing::warn!(
                                 peer = %name,
                                 %error,
-                                kept = ?before,
+                                kept = ?self.known.get(&host),
                                 "peer host name not resolved: its last addresses are kept"
                             );
                         }
@@ -148,7 +162,7 @@ pub(crate) async fn run(replication: Arc<Replication>) {
         }
         replication
             .senders()
-            .publish(known.values().flatten().copied().collect());
+            .publish(self.known.values().flatten().copied().collect());
     }
 }
 

@@ -2,8 +2,6 @@
 //! and the resolver following the peer list.
 
 use std::net::IpAddr;
-use std::sync::Arc;
-use std::time::Duration;
 
 use super::{Known, PeerAddresses};
 use crate::config::{self, AddressRange, Config, Loaded};
@@ -91,25 +89,14 @@ fn a_node_that_lists_only_itself_knows_no_sender() {
 #[tokio::test]
 async fn the_resolver_learns_every_address_of_a_peers_host_name() {
     let config = config(&["--eureka.client.service-url.defaultZone=http://localhost:8762/eureka/"]);
-    let replication = Arc::new(Replication::new(
-        &config,
-        OwnAddress::from_config(&config, 8761),
-    ));
+    let replication = Replication::new(&config, OwnAddress::from_config(&config, 8761));
     let expected: Vec<IpAddr> = tokio::net::lookup_host(("localhost", 8762))
         .await
         .unwrap()
         .map(|address| crate::config::address::canonical(address.ip()))
         .collect();
     assert!(!expected.is_empty());
-    let resolver = tokio::spawn(super::run(replication.clone()));
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    while replication.senders().recognise(expected[0]).is_none() {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "localhost not resolved"
-        );
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    super::Resolver::default().round(&replication).await;
     for address in &expected {
         assert_eq!(
             replication.senders().recognise(*address),
@@ -117,5 +104,4 @@ async fn the_resolver_learns_every_address_of_a_peers_host_name() {
             "{address}"
         );
     }
-    resolver.abort();
 }
