@@ -137,7 +137,10 @@ impl Gate {
             .prefixes
             .iter()
             .any(|prefix| path.starts_with(prefix.as_str()));
-        if !peer_endpoint && origin(request.headers()) != Origin::Peer {
+        // Reads change nothing, whatever they carry: only writes take the header's meaning.
+        let replicated_write =
+            !request.method().is_safe() && origin(request.headers()) == Origin::Peer;
+        if !peer_endpoint && !replicated_write {
             return Ok(());
         }
         let credentials = request.headers().get(header::AUTHORIZATION);

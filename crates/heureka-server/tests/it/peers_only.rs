@@ -212,7 +212,7 @@ async fn every_kind_of_replication_from_a_non_peer_is_refused() {
 }
 
 #[tokio::test]
-async fn a_client_write_from_anywhere_is_no_replication_and_is_accepted() {
+async fn a_client_write_or_a_read_from_anywhere_is_no_replication_and_is_accepted() {
     let server = node_with_a_loopback_peer(&[]).await;
     let forger = from(FORGER);
     let register = spring_body("ORDERS", "o-9");
@@ -222,6 +222,11 @@ async fn a_client_write_from_anywhere_is_no_replication_and_is_accepted() {
     let request = forger
         .delete(server.url("/apps/ORDERS/o-9"))
         .header("x-netflix-discovery-replication", "false");
+    assert_eq!(request.send().await.unwrap().status(), 200);
+    // A read changes nothing, whatever headers it carries.
+    let request = forger
+        .get(server.url("/apps"))
+        .header("x-netflix-discovery-replication", "true");
     assert_eq!(request.send().await.unwrap().status(), 200);
 }
 
