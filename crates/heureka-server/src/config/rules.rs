@@ -103,9 +103,13 @@ fn basic_auth(
         ))),
         (true, false) => Err(ConfigError::new(format!(
             "{prefix}.password is set ({}) but {prefix}.name is not: \
-             basic authentication needs both (Spring Boot's implicit name 'user' must be \
-             written out)",
-            password.origin
+             basic authentication needs both{}",
+            password.origin,
+            if prefix == "spring.security.user" {
+                " (Spring Boot's implicit name 'user' must be written out)"
+            } else {
+                ""
+            }
         ))),
     }
 }
