@@ -146,6 +146,7 @@ def self_test_resurrect(cluster, clients: Clients, history: History, log) -> Non
             time.sleep(0.2)
     if not applied:
         log(f"self-test: {node.node_name}'s digest never showed the cancel of {inst.instance_id} applied")
+    # Accepted as a peer's: the nodes' peers are on 127.0.0.1, where this process is too.
     out = call(node.port, "POST", "/eureka/peerreplication/batch/", json.dumps(batch), JSON_BODY)
     log(f"self-test: cancelled {inst.instance_id}, then a peer batch registered it on {node.node_name}: {out[:2]}")
 

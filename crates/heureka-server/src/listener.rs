@@ -22,6 +22,7 @@
 
 use std::convert::Infallible;
 use std::future::Future;
+use std::net::SocketAddr;
 use std::pin::{pin, Pin};
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -222,6 +223,7 @@ async fn serve_connection<S>(
         app,
         slot: Arc::clone(&slot),
         timeouts,
+        sender: stream.peer_addr().ok().map(Sender),
     };
     let mut connection = pin!(http.serve_connection(TokioIo::new(stream), service));
     // One poll reads whatever the client has sent: a complete head makes the connection busy.
@@ -263,13 +265,21 @@ async fn serve_connection<S>(
     }
 }
 
+/// The address a request's connection comes from, in the request's extensions: replication
+/// is accepted by sender (`http/peers_only.rs`). Absent for requests that never crossed a
+/// socket (the in-process test and fuzzing servers).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Sender(pub(crate) SocketAddr);
+
 /// The hyper service of one connection: marks the connection busy for each request, bounds the
-/// time its body may take, and hands back a body that marks the end of the exchange.
+/// time its body may take, tags it with its sender, and hands back a body that marks the end
+/// of the exchange.
 #[derive(Debug)]
 struct Exchange<S> {
     app: S,
     slot: Arc<Slot>,
     timeouts: Timeouts,
+    sender: Option<Sender>,
 }
 
 impl<S> hyper::service::Service<http::Request<Incoming>> for Exchange<S>
@@ -289,8 +299,12 @@ where
         // A request without a body (a heartbeat, a fetch) has nothing left to wait for from
         // the client, so it needs no timer.
         let bodiless = request.body().is_end_stream();
+        let sender = self.sender;
         Box::pin(async move {
-            let request = request.map(Body::new);
+            let mut request = request.map(Body::new);
+            if let Some(sender) = sender {
+                request.extensions_mut().insert(sender);
+            }
             // The handler reads the body, so bounding the handler bounds the body; a trickle
             // of bytes does not reset it.
             let handled = if bodiless {

@@ -18,7 +18,7 @@ use tower::ServiceBuilder;
 use crate::handlers::{
     actuator, apps, dashboard, events, instances, overrides, replication, stamped, status,
 };
-use crate::http::{auth, decompress, observe, rate_limit};
+use crate::http::{auth, decompress, observe, peers_only, rate_limit};
 use crate::state::SharedState;
 
 /// The API router, before trailing-slash normalisation (see [`crate::serve`]).
@@ -40,6 +40,11 @@ pub(crate) fn router(state: SharedState, base_path: &str, max_body_bytes: usize)
         .basic_auth_header
         .is_some()
         .then(|| middleware::from_fn_with_state(state.clone(), auth::require_basic_auth));
+    // Replication only from peers, unless `heureka.replication.peers-only=false`.
+    let peers_only = state
+        .settings
+        .peers_only
+        .then(|| peers_only::PeersOnlyLayer::new(state.clone(), base_path));
     let guarded = guarded.layer(
         ServiceBuilder::new()
             .layer(observing.clone())
@@ -49,6 +54,8 @@ pub(crate) fn router(state: SharedState, base_path: &str, max_body_bytes: usize)
             // Applies to the decompressed body, so a small gzip bomb is still refused with 413.
             .layer(DefaultBodyLimit::max(max_body_bytes))
             .option_layer(auth)
+            // After authentication, so a request without credentials is still a 401.
+            .option_layer(peers_only)
             // Behind authentication, so only fetches that would be served take tokens.
             .layer(middleware::from_fn_with_state(
                 state.clone(),

@@ -55,6 +55,10 @@ pub(crate) struct Settings {
     pub(crate) refuse_takeovers: bool,
     /// The `Authorization` header value required on every request, when auth is configured.
     pub(crate) basic_auth_header: Option<String>,
+    /// The `Authorization` header value only peers send (`heureka.replication.peer-user.*`).
+    pub(crate) peer_auth_header: Option<String>,
+    /// `heureka.replication.peers-only`: replication only from peers (`http/peers_only.rs`).
+    pub(crate) peers_only: bool,
     /// `heureka.access-log` / `server.tomcat.accesslog.enabled`: one log line per request.
     pub(crate) access_log: bool,
     /// Whether the Prometheus endpoints are served, and so whether requests are timed.
@@ -105,6 +109,13 @@ impl AppState {
                     .security
                     .as_ref()
                     .map(|auth| crate::http::basic::basic_auth_header(&auth.name, &auth.password)),
+                peer_auth_header: config
+                    .heureka
+                    .replication
+                    .peer_user
+                    .as_ref()
+                    .map(|auth| crate::http::basic::basic_auth_header(&auth.name, &auth.password)),
+                peers_only: config.heureka.replication.peers_only,
                 access_log: config.management.access_log,
                 metrics_enabled: config.management.exposed.prometheus,
                 show_details: config.management.show_details,

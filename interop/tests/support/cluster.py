@@ -230,6 +230,12 @@ class Cluster:
                 urls = [eureka_url(self.link_port(i, j), credentials) for j in [i] + self.peers_of(i, topology)]
                 urls += (extra_peers or {}).get(i, [])
                 settings = {**(extra or {}), **(node_extra or {}).get(i, {})}
+                if topology == "chain" and i > 0 and kinds[i] == "heureka" \
+                        and heureka_knows("heureka.replication.allowed-addresses"):
+                    # Heureka accepts replication only from its peers; in a chain a node is
+                    # replicated to by the previous node, which it does not list: it names
+                    # that node's address (the tail lists no peer at all).
+                    settings.setdefault("heureka.replication.allowed-addresses", HOST)
                 self.nodes.append(make_node(kinds[i], names[i], log_dir, self.ports[i], urls,
                                             eureka_url(self.ports[i], credentials), credentials, settings))
         except BaseException:

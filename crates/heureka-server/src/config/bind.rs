@@ -107,6 +107,9 @@ fn unbound() -> Config {
                 batch_delay_ms: 0,
                 batch_size: 0,
                 tombstone_retention_ms: 0,
+                peers_only: false,
+                allowed_addresses: Vec::new(),
+                peer_user: None,
             },
             webhooks: Vec::new(),
             limits: LimitsConfig {

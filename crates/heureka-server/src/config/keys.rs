@@ -12,11 +12,11 @@ use heureka_config::names::Shape;
 use super::binding::{field, indexed, map, part, Bind};
 use super::rules;
 use super::values::{
-    ACTUATOR_BASE_PATH, API_BASE_PATH, AS_WRITTEN, BODY_SIZE, BOOL, CLIENT_NAMES, CONNECTION_COUNT,
-    DASHBOARD_PATH, ENDPOINT_NAMES, EVENT_NAMES, FRACTION, HEADER_SIZE, HTTP_URL, IP_ADDRESS,
-    LEASE_DURATION, LOG_LEVEL, METADATA_SIZE, NAME_LENGTH, OPTIONAL_IP_ADDRESS, OPTIONAL_TEXT,
-    PORT, POSITIVE_COUNT, POSITIVE_U32, REGION, RENEWAL_INTERVAL_SECONDS, SERVICE_URLS,
-    SHOW_DETAILS, TEXT, TIMEOUT, WHOLE_U32, WHOLE_U64, ZONES,
+    ACTUATOR_BASE_PATH, ADDRESS_RANGES, API_BASE_PATH, AS_WRITTEN, BODY_SIZE, BOOL, CLIENT_NAMES,
+    CONNECTION_COUNT, DASHBOARD_PATH, ENDPOINT_NAMES, EVENT_NAMES, FRACTION, HEADER_SIZE, HTTP_URL,
+    IP_ADDRESS, LEASE_DURATION, LOG_LEVEL, METADATA_SIZE, NAME_LENGTH, OPTIONAL_IP_ADDRESS,
+    OPTIONAL_TEXT, PORT, POSITIVE_COUNT, POSITIVE_U32, REGION, RENEWAL_INTERVAL_SECONDS,
+    SERVICE_URLS, SHOW_DETAILS, TEXT, TIMEOUT, WHOLE_U32, WHOLE_U64, ZONES,
 };
 use Binding::{Bound, Inert, Loader, OlderNameOf};
 
@@ -671,6 +671,32 @@ pub(crate) const KEYS: &[Key] = &[
         Bound(&field(WHOLE_U32, |c, v| {
             c.heureka.replication.batch_size = v.max(1) as usize
         })),
+    ),
+    key(
+        "heureka.replication.peers-only",
+        "true",
+        "accept replication only from peers (false: anyone, as Eureka)",
+        Bound(&field(BOOL, |c, v| c.heureka.replication.peers_only = v)),
+    ),
+    key(
+        "heureka.replication.allowed-addresses",
+        "",
+        "also accept replication from these IPs/CIDRs (NAT, tools)",
+        Bound(&field(ADDRESS_RANGES, |c, v| {
+            c.heureka.replication.allowed_addresses = v
+        })),
+    ),
+    key(
+        "heureka.replication.peer-user.name",
+        "",
+        "credentials only peers send: accepted from any address",
+        Bound(&part(AS_WRITTEN, |p, v| p.peer_user_name = v)),
+    ),
+    key(
+        "heureka.replication.peer-user.password",
+        "",
+        "their password (peers put both in their service URLs)",
+        Bound(&part(AS_WRITTEN, |p, v| p.peer_user_password = v)),
     ),
     key(
         "eureka.dashboard.enabled",

@@ -11,6 +11,7 @@
 //! several keys run last (`rules.rs`). `names.rs` finds entries by any relaxed spelling;
 //! `unknown.rs` is the typo check on `eureka.server.*` and `heureka.*`.
 
+pub(crate) mod address;
 mod bind;
 mod binding;
 mod help;
@@ -31,6 +32,7 @@ use std::time::Duration;
 
 use heureka_config::{ArgumentError, Properties};
 
+pub use self::address::AddressRange;
 pub use heureka_config::{
     ConfigError, ENV_SPRING_CONFIG_ADDITIONAL_LOCATION, ENV_SPRING_CONFIG_LOCATION,
     ENV_SPRING_PROFILES_ACTIVE,
@@ -350,6 +352,17 @@ pub struct ReplicationConfig {
     /// cannot bring it back. At least a lease, replication's retry horizon
     /// (`max-time-for-replication`) and an anti-entropy interval.
     pub tombstone_retention_ms: u64,
+    /// `heureka.replication.peers-only`, default `true`: replication (the peer batch, digest,
+    /// stamped and copies endpoints, and writes carrying `x-netflix-discovery-replication:
+    /// true`) is accepted only from the peers. `false` accepts it from anyone, as Eureka does.
+    pub peers_only: bool,
+    /// `heureka.replication.allowed-addresses`, default none: addresses and CIDR blocks
+    /// replication is also accepted from (peers behind NAT, operators' tools).
+    pub allowed_addresses: Vec<AddressRange>,
+    /// `heureka.replication.peer-user.name` and `.password`, default none: credentials only
+    /// the peers hold (in their service URLs, `http://name:password@host/eureka/`), which
+    /// identify a peer from any address.
+    pub peer_user: Option<BasicAuth>,
 }
 
 /// `management.*`: the operator endpoints, named as Spring Boot Actuator names them.

@@ -16,6 +16,10 @@ pub(crate) struct Pending {
     pub(crate) user_name: Setting,
     /// `spring.security.user.password`, with its source for the error.
     pub(crate) user_password: Setting,
+    /// `heureka.replication.peer-user.name`, with its source for the error.
+    pub(crate) peer_user_name: Setting,
+    /// `heureka.replication.peer-user.password`, with its source for the error.
+    pub(crate) peer_user_password: Setting,
     /// `management.endpoints.web.exposure.include`, lower-cased.
     pub(crate) exposure_include: Vec<String>,
     /// `management.endpoints.web.exposure.exclude`, lower-cased.
@@ -43,6 +47,8 @@ impl Pending {
         Pending {
             user_name: unset(),
             user_password: unset(),
+            peer_user_name: unset(),
+            peer_user_password: unset(),
             exposure_include: Vec::new(),
             exposure_exclude: Vec::new(),
             prometheus_export: true,
@@ -57,7 +63,12 @@ impl Pending {
 
     /// Applies the rules to `config`.
     pub(crate) fn finish(self, config: &mut Config) -> Result<(), ConfigError> {
-        config.security = basic_auth(self.user_name, self.user_password)?;
+        config.security = basic_auth("spring.security.user", self.user_name, self.user_password)?;
+        config.heureka.replication.peer_user = basic_auth(
+            "heureka.replication.peer-user",
+            self.peer_user_name,
+            self.peer_user_password,
+        )?;
         let listed =
             |list: &[String], endpoint: &str| list.iter().any(|n| n == "*" || n == endpoint);
         let exposed = |endpoint: &str| {
@@ -73,8 +84,13 @@ impl Pending {
     }
 }
 
-/// Both or neither of `spring.security.user.name` and `.password`.
-fn basic_auth(name: Setting, password: Setting) -> Result<Option<BasicAuth>, ConfigError> {
+/// Both or neither of `{prefix}.name` and `.password` (`spring.security.user`,
+/// `heureka.replication.peer-user`).
+fn basic_auth(
+    prefix: &str,
+    name: Setting,
+    password: Setting,
+) -> Result<Option<BasicAuth>, ConfigError> {
     match (name.value.is_empty(), password.value.is_empty()) {
         (true, true) => Ok(None),
         (false, false) => Ok(Some(BasicAuth {
@@ -82,15 +98,19 @@ fn basic_auth(name: Setting, password: Setting) -> Result<Option<BasicAuth>, Con
             password: password.value,
         })),
         (false, true) => Err(ConfigError::new(format!(
-            "spring.security.user.name is set ({}) but spring.security.user.password is not: \
+            "{prefix}.name is set ({}) but {prefix}.password is not: \
              basic authentication needs both",
             name.origin
         ))),
         (true, false) => Err(ConfigError::new(format!(
-            "spring.security.user.password is set ({}) but spring.security.user.name is not: \
-             basic authentication needs both (Spring Boot's implicit name 'user' must be \
-             written out)",
-            password.origin
+            "{prefix}.password is set ({}) but {prefix}.name is not: \
+             basic authentication needs both{}",
+            password.origin,
+            if prefix == "spring.security.user" {
+                " (Spring Boot's implicit name 'user' must be written out)"
+            } else {
+                ""
+            }
         ))),
     }
 }

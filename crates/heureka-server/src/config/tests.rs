@@ -1333,3 +1333,80 @@ fn help_lists_the_limits_and_no_longer_calls_the_rate_limiter_ignored() {
     }
     assert!(!text.contains("rate limiter) are accepted and ignored"));
 }
+
+#[test]
+fn replication_is_accepted_only_from_peers_by_default() {
+    let replication = config(&Dir::new(), &[], &[]).heureka.replication;
+    assert!(replication.peers_only);
+    assert!(replication.allowed_addresses.is_empty());
+    assert_eq!(replication.peer_user, None);
+}
+
+#[test]
+fn peers_only_and_allowed_addresses_bind_from_every_source() {
+    let dir = Dir::new();
+    dir.write(
+        "application.yml",
+        "heureka:\n  replication:\n    allowed-addresses:\n      - 10.0.0.0/8\n      - fd00::7\n",
+    );
+    let config = config(&dir, &["--heureka.replication.peersOnly=false"], &[]);
+    let replication = &config.heureka.replication;
+    assert!(!replication.peers_only);
+    let allowed: Vec<String> = replication
+        .allowed_addresses
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(allowed, ["10.0.0.0/8", "fd00::7/128"]);
+    let config = super::tests::config(
+        &Dir::new(),
+        &[],
+        &[
+            (
+                "HEUREKA_REPLICATION_ALLOWEDADDRESSES",
+                "192.0.2.7, 127.0.0.0/8",
+            ),
+            ("HEUREKA_REPLICATION_PEERSONLY", "true"),
+        ],
+    );
+    assert_eq!(config.heureka.replication.allowed_addresses.len(), 2);
+    assert!(config.heureka.replication.peers_only);
+}
+
+#[test]
+fn a_malformed_allowed_address_is_an_error_naming_the_key() {
+    let message = error(
+        &Dir::new(),
+        &["--heureka.replication.allowed-addresses=10.0.0.0/33"],
+        &[],
+    );
+    assert!(
+        message.contains("heureka.replication.allowed-addresses") && message.contains("CIDR"),
+        "{message}"
+    );
+}
+
+#[test]
+fn the_peer_user_needs_both_name_and_password() {
+    let dir = Dir::new();
+    let message = error(&dir, &["--heureka.replication.peer-user.name=peer"], &[]);
+    assert!(
+        message.contains("heureka.replication.peer-user.password is not"),
+        "{message}"
+    );
+    let config = config(
+        &dir,
+        &[
+            "--heureka.replication.peer-user.name=peer",
+            "--heureka.replication.peer-user.password=only-peers-know",
+        ],
+        &[],
+    );
+    let debug = format!("{:?}", config.heureka.replication);
+    assert!(!debug.contains("only-peers-know"), "{debug}");
+    let peer = config.heureka.replication.peer_user.expect("both are set");
+    assert_eq!(
+        (peer.name.as_str(), peer.password.as_str()),
+        ("peer", "only-peers-know")
+    );
+}

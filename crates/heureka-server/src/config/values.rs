@@ -13,7 +13,7 @@ pub(crate) use heureka_config::values::{
 use heureka_config::typed::{ListOf, Optional, Type};
 
 use super::binding::AsWritten;
-use super::ShowDetails;
+use super::{AddressRange, ShowDetails};
 
 pub(crate) const BOOL: Type<bool> = Type::new("true or false", parse_bool);
 pub(crate) const WHOLE_U64: Type<u64> = Type::new("a whole number", parse_number);
@@ -108,6 +108,11 @@ pub(crate) const LOG_LEVEL: Type<String> =
     Type::new("one of trace, debug, info, warn, error, off", |text| {
         parse_level(text).map(str::to_owned)
     });
+/// `heureka.replication.allowed-addresses`: IP addresses and CIDR blocks.
+pub(crate) const ADDRESS_RANGES: ListOf<AddressRange> = ListOf(Type::new(
+    "IP addresses or CIDR blocks, such as 10.0.0.0/8,fd00::/8,192.0.2.7",
+    AddressRange::parse,
+));
 pub(crate) const HTTP_URL: Type<String> = Type::new("an http:// or https:// URL", parse_http_url);
 pub(crate) const EVENT_NAMES: ListOf<String> = ListOf(Type::new(
     "event types from docs/events.md, such as evicted,self-preservation-entered",

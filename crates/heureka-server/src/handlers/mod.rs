@@ -40,6 +40,36 @@ impl<S: Send + Sync> FromRequestParts<S> for Headers {
     }
 }
 
+/// The address the request came from, when it crossed a socket (`listener::Sender`): peer
+/// batches are traced to their sender.
+#[derive(Debug)]
+pub(crate) struct SenderAddress(pub(crate) Option<std::net::SocketAddr>);
+
+impl<S: Send + Sync> FromRequestParts<S> for SenderAddress {
+    type Rejection = Infallible;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        _state: &S,
+    ) -> Result<SenderAddress, Infallible> {
+        Ok(SenderAddress(
+            parts
+                .extensions
+                .get::<crate::listener::Sender>()
+                .map(|sender| sender.0),
+        ))
+    }
+}
+
+impl std::fmt::Display for SenderAddress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            Some(address) => address.ip().fmt(f),
+            None => f.write_str("unknown"),
+        }
+    }
+}
+
 /// The query string, read in place: the same pairs, decoded the same way, as axum's
 /// `Query<Vec<(String, String)>>` (both use `form_urlencoded`), without building a `Vec` and a
 /// `String` per name and value on every heartbeat. Keeps the URI (a reference count, no copy).

@@ -15,7 +15,7 @@ use axum::response::Response;
 use heureka_core::{instance_write_status_code, Limits, Millis, Origin, Registry, RenewOutcome};
 use heureka_wire::{DecodeError, Format, ReplicationAction, ReplicationItem, ReplicationResult};
 
-use crate::handlers::document;
+use crate::handlers::{document, SenderAddress};
 use crate::http::error::ApiError;
 use crate::state::SharedState;
 
@@ -23,11 +23,13 @@ use crate::state::SharedState;
 /// A body that is not a batch at all is a 400; everything else is a 200 with the results.
 pub(crate) async fn batch(
     State(state): State<SharedState>,
+    sender: SenderAddress,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
     let body = body?;
     let elements = heureka_wire::decode_replication_batch(&body, state.store.now())
         .map_err(|error| ApiError::BadRequest(format!("replication batch: {error}")))?;
+    tracing::debug!(%sender, items = elements.len(), "peer batch accepted");
     // Decoding failures and validation are settled before the lock, and logged here, since
     // nothing under the registry lock may write to the log.
     let limits = &state.settings.limits;

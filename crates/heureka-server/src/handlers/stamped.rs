@@ -21,7 +21,7 @@ use axum::response::Response;
 use heureka_core::{Limits, Millis, Registry, StampedCopy, StampedRenewal};
 use heureka_wire::{DecodeError, Format, ReplicationAction, StampedItem, StampedResult};
 
-use crate::handlers::document;
+use crate::handlers::{document, SenderAddress};
 use crate::http::error::ApiError;
 use crate::state::SharedState;
 
@@ -29,9 +29,11 @@ use crate::state::SharedState;
 /// element, all in one write so its changes are published together and in order.
 pub(crate) async fn batch(
     State(state): State<SharedState>,
+    sender: SenderAddress,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
     let elements = decode(&state, &body?)?;
+    tracing::debug!(%sender, items = elements.len(), "stamped peer batch accepted");
     let results = state.store.write(|registry, now| {
         elements
             .into_iter()
@@ -52,9 +54,11 @@ pub(crate) async fn batch(
 /// of it. Anti-entropy asks this for the instances a peer holds newer writes of.
 pub(crate) async fn copies(
     State(state): State<SharedState>,
+    sender: SenderAddress,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
     let elements = decode(&state, &body?)?;
+    tracing::debug!(%sender, items = elements.len(), "peer's request for copies accepted");
     let now = state.store.now();
     let results: Vec<StampedResult> = {
         let registry = state.store.read();

@@ -5,7 +5,7 @@
 //! Security reads it (`basic.rs`).
 
 use axum::extract::{Request, State};
-use axum::http::{header, HeaderMap};
+use axum::http::{header, HeaderMap, HeaderValue};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
@@ -40,15 +40,26 @@ pub(crate) async fn require_basic_auth(
 }
 
 /// Whether a request counts as authorized: authentication is off, or it presents the
-/// configured credentials. Also for endpoints that answer everyone but show details only to
-/// authorized callers (`/actuator/health`).
+/// configured credentials, or the peers' own (`heureka.replication.peer-user.*`: a peer may
+/// do whatever a client may). Also for endpoints that answer everyone but show details only
+/// to authorized callers (`/actuator/health`).
 pub(crate) fn is_authorized(state: &SharedState, headers: &HeaderMap) -> bool {
-    let Some(expected) = &state.settings.basic_auth_header else {
+    let settings = &state.settings;
+    if settings.basic_auth_header.is_none() {
         return true;
+    }
+    let presented = headers.get(header::AUTHORIZATION);
+    presents(&settings.basic_auth_header, presented)
+        || presents(&settings.peer_auth_header, presented)
+}
+
+/// Whether `presented` carries the credentials of `expected` (an `Authorization` value this
+/// module encoded); never when none are expected.
+pub(crate) fn presents(expected: &Option<String>, presented: Option<&HeaderValue>) -> bool {
+    let Some(expected) = expected else {
+        return false;
     };
-    let presented = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|value| Credentials::from_header(value.as_bytes()));
+    let presented = presented.and_then(|value| Credentials::from_header(value.as_bytes()));
     // The expected value is this module's own encoding, so it always parses.
     let expected = Credentials::from_header(expected.as_bytes());
     matches!((presented, expected), (Some(presented), Some(expected)) if presented.matches(&expected))

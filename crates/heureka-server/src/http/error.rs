@@ -33,6 +33,9 @@ pub(crate) enum ApiError {
     Starting,
     /// Missing or wrong credentials while basic auth is configured.
     Unauthorized,
+    /// Replication from a sender that is not a peer (`http/peers_only.rs`); the reason says
+    /// who and which key decides.
+    NotAPeer(String),
     /// A body in a format neither codec reads.
     UnsupportedMediaType(String),
     /// A body in a `Content-Encoding` we do not decode (only `gzip` and `identity` pass):
@@ -100,6 +103,7 @@ impl IntoResponse for ApiError {
             ApiError::TakeoverRefused(reason) => plain(StatusCode::CONFLICT, reason),
             ApiError::RegistryFull(reason) => plain(StatusCode::FORBIDDEN, reason),
             ApiError::Throttled(reason) => plain(StatusCode::SERVICE_UNAVAILABLE, reason),
+            ApiError::NotAPeer(reason) => plain(StatusCode::FORBIDDEN, reason),
             ApiError::UnsupportedMediaType(reason) => {
                 plain(StatusCode::UNSUPPORTED_MEDIA_TYPE, reason)
             }

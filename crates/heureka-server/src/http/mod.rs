@@ -1,6 +1,6 @@
 //! HTTP plumbing shared by the handlers: content negotiation, errors, authentication, and the
 //! observing layer (request metrics, access log, rejected-request log), Eureka's rate limiter
-//! on registry fetches.
+//! on registry fetches, and the gate that takes replication only from peers.
 
 pub(crate) mod auth;
 pub(crate) mod basic;
@@ -8,4 +8,5 @@ pub(crate) mod decompress;
 pub(crate) mod error;
 pub(crate) mod negotiate;
 pub(crate) mod observe;
+pub(crate) mod peers_only;
 pub(crate) mod rate_limit;

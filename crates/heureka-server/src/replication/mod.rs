@@ -8,6 +8,7 @@
 //! * `transport.rs` — the HTTP requests to a peer, and the classification of their failures.
 //! * `sync.rs` — the start-up sync: fetch the peers' registries before serving reads.
 //! * `anti_entropy.rs` — periodic comparison with each peer and repair of differences.
+//! * `senders.rs` — the addresses replication is accepted from: the peers', re-resolved.
 //!
 //! Writes reach the queues from the write path (`store.rs`, as a `ChangeSink`), under the registry lock, so
 //! each peer's queue holds an instance's changes in the order the registry made them.
@@ -16,6 +17,7 @@ mod anti_entropy;
 mod dispatcher;
 mod peers;
 mod queue;
+mod senders;
 mod sync;
 mod transport;
 
@@ -36,6 +38,7 @@ use crate::store::{ChangeSink, Store};
 pub(crate) use self::dispatcher::PeerState;
 pub(crate) use self::peers::{OwnAddress, PeerUrl};
 use self::queue::{InstanceKey, QueueLimits, ReplicationQueue};
+pub(crate) use self::senders::PeerAddresses;
 pub(crate) use self::sync::sync_from_peers;
 use self::transport::{PeerClient, Timeouts};
 
@@ -52,6 +55,8 @@ pub(crate) struct ReplicationSettings {
     pub(crate) sync_retry_wait: Duration,
     /// `eureka.client.fetch-registry`: whether the start-up sync fetches from peers.
     pub(crate) fetch_registry_at_start: bool,
+    /// `heureka.replication.peers-only`: whether senders are checked (and so resolved).
+    pub(crate) peers_only: bool,
 }
 
 impl ReplicationSettings {
@@ -90,6 +95,7 @@ impl ReplicationSettings {
             },
             sync_retry_wait: Duration::from_millis(server.registry_sync_retry_wait_ms),
             fetch_registry_at_start: config.client.fetch_registry,
+            peers_only: heureka.peers_only,
         }
     }
 }
@@ -164,6 +170,8 @@ pub(crate) struct Replication {
     /// False until the start-up sync is done; registry reads answer 403 until then, as
     /// Eureka's do (clients try another server).
     synced: AtomicBool,
+    /// The addresses replication is accepted from, kept by `senders::run`.
+    senders: PeerAddresses,
 }
 
 /// What replication's tasks share: the store they read and repair, the peers, and the event
@@ -178,11 +186,15 @@ pub(crate) struct Replicator {
 impl Replication {
     pub(crate) fn new(config: &Config, own: OwnAddress) -> Replication {
         let settings = ReplicationSettings::from_config(config);
-        let peers: Vec<Arc<Peer>> = peers::peer_urls(config, &own)
+        let urls = peers::peer_urls(config, &own);
+        let senders =
+            PeerAddresses::new(config.heureka.replication.allowed_addresses.clone(), &urls);
+        let peers: Vec<Arc<Peer>> = urls
             .into_iter()
             .map(|url| Arc::new(Peer::new(url, settings.limits)))
             .collect();
         Replication {
+            senders,
             // A single node has no one to sync from: it serves reads from the first request.
             synced: AtomicBool::new(peers.is_empty()),
             peers: RwLock::new(peers),
@@ -219,6 +231,11 @@ impl Replication {
 
     pub(crate) fn client(&self) -> &PeerClient {
         &self.client
+    }
+
+    /// Who may send replication here.
+    pub(crate) fn senders(&self) -> &PeerAddresses {
+        &self.senders
     }
 }
 
@@ -322,6 +339,9 @@ pub(crate) fn spawn_all(state: &Replicator, reload: Option<ConfigReload>) -> Joi
     }
     if let Some(reload) = reload {
         tasks.spawn(refresh_peers(state.clone(), reload));
+    }
+    if replication.settings.peers_only {
+        tasks.spawn(senders::run(replication.clone()));
     }
     tasks
 }

@@ -171,13 +171,19 @@ async fn anti_entropy_brings_a_peer_that_is_not_listed_up_to_date() {
 #[tokio::test]
 async fn a_chain_of_peers_converges() {
     // A lists B, B lists C: a registration on A reaches B by replication and C by B's
-    // anti-entropy (replication itself never takes a second hop).
+    // anti-entropy (replication itself never takes a second hop). C lists no peer, so it
+    // names B's address (all are on 127.0.0.1) as a sender it accepts replication from.
     let (mut listeners, urls) = listeners(3).await;
     let c_listener = listeners.pop().unwrap();
     let b_listener = listeners.pop().unwrap();
     let a = node(listeners.pop().unwrap(), &[&urls[1]], &[]).await;
     let b = node(b_listener, &[&urls[2]], &[]).await;
-    let c = node(c_listener, &[&urls[2]], &[]).await;
+    let c = node(
+        c_listener,
+        &[&urls[2]],
+        &["--heureka.replication.allowed-addresses=127.0.0.1"],
+    )
+    .await;
     a.register("orders", "o1").await;
     everywhere(&[a, b, c], "ORDERS", "o1", Some("UP")).await;
 }

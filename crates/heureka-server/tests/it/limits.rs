@@ -7,6 +7,14 @@ use heureka_wire::{decode_replication_response, Format};
 
 use crate::support::{spring_body, TestServer};
 
+/// A lone node that also takes replication from this test process, which plays its peer
+/// from 127.0.0.1 for the batch tests (`peers_only.rs`).
+async fn start(args: &[&str]) -> TestServer {
+    let mut args = args.to_vec();
+    args.push("--heureka.replication.allowed-addresses=127.0.0.1");
+    TestServer::start(&args).await
+}
+
 /// A register body in `format` of the Spring-shaped instance, edited by `edit`.
 fn body(format: Format, app: &str, id: &str, edit: impl FnOnce(&mut Instance)) -> String {
     let mut instance =
@@ -87,7 +95,7 @@ const SIXTEEN: &str = "0123456789abcdef";
 const SEVENTEEN: &str = "0123456789abcdefg";
 
 async fn with_names_of_at_most_16_bytes() -> TestServer {
-    TestServer::start(&["--heureka.limits.max-name-length=16"]).await
+    start(&["--heureka.limits.max-name-length=16"]).await
 }
 
 // === name lengths ===
@@ -121,7 +129,7 @@ async fn an_instance_id_at_and_below_the_name_limit_registers_in_json_and_xml() 
 
 #[tokio::test]
 async fn names_at_the_default_limit_can_be_heartbeated_within_the_default_header_limit() {
-    let server = TestServer::start(&[]).await;
+    let server = start(&[]).await;
     // Every byte of the id percent-encodes to three: the longest URL such names make.
     let (app, id) = ("A".repeat(256), " ".repeat(256));
     registers(
@@ -275,7 +283,7 @@ fn lasting(secs: u32) -> impl FnOnce(&mut Instance) {
 
 #[tokio::test]
 async fn a_lease_below_or_at_the_limit_is_kept_and_one_over_it_is_served_shortened() {
-    let server = TestServer::start(&["--heureka.limits.max-lease-duration=2m"]).await;
+    let server = start(&["--heureka.limits.max-lease-duration=2m"]).await;
     for (id, asked, served) in [
         ("below", 90, 90),
         ("at", 120, 120),
@@ -304,7 +312,7 @@ async fn a_lease_below_or_at_the_limit_is_kept_and_one_over_it_is_served_shorten
 
 #[tokio::test]
 async fn a_replicated_lease_over_the_limit_is_shortened_too() {
-    let server = TestServer::start(&["--heureka.limits.max-lease-duration=2m"]).await;
+    let server = start(&["--heureka.limits.max-lease-duration=2m"]).await;
     let codes = replicate(&server, &[replicated_register("A", "p", lasting(86_400))]).await;
     assert_eq!(codes, [200]);
     let stored = instance(&server, "A", "p").await.unwrap();
@@ -314,7 +322,7 @@ async fn a_replicated_lease_over_the_limit_is_shortened_too() {
 // === metadata ===
 
 async fn with_small_metadata() -> TestServer {
-    TestServer::start(&[
+    start(&[
         "--heureka.limits.max-metadata-entries=2",
         "--heureka.limits.max-metadata-bytes=64",
     ])
@@ -403,7 +411,7 @@ async fn a_peer_batch_refuses_metadata_over_the_limit_with_400() {
 
 #[tokio::test]
 async fn new_instances_register_up_to_the_limit_then_get_403_while_re_registers_pass() {
-    let server = TestServer::start(&["--heureka.limits.max-instances=2"]).await;
+    let server = start(&["--heureka.limits.max-instances=2"]).await;
     server.register("A", "1").await;
     server.register("B", "2").await;
     let third = body(Format::Json, "C", "3", |_| {});
@@ -416,7 +424,7 @@ async fn new_instances_register_up_to_the_limit_then_get_403_while_re_registers_
 
 #[tokio::test]
 async fn a_peer_batch_register_of_a_new_instance_beyond_the_limit_is_403() {
-    let server = TestServer::start(&["--heureka.limits.max-instances=1"]).await;
+    let server = start(&["--heureka.limits.max-instances=1"]).await;
     server.register("A", "1").await;
     let codes = replicate(
         &server,
@@ -449,7 +457,7 @@ async fn fetch(server: &TestServer, path: &str, client: &str) -> u16 {
 /// within a few tries however slow the machine (each try would need a second to refill).
 async fn limited(enabled: bool) -> TestServer {
     let enabled = format!("--eureka.server.rate-limiter-enabled={enabled}");
-    TestServer::start(&[
+    start(&[
         enabled.as_str(),
         "--eureka.server.rate-limiter-burst-size=2",
         "--eureka.server.rate-limiter-registry-fetch-average-rate=1",

@@ -14,6 +14,7 @@ mod events;
 mod health;
 mod limits;
 mod metrics;
+mod peers_only;
 mod replication_receiver;
 mod support;
 mod takeover;

@@ -13,6 +13,15 @@ use heureka_wire::{
 
 use crate::support::{spring_body, TestServer};
 
+/// A lone node (it has no peers) that accepts replication from this test process, which
+/// plays its peer from 127.0.0.1: without the allowed address it would accept none
+/// (`peers_only.rs`).
+async fn receiver(args: &[&str]) -> TestServer {
+    let mut args = args.to_vec();
+    args.push("--heureka.replication.allowed-addresses=127.0.0.1");
+    TestServer::start(&args).await
+}
+
 /// The `lastDirtyTimestamp` of [`spring_body`].
 const DIRTY: i64 = 1_714_550_399_000;
 
@@ -98,7 +107,7 @@ async fn statuses_of(server: &TestServer, app: &str, id: &str) -> (InstanceStatu
 
 #[tokio::test]
 async fn register_element_registers_the_instance_and_answers_200() {
-    let server = TestServer::start(&[]).await;
+    let server = receiver(&[]).await;
     let results = replicate(&server, &[register("ORDERS", "o-1")]).await;
     assert_eq!(results, [ReplicationResult::status(200)]);
     assert_eq!(
@@ -109,7 +118,7 @@ async fn register_element_registers_the_instance_and_answers_200() {
 
 #[tokio::test]
 async fn heartbeat_element_answers_200_for_a_known_instance_and_404_otherwise() {
-    let server = TestServer::start(&[]).await;
+    let server = receiver(&[]).await;
     server.register("ORDERS", "o-1").await;
     let results = replicate(
         &server,
@@ -124,7 +133,7 @@ async fn heartbeat_element_answers_200_for_a_known_instance_and_404_otherwise() 
 
 #[tokio::test]
 async fn heartbeat_element_with_a_newer_copy_answers_404_so_the_peer_sends_it() {
-    let server = TestServer::start(&[]).await;
+    let server = receiver(&[]).await;
     server.register("ORDERS", "o-1").await;
     let results = replicate(&server, &[heartbeat("ORDERS", "o-1", DIRTY + 1)]).await;
     assert_eq!(codes(&results), [404]);
@@ -132,7 +141,7 @@ async fn heartbeat_element_with_a_newer_copy_answers_404_so_the_peer_sends_it() 
 
 #[tokio::test]
 async fn cancel_element_removes_the_instance_then_answers_404() {
-    let server = TestServer::start(&[]).await;
+    let server = receiver(&[]).await;
     server.register("ORDERS", "o-1").await;
     let results = replicate(&server, &[cancel("ORDERS", "o-1"), cancel("ORDERS", "o-1")]).await;
     assert_eq!(codes(&results), [200, 404]);
@@ -141,7 +150,7 @@ async fn cancel_element_removes_the_instance_then_answers_404() {
 
 #[tokio::test]
 async fn status_update_element_sets_the_override() {
-    let server = TestServer::start(&[]).await;
+    let server = receiver(&[]).await;
     server.register("ORDERS", "o-1").await;
     let results = replicate(
         &server,
@@ -160,7 +169,7 @@ async fn status_update_element_sets_the_override() {
 
 #[tokio::test]
 async fn delete_status_override_element_removes_it_and_sets_the_status_it_carries() {
-    let server = TestServer::start(&[]).await;
+    let server = receiver(&[]).await;
     server.register("ORDERS", "o-1").await;
     replicate(&server, &[status_update("ORDERS", "o-1", "OUT_OF_SERVICE")]).await;
     let results = replicate(
@@ -180,7 +189,7 @@ async fn delete_status_override_element_removes_it_and_sets_the_status_it_carrie
 
 #[tokio::test]
 async fn delete_status_override_element_without_a_status_leaves_unknown() {
-    let server = TestServer::start(&[]).await;
+    let server = receiver(&[]).await;
     server.register("ORDERS", "o-1").await;
     replicate(&server, &[status_update("ORDERS", "o-1", "OUT_OF_SERVICE")]).await;
     let element = format!(
@@ -195,7 +204,7 @@ async fn delete_status_override_element_without_a_status_leaves_unknown() {
 
 #[tokio::test]
 async fn every_action_in_one_batch_is_answered_in_order() {
-    let server = TestServer::start(&[]).await;
+    let server = receiver(&[]).await;
     let results = replicate(
         &server,
         &[
@@ -214,7 +223,7 @@ async fn every_action_in_one_batch_is_answered_in_order() {
 
 #[tokio::test]
 async fn empty_batch_gets_an_empty_answer() {
-    let server = TestServer::start(&[]).await;
+    let server = receiver(&[]).await;
     assert_eq!(replicate(&server, &[]).await, []);
 }
 
@@ -222,7 +231,7 @@ async fn empty_batch_gets_an_empty_answer() {
 
 #[tokio::test]
 async fn heartbeat_element_with_an_older_copy_gets_409_and_ours() {
-    let server = TestServer::start(&[]).await;
+    let server = receiver(&[]).await;
     server.register("ORDERS", "o-1").await;
     let results = replicate(&server, &[heartbeat("ORDERS", "o-1", DIRTY - 1)]).await;
     assert_eq!(codes(&results), [409]);
@@ -237,7 +246,7 @@ async fn heartbeat_element_with_an_older_copy_gets_409_and_ours() {
 #[tokio::test]
 async fn the_same_older_heartbeat_from_a_client_is_just_renewed() {
     // The contrast to the 409 above: only peers are told that our copy is newer.
-    let server = TestServer::start(&[]).await;
+    let server = receiver(&[]).await;
     server.register("ORDERS", "o-1").await;
     let path = format!(
         "/apps/ORDERS/o-1?status=UP&lastDirtyTimestamp={}",
@@ -250,7 +259,7 @@ async fn the_same_older_heartbeat_from_a_client_is_just_renewed() {
 async fn heartbeat_element_carrying_an_override_we_lack_stores_it() {
     // Eureka's storeOverriddenStatusIfRequired, for replicas only: the peer's newer copy has an
     // override, which the re-register that follows the 404 must honour.
-    let server = TestServer::start(&[]).await;
+    let server = receiver(&[]).await;
     server.register("ORDERS", "o-1").await;
     let element = format!(
         r#"{{"appName":"ORDERS","id":"o-1","lastDirtyTimestamp":{},"overriddenStatus":"OUT_OF_SERVICE","status":"OUT_OF_SERVICE","action":"Heartbeat"}}"#,
@@ -263,7 +272,7 @@ async fn heartbeat_element_carrying_an_override_we_lack_stores_it() {
 
 #[tokio::test]
 async fn the_same_override_from_a_client_heartbeat_is_not_stored() {
-    let server = TestServer::start(&[]).await;
+    let server = receiver(&[]).await;
     server.register("ORDERS", "o-1").await;
     let path = format!(
         "/apps/ORDERS/o-1?status=UP&lastDirtyTimestamp={}&overriddenstatus=OUT_OF_SERVICE",
@@ -278,7 +287,7 @@ async fn the_same_override_from_a_client_heartbeat_is_not_stored() {
 
 #[tokio::test]
 async fn one_unreadable_element_gets_500_while_the_others_apply() {
-    let server = TestServer::start(&[]).await;
+    let server = receiver(&[]).await;
     let unreadable =
         r#"{"appName":"ORDERS","id":"o-9","action":"Heartbeat","lastDirtyTimestamp":"soon"}"#;
     let results = replicate(
@@ -297,7 +306,7 @@ async fn one_unreadable_element_gets_500_while_the_others_apply() {
 
 #[tokio::test]
 async fn unknown_action_fails_only_its_element() {
-    let server = TestServer::start(&[]).await;
+    let server = receiver(&[]).await;
     server.register("ORDERS", "o-1").await;
     let future = r#"{"appName":"ORDERS","id":"o-1","action":"Teleport"}"#.to_owned();
     let results = replicate(&server, &[future, cancel("ORDERS", "o-1")]).await;
@@ -307,7 +316,7 @@ async fn unknown_action_fails_only_its_element() {
 #[tokio::test]
 async fn invalid_registration_answers_200_and_changes_nothing() {
     // Java's receiver ignores the 400 its addInstance returns; the sender must not retry.
-    let server = TestServer::start(&[]).await;
+    let server = receiver(&[]).await;
     server.register("ORDERS", "o-1").await;
     let before = server.registry_json().await;
     let no_hostname = register("ORDERS", "o-2").replace(r#""hostName":"10.0.0.5","#, "");
@@ -318,7 +327,7 @@ async fn invalid_registration_answers_200_and_changes_nothing() {
 
 #[tokio::test]
 async fn registration_under_another_app_name_answers_200_and_changes_nothing() {
-    let server = TestServer::start(&[]).await;
+    let server = receiver(&[]).await;
     let before = server.registry_json().await;
     let mismatched =
         register("ORDERS", "o-1").replacen(r#""appName":"ORDERS""#, r#""appName":"PAYMENTS""#, 1);
@@ -328,7 +337,7 @@ async fn registration_under_another_app_name_answers_200_and_changes_nothing() {
 
 #[tokio::test]
 async fn status_update_without_a_status_is_500_for_a_known_instance_and_404_otherwise() {
-    let server = TestServer::start(&[]).await;
+    let server = receiver(&[]).await;
     server.register("ORDERS", "o-1").await;
     let without_status = |id: &str| {
         format!(
@@ -346,7 +355,7 @@ async fn status_update_without_a_status_is_500_for_a_known_instance_and_404_othe
 #[tokio::test]
 async fn delete_status_override_without_a_dirty_timestamp_is_500() {
     // Java dereferences the missing timestamp; the element fails and changes nothing.
-    let server = TestServer::start(&[]).await;
+    let server = receiver(&[]).await;
     server.register("ORDERS", "o-1").await;
     replicate(&server, &[status_update("ORDERS", "o-1", "OUT_OF_SERVICE")]).await;
     let element =
@@ -365,7 +374,7 @@ async fn delete_status_override_without_a_dirty_timestamp_is_500() {
 
 #[tokio::test]
 async fn malformed_batch_is_400_with_a_reason_and_changes_nothing() {
-    let server = TestServer::start(&[]).await;
+    let server = receiver(&[]).await;
     server.register("ORDERS", "o-1").await;
     let before = server.registry_json().await;
     for body in [
@@ -385,7 +394,7 @@ async fn malformed_batch_is_400_with_a_reason_and_changes_nothing() {
 
 #[tokio::test]
 async fn gzip_batch_is_inflated_and_applied() {
-    let server = TestServer::start(&[]).await;
+    let server = receiver(&[]).await;
     let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     encoder
         .write_all(batch(&[register("ORDERS", "o-1")]).as_bytes())
@@ -407,7 +416,7 @@ async fn gzip_batch_is_inflated_and_applied() {
 
 #[tokio::test]
 async fn oversized_batch_is_413_and_changes_nothing() {
-    let server = TestServer::start(&["--heureka.max-request-body-size=4KB"]).await;
+    let server = receiver(&["--heureka.max-request-body-size=4KB"]).await;
     let before = server.registry_json().await;
     let elements: Vec<String> = (0..10)
         .map(|n| register("ORDERS", &format!("o-{n}")))
@@ -421,7 +430,7 @@ async fn oversized_batch_is_413_and_changes_nothing() {
 
 #[tokio::test]
 async fn gzip_bomb_batch_is_413_on_its_inflated_size() {
-    let server = TestServer::start(&["--heureka.max-request-body-size=4KB"]).await;
+    let server = receiver(&["--heureka.max-request-body-size=4KB"]).await;
     let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
     let padding = format!(
         r#"{{"replicationList":[],"padding":"{}"}}"#,
@@ -446,7 +455,7 @@ async fn gzip_bomb_batch_is_413_on_its_inflated_size() {
 
 #[tokio::test]
 async fn digest_lists_live_and_removed_instances() {
-    let server = TestServer::start(&[]).await;
+    let server = receiver(&[]).await;
     server.register("ORDERS", "o-1").await;
     server.register("ORDERS", "o-2").await;
     assert_eq!(server.delete("/apps/ORDERS/o-2").await, 200);
@@ -464,14 +473,14 @@ async fn digest_lists_live_and_removed_instances() {
 
 #[tokio::test]
 async fn digest_of_an_empty_registry_is_empty() {
-    let server = TestServer::start(&[]).await;
+    let server = receiver(&[]).await;
     let (status, body) = server.get_text("/peerreplication/digest", None).await;
     assert_eq!((status, body.as_str()), (200, r#"{"digest":[]}"#));
 }
 
 #[tokio::test]
 async fn replicated_writes_show_in_the_digest() {
-    let server = TestServer::start(&[]).await;
+    let server = receiver(&[]).await;
     replicate(
         &server,
         &[
@@ -493,7 +502,7 @@ async fn replicated_writes_show_in_the_digest() {
 
 #[tokio::test]
 async fn batch_and_digest_need_credentials_when_auth_is_configured() {
-    let server = TestServer::start(&[
+    let server = receiver(&[
         "--spring.security.user.name=eureka",
         "--spring.security.user.password=s3cret",
     ])

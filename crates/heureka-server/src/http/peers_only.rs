@@ -1,0 +1,223 @@
+//! The gate in front of replication (`heureka.replication.peers-only`, on by default): the
+//! peer endpoints (`{base}/peerreplication/*`: batch, digest, stamped, copies) and every write
+//! in the single-request form (`x-netflix-discovery-replication: true`) are accepted only
+//! from a peer. Eureka accepts them from anyone, which with authentication off lets anyone
+//! overwrite, cancel or re-status any instance, and its peers spread the forgery.
+//!
+//! A peer is recognised by the address its connection comes from (`replication/senders.rs`:
+//! what the peer URLs resolve to, and `heureka.replication.allowed-addresses`), or by the
+//! credentials only peers hold (`heureka.replication.peer-user.*`, which peers send from the
+//! `user:password@` of their service URLs, as Java peers do). Anything else is refused 403
+//! with a one-line reason, and logged at WARN with the sender's address, at most
+//! [`WARNINGS_PER_MINUTE`] lines a minute so a flood cannot flood the log.
+//!
+//! A service of its own, like `observe.rs`: every request passes it, and `middleware::from_fn`
+//! would box each one.
+
+use std::future::Future;
+use std::net::IpAddr;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use axum::extract::Request;
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+use parking_lot::Mutex;
+use pin_project_lite::pin_project;
+use tower::{Layer, Service};
+
+use crate::clock::{self, Instant};
+use crate::handlers::origin;
+use crate::http::auth::presents;
+use crate::http::error::ApiError;
+use crate::listener::Sender;
+use crate::state::SharedState;
+use heureka_core::Origin;
+
+/// Refusals logged at WARN per minute at most; the rest are counted into the next line.
+pub(crate) const WARNINGS_PER_MINUTE: u32 = 10;
+
+/// The layer: see the module docs.
+#[derive(Clone)]
+pub(crate) struct PeersOnlyLayer(Arc<Gate>);
+
+struct Gate {
+    state: SharedState,
+    /// `{base}/peerreplication/` and `{base}/v2/peerreplication/`.
+    prefixes: [String; 2],
+    warnings: Mutex<WarningBudget>,
+}
+
+impl PeersOnlyLayer {
+    pub(crate) fn new(state: SharedState, base_path: &str) -> PeersOnlyLayer {
+        PeersOnlyLayer(Arc::new(Gate {
+            state,
+            prefixes: [
+                format!("{base_path}/peerreplication/"),
+                format!("{base_path}/v2/peerreplication/"),
+            ],
+            warnings: Mutex::new(WarningBudget::default()),
+        }))
+    }
+}
+
+impl<S> Layer<S> for PeersOnlyLayer {
+    type Service = PeersOnly<S>;
+
+    fn layer(&self, inner: S) -> PeersOnly<S> {
+        PeersOnly {
+            gate: self.0.clone(),
+            inner,
+        }
+    }
+}
+
+#[derive(Clone)]
+pub(crate) struct PeersOnly<S> {
+    gate: Arc<Gate>,
+    inner: S,
+}
+
+impl<S> Service<Request> for PeersOnly<S>
+where
+    S: Service<Request, Response = Response>,
+{
+    type Response = Response;
+    type Error = S::Error;
+    type Future = Gated<S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request) -> Self::Future {
+        match self.gate.check(&request) {
+            Ok(()) => Gated::Passed {
+                inner: self.inner.call(request),
+            },
+            Err(refusal) => Gated::Refused {
+                response: Some(refusal.into_response()),
+            },
+        }
+    }
+}
+
+pin_project! {
+    /// The inner service's answer, or the gate's refusal.
+    #[project = GatedProjection]
+    pub(crate) enum Gated<F> {
+        Passed { #[pin] inner: F },
+        Refused { response: Option<Response> },
+    }
+}
+
+impl<F, E> Future for Gated<F>
+where
+    F: Future<Output = Result<Response, E>>,
+{
+    type Output = Result<Response, E>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match self.project() {
+            GatedProjection::Passed { inner } => inner.poll(cx),
+            GatedProjection::Refused { response } => {
+                Poll::Ready(Ok(response.take().expect("a refusal is answered once")))
+            }
+        }
+    }
+}
+
+impl Gate {
+    /// Lets through everything that is not replication, and replication from a peer.
+    fn check(&self, request: &Request) -> Result<(), ApiError> {
+        let path = request.uri().path();
+        let peer_endpoint = self
+            .prefixes
+            .iter()
+            .any(|prefix| path.starts_with(prefix.as_str()));
+        // Reads change nothing, whatever they carry: only writes take the header's meaning.
+        let replicated_write =
+            !request.method().is_safe() && origin(request.headers()) == Origin::Peer;
+        if !peer_endpoint && !replicated_write {
+            return Ok(());
+        }
+        let credentials = request.headers().get(header::AUTHORIZATION);
+        if presents(&self.state.settings.peer_auth_header, credentials) {
+            return Ok(());
+        }
+        let sender = request
+            .extensions()
+            .get::<Sender>()
+            .map(|sender| sender.0.ip());
+        if let Some(ip) = sender {
+            if self.state.replication.senders().recognise(ip).is_some() {
+                return Ok(());
+            }
+        }
+        let reason = match sender {
+            Some(ip) => format!(
+                "replication is accepted only from this server's peers, and {ip} is not one \
+                 (heureka.replication.peers-only)"
+            ),
+            None => "replication is accepted only from this server's peers, and the sender's \
+                     address is unknown (heureka.replication.peers-only)"
+                .to_owned(),
+        };
+        if let Some(suppressed) = self.warnings.lock().take(clock::instant()) {
+            tracing::warn!(
+                sender = %sender.map_or_else(|| "unknown".to_owned(), |ip: IpAddr| ip.to_string()),
+                method = %request.method(),
+                path,
+                suppressed,
+                "refused replication from a sender that is not a peer (403)"
+            );
+        }
+        Err(ApiError::NotAPeer(reason))
+    }
+}
+
+/// At most [`WARNINGS_PER_MINUTE`] lines in a minute; the lines left out are counted and the
+/// next line logged says how many.
+#[derive(Debug, Default)]
+struct WarningBudget {
+    window_start: Option<Instant>,
+    logged: u32,
+    suppressed: u64,
+}
+
+impl WarningBudget {
+    /// `Some(lines left out since the last one)` when this one may be logged.
+    fn take(&mut self, now: Instant) -> Option<u64> {
+        let window = Duration::from_secs(60);
+        if self.window_start.is_none_or(|start| now - start >= window) {
+            self.window_start = Some(now);
+            self.logged = 0;
+        }
+        if self.logged < WARNINGS_PER_MINUTE {
+            self.logged += 1;
+            Some(std::mem::take(&mut self.suppressed))
+        } else {
+            self.suppressed += 1;
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_flood_of_refusals_is_logged_ten_times_a_minute_and_counted() {
+        let start = clock::instant();
+        let mut budget = WarningBudget::default();
+        let logged: Vec<Option<u64>> = (0..25).map(|_| budget.take(start)).collect();
+        assert_eq!(logged.iter().filter(|line| line.is_some()).count(), 10);
+        assert!(logged[..10].iter().all(|line| *line == Some(0)));
+        // A minute on, the next line says how many were left out.
+        assert_eq!(budget.take(start + Duration::from_secs(60)), Some(15));
+        assert_eq!(budget.take(start + Duration::from_secs(61)), Some(0));
+    }
+}
