@@ -13,8 +13,8 @@ use super::names;
 use super::rules::Pending;
 use super::{
     Config, ConfigError, ConnectionConfig, DashboardConfig, EurekaClientConfig,
-    EurekaInstanceConfig, EurekaServerConfig, Exposure, HeurekaConfig, ManagementConfig,
-    RegistryConfig, ReplicationConfig, ServerConfig, ShowDetails,
+    EurekaInstanceConfig, EurekaServerConfig, EventStreamConfig, Exposure, HeurekaConfig,
+    ManagementConfig, RegistryConfig, ReplicationConfig, ServerConfig, ShowDetails,
 };
 
 /// The configuration being bound, and the inputs of the rules over several keys.
@@ -107,6 +107,13 @@ fn unbound() -> Config {
                 tombstone_retention_ms: 0,
             },
             webhooks: Vec::new(),
+            events: EventStreamConfig {
+                max_streams: 0,
+                max_streams_per_client: 0,
+                keep_alive_interval: Duration::ZERO,
+                send_timeout: Duration::ZERO,
+                max_age: Duration::ZERO,
+            },
         },
         dashboard: DashboardConfig {
             enabled: false,
