@@ -14,5 +14,6 @@ mod events;
 mod health;
 mod metrics;
 mod replication_receiver;
+mod streams;
 mod support;
 mod timers;
