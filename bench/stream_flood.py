@@ -169,8 +169,13 @@ async def flood(port: int, attempts: int, retry_delay: float):
     ready = asyncio.Event()
     stop = asyncio.Event()
 
-    async def attacker(i: int):
+    def resolved():
         nonlocal first_done
+        first_done += 1
+        if first_done >= attempts:
+            ready.set()
+
+    async def attacker(i: int):
         source = SOURCE_ADDRESSES[i % len(SOURCE_ADDRESSES)]
         first = True
         while not stop.is_set():
@@ -184,7 +189,8 @@ async def flood(port: int, attempts: int, retry_delay: float):
                 status_line = await reader.readline()
                 status = int(status_line.split()[1]) if status_line else 0
                 if first:
-                    first, first_done = False, first_done + 1
+                    first = False
+                    resolved()
                 if status == 200:
                     stats["accepted"] += 1
                     while await reader.read(65536):
@@ -200,12 +206,11 @@ async def flood(port: int, attempts: int, retry_delay: float):
             except (OSError, asyncio.TimeoutError, ValueError, IndexError):
                 stats["errors"] += 1
                 if first:
-                    first, first_done = False, first_done + 1
+                    first = False
+                    resolved()
             finally:
                 if writer is not None:
                     writer.close()
-            if first_done >= attempts:
-                ready.set()
             await asyncio.sleep(retry_delay)
 
     loop = asyncio.get_running_loop()
@@ -284,11 +289,12 @@ def fmt(x):
 
 
 def report(runs: list[dict], rounds: int) -> str:
+    attempts = runs[0]["attempts"]
     lines = ["# Event-stream flood (issue 19)", "",
              "`python3 bench/stream_flood.py`: a server with 200 instances in 20 apps; "
-             f"{rounds} rounds of three probes (heartbeat `PUT`, full fetch `GET /eureka/apps` "
+             f"{rounds} rounds (fewer against the old binary, see each run) of three probes (heartbeat `PUT`, full fetch `GET /eureka/apps` "
              "as JSON, `GET /actuator/health/liveness`), each on a fresh connection, the three of "
-             f"a round at once, {PROBE_TIMEOUT:.0f} s timeout; first idle, then while 10,000 "
+             f"a round at once, {PROBE_TIMEOUT:.0f} s timeout; first idle, then while {attempts:,} "
              "attackers in another process each open `GET /eureka/events` from one of 100 "
              "loopback addresses, hold it while it lasts and retry 0.5 s after a refusal or "
              "close. Default settings (`heureka.events.max-streams` 256, `-per-client` 8, "

@@ -100,6 +100,7 @@ pub(crate) struct Metrics {
     evictions: Counter,
     requests: Family<RequestLabels, Histogram>,
     event_stream_subscribers: Gauge,
+    event_streams_refused: Counter,
 }
 
 /// One counter per origin of a write, resolved once so that counting is one atomic add.
@@ -165,6 +166,12 @@ impl Metrics {
             "Clients connected to the event stream",
             event_stream_subscribers.clone(),
         );
+        let event_streams_refused = Counter::default();
+        registry.register(
+            "heureka_event_streams_refused",
+            "Event streams refused with 429: over heureka.events.max-streams or -per-client",
+            event_streams_refused.clone(),
+        );
         let snapshot = Arc::new(Mutex::new(Snapshot::default()));
         registry.register_collector(Box::new(ScrapeTime(snapshot.clone())));
         Metrics {
@@ -177,6 +184,7 @@ impl Metrics {
             evictions,
             requests,
             event_stream_subscribers,
+            event_streams_refused,
         }
     }
 
@@ -192,6 +200,11 @@ impl Metrics {
     pub(crate) fn event_stream_subscriber(&self) -> SubscriberGuard {
         self.event_stream_subscribers.inc();
         SubscriberGuard(self.event_stream_subscribers.clone())
+    }
+
+    /// Records an event stream refused for its budget.
+    pub(crate) fn event_stream_refused(&self) {
+        self.event_streams_refused.inc();
     }
 
     /// The text exposition of every metric, the scrape-time ones from the snapshot `take`

@@ -28,7 +28,10 @@ pub(crate) async fn stream(
     let client = client.map(|Extension(ClientAddress(ip))| ip);
     let permit = match state.event_streams.admit(client) {
         Ok(permit) => permit,
-        Err(reason) => return ApiError::TooManyStreams(reason).into_response(),
+        Err(reason) => {
+            state.metrics.event_stream_refused();
+            return ApiError::TooManyStreams(reason).into_response();
+        }
     };
     let apps: Vec<String> = query
         .iter()

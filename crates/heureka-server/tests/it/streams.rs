@@ -136,6 +136,19 @@ async fn streams_beyond_the_budget_are_refused_and_admitted_again_once_one_ends(
     assert_refused(&refused, "(heureka.events.max-streams)");
     // The refused attempt holds no connection: the server closes it.
     assert!(closed_by_server(&mut refused.connection).await);
+    let metrics = server
+        .http
+        .get(server.root_url("/actuator/prometheus"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        metrics.contains("\nheureka_event_streams_refused_total 1\n"),
+        "{metrics}"
+    );
     drop(open.pop());
     wait_for_open_streams(&server, 2).await;
     assert_eq!(open_stream(&server, [127, 0, 0, 1]).await.status, 200);
