@@ -27,6 +27,7 @@ use tokio::sync::broadcast;
 use crate::config::Config;
 use crate::store::{ChangeSink, Store};
 
+pub(crate) mod budget;
 pub(crate) mod stream;
 pub(crate) mod webhooks;
 

@@ -17,11 +17,21 @@
 //! Errors such as "too many open files" close the longest-waiting connection too, to free a
 //! descriptor, and the loop pauses briefly and goes on.
 //!
-//! Shutdown stops accepting, lets hyper close idle connections and finish in-flight exchanges,
-//! and after the grace period (`spring.lifecycle.timeout-per-shutdown-phase`) drops the rest.
+//! An event stream is busy for as long as it lasts, so it is watched instead: hyper must take
+//! from it (an event, or the keep-alive comment sent every `heureka.events.keep-alive-interval`)
+//! within the limits the handler marks its response with ([`EventStreamLimits`]), or its client
+//! has stopped reading and the connection is closed; and it ends at its maximum age. How many
+//! streams may be open is the handler's budget (`events/budget.rs`), which keeps them from
+//! filling `max-connections`.
+//!
+//! Shutdown stops accepting and closes at once every connection between requests (idle, or
+//! with part of a head: nothing is in progress there), ends event streams, lets in-flight
+//! exchanges finish, and after the grace period (`spring.lifecycle.timeout-per-shutdown-phase`)
+//! drops the rest.
 
 use std::convert::Infallible;
 use std::future::Future;
+use std::net::IpAddr;
 use std::net::SocketAddr;
 use std::pin::{pin, Pin};
 use std::sync::Arc;
@@ -197,6 +207,19 @@ fn is_about_one_connection(error: &std::io::Error) -> bool {
     )
 }
 
+/// The client's IP address, on every request, for limits per client (event streams).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ClientAddress(pub(crate) IpAddr);
+
+/// Marks a response as an event stream, which never ends by itself: the listener closes it
+/// when hyper has taken nothing from it for `stall_after` (its client stopped reading), ends
+/// it after `max_age`, and ends it at shutdown.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct EventStreamLimits {
+    pub(crate) stall_after: Duration,
+    pub(crate) max_age: Duration,
+}
+
 /// The deadlines a connection's task and service apply.
 #[derive(Debug, Clone, Copy)]
 struct Timeouts {
@@ -219,11 +242,17 @@ async fn serve_connection<S>(
 {
     // As Tomcat does: responses are written whole, so Nagle's algorithm would only add delay.
     let _ = stream.set_nodelay(true);
+    let client = stream
+        .peer_addr()
+        .ok()
+        .map(|address| ClientAddress(address.ip().to_canonical()));
     let service = Exchange {
         app,
         slot: Arc::clone(&slot),
         timeouts,
         sender: stream.peer_addr().ok().map(Sender),
+        client,
+        stopped: stop.clone(),
     };
     let mut connection = pin!(http.serve_connection(TokioIo::new(stream), service));
     // One poll reads whatever the client has sent: a complete head makes the connection busy.
@@ -243,7 +272,17 @@ async fn serve_connection<S>(
         let now = clock::instant();
         let check_at = match slot.deadline(now) {
             Deadline::CloseNow => return,
-            Deadline::At(deadline) => deadline,
+            // At shutdown a connection between requests has nothing in progress to finish:
+            // neither an idle one nor one that has sent part of a head.
+            Deadline::Waiting(_) if stopping => return,
+            Deadline::Stalled => {
+                tracing::info!(
+                    "closing an event stream whose client has stopped reading \
+                     (heureka.events.send-timeout)"
+                );
+                return;
+            }
+            Deadline::Waiting(deadline) | Deadline::Streaming(deadline) => deadline,
             Deadline::Busy => now + timeouts.keep_alive,
         };
         timer.as_mut().reset(check_at);
@@ -280,6 +319,9 @@ struct Exchange<S> {
     slot: Arc<Slot>,
     timeouts: Timeouts,
     sender: Option<Sender>,
+    client: Option<ClientAddress>,
+    /// Changes at shutdown: ends the connection's event stream, if it has one.
+    stopped: watch::Receiver<()>,
 }
 
 impl<S> hyper::service::Service<http::Request<Incoming>> for Exchange<S>
@@ -296,6 +338,11 @@ where
         let app = self.app.clone();
         let slot = Arc::clone(&self.slot);
         let timeouts = self.timeouts;
+        let mut stopped = self.stopped.clone();
+        let mut request = request;
+        if let Some(client) = self.client {
+            request.extensions_mut().insert(client);
+        }
         // A request without a body (a heartbeat, a fetch) has nothing left to wait for from
         // the client, so it needs no timer.
         let bodiless = request.body().is_end_stream();
@@ -321,10 +368,28 @@ where
                 ))
                 .into_response(),
             };
+            let stream = response
+                .extensions()
+                .get::<EventStreamLimits>()
+                .copied()
+                .map(|limits| {
+                    slot.begin_stream(limits.stall_after);
+                    let end: EndOfStream = Box::pin(async move {
+                        tokio::select! {
+                            _ = stopped.changed() => {}
+                            () = sleep(limits.max_age) => {}
+                        }
+                    });
+                    StreamWatch {
+                        stall_after: limits.stall_after,
+                        end: Some(end),
+                    }
+                });
             Ok(response.map(|body| ExchangeBody {
                 body,
                 slot,
                 keep_alive: timeouts.keep_alive,
+                stream,
             }))
         })
     }
@@ -337,6 +402,27 @@ struct ExchangeBody {
     body: Body,
     slot: Arc<Slot>,
     keep_alive: Duration,
+    /// Set when the body is an event stream.
+    stream: Option<StreamWatch>,
+}
+
+/// Completes when an event stream should end: at shutdown, or at its maximum age.
+type EndOfStream = Pin<Box<dyn Future<Output = ()> + Send>>;
+
+/// What the body of an event stream tells the connection, and when it ends.
+struct StreamWatch {
+    stall_after: Duration,
+    /// `None` once the stream has ended.
+    end: Option<EndOfStream>,
+}
+
+impl std::fmt::Debug for StreamWatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StreamWatch")
+            .field("stall_after", &self.stall_after)
+            .field("ended", &self.end.is_none())
+            .finish()
+    }
 }
 
 impl HttpBody for ExchangeBody {
@@ -347,11 +433,29 @@ impl HttpBody for ExchangeBody {
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
-        Pin::new(&mut self.get_mut().body).poll_frame(cx)
+        let this = self.get_mut();
+        if let Some(watch) = &mut this.stream {
+            // Ending the body, rather than dropping the connection, sends the last chunk: the
+            // client sees the stream end cleanly and reconnects.
+            let Some(end) = &mut watch.end else {
+                return Poll::Ready(None);
+            };
+            if end.as_mut().poll(cx).is_ready() {
+                watch.end = None;
+                return Poll::Ready(None);
+            }
+            // Hyper asks for more only when it has room to write: the client is reading.
+            this.slot.stream_polled(watch.stall_after);
+        }
+        Pin::new(&mut this.body).poll_frame(cx)
     }
 
     fn is_end_stream(&self) -> bool {
-        self.body.is_end_stream()
+        let ended = self
+            .stream
+            .as_ref()
+            .is_some_and(|watch| watch.end.is_none());
+        ended || self.body.is_end_stream()
     }
 
     fn size_hint(&self) -> SizeHint {

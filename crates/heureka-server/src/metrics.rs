@@ -102,6 +102,7 @@ pub(crate) struct Metrics {
     requests: Family<RequestLabels, Histogram>,
     event_stream_subscribers: Gauge,
     rate_limited: Family<[(&'static str, &'static str); 1], Counter>,
+    event_streams_refused: Counter,
 }
 
 /// One counter per origin of a write, resolved once so that counting is one atomic add.
@@ -180,6 +181,12 @@ impl Metrics {
              application); refused with 503 only when rate-limiter-enabled",
             rate_limited.clone(),
         );
+        let event_streams_refused = Counter::default();
+        registry.register(
+            "heureka_event_streams_refused",
+            "Event streams refused with 429: over heureka.events.max-streams or -per-client",
+            event_streams_refused.clone(),
+        );
         let snapshot = Arc::new(Mutex::new(Snapshot::default()));
         registry.register_collector(Box::new(ScrapeTime(snapshot.clone())));
         Metrics {
@@ -194,6 +201,7 @@ impl Metrics {
             requests,
             event_stream_subscribers,
             rate_limited,
+            event_streams_refused,
         }
     }
 
@@ -214,6 +222,11 @@ impl Metrics {
     pub(crate) fn event_stream_subscriber(&self) -> SubscriberGuard {
         self.event_stream_subscribers.inc();
         SubscriberGuard(self.event_stream_subscribers.clone())
+    }
+
+    /// Records an event stream refused for its budget.
+    pub(crate) fn event_stream_refused(&self) {
+        self.event_streams_refused.inc();
     }
 
     /// The text exposition of every metric, the scrape-time ones from the snapshot `take`

@@ -11,7 +11,8 @@ use heureka_wire::Format;
 
 use crate::cache::{DeltaCache, Encoding, FullFetchCache, SelectionCache};
 use crate::clock::Clock;
-use crate::config::{Config, Exposure, ShowDetails};
+use crate::config::{Config, EventStreamConfig, Exposure, ShowDetails};
+use crate::events::budget::StreamBudget;
 use crate::events::Events;
 use crate::metrics::{Metrics, Snapshot};
 use crate::replication::{OwnAddress, Replication, Replicator};
@@ -34,6 +35,8 @@ pub(crate) struct AppState {
     pub(crate) replication: Arc<Replication>,
     /// The event stream's channel, the renewal counts and the dashboard's `lastn` lists.
     pub(crate) events: Arc<Events>,
+    /// How many event streams are open, in all and per client, against their limits.
+    pub(crate) event_streams: Arc<StreamBudget>,
     /// What the dashboard shows that no other part of the state holds.
     pub(crate) dashboard: crate::dashboard::DashboardInfo,
     /// The Prometheus metrics, counted on the write path and by the observing layer.
@@ -70,6 +73,8 @@ pub(crate) struct Settings {
     pub(crate) exposed: Exposure,
     /// `heureka.limits.*`, for the checks made before the registry lock.
     pub(crate) limits: Limits,
+    /// `heureka.events.*`: the keep-alive, send timeout and age of event streams.
+    pub(crate) event_streams: EventStreamConfig,
 }
 
 impl AppState {
@@ -122,6 +127,7 @@ impl AppState {
                 actuator_base_path: config.management.base_path.clone(),
                 exposed: config.management.exposed,
                 limits: limits(config),
+                event_streams: config.heureka.events.clone(),
             },
             metrics,
             rate_limiter: crate::http::rate_limit::RateLimiter::new(
@@ -129,6 +135,7 @@ impl AppState {
             ),
             replication,
             events,
+            event_streams: Arc::new(StreamBudget::new(&config.heureka.events)),
             dashboard: crate::dashboard::DashboardInfo::new(config, port, now),
             application_name: config.application_name.to_uppercase(),
             started_at: now,

@@ -13,9 +13,9 @@ use super::names;
 use super::rules::Pending;
 use super::{
     Config, ConfigError, ConnectionConfig, DashboardConfig, EurekaClientConfig,
-    EurekaInstanceConfig, EurekaServerConfig, Exposure, HeurekaConfig, LimitsConfig,
-    ManagementConfig, RateLimiterConfig, RegistryConfig, ReplicationConfig, ServerConfig,
-    ShowDetails,
+    EurekaInstanceConfig, EurekaServerConfig, EventStreamConfig, Exposure, HeurekaConfig,
+    LimitsConfig, ManagementConfig, RateLimiterConfig, RegistryConfig, ReplicationConfig,
+    ServerConfig, ShowDetails,
 };
 
 /// The configuration being bound, and the inputs of the rules over several keys.
@@ -118,6 +118,13 @@ fn unbound() -> Config {
                 max_metadata_bytes: 0,
                 max_lease_duration: Duration::ZERO,
                 max_instances: 0,
+            },
+            events: EventStreamConfig {
+                max_streams: 0,
+                max_streams_per_client: 0,
+                keep_alive_interval: Duration::ZERO,
+                send_timeout: Duration::ZERO,
+                max_age: Duration::ZERO,
             },
         },
         dashboard: DashboardConfig {

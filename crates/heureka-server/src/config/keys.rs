@@ -723,6 +723,42 @@ pub(crate) const KEYS: &[Key] = &[
         Bound(&field(TEXT, |c, v| c.dashboard.datacenter = v)),
     ),
     key(
+        "heureka.events.max-streams",
+        "256",
+        "event streams open at once (then 429)",
+        Bound(&field(CONNECTION_COUNT, |c, v| {
+            c.heureka.events.max_streams = v
+        })),
+    ),
+    key(
+        "heureka.events.max-streams-per-client",
+        "8",
+        "event streams open at once per client IP (then 429)",
+        Bound(&field(CONNECTION_COUNT, |c, v| {
+            c.heureka.events.max_streams_per_client = v
+        })),
+    ),
+    key(
+        "heureka.events.keep-alive-interval",
+        "15s",
+        "comment line on a quiet event stream this often",
+        Bound(&field(TIMEOUT, |c, v| {
+            c.heureka.events.keep_alive_interval = v
+        })),
+    ),
+    key(
+        "heureka.events.send-timeout",
+        "30s",
+        "close a stream whose client stopped reading for",
+        Bound(&field(TIMEOUT, |c, v| c.heureka.events.send_timeout = v)),
+    ),
+    key(
+        "heureka.events.max-stream-age",
+        "30m",
+        "end an event stream this long after it began",
+        Bound(&field(TIMEOUT, |c, v| c.heureka.events.max_age = v)),
+    ),
+    key(
         "heureka.webhooks[<n>].url",
         "",
         "POST events to this URL (see docs/events.md)",

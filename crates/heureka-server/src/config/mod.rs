@@ -291,6 +291,8 @@ pub struct HeurekaConfig {
     pub webhooks: Vec<WebhookConfig>,
     /// `heureka.limits.*`: bounds on what clients and peers may register.
     pub limits: LimitsConfig,
+    /// `heureka.events.*`: the limits on event streams.
+    pub events: EventStreamConfig,
 }
 
 /// `heureka.limits.*`: bounds Eureka does not have, against clients (with valid credentials)
@@ -312,6 +314,30 @@ pub struct LimitsConfig {
     /// `heureka.limits.max-instances`, default `2000000`: a new instance beyond it is refused
     /// (403); lower it to what the node's memory holds.
     pub max_instances: usize,
+}
+
+/// `heureka.events.*`: the limits on `GET {base}/events`. A stream holds its connection for as
+/// long as it lasts, so streams get a budget of their own, well inside
+/// `server.tomcat.max-connections`, and every stream ends: when its client stops reading,
+/// when it reaches its maximum age (EventSource reconnects by itself), or at shutdown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventStreamConfig {
+    /// `heureka.events.max-streams`, default `256`: streams open at once; one more is
+    /// answered 429 and its connection closed.
+    pub max_streams: usize,
+    /// `heureka.events.max-streams-per-client`, default `8`: streams open at once from one
+    /// client IP address (behind a proxy, the proxy's); one more is answered 429.
+    pub max_streams_per_client: usize,
+    /// `heureka.events.keep-alive-interval`, default `15s`: a comment line is sent this often
+    /// on a quiet stream, so proxies keep it open and a vanished client is noticed.
+    pub keep_alive_interval: Duration,
+    /// `heureka.events.send-timeout`, default `30s`: a stream whose client has taken nothing
+    /// (no event, no keep-alive comment) for a keep-alive interval plus this long has stopped
+    /// reading, and is closed.
+    pub send_timeout: Duration,
+    /// `heureka.events.max-stream-age`, default `30m`: a stream is ended this long after it
+    /// began; the client reconnects (EventSource does so by itself, told `lagged`).
+    pub max_age: Duration,
 }
 
 /// `eureka.dashboard.*` and the two labels Spring's dashboard shows.

@@ -118,6 +118,12 @@ fn defaults_match_spring() {
     assert_eq!(connections.max_connections, 8192);
     assert_eq!(connections.max_header_bytes, 8 * 1024);
     assert_eq!(connections.shutdown_grace, Duration::from_secs(30));
+    let events = &config.heureka.events;
+    assert_eq!(events.max_streams, 256);
+    assert_eq!(events.max_streams_per_client, 8);
+    assert_eq!(events.keep_alive_interval, Duration::from_secs(15));
+    assert_eq!(events.send_timeout, Duration::from_secs(30));
+    assert_eq!(events.max_age, Duration::from_secs(30 * 60));
     assert!(config.logging_levels.is_empty());
     assert!(config.sources.is_empty());
     assert_eq!(Config::default(), config);
@@ -791,6 +797,41 @@ fn connection_limits_bind_from_spring_names() {
     assert_eq!(connections.max_header_bytes, 16 * 1024);
     assert_eq!(connections.shutdown_grace, Duration::from_secs(5));
     assert_eq!(connections.request_body_timeout, Duration::from_secs(2));
+}
+
+#[test]
+fn event_stream_limits_bind_from_heureka_events_keys() {
+    let config = config(
+        &Dir::new(),
+        &[
+            "--heureka.events.max-streams=10",
+            "--heureka.events.maxStreamsPerClient=2",
+            "--heureka.events.keep-alive-interval=500ms",
+            "--heureka.events.send-timeout=PT2S",
+            "--heureka.events.max-stream-age=1h",
+        ],
+        &[],
+    );
+    let events = &config.heureka.events;
+    assert_eq!(events.max_streams, 10);
+    assert_eq!(events.max_streams_per_client, 2);
+    assert_eq!(events.keep_alive_interval, Duration::from_millis(500));
+    assert_eq!(events.send_timeout, Duration::from_secs(2));
+    assert_eq!(events.max_age, Duration::from_secs(3600));
+}
+
+#[test]
+fn zero_event_stream_limit_is_an_error_naming_key() {
+    let dir = Dir::new();
+    for argument in [
+        "--heureka.events.max-streams=0",
+        "--heureka.events.max-streams-per-client=0",
+        "--heureka.events.send-timeout=0",
+    ] {
+        let message = error(&dir, &[argument], &[]);
+        let key = argument.trim_start_matches("--").split('=').next().unwrap();
+        assert!(message.contains(key), "{message}");
+    }
 }
 
 #[test]

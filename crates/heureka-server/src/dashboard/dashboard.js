@@ -153,6 +153,9 @@ function openStream() {
     // EventSource reconnects by itself; the server then sends `lagged` and the page reloads.
     live.textContent = 'reconnecting…';
     live.classList.add('off');
+    // A refusal (429: the server's stream budget is spent) closes an EventSource for good;
+    // open a new one after the server's Retry-After, as it would have reconnected itself.
+    if (stream.readyState === EventSource.CLOSED) setTimeout(openStream, 10000);
   };
   for (const name of EVENT_NAMES) {
     stream.addEventListener(name, (message) => {

@@ -1,26 +1,38 @@
 //! `GET {base}/events`: the event stream as Server-Sent Events (`docs/events.md`), one
 //! subscriber (`events/stream.rs`) per connection, with `?app=NAME` filters.
+//!
+//! A stream holds its connection, so it is admitted within the stream budget
+//! (`events/budget.rs`) or refused with 429, and marked for the listener, which ends it when
+//! its client stops reading, when it reaches its maximum age, and at shutdown.
 
 use std::convert::Infallible;
-use std::time::Duration;
 
 use axum::extract::{Query, State};
 use axum::http::HeaderMap;
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
-use axum::response::IntoResponse;
+use axum::response::{IntoResponse, Response};
+use axum::Extension;
 use tokio_stream::StreamExt;
 
 use crate::events::stream::subscriber_events;
+use crate::http::error::ApiError;
+use crate::listener::{ClientAddress, EventStreamLimits};
 use crate::state::SharedState;
-
-/// A comment line this often keeps proxies and browsers from closing an idle stream.
-const KEEP_ALIVE: Duration = Duration::from_secs(15);
 
 pub(crate) async fn stream(
     State(state): State<SharedState>,
     Query(query): Query<Vec<(String, String)>>,
+    client: Option<Extension<ClientAddress>>,
     headers: HeaderMap,
-) -> impl IntoResponse {
+) -> Response {
+    let client = client.map(|Extension(ClientAddress(ip))| ip);
+    let permit = match state.event_streams.admit(client) {
+        Ok(permit) => permit,
+        Err(reason) => {
+            state.metrics.event_stream_refused();
+            return ApiError::TooManyStreams(reason).into_response();
+        }
+    };
     let apps: Vec<String> = query
         .iter()
         .filter(|(name, _)| name == "app")
@@ -28,10 +40,11 @@ pub(crate) async fn stream(
         .filter(|app| !app.is_empty())
         .collect();
     let reconnected = headers.contains_key("last-event-id");
-    // Counted in the metrics for as long as the stream lives (the guard moves into it).
+    // Counted in the metrics and the budget for as long as the stream lives (the guards move
+    // into it).
     let subscribed = state.metrics.event_stream_subscriber();
     let events = subscriber_events(&state.events, apps, reconnected).map(move |outgoing| {
-        let _subscribed = &subscribed;
+        let _held = (&subscribed, &permit);
         // The encoder escapes control characters: the JSON is one line, as SSE data must be.
         Ok::<_, Infallible>(
             SseEvent::default()
@@ -40,5 +53,15 @@ pub(crate) async fn stream(
                 .data(String::from_utf8_lossy(&outgoing.json)),
         )
     });
-    Sse::new(events).keep_alive(KeepAlive::new().interval(KEEP_ALIVE))
+    let limits = &state.settings.event_streams;
+    // The keep-alive comment also proves the client still reads: one not taken within the
+    // send timeout closes the stream (`listener.rs`).
+    let mut response = Sse::new(events)
+        .keep_alive(KeepAlive::new().interval(limits.keep_alive_interval))
+        .into_response();
+    response.extensions_mut().insert(EventStreamLimits {
+        stall_after: limits.keep_alive_interval + limits.send_timeout,
+        max_age: limits.max_age,
+    });
+    response
 }

@@ -55,7 +55,14 @@ pub(crate) enum ApiError {
     Throttled(String),
     /// The request body did not arrive in time; the connection is closed after the answer.
     RequestTimeout(String),
+    /// An event stream over its budget (`heureka.events.max-streams*`): 429 with
+    /// `Retry-After`, and the connection closed, so a refused attempt holds no connection.
+    TooManyStreams(String),
 }
+
+/// The `Retry-After` of a refused event stream, in seconds: streams end within a keep-alive
+/// interval of their client leaving, so room is usually back by then.
+const STREAMS_RETRY_AFTER_SECONDS: &str = "10";
 
 /// A register body that fails Eureka's checks is a 400 with Eureka's message, and so is one
 /// over a limit on its contents; a full registry is a 403.
@@ -120,6 +127,16 @@ impl IntoResponse for ApiError {
                 response
                     .headers_mut()
                     .insert(header::CONNECTION, HeaderValue::from_static("close"));
+                response
+            }
+            ApiError::TooManyStreams(reason) => {
+                let mut response = plain(StatusCode::TOO_MANY_REQUESTS, reason);
+                let headers = response.headers_mut();
+                headers.insert(header::CONNECTION, HeaderValue::from_static("close"));
+                headers.insert(
+                    header::RETRY_AFTER,
+                    HeaderValue::from_static(STREAMS_RETRY_AFTER_SECONDS),
+                );
                 response
             }
             ApiError::Unauthorized => {

@@ -50,6 +50,9 @@ enum Phase {
     Waiting { ticket: u64, deadline: Instant },
     /// A request is being read, handled or answered.
     Busy,
+    /// An event stream is being answered; its client has stopped reading unless hyper takes
+    /// from it again before `stalled_at`.
+    Streaming { stalled_at: Instant },
     /// Told to close to make room.
     Closing,
 }
@@ -147,7 +150,7 @@ impl Inner {
                 self.waiting.remove(&ticket);
             }
             Phase::Closing => self.closing -= 1,
-            Phase::Busy => {}
+            Phase::Busy | Phase::Streaming { .. } => {}
         }
     }
 }
@@ -167,8 +170,13 @@ pub(super) struct Slot {
 pub(super) enum Deadline {
     /// Its wait is over, or it was told to close for room.
     CloseNow,
-    /// It waits for a request head until then.
-    At(Instant),
+    /// It waits for a request head until then (idle, or with part of a head).
+    Waiting(Instant),
+    /// It answers an event stream, whose client is taken to have stopped reading unless it
+    /// takes more before then.
+    Streaming(Instant),
+    /// Its event stream's client stopped reading.
+    Stalled,
     /// A request is in progress: no deadline until its response is handed over.
     Busy,
 }
@@ -196,13 +204,32 @@ impl Slot {
         self.table.room.notify_one();
     }
 
+    /// The response is an event stream, which hyper must take from within `stall_after` of
+    /// each time it did. Wakes the task, whose timer was set as for any busy connection.
+    pub(super) fn begin_stream(&self, stall_after: Duration) {
+        self.stream_polled(stall_after);
+        self.wake.notify_one();
+    }
+
+    /// Hyper asked the event stream for more: its client is reading.
+    pub(super) fn stream_polled(&self, stall_after: Duration) {
+        let mut inner = self.table.inner.lock();
+        if let Some(entry) = inner.connections.get_mut(&self.id) {
+            if matches!(entry.phase, Phase::Busy | Phase::Streaming { .. }) {
+                entry.phase = Phase::Streaming {
+                    stalled_at: clock::instant() + stall_after,
+                };
+            }
+        }
+    }
+
     /// The response was handed to hyper: the wait for the next head begins.
     pub(super) fn end_response(&self, keep_alive: Duration) {
         let mut inner = self.table.inner.lock();
         let busy = inner
             .connections
             .get(&self.id)
-            .is_some_and(|entry| matches!(entry.phase, Phase::Busy));
+            .is_some_and(|entry| matches!(entry.phase, Phase::Busy | Phase::Streaming { .. }));
         if busy {
             inner.wait(self.id, clock::instant() + keep_alive);
             drop(inner);
@@ -213,7 +240,11 @@ impl Slot {
     pub(super) fn deadline(&self, now: Instant) -> Deadline {
         let inner = self.table.inner.lock();
         match inner.connections.get(&self.id).map(|entry| entry.phase) {
-            Some(Phase::Waiting { deadline, .. }) if deadline > now => Deadline::At(deadline),
+            Some(Phase::Waiting { deadline, .. }) if deadline > now => Deadline::Waiting(deadline),
+            Some(Phase::Streaming { stalled_at }) if stalled_at > now => {
+                Deadline::Streaming(stalled_at)
+            }
+            Some(Phase::Streaming { .. }) => Deadline::Stalled,
             Some(Phase::Busy) => Deadline::Busy,
             _ => Deadline::CloseNow,
         }

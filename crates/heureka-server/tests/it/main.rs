@@ -16,6 +16,7 @@ mod limits;
 mod metrics;
 mod peers_only;
 mod replication_receiver;
+mod streams;
 mod support;
 mod takeover;
 mod timers;

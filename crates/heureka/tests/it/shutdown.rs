@@ -5,7 +5,7 @@
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpSocket, TcpStream};
 
-use crate::process::{read_to_end, status_of, HeurekaProcess, PATIENCE};
+use crate::process::{closed_by_peer, connect, read_to_end, status_of, HeurekaProcess, PATIENCE};
 use crate::support::spring_body;
 
 /// Starts a register request whose body has not arrived, and returns once the server is
@@ -114,4 +114,91 @@ async fn sigterm_with_a_client_not_reading_its_response_exits_after_the_grace_pe
         "{}",
         server.log()
     );
+}
+
+/// Sends a request on `stream` and reads its whole response (by its `Content-Length`),
+/// leaving the connection kept alive.
+async fn exchange_kept_alive(stream: &mut TcpStream, path: &str) {
+    let request = format!("GET {path} HTTP/1.1\r\nHost: test\r\n\r\n");
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut received = Vec::new();
+    let mut buffer = [0u8; 4096];
+    let complete = |received: &[u8]| {
+        let text = String::from_utf8_lossy(received);
+        let Some((head, body)) = text.split_once("\r\n\r\n") else {
+            return false;
+        };
+        let length: usize = head
+            .lines()
+            .find_map(|line| {
+                let (name, value) = line.split_once(':')?;
+                name.eq_ignore_ascii_case("content-length")
+                    .then(|| value.trim().parse().ok())?
+            })
+            .expect("a Content-Length");
+        body.len() >= length
+    };
+    while !complete(&received) {
+        let read = tokio::time::timeout(PATIENCE, stream.read(&mut buffer))
+            .await
+            .expect("a response")
+            .unwrap();
+        assert!(read > 0, "closed before the response ended");
+        received.extend_from_slice(&buffer[..read]);
+    }
+    assert_eq!(status_of(&received), Some(200));
+}
+
+#[tokio::test]
+async fn sigterm_closes_idle_and_partial_head_connections_at_once_and_finishes_a_request() {
+    // Deadlines and grace longer than any test: only the shutdown can close these connections
+    // before the request in progress ends.
+    let mut server = HeurekaProcess::start(&[
+        "--spring.lifecycle.timeout-per-shutdown-phase=1h",
+        "--server.tomcat.connection-timeout=1h",
+        "--server.tomcat.keep-alive-timeout=1h",
+    ]);
+    let mut idle = connect(&server).await;
+    exchange_kept_alive(&mut idle, "/actuator/health/liveness").await;
+    let mut partial = connect(&server).await;
+    partial
+        .write_all(b"GET /eureka/apps HTTP/1.1\r\nHost: te")
+        .await
+        .unwrap();
+    let body = spring_body("ORDERS", "o-1");
+    let mut in_progress = stalled_register(&server, body.len()).await;
+    server.terminate();
+    assert!(closed_by_peer(&mut idle).await, "the idle connection");
+    assert!(closed_by_peer(&mut partial).await, "the partial head");
+    // The request in progress is still served, and the process exits once it has been.
+    in_progress.write_all(body.as_bytes()).await.unwrap();
+    assert_eq!(status_of(&read_to_end(&mut in_progress).await), Some(204));
+    assert_exits_cleanly(&mut server).await;
+    assert!(!server.log().contains("grace period over"));
+}
+
+#[tokio::test]
+async fn sigterm_ends_open_event_streams_at_once() {
+    let mut server = HeurekaProcess::start(&["--spring.lifecycle.timeout-per-shutdown-phase=1h"]);
+    let mut stream = connect(&server).await;
+    stream
+        .write_all(b"GET /eureka/events HTTP/1.1\r\nHost: test\r\n\r\n")
+        .await
+        .unwrap();
+    let mut status_line = [0u8; 12];
+    tokio::time::timeout(PATIENCE, stream.read_exact(&mut status_line))
+        .await
+        .expect("the stream starts")
+        .unwrap();
+    assert_eq!(status_of(&status_line), Some(200));
+    server.terminate();
+    // The stream ends with its last chunk, as a stream that is over does.
+    let rest = read_to_end(&mut stream).await;
+    assert!(
+        rest.ends_with(b"0\r\n\r\n"),
+        "{}",
+        String::from_utf8_lossy(&rest)
+    );
+    assert_exits_cleanly(&mut server).await;
+    assert!(!server.log().contains("grace period over"));
 }
