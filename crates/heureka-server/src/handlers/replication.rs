@@ -15,16 +15,19 @@ use axum::response::Response;
 use heureka_core::{instance_write_status_code, Millis, Origin, Registry, RenewOutcome};
 use heureka_wire::{DecodeError, Format, ReplicationAction, ReplicationItem, ReplicationResult};
 
-use crate::handlers::document;
+use crate::handlers::{document, Headers};
 use crate::http::error::ApiError;
+use crate::http::negotiate;
 use crate::state::SharedState;
 
 /// `POST {base}/peerreplication/batch`: apply a peer's batch, answer element by element.
 /// A body that is not a batch at all is a 400; everything else is a 200 with the results.
 pub(crate) async fn batch(
     State(state): State<SharedState>,
+    Headers(headers): Headers,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
+    negotiate::json_body(&headers)?;
     let body = body?;
     let elements = heureka_wire::decode_replication_batch(&body, state.store.now())
         .map_err(|error| ApiError::BadRequest(format!("replication batch: {error}")))?;

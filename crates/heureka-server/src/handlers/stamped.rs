@@ -19,16 +19,19 @@ use axum::response::Response;
 use heureka_core::{Millis, Registry, StampedCopy, StampedRenewal};
 use heureka_wire::{DecodeError, Format, ReplicationAction, StampedItem, StampedResult};
 
-use crate::handlers::document;
+use crate::handlers::{document, Headers};
 use crate::http::error::ApiError;
+use crate::http::negotiate;
 use crate::state::SharedState;
 
 /// `POST {base}/peerreplication/stamped`: merge a Heureka peer's batch, answer element by
 /// element, all in one write so its changes are published together and in order.
 pub(crate) async fn batch(
     State(state): State<SharedState>,
+    Headers(headers): Headers,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
+    negotiate::json_body(&headers)?;
     let elements = decode(&state, &body?)?;
     let results = state.store.write(|registry, now| {
         elements
@@ -50,8 +53,10 @@ pub(crate) async fn batch(
 /// of it. Anti-entropy asks this for the instances a peer holds newer writes of.
 pub(crate) async fn copies(
     State(state): State<SharedState>,
+    Headers(headers): Headers,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
+    negotiate::json_body(&headers)?;
     let elements = decode(&state, &body?)?;
     let now = state.store.now();
     let results: Vec<StampedResult> = {
