@@ -60,6 +60,8 @@ pub(crate) struct Settings {
     /// `management.endpoints.web.base-path` and which actuator endpoints are served.
     pub(crate) actuator_base_path: String,
     pub(crate) exposed: Exposure,
+    /// `heureka.security.allowed-origins`, normalised: the foreign origins that may write.
+    pub(crate) allowed_origins: Vec<String>,
 }
 
 impl AppState {
@@ -103,6 +105,7 @@ impl AppState {
                 show_details: config.management.show_details,
                 actuator_base_path: config.management.base_path.clone(),
                 exposed: config.management.exposed,
+                allowed_origins: config.heureka.allowed_origins.clone(),
             },
             metrics,
             replication,

@@ -107,6 +107,7 @@ fn unbound() -> Config {
                 tombstone_retention_ms: 0,
             },
             webhooks: Vec::new(),
+            allowed_origins: Vec::new(),
         },
         dashboard: DashboardConfig {
             enabled: false,

@@ -14,7 +14,7 @@ use super::rules;
 use super::values::{
     ACTUATOR_BASE_PATH, API_BASE_PATH, AS_WRITTEN, BODY_SIZE, BOOL, CONNECTION_COUNT,
     DASHBOARD_PATH, ENDPOINT_NAMES, EVENT_NAMES, FRACTION, HEADER_SIZE, HTTP_URL, IP_ADDRESS,
-    LOG_LEVEL, OPTIONAL_IP_ADDRESS, OPTIONAL_TEXT, PORT, REGION, RENEWAL_INTERVAL_SECONDS,
+    LOG_LEVEL, OPTIONAL_IP_ADDRESS, OPTIONAL_TEXT, ORIGINS, PORT, REGION, RENEWAL_INTERVAL_SECONDS,
     SERVICE_URLS, SHOW_DETAILS, TEXT, TIMEOUT, WHOLE_U32, WHOLE_U64, ZONES,
 };
 use Binding::{Bound, Inert, Loader, OlderNameOf};
@@ -544,6 +544,12 @@ pub(crate) const KEYS: &[Key] = &[
         "false",
         "log every request: method, path, status, time",
         Bound(&field(BOOL, |c, v| c.management.access_log |= v)),
+    ),
+    key(
+        "heureka.security.allowed-origins",
+        "",
+        "browser origins whose pages may write (403 otherwise)",
+        Bound(&field(ORIGINS, |c, v| c.heureka.allowed_origins = v)),
     ),
     key(
         "heureka.replication.anti-entropy-interval-ms",

@@ -261,6 +261,10 @@ pub struct HeurekaConfig {
     pub replication: ReplicationConfig,
     /// `heureka.webhooks[<n>].*`, in index order; default none.
     pub webhooks: Vec<WebhookConfig>,
+    /// `heureka.security.allowed-origins`, default none: the browser origins, besides the
+    /// server's own, whose pages may write (`http/cross_site.rs`). Each is normalised to
+    /// `scheme://host:port`, lower case, with the scheme's default port written out.
+    pub allowed_origins: Vec<String>,
 }
 
 /// `eureka.dashboard.*` and the two labels Spring's dashboard shows.

@@ -28,6 +28,9 @@ pub(crate) enum ApiError {
     /// with [`STARTING_HEADER`] so that a Heureka peer in its own start-up sync can tell this
     /// node is starting too (a Java server's 403 carries no such mark).
     Starting,
+    /// A write a browser sent from another site's page (`http/cross_site.rs`): 403 with the
+    /// reason.
+    CrossSite(String),
     /// Missing or wrong credentials while basic auth is configured.
     Unauthorized,
     /// A body in a format neither codec reads.
@@ -84,6 +87,7 @@ impl IntoResponse for ApiError {
                 ours
             }
             ApiError::BadRequest(reason) => plain(StatusCode::BAD_REQUEST, reason),
+            ApiError::CrossSite(reason) => plain(StatusCode::FORBIDDEN, reason),
             ApiError::UnsupportedMediaType(reason) => {
                 plain(StatusCode::UNSUPPORTED_MEDIA_TYPE, reason)
             }

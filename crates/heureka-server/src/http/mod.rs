@@ -1,9 +1,12 @@
-//! HTTP plumbing shared by the handlers: content negotiation, errors, authentication, and the
-//! observing layer (request metrics, access log, rejected-request log).
+//! HTTP plumbing shared by the handlers: content negotiation, errors, authentication, the
+//! observing layer (request metrics, access log, rejected-request log), the refusal of
+//! cross-site writes and the security headers on every answer.
 
 pub(crate) mod auth;
 pub(crate) mod basic;
+pub(crate) mod cross_site;
 pub(crate) mod decompress;
 pub(crate) mod error;
 pub(crate) mod negotiate;
 pub(crate) mod observe;
+pub(crate) mod security_headers;
