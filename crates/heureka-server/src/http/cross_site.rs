@@ -94,7 +94,7 @@ where
         tracing::info!(
             method = %request.method(),
             path = request.uri().path(),
-            origin = ?foreign.origin,
+            origin = ?foreign.origin.as_deref().unwrap_or(""),
             why = foreign.why,
             "refused cross-site write (403)"
         );
