@@ -8,7 +8,7 @@
 //! Beside the API: Spring Boot Actuator's endpoints (`handlers/actuator.rs`), info and
 //! metrics behind the same authentication as the API, health and its probes in front of it.
 //! Every request passes the observing layer (`http/observe.rs`): metrics, logs. Every answer
-//! carries the security headers (`http/security_headers.rs`), and every write a browser sends
+//! with a body carries the security headers (`http/security_headers.rs`), and every write a browser sends
 //! from another site's page is refused before routing reaches a handler
 //! (`http/cross_site.rs`).
 
