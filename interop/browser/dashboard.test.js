@@ -109,6 +109,11 @@ async function main() {
     const page = await context.newPage();
     page.on('dialog', (dialog) => dialog.accept());
     page.on('pageerror', (error) => console.log(`\n  page error: ${error.message}`));
+    // What the page's Content-Security-Policy blocked: Chromium reports each on the console.
+    const blocked = [];
+    page.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) blocked.push(message.text());
+    });
     const row = (app) => page.locator(`#instances tr[data-app="${app}"]`);
 
     await step('instances registered by a real client appear', async () => {
@@ -216,6 +221,55 @@ async function main() {
       await lastn.locator('#lastn-registered', { hasText: 'PY-BROWSER(' }).waitFor();
       await shot(lastn, 'lastn');
       await lastn.close();
+    });
+
+    await step('the page runs under its Content-Security-Policy with nothing blocked, and Enter submits no filter', async () => {
+      const response = await page.goto(root + '/');
+      const policy = response.headers()['content-security-policy'];
+      assert.match(policy, /default-src 'self'/);
+      assert.doesNotMatch(policy, /unsafe-inline/);
+      assert.equal(response.headers()['x-frame-options'], 'DENY');
+      await row('PY-BROWSER').waitFor({ timeout: 15000 });
+      await page.evaluate(() => { window.notReloaded = true; });
+      await page.fill('#search', 'py-browser');
+      await page.press('#search', 'Enter');
+      assert.equal(await page.evaluate(() => window.notReloaded), true);
+      await page.fill('#search', '');
+      assert.deepEqual(blocked, []);
+    });
+
+    await step('a page on another site cannot write to the registry through the browser', async () => {
+      // The attacker's page, served by the browser's router at an origin of its own, in the
+      // context holding the operator's credentials.
+      const attacker = await context.newPage();
+      await attacker.route('http://attacker.test/**', (route) => route.fulfill({
+        contentType: 'text/html',
+        body: `<form id="f" method="post" enctype="text/plain" action="${api}/peerreplication/batch">
+                 <input name='{"replicationList":[{"appName":"PY-BROWSER","id":"x","action":"Cancel","x":"' value='"}]}'>
+               </form>`,
+      }));
+      // The registry, less what the real client's heartbeats move (its renewal times).
+      const registry = async () => {
+        const { applications } = await (await call('GET', '/apps')).json();
+        return JSON.stringify([applications.apps__hashcode, applications.application.flatMap((app) => app.instance)
+          .map((i) => [i.instanceId, i.status, i.overriddenstatus, i.metadata]).sort()]);
+      };
+      const before = await registry();
+      await attacker.goto('http://attacker.test/');
+      const statuses = await attacker.evaluate(async ({ api, body }) => {
+        const send = (url, init) => fetch(api + url, { credentials: 'include', mode: 'no-cors', ...init })
+          .then((r) => r.type, (e) => `failed: ${e.message}`);
+        return [
+          await send('/apps/API-ORDERS', { method: 'POST', headers: { 'Content-Type': 'text/plain' }, body }),
+          await send('/apps/API-ORDERS', { method: 'POST', body }),
+          await send('/apps/PY-BROWSER/' + 'x/status?value=OUT_OF_SERVICE', { method: 'PUT' }),
+        ];
+      }, { api, body: JSON.stringify(instanceBody('api-orders', 'forged', 'zone-b')) });
+      const refused = attacker.waitForResponse((r) => r.url().endsWith('/peerreplication/batch'));
+      await attacker.evaluate(() => document.getElementById('f').submit());
+      assert.ok([403, 415].includes((await refused).status()), 'the form post is refused');
+      assert.equal(await registry(), before, `the registry changed (${statuses})`);
+      await attacker.close();
     });
 
     await step('the page is readable on a phone', async () => {

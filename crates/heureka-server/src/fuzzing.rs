@@ -21,7 +21,7 @@ pub fn register_then_read(
     }
     use axum::response::IntoResponse;
     let status = |error: crate::http::error::ApiError| error.into_response().status().as_u16();
-    let format = negotiate::body_format(&headers, body).map_err(status)?;
+    let format = negotiate::body_format(&headers).map_err(status)?;
     let now = 1_800_000_000_000;
     let mut instance = heureka_wire::decode_instance(body, format, now).map_err(|_| 400_u16)?;
     heureka_core::validate_registration(&mut instance, path_app, &Default::default())

@@ -7,7 +7,10 @@
 //!
 //! Beside the API: Spring Boot Actuator's endpoints (`handlers/actuator.rs`), info and
 //! metrics behind the same authentication as the API, health and its probes in front of it.
-//! Every request passes the observing layer (`http/observe.rs`): metrics, logs.
+//! Every request passes the observing layer (`http/observe.rs`): metrics, logs. Every answer
+//! with a body carries the security headers (`http/security_headers.rs`), and every write a browser sends
+//! from another site's page is refused before routing reaches a handler
+//! (`http/cross_site.rs`).
 
 use axum::extract::DefaultBodyLimit;
 use axum::middleware;
@@ -18,7 +21,9 @@ use tower::ServiceBuilder;
 use crate::handlers::{
     actuator, apps, dashboard, events, instances, overrides, replication, stamped, status,
 };
-use crate::http::{auth, decompress, observe, peers_only, rate_limit};
+use crate::http::{
+    auth, cross_site, decompress, observe, peers_only, rate_limit, security_headers,
+};
 use crate::state::SharedState;
 
 /// The API router, before trailing-slash normalisation (see [`crate::serve`]).
@@ -48,6 +53,12 @@ pub(crate) fn router(state: SharedState, base_path: &str, max_body_bytes: usize)
     let guarded = guarded.layer(
         ServiceBuilder::new()
             .layer(observing.clone())
+            .map_response(security_headers::add as fn(_) -> _)
+            // Before authentication and the body: a forged write is refused whatever it
+            // carries, and logged once, here.
+            .layer(cross_site::CrossSiteLayer::new(
+                &state.settings.allowed_origins,
+            ))
             // Peers may gzip request bodies (`Content-Encoding: gzip`); unknown encodings get
             // 415. Only requests that name an encoding pass through the decoder.
             .layer(decompress::lazy())
@@ -65,7 +76,13 @@ pub(crate) fn router(state: SharedState, base_path: &str, max_body_bytes: usize)
     guarded
         // Merged last, its fallback is the one kept: unmatched paths are observed (as
         // `unmatched`) and answered 404 whatever the credentials.
-        .merge(actuator_open(&state).layer(observing))
+        .merge(
+            actuator_open(&state).layer(
+                ServiceBuilder::new()
+                    .layer(observing)
+                    .map_response(security_headers::add as fn(_) -> _),
+            ),
+        )
         .with_state(state)
 }
 

@@ -75,6 +75,8 @@ pub(crate) struct Settings {
     pub(crate) limits: Limits,
     /// `heureka.events.*`: the keep-alive, send timeout and age of event streams.
     pub(crate) event_streams: EventStreamConfig,
+    /// `heureka.security.allowed-origins`, normalised: the foreign origins that may write.
+    pub(crate) allowed_origins: Vec<String>,
 }
 
 impl AppState {
@@ -128,6 +130,7 @@ impl AppState {
                 exposed: config.management.exposed,
                 limits: limits(config),
                 event_streams: config.heureka.events.clone(),
+                allowed_origins: config.heureka.allowed_origins.clone(),
             },
             metrics,
             rate_limiter: crate::http::rate_limit::RateLimiter::new(

@@ -126,6 +126,7 @@ fn unbound() -> Config {
                 send_timeout: Duration::ZERO,
                 max_age: Duration::ZERO,
             },
+            allowed_origins: Vec::new(),
         },
         dashboard: DashboardConfig {
             enabled: false,

@@ -15,7 +15,7 @@ use super::values::{
     ACTUATOR_BASE_PATH, ADDRESS_RANGES, API_BASE_PATH, AS_WRITTEN, BODY_SIZE, BOOL, CLIENT_NAMES,
     CONNECTION_COUNT, DASHBOARD_PATH, ENDPOINT_NAMES, EVENT_NAMES, FRACTION, HEADER_SIZE, HTTP_URL,
     IP_ADDRESS, LEASE_DURATION, LOG_LEVEL, METADATA_SIZE, NAME_LENGTH, OPTIONAL_IP_ADDRESS,
-    OPTIONAL_TEXT, PORT, POSITIVE_COUNT, POSITIVE_U32, REGION, RENEWAL_INTERVAL_SECONDS,
+    OPTIONAL_TEXT, ORIGINS, PORT, POSITIVE_COUNT, POSITIVE_U32, REGION, RENEWAL_INTERVAL_SECONDS,
     SERVICE_URLS, SHOW_DETAILS, TEXT, TIMEOUT, WHOLE_U32, WHOLE_U64, ZONES,
 };
 use Binding::{Bound, Inert, Loader, OlderNameOf};
@@ -639,6 +639,12 @@ pub(crate) const KEYS: &[Key] = &[
         "false",
         "log every request: method, path, status, time",
         Bound(&field(BOOL, |c, v| c.management.access_log |= v)),
+    ),
+    key(
+        "heureka.security.allowed-origins",
+        "",
+        "browser origins whose pages may write (403 otherwise)",
+        Bound(&field(ORIGINS, |c, v| c.heureka.allowed_origins = v)),
     ),
     key(
         "heureka.replication.anti-entropy-interval-ms",

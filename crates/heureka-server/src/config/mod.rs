@@ -293,6 +293,10 @@ pub struct HeurekaConfig {
     pub limits: LimitsConfig,
     /// `heureka.events.*`: the limits on event streams.
     pub events: EventStreamConfig,
+    /// `heureka.security.allowed-origins`, default none: the browser origins, besides the
+    /// server's own, whose pages may write (`http/cross_site.rs`). Each is normalised to
+    /// `scheme://host:port`, lower case, with the scheme's default port written out.
+    pub allowed_origins: Vec<String>,
 }
 
 /// `heureka.limits.*`: bounds Eureka does not have, against clients (with valid credentials)

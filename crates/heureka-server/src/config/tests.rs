@@ -111,6 +111,7 @@ fn defaults_match_spring() {
     assert!(!config.heureka.legacy_lease_expiry);
     assert_eq!(config.heureka.max_request_body_bytes, 1024 * 1024);
     assert_eq!(config.heureka.base_path, "/eureka");
+    assert!(config.heureka.allowed_origins.is_empty());
     let connections = &config.connections;
     assert_eq!(connections.connection_timeout, Duration::from_secs(20));
     assert_eq!(connections.keep_alive_timeout, Duration::from_secs(60));
@@ -1450,4 +1451,55 @@ fn the_peer_user_needs_both_name_and_password() {
         (peer.name.as_str(), peer.password.as_str()),
         ("peer", "only-peers-know")
     );
+}
+#[test]
+fn allowed_origins_bind_from_a_comma_list_normalised() {
+    let dir = Dir::new();
+    let config = config(
+        &dir,
+        &["--heureka.security.allowed-origins=https://UI.example.com/, http://localhost:3000"],
+        &[],
+    );
+    assert_eq!(
+        config.heureka.allowed_origins,
+        ["https://ui.example.com:443", "http://localhost:3000"]
+    );
+}
+
+#[test]
+fn allowed_origins_bind_from_the_environment_and_a_yaml_list() {
+    let dir = Dir::new();
+    let from_env = config(
+        &dir,
+        &[],
+        &[("HEUREKA_SECURITY_ALLOWEDORIGINS", "http://ops.example:8080")],
+    );
+    assert_eq!(
+        from_env.heureka.allowed_origins,
+        ["http://ops.example:8080"]
+    );
+    dir.write(
+        "application.yml",
+        "heureka:\n  security:\n    allowed-origins:\n      - https://a.example\n      - https://b.example:8443\n",
+    );
+    assert_eq!(
+        config(&dir, &[], &[]).heureka.allowed_origins,
+        ["https://a.example:443", "https://b.example:8443"]
+    );
+}
+
+#[test]
+fn an_allowed_origin_that_is_no_origin_is_an_error_naming_the_key() {
+    let dir = Dir::new();
+    for bad in ["*", "null", "https://ui.example.com/app", "ui.example.com"] {
+        let message = error(
+            &dir,
+            &[&format!("--heureka.security.allowed-origins={bad}")],
+            &[],
+        );
+        assert!(
+            message.contains("heureka.security.allowed-origins"),
+            "{message}"
+        );
+    }
 }

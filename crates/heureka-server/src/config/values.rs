@@ -122,6 +122,12 @@ pub(crate) const EVENT_NAMES: ListOf<String> = ListOf(Type::new(
             .then(|| event.to_owned())
     },
 ));
+/// Browser origins (`https://ui.example.com`), normalised; a path, `null` or a `*` is wrong:
+/// an allowance names whole origins, one by one.
+pub(crate) const ORIGINS: ListOf<String> = ListOf(Type::new(
+    "origins such as https://ui.example.com or http://localhost:3000",
+    crate::http::cross_site::normalise_origin,
+));
 
 /// Spring's `DataSize.parse` (a bare number is bytes). Zero and sizes beyond `usize` are
 /// rejected: every size Heureka reads is a limit, and none may be switched off.

@@ -494,6 +494,9 @@ async function showLastn() {
 function start() {
   if (location.pathname === LASTN) return showLastn();
   document.getElementById('home').hidden = false;
+  // The filters filter as you type; Enter must not submit the form (a handler here, not an
+  // inline one: the page's Content-Security-Policy runs no inline script).
+  document.getElementById('filters').addEventListener('submit', (event) => event.preventDefault());
   for (const id of ['search', 'status-filter', 'zone-filter']) {
     document.getElementById(id).addEventListener('input', renderInstances);
   }

@@ -9,6 +9,7 @@ use axum::Router;
 use heureka_wire::DashboardSummary;
 
 use crate::dashboard::{SCRIPT, STYLE};
+use crate::http::security_headers::PAGE_POLICY;
 use crate::state::SharedState;
 
 /// The page's two routes, `{path}` and `{path}/lastn`, or none when the dashboard is off.
@@ -27,9 +28,14 @@ pub(crate) fn pages(state: &SharedState) -> Router<SharedState> {
         .route(&lastn, get(page))
 }
 
-/// The same page for both views; the script picks the view from the URL.
-async fn page(State(state): State<SharedState>) -> Html<String> {
-    Html(state.dashboard.page.clone())
+/// The same page for both views; the script picks the view from the URL. It carries its own
+/// Content-Security-Policy, which lets it load its script and stylesheet.
+async fn page(State(state): State<SharedState>) -> Response {
+    let mut response = Html(state.dashboard.page.clone()).into_response();
+    response
+        .headers_mut()
+        .insert(header::CONTENT_SECURITY_POLICY, PAGE_POLICY);
+    response
 }
 
 pub(crate) async fn script() -> Response {

@@ -22,8 +22,8 @@ pub(crate) async fn register(
     Headers(headers): Headers,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<StatusCode, ApiError> {
+    let format = negotiate::body_format(&headers)?;
     let body = body?;
-    let format = negotiate::body_format(&headers, &body)?;
     let mut instance = heureka_wire::decode_instance(&body, format, state.store.now())
         .map_err(|error| ApiError::BadRequest(error.to_string()))?;
     let limits = &state.settings.limits;

@@ -15,8 +15,9 @@ use axum::response::Response;
 use heureka_core::{instance_write_status_code, Limits, Millis, Origin, Registry, RenewOutcome};
 use heureka_wire::{DecodeError, Format, ReplicationAction, ReplicationItem, ReplicationResult};
 
-use crate::handlers::{document, SenderAddress};
+use crate::handlers::{document, Headers, SenderAddress};
 use crate::http::error::ApiError;
+use crate::http::negotiate;
 use crate::state::SharedState;
 
 /// `POST {base}/peerreplication/batch`: apply a peer's batch, answer element by element.
@@ -24,8 +25,10 @@ use crate::state::SharedState;
 pub(crate) async fn batch(
     State(state): State<SharedState>,
     sender: SenderAddress,
+    Headers(headers): Headers,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
+    negotiate::json_body(&headers)?;
     let body = body?;
     let elements = heureka_wire::decode_replication_batch(&body, state.store.now())
         .map_err(|error| ApiError::BadRequest(format!("replication batch: {error}")))?;

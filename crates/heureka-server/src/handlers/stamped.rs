@@ -21,8 +21,9 @@ use axum::response::Response;
 use heureka_core::{Limits, Millis, Registry, StampedCopy, StampedRenewal};
 use heureka_wire::{DecodeError, Format, ReplicationAction, StampedItem, StampedResult};
 
-use crate::handlers::{document, SenderAddress};
+use crate::handlers::{document, Headers, SenderAddress};
 use crate::http::error::ApiError;
+use crate::http::negotiate;
 use crate::state::SharedState;
 
 /// `POST {base}/peerreplication/stamped`: merge a Heureka peer's batch, answer element by
@@ -30,8 +31,10 @@ use crate::state::SharedState;
 pub(crate) async fn batch(
     State(state): State<SharedState>,
     sender: SenderAddress,
+    Headers(headers): Headers,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
+    negotiate::json_body(&headers)?;
     let elements = decode(&state, &body?)?;
     tracing::debug!(%sender, items = elements.len(), "stamped peer batch accepted");
     let results = state.store.write(|registry, now| {
@@ -55,8 +58,10 @@ pub(crate) async fn batch(
 pub(crate) async fn copies(
     State(state): State<SharedState>,
     sender: SenderAddress,
+    Headers(headers): Headers,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
+    negotiate::json_body(&headers)?;
     let elements = decode(&state, &body?)?;
     tracing::debug!(%sender, items = elements.len(), "peer's request for copies accepted");
     let now = state.store.now();

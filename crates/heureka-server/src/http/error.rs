@@ -31,6 +31,9 @@ pub(crate) enum ApiError {
     /// with [`STARTING_HEADER`] so that a Heureka peer in its own start-up sync can tell this
     /// node is starting too (a Java server's 403 carries no such mark).
     Starting,
+    /// A write a browser sent from another site's page (`http/cross_site.rs`): 403 with the
+    /// reason.
+    CrossSite(String),
     /// Missing or wrong credentials while basic auth is configured.
     Unauthorized,
     /// Replication from a sender that is not a peer (`http/peers_only.rs`); the reason says
@@ -111,6 +114,7 @@ impl IntoResponse for ApiError {
             ApiError::RegistryFull(reason) => plain(StatusCode::FORBIDDEN, reason),
             ApiError::Throttled(reason) => plain(StatusCode::SERVICE_UNAVAILABLE, reason),
             ApiError::NotAPeer(reason) => plain(StatusCode::FORBIDDEN, reason),
+            ApiError::CrossSite(reason) => plain(StatusCode::FORBIDDEN, reason),
             ApiError::UnsupportedMediaType(reason) => {
                 plain(StatusCode::UNSUPPORTED_MEDIA_TYPE, reason)
             }

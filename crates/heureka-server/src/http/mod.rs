@@ -1,12 +1,15 @@
-//! HTTP plumbing shared by the handlers: content negotiation, errors, authentication, and the
+//! HTTP plumbing shared by the handlers: content negotiation, errors, authentication, the
 //! observing layer (request metrics, access log, rejected-request log), Eureka's rate limiter
-//! on registry fetches, and the gate that takes replication only from peers.
+//! on registry fetches, the gate that takes replication only from peers, the refusal of
+//! cross-site writes and the security headers on every answer.
 
 pub(crate) mod auth;
 pub(crate) mod basic;
+pub(crate) mod cross_site;
 pub(crate) mod decompress;
 pub(crate) mod error;
 pub(crate) mod negotiate;
 pub(crate) mod observe;
 pub(crate) mod peers_only;
 pub(crate) mod rate_limit;
+pub(crate) mod security_headers;

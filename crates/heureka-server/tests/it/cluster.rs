@@ -159,10 +159,16 @@ async fn a_node_started_later_holds_the_registry_before_its_first_read() {
 
 #[tokio::test]
 async fn anti_entropy_brings_a_peer_that_is_not_listed_up_to_date() {
-    // A does not list B, so A never replicates to B; B lists A and pulls what A has.
+    // A does not list B, so A never replicates to B; B lists A and pulls what A has. A takes
+    // replication only from its peers, so it names B's address (all are on 127.0.0.1).
     let (mut listeners, urls) = listeners(2).await;
     let b_listener = listeners.pop().unwrap();
-    let a = node(listeners.pop().unwrap(), &[&urls[0]], &[]).await;
+    let a = node(
+        listeners.pop().unwrap(),
+        &[&urls[0]],
+        &["--heureka.replication.allowed-addresses=127.0.0.1"],
+    )
+    .await;
     let b = node(b_listener, &[&urls[0], &urls[1]], &[]).await;
     a.register("orders", "o1").await;
     everywhere(&[a, b], "ORDERS", "o1", Some("UP")).await;

@@ -9,6 +9,7 @@ mod api;
 mod auth;
 mod bad_input;
 mod cluster;
+mod cross_site;
 mod dashboard;
 mod events;
 mod health;

@@ -1,0 +1,398 @@
+//! Writes a browser cannot be made to send: a request with a non-safe method (POST, PUT,
+//! DELETE, PATCH) that a browser marks as coming from another site's page is refused with 403
+//! before any handler runs, so the registry is left as it was.
+//!
+//! A page on any site can make its visitor's browser send such a request to a registry it can
+//! reach (a form, or a `fetch` whose method and headers need no CORS preflight), with the
+//! visitor's stored Basic credentials. Browsers name the page's origin in `Origin` on every
+//! non-safe request, and modern ones add `Sec-Fetch-Site`. A request counts as foreign when
+//!
+//! * its `Origin` is `null` (sandboxed frames, `file:` pages, some redirects), unreadable, or
+//!   names a host and port other than the request's own `Host`; or
+//! * its `Sec-Fetch-Site` is `cross-site`,
+//!
+//! unless its `Origin` is listed in `heureka.security.allowed-origins`. The scheme is not
+//! compared: Heureka serves plain HTTP and is often reached through a TLS proxy that keeps the
+//! `Host`, so the dashboard's own `https://` origin must pass; a page under the other scheme
+//! on the same host and port is served by the same operator.
+//!
+//! Real clients and peers (Java, Spring, Python, JavaScript, Go, the Rust client) send neither
+//! header, so they pass untouched. Heureka never grants CORS: it sends no
+//! `Access-Control-Allow-*` header, so a preflighted cross-site request fails in the browser
+//! before it is sent. This layer closes the requests that need no preflight; `negotiate.rs`
+//! closes the body types a form can send.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use axum::extract::Request;
+use axum::http::{header, HeaderMap, HeaderValue, Method};
+use axum::response::{IntoResponse, Response};
+use pin_project_lite::pin_project;
+use tower::{Layer, Service};
+
+use crate::http::error::ApiError;
+
+/// The header a browser adds to say how the page's site relates to the target's.
+const SEC_FETCH_SITE: &str = "sec-fetch-site";
+
+/// The layer: see the module docs. A service of its own rather than `middleware::from_fn`,
+/// which boxes on every request; this one costs a heartbeat two header look-ups.
+#[derive(Clone)]
+pub(crate) struct CrossSiteLayer {
+    /// The allowed origins, normalised ([`normalise_origin`]).
+    allowed: Arc<[String]>,
+}
+
+impl CrossSiteLayer {
+    pub(crate) fn new(allowed: &[String]) -> CrossSiteLayer {
+        CrossSiteLayer {
+            allowed: allowed.into(),
+        }
+    }
+}
+
+impl<S> Layer<S> for CrossSiteLayer {
+    type Service = CrossSite<S>;
+
+    fn layer(&self, inner: S) -> CrossSite<S> {
+        CrossSite {
+            allowed: self.allowed.clone(),
+            inner,
+        }
+    }
+}
+
+#[derive(Clone)]
+pub(crate) struct CrossSite<S> {
+    allowed: Arc<[String]>,
+    inner: S,
+}
+
+impl<S> Service<Request> for CrossSite<S>
+where
+    S: Service<Request, Response = Response>,
+{
+    type Response = Response;
+    type Error = S::Error;
+    type Future = Checked<S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request) -> Self::Future {
+        let Some(foreign) = foreign(request.method(), request.headers(), &self.allowed) else {
+            return Checked::Passed {
+                inner: self.inner.call(request),
+            };
+        };
+        // The one log line of the refusal (a 403 is not among the statuses the observing
+        // layer logs). The origin is the client's text: logged quoted and escaped.
+        tracing::info!(
+            method = %request.method(),
+            path = request.uri().path(),
+            origin = ?foreign.origin.as_deref().unwrap_or(""),
+            why = foreign.why,
+            "refused cross-site write (403)"
+        );
+        let reason = format!(
+            "cross-site write refused: {}; a browser page may write only from this server's own \
+             origin or one listed in heureka.security.allowed-origins",
+            foreign.why
+        );
+        Checked::Refused {
+            response: Some(ApiError::CrossSite(reason).into_response()),
+        }
+    }
+}
+
+pin_project! {
+    /// The inner service's answer, or the refusal.
+    #[project = CheckedProjection]
+    pub(crate) enum Checked<F> {
+        Passed { #[pin] inner: F },
+        Refused { response: Option<Response> },
+    }
+}
+
+impl<F, E> Future for Checked<F>
+where
+    F: Future<Output = Result<Response, E>>,
+{
+    type Output = F::Output;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        match self.project() {
+            CheckedProjection::Passed { inner } => inner.poll(cx),
+            CheckedProjection::Refused { response } => {
+                Poll::Ready(Ok(response.take().expect("polled after completion")))
+            }
+        }
+    }
+}
+
+/// Why a request is foreign, for its log line and its answer.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Foreign {
+    /// The `Origin` header as sent (lossily decoded), if any.
+    pub(crate) origin: Option<String>,
+    pub(crate) why: &'static str,
+}
+
+/// `Some` when the request must be refused: see the module docs for the rule.
+pub(crate) fn foreign(method: &Method, headers: &HeaderMap, allowed: &[String]) -> Option<Foreign> {
+    if is_safe(method) {
+        return None;
+    }
+    let origin = headers.get(header::ORIGIN);
+    let cross_site = headers
+        .get(SEC_FETCH_SITE)
+        .is_some_and(|value| value.as_bytes().eq_ignore_ascii_case(b"cross-site"));
+    // What every client and peer sends: neither header.
+    if origin.is_none() && !cross_site {
+        return None;
+    }
+    let origin_text = origin.map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned());
+    let normalised = origin_text.as_deref().and_then(normalise_origin);
+    if normalised
+        .as_ref()
+        .is_some_and(|origin| allowed.iter().any(|allowed| allowed == origin))
+    {
+        return None;
+    }
+    let refuse = |why| {
+        Some(Foreign {
+            origin: origin_text.clone(),
+            why,
+        })
+    };
+    if cross_site {
+        return refuse("Sec-Fetch-Site is cross-site");
+    }
+    let origin = origin?;
+    if origin.as_bytes() == b"null" {
+        return refuse("Origin is null");
+    }
+    let Some(normalised) = normalised else {
+        return refuse("Origin is not an http(s) origin");
+    };
+    if is_own(&normalised, headers) {
+        None
+    } else {
+        refuse("Origin is not this server's")
+    }
+}
+
+/// GET, HEAD, OPTIONS and TRACE change nothing here; every other method may.
+fn is_safe(method: &Method) -> bool {
+    matches!(
+        *method,
+        Method::GET | Method::HEAD | Method::OPTIONS | Method::TRACE
+    )
+}
+
+/// Whether a normalised origin names the host and port the request was sent to (its `Host`;
+/// without a port there, the origin scheme's default port).
+fn is_own(origin: &str, headers: &HeaderMap) -> bool {
+    let Some(host) = headers.get(header::HOST).and_then(host_text) else {
+        return false;
+    };
+    let Some((scheme, _)) = origin.split_once("://") else {
+        return false;
+    };
+    normalise_origin(&format!("{scheme}://{host}")).is_some_and(|own| own == origin)
+}
+
+fn host_text(value: &HeaderValue) -> Option<&str> {
+    value
+        .to_str()
+        .ok()
+        .filter(|host| !host.is_empty() && !host.contains(['/', '@', '?', '#']))
+}
+
+/// An origin as `scheme://host:port`: lower case, the scheme's default port written out, so
+/// that two spellings of one origin compare equal. `None` for anything but an `http` or
+/// `https` origin without path, query or credentials (a trailing `/` is allowed, as people
+/// write it in configuration).
+pub(crate) fn normalise_origin(text: &str) -> Option<String> {
+    let url = url::Url::parse(text.trim()).ok()?;
+    let plain = matches!(url.scheme(), "http" | "https")
+        && url.path() == "/"
+        && url.query().is_none()
+        && url.fragment().is_none()
+        && url.username().is_empty()
+        && url.password().is_none();
+    if !plain {
+        return None;
+    }
+    let host = url.host_str()?;
+    let port = url.port_or_known_default()?;
+    Some(format!("{}://{host}:{port}", url.scheme()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(pairs: &[(&'static str, &'static str)]) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        for (name, value) in pairs {
+            headers.insert(*name, HeaderValue::from_static(value));
+        }
+        headers
+    }
+
+    fn is_foreign(method: Method, pairs: &[(&'static str, &'static str)]) -> bool {
+        foreign(&method, &headers(pairs), &[]).is_some()
+    }
+
+    #[test]
+    fn a_write_without_origin_or_fetch_metadata_passes_as_clients_send_it() {
+        for method in [Method::POST, Method::PUT, Method::DELETE, Method::PATCH] {
+            assert!(!is_foreign(method, &[("host", "127.0.0.1:8761")]));
+        }
+    }
+
+    #[test]
+    fn a_write_from_another_origin_is_foreign() {
+        for method in [Method::POST, Method::PUT, Method::DELETE, Method::PATCH] {
+            assert!(is_foreign(
+                method,
+                &[
+                    ("host", "127.0.0.1:8761"),
+                    ("origin", "http://evil.example")
+                ]
+            ));
+        }
+    }
+
+    #[test]
+    fn a_read_from_another_origin_passes() {
+        for method in [Method::GET, Method::HEAD, Method::OPTIONS] {
+            assert!(!is_foreign(
+                method,
+                &[
+                    ("host", "127.0.0.1:8761"),
+                    ("origin", "http://evil.example")
+                ]
+            ));
+        }
+    }
+
+    #[test]
+    fn a_null_origin_is_foreign() {
+        let refused = foreign(
+            &Method::POST,
+            &headers(&[("host", "127.0.0.1:8761"), ("origin", "null")]),
+            &[],
+        );
+        assert_eq!(refused.unwrap().why, "Origin is null");
+    }
+
+    #[test]
+    fn the_servers_own_origin_passes_under_either_scheme() {
+        for (host, origin) in [
+            ("127.0.0.1:8761", "http://127.0.0.1:8761"),
+            ("LOCALHOST:8761", "http://localhost:8761"),
+            ("eureka.example", "https://eureka.example"),
+            ("eureka.example:443", "https://eureka.example"),
+            ("eureka.example", "http://eureka.example:80"),
+            ("[::1]:8761", "http://[::1]:8761"),
+        ] {
+            assert!(
+                !is_foreign(Method::POST, &[("host", host), ("origin", origin)]),
+                "{origin} against Host {host}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_same_host_on_another_port_is_foreign() {
+        assert!(is_foreign(
+            Method::DELETE,
+            &[
+                ("host", "127.0.0.1:8761"),
+                ("origin", "http://127.0.0.1:8080")
+            ]
+        ));
+        assert!(is_foreign(
+            Method::DELETE,
+            &[
+                ("host", "eureka.example"),
+                ("origin", "http://eureka.example:8080")
+            ]
+        ));
+    }
+
+    #[test]
+    fn an_origin_without_a_host_to_compare_is_foreign() {
+        assert!(is_foreign(
+            Method::POST,
+            &[("origin", "http://127.0.0.1:8761")]
+        ));
+    }
+
+    #[test]
+    fn sec_fetch_site_cross_site_is_foreign_even_without_origin() {
+        assert!(is_foreign(
+            Method::PUT,
+            &[("host", "127.0.0.1:8761"), ("sec-fetch-site", "cross-site")]
+        ));
+        assert!(!is_foreign(
+            Method::PUT,
+            &[
+                ("host", "127.0.0.1:8761"),
+                ("sec-fetch-site", "same-origin")
+            ]
+        ));
+    }
+
+    #[test]
+    fn an_allowed_origin_passes_in_any_spelling() {
+        let allowed = vec![normalise_origin("https://UI.example.com/").unwrap()];
+        for origin in ["https://ui.example.com", "https://ui.example.com:443"] {
+            let request = headers(&[
+                ("host", "127.0.0.1:8761"),
+                ("origin", origin),
+                ("sec-fetch-site", "cross-site"),
+            ]);
+            assert_eq!(foreign(&Method::POST, &request, &allowed), None, "{origin}");
+        }
+        let other = headers(&[
+            ("host", "127.0.0.1:8761"),
+            ("origin", "http://ui.example.com"),
+        ]);
+        assert!(foreign(&Method::POST, &other, &allowed).is_some());
+    }
+
+    #[test]
+    fn origins_normalise_to_scheme_host_and_port() {
+        assert_eq!(
+            normalise_origin("HTTPS://Ui.Example.com").as_deref(),
+            Some("https://ui.example.com:443")
+        );
+        assert_eq!(
+            normalise_origin("http://localhost:3000/").as_deref(),
+            Some("http://localhost:3000")
+        );
+    }
+
+    #[test]
+    fn anything_but_a_plain_http_origin_is_no_origin() {
+        for text in [
+            "null",
+            "*",
+            "ui.example.com",
+            "ftp://ui.example.com",
+            "https://ui.example.com/app",
+            "https://user@ui.example.com",
+            "https://ui.example.com?x",
+            "",
+        ] {
+            assert_eq!(normalise_origin(text), None, "{text}");
+        }
+    }
+}
