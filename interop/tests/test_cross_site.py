@@ -50,7 +50,11 @@ def _auth_header() -> dict:
 
 
 def _start(tracker, log_dir, mode: str):
-    settings = {"heureka.security.allowed-origins": ALLOWED}
+    # The test sends the replication forms from 127.0.0.1 as a peer would, so that their cells
+    # show what the body type and the Origin alone get (a non-peer is refused before either:
+    # test_peers_only.py).
+    settings = {"heureka.security.allowed-origins": ALLOWED,
+                "heureka.replication.allowed-addresses": "127.0.0.1"}
     credentials = None
     if mode == "auth on":
         credentials = CREDS
