@@ -31,7 +31,6 @@
 
 use std::convert::Infallible;
 use std::future::Future;
-use std::net::IpAddr;
 use std::net::SocketAddr;
 use std::pin::{pin, Pin};
 use std::sync::Arc;
@@ -207,10 +206,6 @@ fn is_about_one_connection(error: &std::io::Error) -> bool {
     )
 }
 
-/// The client's IP address, on every request, for limits per client (event streams).
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct ClientAddress(pub(crate) IpAddr);
-
 /// Marks a response as an event stream, which never ends by itself: the listener closes it
 /// when hyper has taken nothing from it for `stall_after` (its client stopped reading), ends
 /// it after `max_age`, and ends it at shutdown.
@@ -242,16 +237,11 @@ async fn serve_connection<S>(
 {
     // As Tomcat does: responses are written whole, so Nagle's algorithm would only add delay.
     let _ = stream.set_nodelay(true);
-    let client = stream
-        .peer_addr()
-        .ok()
-        .map(|address| ClientAddress(address.ip().to_canonical()));
     let service = Exchange {
         app,
         slot: Arc::clone(&slot),
         timeouts,
         sender: stream.peer_addr().ok().map(Sender),
-        client,
         stopped: stop.clone(),
     };
     let mut connection = pin!(http.serve_connection(TokioIo::new(stream), service));
@@ -305,7 +295,8 @@ async fn serve_connection<S>(
 }
 
 /// The address a request's connection comes from, in the request's extensions: replication
-/// is accepted by sender (`http/peers_only.rs`). Absent for requests that never crossed a
+/// is accepted by sender (`http/peers_only.rs`), event streams are limited per sender's IP
+/// address (`handlers/events.rs`). Absent for requests that never crossed a
 /// socket (the in-process test and fuzzing servers).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Sender(pub(crate) SocketAddr);
@@ -319,7 +310,6 @@ struct Exchange<S> {
     slot: Arc<Slot>,
     timeouts: Timeouts,
     sender: Option<Sender>,
-    client: Option<ClientAddress>,
     /// Changes at shutdown: ends the connection's event stream, if it has one.
     stopped: watch::Receiver<()>,
 }
@@ -339,10 +329,6 @@ where
         let slot = Arc::clone(&self.slot);
         let timeouts = self.timeouts;
         let mut stopped = self.stopped.clone();
-        let mut request = request;
-        if let Some(client) = self.client {
-            request.extensions_mut().insert(client);
-        }
         // A request without a body (a heartbeat, a fetch) has nothing left to wait for from
         // the client, so it needs no timer.
         let bodiless = request.body().is_end_stream();

@@ -16,16 +16,17 @@ use tokio_stream::StreamExt;
 
 use crate::events::stream::subscriber_events;
 use crate::http::error::ApiError;
-use crate::listener::{ClientAddress, EventStreamLimits};
+use crate::listener::{EventStreamLimits, Sender};
 use crate::state::SharedState;
 
 pub(crate) async fn stream(
     State(state): State<SharedState>,
     Query(query): Query<Vec<(String, String)>>,
-    client: Option<Extension<ClientAddress>>,
+    sender: Option<Extension<Sender>>,
     headers: HeaderMap,
 ) -> Response {
-    let client = client.map(|Extension(ClientAddress(ip))| ip);
+    // Limits are per IP address, a v4-mapped v6 address counting as its v4 one.
+    let client = sender.map(|Extension(Sender(address))| address.ip().to_canonical());
     let permit = match state.event_streams.admit(client) {
         Ok(permit) => permit,
         Err(reason) => {
