@@ -21,9 +21,7 @@ use tower::ServiceBuilder;
 use crate::handlers::{
     actuator, apps, dashboard, events, instances, overrides, replication, stamped, status,
 };
-use crate::http::{
-    auth, cross_site, decompress, observe, peers_only, rate_limit, security_headers,
-};
+use crate::http::{auth, cross_site, decompress, observe, peers_only, security_headers};
 use crate::state::SharedState;
 
 /// The API router, before trailing-slash normalisation (see [`crate::serve`]).
@@ -66,12 +64,7 @@ pub(crate) fn router(state: SharedState, base_path: &str, max_body_bytes: usize)
             .layer(DefaultBodyLimit::max(max_body_bytes))
             .option_layer(auth)
             // After authentication, so a request without credentials is still a 401.
-            .option_layer(peers_only)
-            // Behind authentication, so only fetches that would be served take tokens.
-            .layer(middleware::from_fn_with_state(
-                state.clone(),
-                rate_limit::limit,
-            )),
+            .option_layer(peers_only),
     );
     guarded
         // Merged last, its fallback is the one kept: unmatched paths are observed (as

@@ -9,6 +9,7 @@ use crate::cache::{Encoding, Selection};
 use crate::handlers::{document, Headers};
 use crate::http::error::ApiError;
 use crate::http::negotiate;
+use crate::http::rate_limit::{self, Fetch};
 use crate::state::SharedState;
 
 /// `GET {base}/apps`: the whole registry. The `regions` parameter is accepted and, with no
@@ -18,6 +19,7 @@ pub(crate) async fn all(
     Headers(headers): Headers,
 ) -> Result<Response, ApiError> {
     ready(&state)?;
+    rate_limit::admit(&state, &headers, Fetch::Full)?;
     Ok(cached(&state, &headers, Document::AllApps).await)
 }
 
@@ -39,6 +41,7 @@ pub(crate) async fn delta(
     Headers(headers): Headers,
 ) -> Result<Response, ApiError> {
     ready(&state)?;
+    rate_limit::admit(&state, &headers, Fetch::Delta)?;
     if state.settings.disable_delta {
         return Err(ApiError::Forbidden);
     }
@@ -52,6 +55,7 @@ pub(crate) async fn one(
     Headers(headers): Headers,
 ) -> Result<Response, ApiError> {
     ready(&state)?;
+    rate_limit::admit(&state, &headers, Fetch::Application)?;
     selected(&state, &headers, Selection::App(app)).ok_or(ApiError::NotFound)
 }
 

@@ -12,11 +12,7 @@
 //! (`DefaultClient`) only with `rate-limiter-throttle-standard-clients`. Exempt fetches take no
 //! token. The buckets take the time as an argument, so their rule is tested without waiting.
 
-use axum::body::Body;
-use axum::extract::{Request, State};
-use axum::http::Method;
-use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
+use axum::http::HeaderMap;
 use heureka_core::Millis;
 use parking_lot::Mutex;
 
@@ -46,26 +42,6 @@ impl Fetch {
             Fetch::Delta => "delta",
             Fetch::Application => "application",
         }
-    }
-
-    /// The fetch a GET of `path` is: one ending in `/apps`, `/apps/delta` or `/apps/{app}`.
-    pub(crate) fn of(method: &Method, path: &str) -> Option<Fetch> {
-        if method != Method::GET {
-            return None;
-        }
-        let path = path.trim_end_matches('/');
-        let (rest, last) = path.rsplit_once('/')?;
-        if last == "apps" {
-            return Some(Fetch::Full);
-        }
-        if !rest.ends_with("/apps") || last.is_empty() {
-            return None;
-        }
-        Some(if last == "delta" {
-            Fetch::Delta
-        } else {
-            Fetch::Application
-        })
     }
 }
 
@@ -170,33 +146,29 @@ impl RateLimiter {
     }
 }
 
-/// The middleware: registry fetches pass the limiter; everything else passes untouched.
-pub(crate) async fn limit(
-    State(state): State<SharedState>,
-    request: Request<Body>,
-    next: Next,
-) -> Response {
-    let Some(fetch) = Fetch::of(request.method(), request.uri().path()) else {
-        return next.run(request).await;
-    };
-    let client = request
-        .headers()
+/// Called by the three fetch handlers (`handlers/apps.rs`), after authentication: a fetch
+/// over the rate is counted, and refused with 503 when the limiter is enabled. A check in the
+/// handlers rather than a layer, so that heartbeats and every other request pay nothing for it.
+pub(crate) fn admit(
+    state: &SharedState,
+    headers: &HeaderMap,
+    fetch: Fetch,
+) -> Result<(), ApiError> {
+    let client = headers
         .get(IDENTITY_HEADER)
         .and_then(|value| value.to_str().ok());
-    let decision = state.rate_limiter.decide(fetch, client, state.store.now());
-    match decision {
-        Decision::Pass => next.run(request).await,
+    match state.rate_limiter.decide(fetch, client, state.store.now()) {
+        Decision::Pass => Ok(()),
         Decision::Counted(fetch) => {
             state.metrics.rate_limited(fetch.as_str());
-            next.run(request).await
+            Ok(())
         }
         Decision::Refused(fetch) => {
             state.metrics.rate_limited(fetch.as_str());
-            ApiError::Throttled(format!(
+            Err(ApiError::Throttled(format!(
                 "{} fetch over the eureka.server.rate-limiter-* rate; retry later",
                 fetch.as_str()
-            ))
-            .into_response()
+            )))
         }
     }
 }

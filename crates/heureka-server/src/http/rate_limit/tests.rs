@@ -14,22 +14,6 @@ fn limiter(enabled: bool) -> RateLimiter {
 }
 
 #[test]
-fn fetches_are_get_of_apps_delta_and_one_application_under_any_prefix() {
-    let get = Method::GET;
-    assert_eq!(Fetch::of(&get, "/eureka/apps"), Some(Fetch::Full));
-    assert_eq!(Fetch::of(&get, "/eureka/v2/apps/"), Some(Fetch::Full));
-    assert_eq!(Fetch::of(&get, "/eureka/apps/delta"), Some(Fetch::Delta));
-    assert_eq!(
-        Fetch::of(&get, "/eureka/apps/ORDERS"),
-        Some(Fetch::Application)
-    );
-    assert_eq!(Fetch::of(&get, "/eureka/apps/ORDERS/i-1"), None);
-    assert_eq!(Fetch::of(&get, "/eureka/vips/orders"), None);
-    assert_eq!(Fetch::of(&Method::POST, "/eureka/apps/ORDERS"), None);
-    assert_eq!(Fetch::of(&Method::PUT, "/eureka/apps"), None);
-}
-
-#[test]
 fn a_bucket_starts_full_allows_its_burst_then_refills_at_its_rate() {
     let mut bucket = TokenBucket::new();
     for _ in 0..3 {
