@@ -494,15 +494,7 @@ async fn disabled_fetches_are_never_503_but_those_over_the_rate_are_counted() {
     for _ in 0..10 {
         assert_eq!(fetch(&server, "/apps", "curl").await, 200);
     }
-    let metrics = server
-        .http
-        .get(server.root_url("/actuator/prometheus"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let metrics = crate::metrics::scrape(&server).await;
     let counted = metrics
         .lines()
         .find(|line| line.starts_with("heureka_rate_limited_fetches_total{fetch=\"full\"}"))

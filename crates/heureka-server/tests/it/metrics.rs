@@ -21,7 +21,8 @@ pub(crate) fn sample(text: &str, name: &str, labels: &[(&str, &str)]) -> Option<
         .and_then(|line| line.rsplit_once(' ')?.1.parse().ok())
 }
 
-async fn scrape(server: &TestServer) -> String {
+/// The text of `/actuator/prometheus`; also read by the tests of the series other modules add.
+pub(crate) async fn scrape(server: &TestServer) -> String {
     let response = server
         .http
         .get(server.root_url("/actuator/prometheus"))

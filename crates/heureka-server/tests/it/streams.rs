@@ -92,9 +92,7 @@ async fn open_streams(server: &TestServer) -> Option<u64> {
         .text()
         .await
         .ok()?;
-    text.lines()
-        .find_map(|line| line.strip_prefix("heureka_event_stream_subscribers "))
-        .and_then(|value| value.trim().parse().ok())
+    crate::metrics::sample(&text, "heureka_event_stream_subscribers", &[]).map(|value| value as u64)
 }
 
 /// Waits until the server counts `count` open streams: it learns that a client left when its
@@ -136,15 +134,7 @@ async fn streams_beyond_the_budget_are_refused_and_admitted_again_once_one_ends(
     assert_refused(&refused, "(heureka.events.max-streams)");
     // The refused attempt holds no connection: the server closes it.
     assert!(closed_by_server(&mut refused.connection).await);
-    let metrics = server
-        .http
-        .get(server.root_url("/actuator/prometheus"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let metrics = crate::metrics::scrape(&server).await;
     assert!(
         metrics.contains("\nheureka_event_streams_refused_total 1\n"),
         "{metrics}"

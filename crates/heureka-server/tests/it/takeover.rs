@@ -25,13 +25,7 @@ async fn ip_of_o1(server: &TestServer) -> String {
 }
 
 async fn takeovers_counted(server: &TestServer) -> String {
-    let response = server
-        .http
-        .get(server.root_url("/actuator/prometheus"))
-        .send()
-        .await
-        .unwrap();
-    let text = response.text().await.unwrap();
+    let text = crate::metrics::scrape(server).await;
     text.lines()
         .find(|line| line.starts_with("heureka_takeovers_total"))
         .unwrap_or_default()
