@@ -17,6 +17,16 @@ async fn exchange(server: &HeurekaProcess, request: String) -> Option<u16> {
     status_of(&read_to_end(&mut stream).await)
 }
 
+/// `POST /eureka/apps/ORDERS` of `body` as JSON; the status.
+async fn register(server: &HeurekaProcess, body: &str) -> Option<u16> {
+    let request = format!(
+        "POST /eureka/apps/ORDERS HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    exchange(server, request).await
+}
+
 fn assert_no_line_starts_with_the_forgery(log: &str) {
     assert!(
         !log.lines()
@@ -31,12 +41,7 @@ async fn an_instance_id_with_a_line_break_stays_inside_its_log_line() {
     // JSON escapes: the id the server decodes holds a real CR LF and an ESC.
     let id = format!("o-1\\r\\n{FORGED}\\u001b[2J");
     let body = spring_body("ORDERS", &id);
-    let request = format!(
-        "POST /eureka/apps/ORDERS HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n\
-         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    assert_eq!(exchange(&server, request).await, Some(204));
+    assert_eq!(register(&server, &body).await, Some(204));
     server.wait_for_log("registered instance").await;
     let log = server.log();
     assert!(
@@ -67,12 +72,7 @@ async fn a_takeover_is_a_warning_naming_both_endpoints() {
     let server = HeurekaProcess::start(&[]);
     for ip in ["10.0.0.5", "10.6.6.6"] {
         let body = spring_body("ORDERS", "o-1").replace("10.0.0.5", ip);
-        let request = format!(
-            "POST /eureka/apps/ORDERS HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n\
-             Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
-            body.len()
-        );
-        assert_eq!(exchange(&server, request).await, Some(204));
+        assert_eq!(register(&server, &body).await, Some(204));
     }
     server.wait_for_log("instance taken over").await;
     let log = server.log();
