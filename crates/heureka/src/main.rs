@@ -41,6 +41,14 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if config.server.ssl.is_some() {
+        // Never serve plain HTTP on a port the operator configured for HTTPS.
+        eprintln!(
+            "heureka: server.ssl is set, but this build does not serve HTTPS yet; remove the \
+             server.ssl keys or set server.ssl.enabled=false"
+        );
+        return ExitCode::from(2);
+    }
     // Held to the end of `main`: dropping it writes out the lines still queued, so the last
     // lines of a shutdown are never lost.
     let _flush_logs_on_exit = logging::init(&config);

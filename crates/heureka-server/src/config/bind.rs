@@ -63,6 +63,7 @@ pub(crate) fn bind(
 fn unbound() -> Config {
     Config {
         server: ServerConfig {
+            ssl: None,
             port: 0,
             address: IpAddr::V4(Ipv4Addr::UNSPECIFIED),
         },
@@ -88,6 +89,7 @@ fn unbound() -> Config {
             service_url: Default::default(),
             region: String::new(),
             availability_zones: Default::default(),
+            tls: None,
         },
         instance: EurekaInstanceConfig {
             hostname: None,

@@ -177,3 +177,34 @@ impl<V: Value> Bind for Indexed<V> {
         Shape::Indexed
     }
 }
+
+/// Keys read by a rule over many keys of one family (`ssl.rs`): the binding keeps each that is
+/// set, by the name it was written under, placeholders resolved, and leaves the reading to the
+/// rule. A single key is kept under the table's name; a map's entries under `prefix.<entry>`.
+pub(crate) struct Collect(Shape);
+
+/// One key, kept for a rule.
+pub(crate) const COLLECT_ONE: Collect = Collect(Shape::Single);
+/// A map's entries, kept for a rule.
+pub(crate) const COLLECT_MAP: Collect = Collect(Shape::Map);
+
+impl Bind for Collect {
+    fn bind(&self, key: &Key, binder: &Binder<'_>, draft: &mut Draft) -> Result<(), ConfigError> {
+        if self.0 == Shape::Map {
+            let prefix = key.map_prefix();
+            for (map_key, property) in binder.properties().map_entries(prefix) {
+                let name = format!("{prefix}.{map_key}");
+                let setting = binder.resolve(&name, &property.value, &property.origin)?;
+                draft.pending.collected.insert(name, setting);
+            }
+        } else if binder.properties().get(key.name).is_some() {
+            let setting = binder.setting(key.name)?;
+            draft.pending.collected.insert(key.name.to_owned(), setting);
+        }
+        Ok(())
+    }
+
+    fn shape(&self) -> Shape {
+        self.0
+    }
+}

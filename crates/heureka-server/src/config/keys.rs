@@ -9,7 +9,7 @@
 
 use heureka_config::names::Shape;
 
-use super::binding::{field, indexed, map, part, Bind};
+use super::binding::{field, indexed, map, part, Bind, COLLECT_MAP, COLLECT_ONE};
 use super::rules;
 use super::values::{
     ACTUATOR_BASE_PATH, ADDRESS_RANGES, API_BASE_PATH, AS_WRITTEN, BODY_SIZE, BOOL, CLIENT_NAMES,
@@ -133,6 +133,132 @@ pub(crate) const KEYS: &[Key] = &[
         "",
         "older name of server.max-http-request-header-size",
         OlderNameOf("server.max-http-request-header-size"),
+    ),
+    key(
+        "server.ssl.enabled",
+        "",
+        "serve HTTPS (on when any server.ssl key is set)",
+        Bound(&COLLECT_ONE),
+    ),
+    key(
+        "server.ssl.bundle",
+        "",
+        "serve HTTPS with this spring.ssl.bundle",
+        Bound(&COLLECT_ONE),
+    ),
+    key(
+        "server.ssl.key-store",
+        "",
+        "PKCS12 or JKS file of the certificate and key",
+        Bound(&COLLECT_ONE),
+    ),
+    key(
+        "server.ssl.key-store-type",
+        "",
+        "PKCS12 or JKS (unset: the file says)",
+        Bound(&COLLECT_ONE),
+    ),
+    key(
+        "server.ssl.key-store-password",
+        "",
+        "the key store's password",
+        Bound(&COLLECT_ONE),
+    ),
+    key(
+        "server.ssl.key-alias",
+        "",
+        "the key store entry to serve",
+        Bound(&COLLECT_ONE),
+    ),
+    key(
+        "server.ssl.key-password",
+        "",
+        "that entry's password (default: the store's)",
+        Bound(&COLLECT_ONE),
+    ),
+    key(
+        "server.ssl.certificate",
+        "",
+        "PEM certificate chain file",
+        Bound(&COLLECT_ONE),
+    ),
+    key(
+        "server.ssl.certificate-private-key",
+        "",
+        "PEM private key file",
+        Bound(&COLLECT_ONE),
+    ),
+    key(
+        "server.ssl.trust-store",
+        "",
+        "PKCS12 or JKS of CAs client certificates need",
+        Bound(&COLLECT_ONE),
+    ),
+    key(
+        "server.ssl.trust-store-type",
+        "",
+        "PKCS12 or JKS (unset: the file says)",
+        Bound(&COLLECT_ONE),
+    ),
+    key(
+        "server.ssl.trust-store-password",
+        "",
+        "the trust store's password",
+        Bound(&COLLECT_ONE),
+    ),
+    key(
+        "server.ssl.trust-certificate",
+        "",
+        "PEM file of CAs client certificates need",
+        Bound(&COLLECT_ONE),
+    ),
+    key(
+        "server.ssl.client-auth",
+        "",
+        "none|want|need: ask for client certificates",
+        Bound(&COLLECT_ONE),
+    ),
+    key(
+        "server.ssl.enabled-protocols",
+        "",
+        "TLSv1.2,TLSv1.3 or one of them",
+        Bound(&COLLECT_ONE),
+    ),
+    key(
+        "server.ssl.ciphers",
+        "",
+        "IANA cipher suite names (default: rustls's)",
+        Bound(&COLLECT_ONE),
+    ),
+    key(
+        "server.ssl.protocol",
+        "",
+        "accepted: TLS, TLSv1.2 or TLSv1.3",
+        Bound(&COLLECT_ONE),
+    ),
+    key(
+        "spring.ssl.bundle.jks.<bundle>",
+        "",
+        "keystore.*, key.*, truststore.*, reload-on-update, options.*",
+        Bound(&COLLECT_MAP),
+    ),
+    key(
+        "spring.ssl.bundle.pem.<bundle>",
+        "",
+        "keystore.certificate|private-key, truststore.certificate, reload-on-update, options.*",
+        Bound(&COLLECT_MAP),
+    ),
+    key(
+        "spring.ssl.bundle.watch.file.quiet-period",
+        "10s",
+        "reload a changed bundle file once quiet this long",
+        Bound(&COLLECT_ONE),
+    ),
+    key(
+        "server.http2.enabled",
+        "false",
+        "accepted and inert: HTTP/1.1 is served",
+        Inert,
     ),
     key(
         "spring.lifecycle.timeout-per-shutdown-phase",
@@ -465,6 +591,60 @@ pub(crate) const KEYS: &[Key] = &[
         Bound(&map(ZONES, |c, regions| {
             c.client.availability_zones = rules::non_empty(regions)
         })),
+    ),
+    key(
+        "eureka.client.tls.enabled",
+        "",
+        "use the tls keys below for https:// peers",
+        Bound(&COLLECT_ONE),
+    ),
+    key(
+        "eureka.client.tls.key-store",
+        "",
+        "PKCS12 or JKS: the certificate peers may ask for",
+        Bound(&COLLECT_ONE),
+    ),
+    key(
+        "eureka.client.tls.key-store-type",
+        "",
+        "PKCS12 or JKS (unset: the file says)",
+        Bound(&COLLECT_ONE),
+    ),
+    key(
+        "eureka.client.tls.key-store-password",
+        "",
+        "the key store's password",
+        Bound(&COLLECT_ONE),
+    ),
+    key(
+        "eureka.client.tls.key-alias",
+        "",
+        "the key store entry to present",
+        Bound(&COLLECT_ONE),
+    ),
+    key(
+        "eureka.client.tls.key-password",
+        "",
+        "that entry's password (default: the store's)",
+        Bound(&COLLECT_ONE),
+    ),
+    key(
+        "eureka.client.tls.trust-store",
+        "",
+        "PKCS12 or JKS of CAs peers' certificates need (default: the system's)",
+        Bound(&COLLECT_ONE),
+    ),
+    key(
+        "eureka.client.tls.trust-store-type",
+        "",
+        "PKCS12 or JKS (unset: the file says)",
+        Bound(&COLLECT_ONE),
+    ),
+    key(
+        "eureka.client.tls.trust-store-password",
+        "",
+        "the trust store's password",
+        Bound(&COLLECT_ONE),
     ),
     key(
         "eureka.instance.hostname",

@@ -9,7 +9,9 @@
 //! Each table entry is one key: its name, default, `--help` line (`help.rs`) and binding, the
 //! value type it is read as (`values.rs`, `binding.rs`) and the field it sets; rules over
 //! several keys run last (`rules.rs`). `names.rs` finds entries by any relaxed spelling;
-//! `unknown.rs` is the typo check on `eureka.server.*` and `heureka.*`.
+//! `unknown.rs` is the typo check on `eureka.server.*`, `heureka.*` and the TLS keys;
+//! `refused.rs` refuses Spring keys whose silent absence would weaken security; `ssl.rs` reads
+//! the TLS keys.
 
 pub(crate) mod address;
 mod bind;
@@ -17,7 +19,9 @@ mod binding;
 mod help;
 mod keys;
 mod names;
+mod refused;
 mod rules;
+mod ssl;
 mod unknown;
 mod values;
 
@@ -33,6 +37,9 @@ use std::time::Duration;
 use heureka_config::{ArgumentError, Properties};
 
 pub use self::address::AddressRange;
+pub use self::ssl::{
+    ClientAuth, ClientTlsConfig, KeySource, Named, Secret, SslConfig, StoreConfig, TrustSource,
+};
 pub use heureka_config::{
     ConfigError, ENV_SPRING_CONFIG_ADDITIONAL_LOCATION, ENV_SPRING_CONFIG_LOCATION,
     ENV_SPRING_PROFILES_ACTIVE,
@@ -75,6 +82,8 @@ pub struct Config {
 /// `server.*`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ServerConfig {
+    /// `server.ssl.*`: serve HTTPS; `None` serves plain HTTP.
+    pub ssl: Option<SslConfig>,
     /// `server.port`, default `8761` (Eureka's convention; Spring Boot's own default is
     /// 8080). `0` picks a free port.
     pub port: u16,
@@ -250,6 +259,9 @@ pub struct EurekaClientConfig {
     pub region: String,
     /// `eureka.client.availability-zones.<region>`: the region's zones in order, default none.
     pub availability_zones: BTreeMap<String, Vec<String>>,
+    /// `eureka.client.tls.*`, when `eureka.client.tls.enabled`: trust and client certificate
+    /// for `https://` peers.
+    pub tls: Option<ClientTlsConfig>,
 }
 
 /// `eureka.instance.*` (spec §9.3); only the keys a server uses.
@@ -473,6 +485,7 @@ pub fn load(
         ArgumentError::MissingName(_) => ConfigError::new(error.to_string()),
     })?;
     let sources = heureka_config::load(names::schema(), command_line, env, cwd)?;
+    refused::reject_refused_keys(&sources.properties)?;
     unknown::reject_unknown_keys(&sources.properties)?;
     let mut config = bind::bind(&sources.properties, env)?;
     config.sources = sources.read;

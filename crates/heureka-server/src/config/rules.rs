@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use heureka_config::{ConfigError, Origin, Setting};
 
 use super::keys::DEFAULT_ZONE;
+use super::ssl;
 use super::{BasicAuth, Config, Exposure, WebhookConfig};
 
 /// The values of keys that a rule over several keys turns into configuration.
@@ -28,6 +29,8 @@ pub(crate) struct Pending {
     pub(crate) prometheus_export: bool,
     /// `heureka.webhooks[<n>].*` by index.
     webhooks: BTreeMap<u32, WebhookEntry>,
+    /// The TLS keys that are set (`server.ssl.*`, the bundles, `eureka.client.tls.*`).
+    pub(crate) collected: ssl::Collected,
 }
 
 /// One `heureka.webhooks[<n>]` entry as written: its URL may be missing.
@@ -53,6 +56,7 @@ impl Pending {
             exposure_exclude: Vec::new(),
             prometheus_export: true,
             webhooks: BTreeMap::new(),
+            collected: ssl::Collected::new(),
         }
     }
 
@@ -80,6 +84,8 @@ impl Pending {
             prometheus: exposed("prometheus") && self.prometheus_export,
         };
         config.heureka.webhooks = webhooks(self.webhooks)?;
+        config.server.ssl = ssl::server_ssl(&self.collected)?;
+        config.client.tls = ssl::client_tls(&self.collected)?;
         heartbeatable_names(config)
     }
 }

@@ -9,6 +9,8 @@ use std::time::Duration;
 
 use super::*;
 
+mod ssl;
+
 /// A temporary working directory, removed on drop.
 struct Dir {
     path: PathBuf,

@@ -1,4 +1,5 @@
-//! Typo protection for the two namespaces Heureka owns, `eureka.server.*` and `heureka.*`: a
+//! Typo protection for the namespaces Heureka owns, `eureka.server.*` and `heureka.*`, and for
+//! the TLS keys `server.ssl.*` and `eureka.client.tls.*`: a
 //! key there that is neither in the table nor one of Spring's that Heureka ignores is a
 //! start-up error, with the closest known key as a hint.
 
@@ -72,6 +73,10 @@ const IGNORED_SERVER_MAPS: &[&str] = &[
     "experimental",
 ];
 
+/// Prefixes under which every key must be in the table: Heureka's own, and the TLS keys, where
+/// a mistyped name would quietly weaken what is served.
+const OWNED_PREFIXES: &[&str] = &["heureka", "server.ssl", "eureka.client.tls"];
+
 /// Whether a canonical key under `eureka.server.` or `heureka.` is one Heureka knows. Keys
 /// elsewhere are always accepted, as Spring ignores properties nothing binds.
 pub(crate) fn is_accepted(canonical_name: &str) -> bool {
@@ -90,7 +95,10 @@ pub(crate) fn is_accepted(canonical_name: &str) -> bool {
     if let Some(accepted) = list_entry_is_accepted(canonical_name) {
         return accepted;
     }
-    if canonical_name.starts_with("heureka.") {
+    if OWNED_PREFIXES
+        .iter()
+        .any(|prefix| canonical_name.starts_with(&format!("{}.", canonical(prefix))))
+    {
         return find(canonical_name).is_some();
     }
     true

@@ -12,3 +12,4 @@ mod process;
 mod shutdown;
 mod start_together;
 mod support;
+mod tls;
