@@ -1,0 +1,1 @@
+//! A reader for Java's JKS key store format.
