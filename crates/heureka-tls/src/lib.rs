@@ -22,6 +22,7 @@
 //! * A PKCS12 store has one password for the store and its keys (as Java's PKCS12 writes them),
 //!   so a key password set for a PKCS12 store is not consulted.
 
+mod cert;
 mod client;
 mod explain;
 mod identity;
@@ -78,4 +79,15 @@ impl std::error::Error for TlsError {}
 /// rustls's process-wide default, so two crates in one binary cannot disagree about it.
 fn provider() -> std::sync::Arc<rustls::crypto::CryptoProvider> {
     std::sync::Arc::new(rustls::crypto::ring::default_provider())
+}
+
+/// A file's bytes; a failure names `key`, the setting that points at the file.
+fn read_file(path: &std::path::Path, key: impl FnOnce() -> String) -> Result<Vec<u8>, TlsError> {
+    std::fs::read(path).map_err(|error| {
+        let reason = match error.kind() {
+            std::io::ErrorKind::NotFound => format!("no such file: {}", path.display()),
+            _ => format!("cannot read {}: {error}", path.display()),
+        };
+        TlsError::new(key(), reason)
+    })
 }

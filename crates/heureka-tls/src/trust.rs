@@ -4,12 +4,16 @@ use std::path::PathBuf;
 
 use rustls::pki_types::CertificateDer;
 
+use crate::pem::read_certificates;
 use crate::{KeyStoreSpec, TlsError};
+
+/// The key `TrustSource::Pem` files are named by in errors.
+const SERVER_TRUST_CERTIFICATE: &str = "server.ssl.trust-certificate";
 
 /// Where trusted certificates come from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TrustSource {
-    /// PEM files (`server.ssl.trust-certificate`), named in errors as that key.
+    /// PEM files, named in errors as `server.ssl.trust-certificate`.
     Pem(Vec<PathBuf>),
     /// PEM files named in errors by `key`, e.g. `spring.ssl.bundle.pem.web.truststore.certificate`.
     NamedPem { key: String, paths: Vec<PathBuf> },
@@ -17,7 +21,20 @@ pub enum TrustSource {
     Store(KeyStoreSpec),
 }
 
-/// Loads every trusted certificate of `source`; none at all is an error.
+/// Loads every trusted certificate of `source`; none at all is an error, since trusting
+/// nothing refuses every peer.
 pub fn load_trust(source: &TrustSource) -> Result<Vec<CertificateDer<'static>>, TlsError> {
-    unimplemented!("{source:?}")
+    let (key, paths) = match source {
+        TrustSource::Store(store) => return store.load_certificates(),
+        TrustSource::Pem(paths) => (SERVER_TRUST_CERTIFICATE, paths),
+        TrustSource::NamedPem { key, paths } => (key.as_str(), paths),
+    };
+    if paths.is_empty() {
+        return Err(TlsError::new(key, "no certificate file given"));
+    }
+    let mut certs = Vec::new();
+    for path in paths {
+        certs.extend(read_certificates(path, key)?);
+    }
+    Ok(certs)
 }
