@@ -1,12 +1,14 @@
 //! What Heureka's test suites share, written once: a server started in this process on a free
 //! port ([`TestServer`]), bounded polling ([`eventually`]), free ports and dead URLs, an empty
-//! working directory ([`empty_dir!`]) and the register body Spring clients send
-//! ([`spring_body`]).
+//! working directory ([`empty_dir!`]), the register body Spring clients send
+//! ([`spring_body`]), and test certificates ([`pki::TestPki`]).
 //!
 //! A dev-dependency of the server, the client and the binary, and itself dependent on no
 //! Heureka crate: the server's tests use it, so depending on the server would close a cycle.
 //! Starting the server is therefore a type parameter ([`Serve`]), which each test crate
 //! implements with [`in_process_server!`].
+
+pub mod pki;
 
 use std::future::Future;
 use std::marker::PhantomData;
