@@ -69,7 +69,11 @@ fn certificate(error: &CertificateError) -> String {
         } => format!(
             "the server's certificate is not valid for '{}' (it names {})",
             expected.to_str(),
-            presented.join(", ")
+            presented
+                .iter()
+                .map(|name| bare_name(name))
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
         CertificateError::NotValidForName => {
             "the server's certificate is not valid for the name connected to".to_owned()
@@ -82,8 +86,7 @@ fn certificate(error: &CertificateError) -> String {
             "the server's certificate has a signature that does not verify".to_owned()
         }
         CertificateError::InvalidPurpose | CertificateError::InvalidPurposeContext { .. } => {
-            "the server's certificate is not meant for this use (its extended key usage)"
-                .to_owned()
+            "the server's certificate is not meant for this use (its extended key usage)".to_owned()
         }
         other => format!("the server's certificate was refused ({other})"),
     }
@@ -112,6 +115,15 @@ fn alert_received(alert: AlertDescription) -> String {
         ),
         other => format!("the peer ended the handshake with the alert {other:?}"),
     }
+}
+
+/// `wrong.example` of rustls's `DnsName("wrong.example")`, `127.0.0.1` of `IpAddress(127.0.0.1)`:
+/// rustls lists presented names in their Debug form.
+fn bare_name(presented: &str) -> &str {
+    presented
+        .split_once('(')
+        .and_then(|(_, inner)| inner.strip_suffix(')'))
+        .map_or(presented, |inner| inner.trim_matches('"'))
 }
 
 fn seconds(time: &rustls::pki_types::UnixTime) -> i64 {
