@@ -67,8 +67,9 @@ pub enum StoreKey {
     KeyPassword,
 }
 
-/// A key store or trust store as configured.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A key store or trust store as configured. Its `Debug` hides the passwords, since a spec
+/// may well end up in a log line.
+#[derive(Clone, PartialEq, Eq)]
 pub struct KeyStoreSpec {
     pub path: PathBuf,
     /// Checked to be a type Heureka reads, then only used in messages: the file's first bytes
@@ -138,6 +139,21 @@ impl KeyStoreSpec {
 
     fn error(&self, key: StoreKey, reason: impl Into<String>) -> TlsError {
         TlsError::new(self.key_name(key), reason)
+    }
+}
+
+impl std::fmt::Debug for KeyStoreSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let hidden = |password: &Option<String>| password.as_ref().map(|_| "[hidden]");
+        f.debug_struct("KeyStoreSpec")
+            .field("path", &self.path)
+            .field("kind", &self.kind)
+            .field("password", &hidden(&self.password))
+            .field("key_alias", &self.key_alias)
+            .field("key_password", &hidden(&self.key_password))
+            .field("key_prefix", &self.key_prefix)
+            .field("naming", &self.naming)
+            .finish()
     }
 }
 

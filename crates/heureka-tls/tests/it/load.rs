@@ -320,3 +320,16 @@ fn store_types_and_client_auth_parse_as_spring_spells_them() {
     assert_eq!(ClientAuth::parse("none"), Some(ClientAuth::None));
     assert_eq!(ClientAuth::parse("required"), None);
 }
+
+#[test]
+fn a_specs_debug_form_hides_its_passwords() {
+    let spec = KeyStoreSpec {
+        key_password: Some("secret".to_owned()),
+        ..store_spec(&pki().server.p12)
+    };
+    let shown = format!("{:?}", IdentitySource::Store(spec));
+    assert!(
+        !shown.contains(PASSWORD) && !shown.contains("secret"),
+        "{shown}"
+    );
+}
