@@ -129,3 +129,43 @@ fn bare_name(presented: &str) -> &str {
 fn seconds(time: &rustls::pki_types::UnixTime) -> i64 {
     i64::try_from(time.as_secs()).unwrap_or(i64::MAX)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::fmt;
+
+    use super::*;
+
+    /// An error that only wraps another, as reqwest's and hyper's do.
+    #[derive(Debug)]
+    struct Wrapper(Box<dyn Error + Send + Sync>);
+
+    impl fmt::Display for Wrapper {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("error sending request")
+        }
+    }
+
+    impl Error for Wrapper {
+        fn source(&self) -> Option<&(dyn Error + 'static)> {
+            Some(&*self.0)
+        }
+    }
+
+    #[test]
+    fn a_tls_failure_inside_an_io_error_inside_a_client_error_is_found() {
+        let tls = rustls::Error::InvalidCertificate(CertificateError::UnknownIssuer);
+        let io = std::io::Error::new(std::io::ErrorKind::InvalidData, tls);
+        let wrapped = Wrapper(Box::new(io));
+        assert_eq!(
+            explain(&wrapped).as_deref(),
+            Some("the server's certificate was issued by an unknown authority (not in the trust store)")
+        );
+    }
+
+    #[test]
+    fn an_error_without_a_tls_cause_has_no_explanation() {
+        let refused = std::io::Error::from(std::io::ErrorKind::ConnectionRefused);
+        assert_eq!(explain(&Wrapper(Box::new(refused))), None);
+    }
+}
