@@ -55,8 +55,9 @@ pub(crate) fn names(cert: &CertificateDer<'_>) -> Vec<String> {
 
 /// Seconds since the epoch; times before it count as 0, which no certificate check minds.
 pub(crate) fn unix_seconds(time: SystemTime) -> i64 {
-    time.duration_since(UNIX_EPOCH)
-        .map_or(0, |elapsed| i64::try_from(elapsed.as_secs()).unwrap_or(i64::MAX))
+    time.duration_since(UNIX_EPOCH).map_or(0, |elapsed| {
+        i64::try_from(elapsed.as_secs()).unwrap_or(i64::MAX)
+    })
 }
 
 /// `2021-01-01 00:00:00 UTC`: certificates are dated in UTC, and an operator compares the date

@@ -21,7 +21,10 @@ pub fn client_config(
         Some(certs) => {
             for cert in certs {
                 roots.add(cert).map_err(|error| {
-                    TlsError::new(TRUST_KEY, format!("a certificate rustls cannot trust ({error})"))
+                    TlsError::new(
+                        TRUST_KEY,
+                        format!("a certificate rustls cannot trust ({error})"),
+                    )
                 })?;
             }
         }
@@ -36,7 +39,10 @@ pub fn client_config(
         Some(identity) => builder
             .with_client_auth_cert(identity.chain, identity.key)
             .map_err(|error| {
-                TlsError::new(IDENTITY_KEY, format!("an unusable client identity ({error})"))
+                TlsError::new(
+                    IDENTITY_KEY,
+                    format!("an unusable client identity ({error})"),
+                )
             }),
     }
 }

@@ -69,7 +69,11 @@ fn certificate(error: &CertificateError) -> String {
         } => format!(
             "the server's certificate is not valid for '{}' (it names {})",
             expected.to_str(),
-            presented.join(", ")
+            presented
+                .iter()
+                .map(|name| bare_name(name))
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
         CertificateError::NotValidForName => {
             "the server's certificate is not valid for the name connected to".to_owned()
@@ -82,8 +86,7 @@ fn certificate(error: &CertificateError) -> String {
             "the server's certificate has a signature that does not verify".to_owned()
         }
         CertificateError::InvalidPurpose | CertificateError::InvalidPurposeContext { .. } => {
-            "the server's certificate is not meant for this use (its extended key usage)"
-                .to_owned()
+            "the server's certificate is not meant for this use (its extended key usage)".to_owned()
         }
         other => format!("the server's certificate was refused ({other})"),
     }
@@ -114,6 +117,55 @@ fn alert_received(alert: AlertDescription) -> String {
     }
 }
 
+/// `wrong.example` of rustls's `DnsName("wrong.example")`, `127.0.0.1` of `IpAddress(127.0.0.1)`:
+/// rustls lists presented names in their Debug form.
+fn bare_name(presented: &str) -> &str {
+    presented
+        .split_once('(')
+        .and_then(|(_, inner)| inner.strip_suffix(')'))
+        .map_or(presented, |inner| inner.trim_matches('"'))
+}
+
 fn seconds(time: &rustls::pki_types::UnixTime) -> i64 {
     i64::try_from(time.as_secs()).unwrap_or(i64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fmt;
+
+    use super::*;
+
+    /// An error that only wraps another, as reqwest's and hyper's do.
+    #[derive(Debug)]
+    struct Wrapper(Box<dyn Error + Send + Sync>);
+
+    impl fmt::Display for Wrapper {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("error sending request")
+        }
+    }
+
+    impl Error for Wrapper {
+        fn source(&self) -> Option<&(dyn Error + 'static)> {
+            Some(&*self.0)
+        }
+    }
+
+    #[test]
+    fn a_tls_failure_inside_an_io_error_inside_a_client_error_is_found() {
+        let tls = rustls::Error::InvalidCertificate(CertificateError::UnknownIssuer);
+        let io = std::io::Error::new(std::io::ErrorKind::InvalidData, tls);
+        let wrapped = Wrapper(Box::new(io));
+        assert_eq!(
+            explain(&wrapped).as_deref(),
+            Some("the server's certificate was issued by an unknown authority (not in the trust store)")
+        );
+    }
+
+    #[test]
+    fn an_error_without_a_tls_cause_has_no_explanation() {
+        let refused = std::io::Error::from(std::io::ErrorKind::ConnectionRefused);
+        assert_eq!(explain(&Wrapper(Box::new(refused))), None);
+    }
 }

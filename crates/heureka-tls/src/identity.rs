@@ -61,7 +61,8 @@ impl Identity {
             })?;
         let chain = order_chain(certs, signing_key.public_key().as_deref())
             .map_err(|reason| TlsError::new(source.private_key_key(), reason))?;
-        check_validity(&chain[0], now).map_err(|reason| TlsError::new(source.certificate_key(), reason))?;
+        check_validity(&chain[0], now)
+            .map_err(|reason| TlsError::new(source.certificate_key(), reason))?;
         Ok(Identity { chain, key })
     }
 
@@ -84,7 +85,10 @@ fn order_chain(
     let mut parsed = Vec::new();
     for (index, der) in certs.into_iter().enumerate() {
         let Some(info) = cert::parse(&der) else {
-            return Err(format!("certificate {} is not a valid X.509 certificate", index + 1));
+            return Err(format!(
+                "certificate {} is not a valid X.509 certificate",
+                index + 1
+            ));
         };
         parsed.push((der, info));
     }
@@ -93,7 +97,10 @@ fn order_chain(
             .iter()
             .position(|(_, info)| info.spki == spki)
             .ok_or_else(|| {
-                let subjects: Vec<&str> = parsed.iter().map(|(_, info)| info.subject.as_str()).collect();
+                let subjects: Vec<&str> = parsed
+                    .iter()
+                    .map(|(_, info)| info.subject.as_str())
+                    .collect();
                 format!(
                     "the private key does not match the certificate ({})",
                     subjects.join("; ")

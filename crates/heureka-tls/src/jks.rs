@@ -219,7 +219,9 @@ impl<'a> Reader<'a> {
     fn der(&mut self, tag: u8) -> Result<&'a [u8], Error> {
         let header = self.take(2)?;
         if header[0] != tag {
-            return Err(Error::Malformed("unexpected DER element in the protected key"));
+            return Err(Error::Malformed(
+                "unexpected DER element in the protected key",
+            ));
         }
         let len = match header[1] {
             short @ 0..=0x7F => usize::from(short),

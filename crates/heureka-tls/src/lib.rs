@@ -21,6 +21,18 @@
 //!   either), which also works unchanged in a distroless image.
 //! * A PKCS12 store has one password for the store and its keys (as Java's PKCS12 writes them),
 //!   so a key password set for a PKCS12 store is not consulted.
+//! * A store's declared type ([`KeyStoreSpec::kind`]) does not decide how it is read: its first
+//!   bytes do, as Java 9+'s `keystore.type.compat` reads a "JKS" that is PKCS12 and the other
+//!   way round. The caller refuses a type [`StoreKind::parse`] does not know.
+//! * A store holding several keys and no `key-alias` is refused (naming the alias key and
+//!   listing the aliases) where Java takes whichever its map yields first.
+//! * `client-auth` `want` without trust is refused as `need` is: Java would verify client
+//!   certificates against the public roots of its `cacerts`, never what a registry means.
+//! * The keys named by errors: a store's and a PEM identity's as the spec's naming says
+//!   ([`StoreNaming`], [`PemNaming`]); `server.ssl.enabled-protocols`, `server.ssl.ciphers` and
+//!   `server.ssl.client-auth` for the server's options; `eureka.client.tls.trust-store` and
+//!   `.key-store` for a client configuration rustls refuses; `identity` for
+//!   [`Identity::certified_key`], which only fails for an identity `Identity::load` did not make.
 
 mod cert;
 mod client;

@@ -18,8 +18,8 @@ pub enum PemNaming {
     Bundle,
 }
 
-/// A certificate chain and its private key, as PEM files.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A certificate chain and its private key, as PEM files. Its `Debug` hides the password.
+#[derive(Clone, PartialEq, Eq)]
 pub struct PemIdentitySpec {
     pub certificate: PathBuf,
     pub private_key: PathBuf,
@@ -27,6 +27,19 @@ pub struct PemIdentitySpec {
     pub private_key_password: Option<String>,
     pub key_prefix: String,
     pub naming: PemNaming,
+}
+
+impl std::fmt::Debug for PemIdentitySpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let password = self.private_key_password.as_ref().map(|_| "[hidden]");
+        f.debug_struct("PemIdentitySpec")
+            .field("certificate", &self.certificate)
+            .field("private_key", &self.private_key)
+            .field("private_key_password", &password)
+            .field("key_prefix", &self.key_prefix)
+            .field("naming", &self.naming)
+            .finish()
+    }
 }
 
 impl PemIdentitySpec {

@@ -68,7 +68,10 @@ impl CertSwap {
     /// Serves `key` from the next handshake on.
     pub fn replace(&self, key: Arc<CertifiedKey>) {
         // A panic elsewhere cannot leave a half-written Arc: the value is still whole.
-        *self.current.write().unwrap_or_else(|poisoned| poisoned.into_inner()) = key;
+        *self
+            .current
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) = key;
     }
 
     /// The certificate new handshakes get.

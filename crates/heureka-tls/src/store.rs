@@ -67,8 +67,9 @@ pub enum StoreKey {
     KeyPassword,
 }
 
-/// A key store or trust store as configured.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A key store or trust store as configured. Its `Debug` hides the passwords, since a spec
+/// may well end up in a log line.
+#[derive(Clone, PartialEq, Eq)]
 pub struct KeyStoreSpec {
     pub path: PathBuf,
     /// Checked to be a type Heureka reads, then only used in messages: the file's first bytes
@@ -122,7 +123,9 @@ impl KeyStoreSpec {
             }
             StoreNaming::Bundle => {
                 // The bundle's own prefix: `spring.ssl.bundle.jks.web` of `….web.keystore`.
-                let bundle = prefix.rsplit_once('.').map_or(prefix.as_str(), |(up, _)| up);
+                let bundle = prefix
+                    .rsplit_once('.')
+                    .map_or(prefix.as_str(), |(up, _)| up);
                 match key {
                     StoreKey::Location => format!("{prefix}.location"),
                     StoreKey::Password => format!("{prefix}.password"),
@@ -136,6 +139,21 @@ impl KeyStoreSpec {
 
     fn error(&self, key: StoreKey, reason: impl Into<String>) -> TlsError {
         TlsError::new(self.key_name(key), reason)
+    }
+}
+
+impl std::fmt::Debug for KeyStoreSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let hidden = |password: &Option<String>| password.as_ref().map(|_| "[hidden]");
+        f.debug_struct("KeyStoreSpec")
+            .field("path", &self.path)
+            .field("kind", &self.kind)
+            .field("password", &hidden(&self.password))
+            .field("key_alias", &self.key_alias)
+            .field("key_password", &hidden(&self.key_password))
+            .field("key_prefix", &self.key_prefix)
+            .field("naming", &self.naming)
+            .finish()
     }
 }
 
@@ -177,9 +195,10 @@ impl KeyStoreSpec {
     fn open_jks(&self, bytes: &[u8]) -> Result<Store, TlsError> {
         let described = self.describe(StoreKind::Jks);
         let store = jks::read(bytes, self.password.as_deref()).map_err(|error| match error {
-            jks::Error::WrongPassword => {
-                self.error(StoreKey::Password, format!("wrong password for {described}"))
-            }
+            jks::Error::WrongPassword => self.error(
+                StoreKey::Password,
+                format!("wrong password for {described}"),
+            ),
             other => self.error(StoreKey::Location, format!("{described}: {other}")),
         })?;
         let mut keys = Vec::new();
@@ -328,10 +347,9 @@ impl KeyStoreSpec {
                 // digest matched), so what is missing or wrong is the key's own.
                 let pkcs8 = jks::unprotect_key(protected, password).map_err(|error| {
                     let reason = match error {
-                        jks::Error::WrongPassword => format!(
-                            "wrong key password for '{}' in {described}",
-                            entry.alias
-                        ),
+                        jks::Error::WrongPassword => {
+                            format!("wrong key password for '{}' in {described}", entry.alias)
+                        }
                         other => format!("the key '{}' in {described}: {other}", entry.alias),
                     };
                     self.error(StoreKey::KeyPassword, reason)
@@ -342,7 +360,10 @@ impl KeyStoreSpec {
         if entry.chain.is_empty() {
             return Err(self.error(
                 StoreKey::KeyAlias,
-                format!("the key '{}' in {described} has no certificate", entry.alias),
+                format!(
+                    "the key '{}' in {described} has no certificate",
+                    entry.alias
+                ),
             ));
         }
         Ok((entry.chain.clone(), key))
@@ -353,7 +374,12 @@ impl KeyStoreSpec {
     pub(crate) fn load_certificates(&self) -> Result<Vec<CertificateDer<'static>>, TlsError> {
         let store = self.open()?;
         let mut certs = store.trusted;
-        certs.extend(store.keys.iter().filter_map(|key| key.chain.first().cloned()));
+        certs.extend(
+            store
+                .keys
+                .iter()
+                .filter_map(|key| key.chain.first().cloned()),
+        );
         if certs.is_empty() {
             let described = self.describe(store.kind);
             return Err(self.error(

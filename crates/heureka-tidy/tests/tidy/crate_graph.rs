@@ -14,13 +14,25 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("heureka-core", &[]),
     ("heureka-wire", &["heureka-core"]),
     ("heureka-config", &[]),
+    // TLS material and rustls configurations: the server serves HTTPS, the client calls it.
+    ("heureka-tls", &[]),
     (
         "heureka-server",
-        &["heureka-core", "heureka-wire", "heureka-config"],
+        &[
+            "heureka-core",
+            "heureka-wire",
+            "heureka-config",
+            "heureka-tls",
+        ],
     ),
     (
         "heureka-client",
-        &["heureka-core", "heureka-wire", "heureka-config"],
+        &[
+            "heureka-core",
+            "heureka-wire",
+            "heureka-config",
+            "heureka-tls",
+        ],
     ),
     (
         "heureka-cli",
