@@ -61,3 +61,8 @@ pub(crate) fn every(period: std::time::Duration) -> tokio::time::Interval {
 pub(crate) fn instant() -> Instant {
     Instant::now()
 }
+
+/// The wall-clock time, for what is dated in calendar time: a certificate's validity.
+pub(crate) fn wall_time() -> SystemTime {
+    SystemTime::now()
+}

@@ -25,9 +25,11 @@ mod routes;
 mod state;
 mod store;
 mod tasks;
+pub mod tls;
 
 use std::future::Future;
 use std::io;
+use std::sync::Arc;
 
 use tokio::net::TcpListener;
 use tokio::task::JoinSet;
@@ -51,20 +53,31 @@ fn app(state: &state::SharedState, config: &Config) -> NormalizePath<axum::Route
 }
 
 /// Serves the API on `listener` until `shutdown` completes, running the background jobs, then
-/// lets in-flight requests finish for up to the configured grace period.
+/// lets in-flight requests finish for up to the configured grace period. HTTPS when
+/// `server.ssl` says so (its files are read here; the binary reads them before binding, to
+/// refuse a bad one with the configuration's exit code).
 pub async fn serve(
     config: Config,
     listener: TcpListener,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> io::Result<()> {
-    serve_with_reload(config, listener, shutdown, None).await
+    let tls = match &config.server.ssl {
+        Some(ssl) => Some(
+            tls::ServerTls::load(ssl, clock::wall_time())
+                .map_err(|error| io::Error::new(io::ErrorKind::InvalidInput, error))?,
+        ),
+        None => None,
+    };
+    serve_with_reload(config, listener, tls, shutdown, None).await
 }
 
-/// [`serve`], re-reading the configuration with `reload` every
-/// `eureka.server.peer-eureka-nodes-update-interval-ms` to follow changes to the peer list.
+/// [`serve`] with the TLS configuration already loaded (`None`: plain HTTP), re-reading the
+/// configuration with `reload` every `eureka.server.peer-eureka-nodes-update-interval-ms` to
+/// follow changes to the peer list.
 pub async fn serve_with_reload(
     config: Config,
     listener: TcpListener,
+    tls: Option<tls::ServerTls>,
     shutdown: impl Future<Output = ()> + Send + 'static,
     reload: Option<ConfigReload>,
 ) -> io::Result<()> {
@@ -77,7 +90,11 @@ pub async fn serve_with_reload(
         mut replicating,
         own,
     } = start(&state, &config, port, reload);
-    listener::serve(listener, app, &config.connections, shutdown).await;
+    let tls = tls.map(Arc::new);
+    if let Some(tls) = &tls {
+        background.spawn(tls::watch(Arc::clone(tls)));
+    }
+    listener::serve(listener, app, &config.connections, tls, shutdown).await;
     if let Some(own) = &own {
         own_instance::cancel(&state.store, own);
         replication::flush(&state.replication).await;

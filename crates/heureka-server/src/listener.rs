@@ -56,6 +56,8 @@ use tower::{Service, ServiceExt};
 use self::table::{Deadline, Slot, Table};
 use crate::config::ConnectionConfig;
 use crate::http::error::ApiError;
+use crate::tls::ServerTls;
+use heureka_tls::rustls;
 
 mod table;
 
@@ -72,6 +74,7 @@ pub(crate) async fn serve<S>(
     listener: TcpListener,
     app: S,
     limits: &ConnectionConfig,
+    tls: Option<Arc<ServerTls>>,
     shutdown: impl Future<Output = ()>,
 ) where
     S: Service<Request, Response = Response, Error = Infallible> + Clone + Send + 'static,
@@ -127,6 +130,7 @@ pub(crate) async fn serve<S>(
                     }
                     let task = serve_connection(
                         stream, slot, app.clone(), http.clone(), timeouts, stopped.clone(),
+                        tls.as_ref().map(|tls| tls.current()),
                     );
                     connections.spawn(task);
                     if evicted {
@@ -230,21 +234,81 @@ async fn serve_connection<S>(
     app: S,
     http: http1::Builder,
     timeouts: Timeouts,
-    mut stop: watch::Receiver<()>,
+    stop: watch::Receiver<()>,
+    tls: Option<Arc<rustls::ServerConfig>>,
 ) where
     S: Service<Request, Response = Response, Error = Infallible> + Clone + Send + 'static,
     S::Future: Send + 'static,
 {
     // As Tomcat does: responses are written whole, so Nagle's algorithm would only add delay.
     let _ = stream.set_nodelay(true);
-    let service = Exchange {
-        app,
-        slot: Arc::clone(&slot),
-        timeouts,
-        sender: stream.peer_addr().ok().map(Sender),
-        stopped: stop.clone(),
+    let sender = stream.peer_addr().ok().map(Sender);
+    let Some(tls) = tls else {
+        let service = Exchange::new(app, &slot, timeouts, sender, None, &stop);
+        return serve_http(TokioIo::new(stream), service, slot, http, timeouts, stop).await;
     };
-    let mut connection = pin!(http.serve_connection(TokioIo::new(stream), service));
+    // The handshake is a wait for the client like a request head's: under the same deadline,
+    // and the connection can be closed for room meanwhile.
+    slot.examined();
+    let Some(stream) = handshake(stream, tls, &slot, stop.clone()).await else {
+        return;
+    };
+    let certificate = stream
+        .get_ref()
+        .1
+        .peer_certificates()
+        .and_then(|chain| chain.first())
+        .map(|leaf| ClientCertificate(Arc::new(heureka_tls::certificate_names(leaf))));
+    let service = Exchange::new(app, &slot, timeouts, sender, certificate, &stop);
+    serve_http(TokioIo::new(stream), service, slot, http, timeouts, stop).await;
+}
+
+/// The TLS handshake of a new connection, within the connection's wait for its first request
+/// head; `None` if it failed, timed out, the connection was closed for room, or the server is
+/// stopping.
+async fn handshake(
+    stream: TcpStream,
+    tls: Arc<rustls::ServerConfig>,
+    slot: &Slot,
+    mut stop: watch::Receiver<()>,
+) -> Option<tokio_rustls::server::TlsStream<TcpStream>> {
+    let mut accepting = pin!(tokio_rustls::TlsAcceptor::from(tls).accept(stream));
+    loop {
+        let Deadline::Waiting(deadline) = slot.deadline(clock::instant()) else {
+            return None;
+        };
+        tokio::select! {
+            biased;
+            accepted = accepting.as_mut() => {
+                return match accepted {
+                    Ok(stream) => Some(stream),
+                    Err(error) => {
+                        tracing::debug!(%error, "TLS handshake failed");
+                        None
+                    }
+                };
+            }
+            () = sleep_until(deadline) => {}
+            () = slot.wake.notified() => {}
+            _ = stop.changed() => return None,
+        }
+    }
+}
+
+/// HTTP/1.1 on one connection (plain or TLS) until it ends.
+async fn serve_http<S, I>(
+    io: TokioIo<I>,
+    service: Exchange<S>,
+    slot: Arc<Slot>,
+    http: http1::Builder,
+    timeouts: Timeouts,
+    mut stop: watch::Receiver<()>,
+) where
+    S: Service<Request, Response = Response, Error = Infallible> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+    I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let mut connection = pin!(http.serve_connection(io, service));
     // One poll reads whatever the client has sent: a complete head makes the connection busy.
     let first = std::future::poll_fn(|cx| Poll::Ready(connection.as_mut().poll(cx))).await;
     if first.is_ready() {
@@ -301,6 +365,13 @@ async fn serve_connection<S>(
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Sender(pub(crate) SocketAddr);
 
+// Read by the roles check (issue 20, item 4), which maps a certificate to a user.
+#[allow(dead_code)]
+/// The names of the certificate a client presented over TLS (its subject's common name, then
+/// its alternative names), in the request's extensions; absent without one.
+#[derive(Clone, Debug)]
+pub(crate) struct ClientCertificate(pub(crate) Arc<Vec<String>>);
+
 /// The hyper service of one connection: marks the connection busy for each request, bounds the
 /// time its body may take, tags it with its sender, and hands back a body that marks the end
 /// of the exchange.
@@ -310,8 +381,29 @@ struct Exchange<S> {
     slot: Arc<Slot>,
     timeouts: Timeouts,
     sender: Option<Sender>,
+    certificate: Option<ClientCertificate>,
     /// Changes at shutdown: ends the connection's event stream, if it has one.
     stopped: watch::Receiver<()>,
+}
+
+impl<S> Exchange<S> {
+    fn new(
+        app: S,
+        slot: &Arc<Slot>,
+        timeouts: Timeouts,
+        sender: Option<Sender>,
+        certificate: Option<ClientCertificate>,
+        stopped: &watch::Receiver<()>,
+    ) -> Exchange<S> {
+        Exchange {
+            app,
+            slot: Arc::clone(slot),
+            timeouts,
+            sender,
+            certificate,
+            stopped: stopped.clone(),
+        }
+    }
 }
 
 impl<S> hyper::service::Service<http::Request<Incoming>> for Exchange<S>
@@ -333,10 +425,14 @@ where
         // the client, so it needs no timer.
         let bodiless = request.body().is_end_stream();
         let sender = self.sender;
+        let certificate = self.certificate.clone();
         Box::pin(async move {
             let mut request = request.map(Body::new);
             if let Some(sender) = sender {
                 request.extensions_mut().insert(sender);
+            }
+            if let Some(certificate) = certificate {
+                request.extensions_mut().insert(certificate);
             }
             // The handler reads the body, so bounding the handler bounds the body; a trickle
             // of bytes does not reset it.

@@ -41,12 +41,22 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    if config.server.ssl.is_some() {
-        // Never serve plain HTTP on a port the operator configured for HTTPS.
-        eprintln!(
-            "heureka: server.ssl is set, but this build does not serve HTTPS yet; remove the \
-             server.ssl keys or set server.ssl.enabled=false"
-        );
+    // Certificates are read before the port is bound: a bad one is a configuration error,
+    // never a server answering plain HTTP or failing every handshake.
+    let tls = match &config.server.ssl {
+        Some(ssl) => {
+            match heureka_server::tls::ServerTls::load(ssl, std::time::SystemTime::now()) {
+                Ok(tls) => Some(tls),
+                Err(error) => {
+                    eprintln!("heureka: {error}");
+                    return ExitCode::from(2);
+                }
+            }
+        }
+        None => None,
+    };
+    if let Err(error) = heureka_server::tls::check_client(&config) {
+        eprintln!("heureka: {error}");
         return ExitCode::from(2);
     }
     // Held to the end of `main`: dropping it writes out the lines still queued, so the last
@@ -69,7 +79,7 @@ fn main() -> ExitCode {
                 _ => None,
             },
         );
-    match runtime.block_on(run(config, started, reload)) {
+    match runtime.block_on(run(config, tls, started, reload)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("heureka: {error}");
@@ -80,6 +90,7 @@ fn main() -> ExitCode {
 
 async fn run(
     config: Config,
+    tls: Option<heureka_server::tls::ServerTls>,
     started: Instant,
     reload: heureka_server::ConfigReload,
 ) -> std::io::Result<()> {
@@ -100,7 +111,7 @@ async fn run(
         startup_ms = started.elapsed().as_millis() as u64,
         "listening"
     );
-    heureka_server::serve_with_reload(config, listener, shutdown_signal(), Some(reload)).await
+    heureka_server::serve_with_reload(config, listener, tls, shutdown_signal(), Some(reload)).await
 }
 
 /// Raises the soft limit on open files to the hard limit, as the JVM does by default

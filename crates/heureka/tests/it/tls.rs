@@ -1,10 +1,17 @@
 //! HTTPS as a user configures it with Spring Boot's keys: what the binary serves, and the
 //! start-up errors that keep a port configured for HTTPS from ever serving plain HTTP.
 
+use std::path::Path;
 use std::process::Stdio;
+use std::sync::OnceLock;
 use std::time::Duration;
 
+use base64::Engine;
+use heureka_testkit::empty_dir;
+use heureka_testkit::pki::{IdentityFiles, TestPki, PASSWORD, SERVER_ALIAS};
 use tokio::process::Command;
+
+use crate::process::HeurekaProcess;
 
 /// Runs the binary to its exit (it must exit: these configurations are refused) and returns
 /// its exit code and standard error.
@@ -41,4 +48,234 @@ async fn a_separate_management_port_exits_2() {
     let (code, stderr) = refused(&["--management.server.port=9999"]).await;
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("management.server.port"), "{stderr}");
+}
+
+/// The test CA and its certificates, made once for all the tests here.
+fn pki() -> &'static TestPki {
+    static PKI: OnceLock<TestPki> = OnceLock::new();
+    PKI.get_or_init(|| TestPki::create(&empty_dir!().join("pki")))
+}
+
+fn text(path: &Path) -> &str {
+    path.to_str().expect("a UTF-8 path")
+}
+
+/// A client that trusts the test CA and nothing else.
+fn trusting_client() -> reqwest::ClientBuilder {
+    let ca = std::fs::read(&pki().ca_pem).unwrap();
+    reqwest::Client::builder()
+        .tls_built_in_root_certs(false)
+        .add_root_certificate(reqwest::Certificate::from_pem(&ca).unwrap())
+        .timeout(Duration::from_secs(10))
+}
+
+/// A client presenting `identity` as its certificate, trusting the test CA.
+fn client_with_certificate(identity: &IdentityFiles) -> reqwest::Client {
+    let mut pem = std::fs::read(&identity.cert_pem).unwrap();
+    pem.extend(std::fs::read(&identity.key_pem).unwrap());
+    trusting_client()
+        .identity(reqwest::Identity::from_pem(&pem).unwrap())
+        .build()
+        .unwrap()
+}
+
+async fn status_over_https(
+    client: &reqwest::Client,
+    server: &HeurekaProcess,
+) -> reqwest::Result<u16> {
+    let url = format!("https://localhost:{}/eureka/apps", server.port);
+    Ok(client
+        .get(url)
+        .header("Accept", "application/json")
+        .send()
+        .await?
+        .status()
+        .as_u16())
+}
+
+fn pkcs12_args() -> Vec<String> {
+    vec![
+        format!("--server.ssl.key-store={}", text(&pki().server.p12)),
+        "--server.ssl.key-store-type=PKCS12".to_owned(),
+        format!("--server.ssl.key-store-password={PASSWORD}"),
+        format!("--server.ssl.key-alias={SERVER_ALIAS}"),
+    ]
+}
+
+fn start(args: &[String]) -> HeurekaProcess {
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    HeurekaProcess::start(&args)
+}
+
+#[tokio::test]
+async fn a_pkcs12_key_store_serves_https_and_plain_http_is_not_answered() {
+    let server = start(&pkcs12_args());
+    let client = trusting_client().build().unwrap();
+    assert_eq!(status_over_https(&client, &server).await.unwrap(), 200);
+    let plain = reqwest::get(format!("http://127.0.0.1:{}/eureka/apps", server.port)).await;
+    assert!(
+        plain.map_or(true, |response| !response.status().is_success()),
+        "plain HTTP must not be served on an HTTPS port"
+    );
+}
+
+#[tokio::test]
+async fn a_jks_key_store_serves_https() {
+    let Some(jks) = &pki().server.jks else {
+        eprintln!("skipped: keytool is not installed, so there is no JKS file");
+        return;
+    };
+    let server = start(&[
+        format!("--server.ssl.key-store={}", text(jks)),
+        "--server.ssl.key-store-type=JKS".to_owned(),
+        format!("--server.ssl.key-store-password={PASSWORD}"),
+    ]);
+    let client = trusting_client().build().unwrap();
+    assert_eq!(status_over_https(&client, &server).await.unwrap(), 200);
+}
+
+#[tokio::test]
+async fn pem_certificate_and_key_serve_https() {
+    let server = start(&[
+        format!("--server.ssl.certificate={}", text(&pki().server.cert_pem)),
+        format!(
+            "--server.ssl.certificate-private-key={}",
+            text(&pki().server.key_pem)
+        ),
+    ]);
+    let client = trusting_client().build().unwrap();
+    assert_eq!(status_over_https(&client, &server).await.unwrap(), 200);
+}
+
+#[tokio::test]
+async fn a_wrong_key_store_password_exits_2_naming_the_key() {
+    let mut args = pkcs12_args();
+    args[2] = "--server.ssl.key-store-password=wrong".to_owned();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (code, stderr) = refused(&args).await;
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("server.ssl.key-store-password"), "{stderr}");
+    assert!(stderr.contains("wrong password"), "{stderr}");
+}
+
+#[tokio::test]
+async fn a_missing_alias_exits_2_naming_the_key() {
+    let mut args = pkcs12_args();
+    args[3] = "--server.ssl.key-alias=nosuch".to_owned();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (code, stderr) = refused(&args).await;
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("server.ssl.key-alias"), "{stderr}");
+    assert!(stderr.contains("nosuch"), "{stderr}");
+}
+
+#[tokio::test]
+async fn an_expired_certificate_exits_2_with_its_date() {
+    let certificate = format!("--server.ssl.certificate={}", text(&pki().expired.cert_pem));
+    let key = format!(
+        "--server.ssl.certificate-private-key={}",
+        text(&pki().expired.key_pem)
+    );
+    let (code, stderr) = refused(&[&certificate, &key]).await;
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("server.ssl.certificate"), "{stderr}");
+    assert!(stderr.contains("2021"), "{stderr}");
+}
+
+fn mutual_tls_args() -> Vec<String> {
+    let mut args = pkcs12_args();
+    args.push("--server.ssl.client-auth=need".to_owned());
+    args.push(format!(
+        "--server.ssl.trust-certificate={}",
+        text(&pki().ca_pem)
+    ));
+    args
+}
+
+#[tokio::test]
+async fn mutual_tls_refuses_a_client_without_a_certificate() {
+    let server = start(&mutual_tls_args());
+    let client = trusting_client().build().unwrap();
+    assert!(status_over_https(&client, &server).await.is_err());
+}
+
+#[tokio::test]
+async fn mutual_tls_serves_a_client_with_a_trusted_certificate() {
+    let server = start(&mutual_tls_args());
+    let client = client_with_certificate(&pki().client);
+    assert_eq!(status_over_https(&client, &server).await.unwrap(), 200);
+}
+
+/// The certificate the server presents to a new connection.
+async fn presented_certificate(server: &HeurekaProcess) -> Vec<u8> {
+    let client = reqwest::Client::builder()
+        .danger_accept_invalid_certs(true)
+        .tls_info(true)
+        .pool_max_idle_per_host(0)
+        .build()
+        .unwrap();
+    let response = client
+        .get(format!("https://127.0.0.1:{}/eureka/apps", server.port))
+        .send()
+        .await
+        .unwrap();
+    let info = response
+        .extensions()
+        .get::<reqwest::tls::TlsInfo>()
+        .unwrap();
+    info.peer_certificate().unwrap().to_vec()
+}
+
+fn der_of(pem_file: &Path) -> Vec<u8> {
+    let pem = std::fs::read_to_string(pem_file).unwrap();
+    let body: String = pem
+        .lines()
+        .skip_while(|line| !line.starts_with("-----BEGIN CERTIFICATE"))
+        .skip(1)
+        .take_while(|line| !line.starts_with("-----END"))
+        .collect();
+    base64::engine::general_purpose::STANDARD
+        .decode(body)
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_bundle_with_reload_on_update_serves_a_replaced_certificate_to_new_connections() {
+    let dir = empty_dir!();
+    let (certificate, key) = (dir.join("server.pem"), dir.join("server.key"));
+    std::fs::copy(&pki().server.cert_pem, &certificate).unwrap();
+    std::fs::copy(&pki().server.key_pem, &key).unwrap();
+    let server = start(&[
+        "--server.ssl.bundle=web".to_owned(),
+        format!(
+            "--spring.ssl.bundle.pem.web.keystore.certificate={}",
+            text(&certificate)
+        ),
+        format!(
+            "--spring.ssl.bundle.pem.web.keystore.private-key={}",
+            text(&key)
+        ),
+        "--spring.ssl.bundle.pem.web.reload-on-update=true".to_owned(),
+        "--spring.ssl.bundle.watch.file.quiet-period=200ms".to_owned(),
+    ]);
+    assert_eq!(
+        presented_certificate(&server).await,
+        der_of(&pki().server.cert_pem)
+    );
+    // Another valid certificate and its key, written over the served ones.
+    std::fs::copy(&pki().wrong_host.key_pem, &key).unwrap();
+    std::fs::copy(&pki().wrong_host.cert_pem, &certificate).unwrap();
+    let replaced = der_of(&pki().wrong_host.cert_pem);
+    let mut served = Vec::new();
+    for _ in 0..100 {
+        served = presented_certificate(&server).await;
+        if served == replaced {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(
+        served, replaced,
+        "the new certificate is served within 10 s"
+    );
 }
