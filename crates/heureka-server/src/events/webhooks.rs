@@ -47,7 +47,17 @@ async fn deliver_all(
     webhook: WebhookConfig,
     mut receiver: tokio::sync::broadcast::Receiver<std::sync::Arc<Published>>,
 ) {
-    let client = match reqwest::Client::builder().timeout(TIMEOUT).build() {
+    // An https:// webhook is verified against the public roots, as a browser would.
+    let built = crate::tls::client_config(None)
+        .map_err(|error| error.to_string())
+        .and_then(|tls| {
+            reqwest::Client::builder()
+                .timeout(TIMEOUT)
+                .use_preconfigured_tls(tls)
+                .build()
+                .map_err(|error| error.to_string())
+        });
+    let client = match built {
         Ok(client) => client,
         Err(error) => {
             tracing::error!(url = %webhook.url, %error, "webhook client cannot start");

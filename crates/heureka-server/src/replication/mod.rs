@@ -183,6 +183,15 @@ pub(crate) struct Replicator {
     pub(crate) events: Arc<Events>,
 }
 
+/// The TLS configuration of calls to `https://` peers. The binary has checked it before
+/// starting; a server started otherwise with a bad one trusts the public roots only, and says so.
+fn peer_tls(config: &Config) -> heureka_tls::rustls::ClientConfig {
+    crate::tls::client_config(config.client.tls.as_ref()).unwrap_or_else(|error| {
+        tracing::error!(%error, "eureka.client.tls cannot be used: https:// peers are verified against the public roots only");
+        crate::tls::client_config(None).expect("the public roots always make a configuration")
+    })
+}
+
 impl Replication {
     pub(crate) fn new(config: &Config, own: OwnAddress) -> Replication {
         let settings = ReplicationSettings::from_config(config);
@@ -198,7 +207,7 @@ impl Replication {
             // A single node has no one to sync from: it serves reads from the first request.
             synced: AtomicBool::new(peers.is_empty()),
             peers: RwLock::new(peers),
-            client: PeerClient::new(settings.timeouts, settings.compress),
+            client: PeerClient::new(settings.timeouts, settings.compress, peer_tls(config)),
             own,
             settings,
         }

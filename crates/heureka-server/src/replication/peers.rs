@@ -11,7 +11,7 @@ use std::net::IpAddr;
 
 use url::Url;
 
-use crate::config::Config;
+use crate::config::{BasicAuth, Config};
 use crate::http::basic::basic_auth_header;
 use crate::own_instance::system_host_name;
 
@@ -90,7 +90,7 @@ pub(crate) fn peer_urls(config: &Config, own: &OwnAddress) -> Vec<PeerUrl> {
         if own.is_me(&configured, &url) {
             continue;
         }
-        let peer = without_credentials(url);
+        let peer = without_credentials(url, config.heureka.replication.peer_user.as_ref());
         if !peers.iter().any(|known| known.url == peer.url) {
             peers.push(peer);
         }
@@ -123,9 +123,12 @@ fn zone_ordered_urls(config: &Config) -> Vec<String> {
         .collect()
 }
 
-fn without_credentials(mut url: Url) -> PeerUrl {
+/// The URL without its credentials, and the `Authorization` to send: from the URL's
+/// `user:password@`, else `heureka.replication.peer-user` (which keeps credentials out of URLs,
+/// and so out of logs and dashboards), else none.
+fn without_credentials(mut url: Url, peer_user: Option<&BasicAuth>) -> PeerUrl {
     let authorization = if url.username().is_empty() {
-        None
+        peer_user.map(|user| basic_auth_header(&user.name, &user.password))
     } else {
         let user = percent_decode(url.username());
         let password = percent_decode(url.password().unwrap_or(""));

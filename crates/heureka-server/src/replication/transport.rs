@@ -72,14 +72,20 @@ pub(crate) struct PeerClient {
 const REPLICATION_USER_AGENT: &str = "Java-EurekaClient-Replication";
 
 impl PeerClient {
-    /// `compress` is `enable-replicated-request-compression`: gzip batch bodies.
-    pub(crate) fn new(timeouts: Timeouts, compress: bool) -> PeerClient {
+    /// `compress` is `enable-replicated-request-compression`: gzip batch bodies. `tls` is for
+    /// `https://` peers: whom to trust, and the certificate to present when asked.
+    pub(crate) fn new(
+        timeouts: Timeouts,
+        compress: bool,
+        tls: heureka_tls::rustls::ClientConfig,
+    ) -> PeerClient {
         let http = reqwest::Client::builder()
             .connect_timeout(timeouts.connect)
             .pool_idle_timeout(Duration::from_secs(30))
             .gzip(true)
+            .use_preconfigured_tls(tls)
             .build()
-            .expect("a client with no TLS settings always builds");
+            .expect("a client with a rustls configuration always builds");
         PeerClient {
             http,
             timeouts,

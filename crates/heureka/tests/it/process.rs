@@ -51,12 +51,18 @@ impl HeurekaProcess {
     /// every node sees every other one starting, as nodes started in the same instant do
     /// (and as a Kubernetes Service that already routes to the pods makes them).
     pub async fn start_together(n: usize, args: &[&str]) -> Together {
+        Self::start_together_over("http", n, args).await
+    }
+
+    /// [`start_together`](Self::start_together), the peers' URLs with `scheme` (`https` for
+    /// nodes serving TLS; the doors pass the bytes through).
+    pub async fn start_together_over(scheme: &str, n: usize, args: &[&str]) -> Together {
         let mut doors = Vec::new();
         let mut door_urls = Vec::new();
         for _ in 0..n {
             let door = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
             door_urls.push(format!(
-                "http://127.0.0.1:{}/eureka/",
+                "{scheme}://127.0.0.1:{}/eureka/",
                 door.local_addr().unwrap().port()
             ));
             doors.push(door);

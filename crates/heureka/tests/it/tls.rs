@@ -279,3 +279,57 @@ async fn a_bundle_with_reload_on_update_serves_a_replaced_certificate_to_new_con
         "the new certificate is served within 10 s"
     );
 }
+
+#[tokio::test]
+async fn a_cluster_replicates_over_https_with_peer_credentials_outside_the_urls() {
+    let trust = format!("--eureka.client.tls.trust-store={}", text(&pki().trust_p12));
+    let mut args = pkcs12_args();
+    args.extend([
+        "--eureka.client.tls.enabled=true".to_owned(),
+        trust,
+        format!("--eureka.client.tls.trust-store-password={PASSWORD}"),
+        "--spring.security.user.name=admin".to_owned(),
+        "--spring.security.user.password=admin-secret".to_owned(),
+        "--heureka.replication.peer-user.name=peer".to_owned(),
+        "--heureka.replication.peer-user.password=peer-secret-9".to_owned(),
+    ]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let cluster = HeurekaProcess::start_together_over("https", 3, &args).await;
+    let client = trusting_client().build().unwrap();
+    let url = |node: &HeurekaProcess, path: &str| {
+        format!("https://localhost:{}/eureka/{path}", node.port)
+    };
+    let body = heureka_testkit::spring_body("ORDERS", "orders-1");
+    let registered = client
+        .post(url(&cluster.nodes[0], "apps/ORDERS"))
+        .basic_auth("admin", Some("admin-secret"))
+        .header("Content-Type", "application/json")
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(registered.status().as_u16(), 204);
+    for node in &cluster.nodes[1..] {
+        let mut seen = 0;
+        for _ in 0..100 {
+            seen = client
+                .get(url(node, "apps/ORDERS/orders-1"))
+                .basic_auth("admin", Some("admin-secret"))
+                .header("Accept", "application/json")
+                .send()
+                .await
+                .unwrap()
+                .status()
+                .as_u16();
+            if seen == 200 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        assert_eq!(seen, 200, "replicated over HTTPS to node {}", node.port);
+        assert!(
+            !node.log().contains("peer-secret-9"),
+            "no peer password in the log"
+        );
+    }
+}
