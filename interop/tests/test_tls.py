@@ -320,9 +320,11 @@ def java_peer_jvm_args(pki) -> list[str]:
     takes no eureka.client.tls.* setting: for https peers it uses Apache HttpClient's socket
     factory — the JVM's system SSL configuration (javax.net.ssl.*) when the system property
     com.netflix.eureka.shouldSSLConnectionsUseSystemSocketFactory is true, else a context with
-    the default trust store and no client certificate. So the Java node gets its trust store
-    and key store as JVM system properties; eureka.client.tls.* covers its embedded client.
-    """
+    the JVM's default trust managers (javax.net.ssl.trustStore still applies) and no client
+    certificate. So the Java node gets its trust store and key store as JVM system properties —
+    its peer credential is a client certificate, given outside the peer URLs — while
+    eureka.client.tls.* covers its embedded client (Spring Cloud's
+    EurekaServerJerseyClientAutoConfiguration builds that client's SSLContext from it)."""
     return ["-Dcom.netflix.eureka.shouldSSLConnectionsUseSystemSocketFactory=true",
             f"-Djavax.net.ssl.trustStore={pki.ca_p12}", "-Djavax.net.ssl.trustStoreType=PKCS12",
             f"-Djavax.net.ssl.trustStorePassword={PASSWORD}",
