@@ -9,10 +9,16 @@
 //   GET /vip/VIP       -> client.getInstancesByVipAddress(VIP)
 // SIGTERM / SIGINT -> client.stop() (DELETE), then exit 0.
 //
+// HTTPS to the registry: --ssl sets eureka.ssl (the client then builds https:// URLs) and
+// --ca FILE adds that PEM CA to every request through requestMiddleware (the `request` library's
+// `ca` option), the client's documented hook for changing its requests.
+//
 // usage: node js_client.js --server-port 8761 --app js-interop --port 8080 --instance-id js-1
+//                          [--server-host 127.0.0.1] [--ssl] [--ca ca.pem]
 //                          [--interval 1000] [--metadata '{"k":"v"}'] [--service-path /eureka/apps/]
 'use strict';
 
+const fs = require('fs');
 const http = require('http');
 const path = require('path');
 const { createRequire } = require('module');
@@ -26,7 +32,11 @@ const opt = (name, dflt) => {
   const i = argv.indexOf(name);
   return i >= 0 ? argv[i + 1] : dflt;
 };
+const serverHost = opt('--server-host', '127.0.0.1');
 const serverPort = parseInt(opt('--server-port'), 10);
+const ssl = argv.includes('--ssl');
+const caFile = opt('--ca');
+const ca = caFile ? fs.readFileSync(caFile) : null;
 const app = opt('--app');
 const port = parseInt(opt('--port'), 10);
 const instanceId = opt('--instance-id', `${app}-${port}`);
@@ -46,6 +56,8 @@ const logger = {
 
 const client = new Eureka({
   logger,
+  // every request to the registry trusts the test CA when one is given
+  requestMiddleware: (requestOpts, done) => done(ca ? Object.assign(requestOpts, { ca }) : requestOpts),
   cwd: __dirname, // no eureka-client.yml is looked up anywhere else
   instance: {
     app,
@@ -60,8 +72,9 @@ const client = new Eureka({
     dataCenterInfo: { '@class': 'com.netflix.appinfo.InstanceInfo$DefaultDataCenterInfo', name: 'MyOwn' },
   },
   eureka: {
-    host: '127.0.0.1',
+    host: serverHost,
     port: serverPort,
+    ssl,
     servicePath,
     heartbeatInterval: interval,
     registryFetchInterval: interval,
@@ -111,6 +124,6 @@ process.on('SIGTERM', () => shutdown('SIGTERM'));
 process.on('SIGINT', () => shutdown('SIGINT'));
 
 server.listen(port, '127.0.0.1', () => {
-  console.log(ts(), `listening on 127.0.0.1:${port}; registering ${app}/${instanceId} with 127.0.0.1:${serverPort}${servicePath}`);
+  console.log(ts(), `listening on 127.0.0.1:${port}; registering ${app}/${instanceId} with ${ssl ? 'https' : 'http'}://${serverHost}:${serverPort}${servicePath}`);
   client.start((err) => console.log(ts(), 'start callback err =', err ? String(err) : null));
 });

@@ -12,6 +12,10 @@ heartbeats and fetches every --interval seconds, and answers on 127.0.0.1:PORT:
 
 SIGTERM / SIGINT -> eureka_client.stop() (re-registers DOWN, then DELETE), then exit 0.
 
+HTTPS: give --server an https:// URL. py-eureka-client 0.13 has no TLS setting; it sends through
+httpx.AsyncClient with default verification, which trusts the PEM file named by the environment
+variable SSL_CERT_FILE instead of certifi's bundle: set that to a private CA (the suite does).
+
 usage: py_client.py --server http://127.0.0.1:8761/eureka --app py-interop --port 9090
                     [--interval 1] [--metadata '{"k": "v"}']
 """

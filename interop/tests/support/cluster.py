@@ -21,6 +21,7 @@ from __future__ import annotations
 import base64
 import itertools
 import json
+import ssl
 import subprocess
 import threading
 import time
@@ -76,9 +77,12 @@ def basic_auth(credentials: tuple[str, str]) -> str:
     return "Basic " + base64.b64encode(f"{credentials[0]}:{credentials[1]}".encode()).decode()
 
 
-def eureka_url(port: int, credentials: Optional[tuple[str, str]] = None) -> str:
-    """A service URL in Spring's defaultZone form (trailing slash), credentials curl-style."""
+def eureka_url(port: int, credentials: Optional[tuple[str, str]] = None, tls: bool = False) -> str:
+    """A service URL in Spring's defaultZone form (trailing slash), credentials curl-style;
+    ``tls``: ``https://localhost:PORT/eureka/`` (the test certificates' name)."""
     userinfo = f"{credentials[0]}:{credentials[1]}@" if credentials else ""
+    if tls:
+        return f"https://{userinfo}{procs.TLS_HOST}:{port}/eureka/"
     return f"http://{userinfo}{HOST}:{port}/eureka/"
 
 
@@ -105,7 +109,7 @@ class NodeMixin:
         h = dict(headers or {})
         if auth and self.credentials:
             h["Authorization"] = basic_auth(self.credentials)
-        return wire.request(method, self.url(path), h, body, timeout=timeout)
+        return wire.request(method, self.url(path), h, body, timeout=timeout, context=self.tls)
 
     def wait_ready(self) -> None:
         def ready():
@@ -135,8 +139,9 @@ class NodeMixin:
 
 class HeurekaNode(NodeMixin, procs.HeurekaServer):
     def __init__(self, node_name: str, log_dir: Path, port: int, settings: dict,
-                 credentials: Optional[tuple[str, str]] = None):
-        super().__init__(log_dir, port, settings)
+                 credentials: Optional[tuple[str, str]] = None, tls: Optional[ssl.SSLContext] = None,
+                 jvm_args: Optional[list[str]] = None):
+        super().__init__(log_dir, port, settings, tls)      # jvm_args: a Java node's only
         self._init_node(node_name, credentials)
 
 
@@ -144,14 +149,15 @@ class JavaNode(NodeMixin, procs.JavaEurekaServer):
     """The Spring Cloud Eureka server as a cluster member (its peers come from ``settings``)."""
 
     def __init__(self, node_name: str, log_dir: Path, port: int, settings: dict,
-                 credentials: Optional[tuple[str, str]] = None):
+                 credentials: Optional[tuple[str, str]] = None, tls: Optional[ssl.SSLContext] = None,
+                 jvm_args: Optional[list[str]] = None):
         self.jar = EUREKA_SERVER_SECURE_JAR if credentials else procs.EUREKA_SERVER_JAR
-        super().__init__(log_dir, port, settings)
+        super().__init__(log_dir, port, settings, tls, jvm_args)
         self._init_node(node_name, credentials)
 
     def argv(self) -> list[str]:
         # unlike the lone reference server, no service URL of its own: the cluster's list
-        return ["java", "-XX:TieredStopAtLevel=1", "-jar", str(self.jar), f"--server.port={self.port}",
+        return ["java", "-XX:TieredStopAtLevel=1", *self.jvm_args, "-jar", str(self.jar), f"--server.port={self.port}",
                 *self.setting_args()]
 
 
@@ -196,10 +202,11 @@ def node_settings(kind: str, port: int, peer_urls: list[str], self_url: str,
 
 
 def make_node(kind: str, node_name: str, log_dir: Path, port: int, peer_urls: list[str], self_url: str,
-              credentials: Optional[tuple[str, str]] = None, extra: Optional[dict] = None) -> Node:
+              credentials: Optional[tuple[str, str]] = None, extra: Optional[dict] = None,
+              tls: Optional[ssl.SSLContext] = None, jvm_args: Optional[list[str]] = None) -> Node:
     settings = node_settings(kind, port, peer_urls, self_url, credentials, extra)
     cls = {"heureka": HeurekaNode, "java": JavaNode}[kind]
-    return cls(node_name, log_dir, port, settings, credentials)
+    return cls(node_name, log_dir, port, settings, credentials, tls, jvm_args)
 
 
 class Cluster:
@@ -209,9 +216,13 @@ class Cluster:
                  credentials: Optional[tuple[str, str]] = None, topology: str = "mesh",
                  extra: Optional[dict] = None, label: str = "",
                  extra_peers: Optional[dict[int, list[str]]] = None,
-                 node_extra: Optional[dict[int, dict]] = None):
+                 node_extra: Optional[dict[int, dict]] = None,
+                 tls: Optional[ssl.SSLContext] = None, java_jvm_args: Optional[list[str]] = None):
         """``extra_peers``: more URLs for a node's list, e.g. a node outside this cluster;
-        ``node_extra``: settings for single nodes (by index), on top of ``extra``."""
+        ``node_extra``: settings for single nodes (by index), on top of ``extra``;
+        ``tls``: every node serves HTTPS (its ``server.ssl.*`` keys come with ``extra``), the
+        peer URLs are ``https://localhost:PORT/eureka/`` and the suite's own requests use this
+        client context; ``java_jvm_args``: JVM options of the Java nodes (``-D...``)."""
         assert topology in ("mesh", "chain"), topology
         self.kinds = list(kinds)
         n = len(kinds)
@@ -227,7 +238,8 @@ class Cluster:
                         self.proxies[(i, j)] = FaultProxy(self.ports[j], f"{names[i]}->{names[j]}").start()
             for i in range(n):
                 # itself first (direct), then its peers (through their links)
-                urls = [eureka_url(self.link_port(i, j), credentials) for j in [i] + self.peers_of(i, topology)]
+                urls = [eureka_url(self.link_port(i, j), credentials, bool(tls))
+                        for j in [i] + self.peers_of(i, topology)]
                 urls += (extra_peers or {}).get(i, [])
                 settings = {**(extra or {}), **(node_extra or {}).get(i, {})}
                 if topology == "chain" and i > 0 and kinds[i] == "heureka" \
@@ -237,7 +249,8 @@ class Cluster:
                     # that node's address (the tail lists no peer at all).
                     settings.setdefault("heureka.replication.allowed-addresses", HOST)
                 self.nodes.append(make_node(kinds[i], names[i], log_dir, self.ports[i], urls,
-                                            eureka_url(self.ports[i], credentials), credentials, settings))
+                                            eureka_url(self.ports[i], credentials, bool(tls)), credentials,
+                                            settings, tls, java_jvm_args))
         except BaseException:
             self.close_proxies()
             raise

@@ -12,6 +12,7 @@ import os
 import shutil
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import time
@@ -29,6 +30,9 @@ SPRING_CLIENT_JAR = JAVA_DIR / "spring-client" / "target" / "spring-client.jar"
 VENV_PYTHON = INTEROP_DIR / ".venv" / "bin" / "python"
 
 HOST = "127.0.0.1"
+# The host name in https:// URLs: the test server certificates are for localhost (and 127.0.0.1),
+# and /etc/hosts maps localhost to 127.0.0.1, so this is still loopback.
+TLS_HOST = "localhost"
 
 T = TypeVar("T")
 
@@ -205,11 +209,18 @@ class RegistryServer:
     # ``settings`` (never by repeating a flag: Spring would join repeated values with a comma).
     default_settings: dict = {}
 
-    def __init__(self, log_dir: Path, port: Optional[int] = None, settings: Optional[dict] = None):
+    def __init__(self, log_dir: Path, port: Optional[int] = None, settings: Optional[dict] = None,
+                 tls: Optional[ssl.SSLContext] = None, jvm_args: Optional[list[str]] = None):
+        """``tls``: the server serves HTTPS (its ``server.ssl.*`` settings say how); the suite's
+        own requests to it (readiness, registry reads) use this client context, and its URLs
+        are ``https://localhost:PORT/eureka``. ``jvm_args``: JVM options (``-D...``) of a Java
+        server; Heureka has none."""
         self.port = port or free_port()
         self.log_dir = Path(log_dir)
         self.settings = dict(self.default_settings)
         self.settings.update(settings or {})
+        self.tls = tls
+        self.jvm_args = list(jvm_args or [])
         self.proc = Proc(self.kind + "-server", self.argv(), self.log_dir)
 
     def setting_args(self) -> list[str]:
@@ -219,9 +230,18 @@ class RegistryServer:
         raise NotImplementedError
 
     @property
+    def scheme(self) -> str:
+        return "https" if self.tls else "http"
+
+    @property
+    def host(self) -> str:
+        """The host in the URLs clients are given."""
+        return TLS_HOST if self.tls else HOST
+
+    @property
     def base_url(self) -> str:
         """Service URL as clients are configured with it (no trailing slash)."""
-        return f"http://{HOST}:{self.port}/eureka"
+        return f"{self.scheme}://{self.host}:{self.port}/eureka"
 
     @property
     def service_url(self) -> str:
@@ -238,7 +258,7 @@ class RegistryServer:
         def ready():
             if not self.proc.running():
                 raise DeadlineExceeded(f"{self.proc.name} exited during startup\n{self.proc.describe_log()}")
-            return wire.get(self.url("/apps/"), timeout=2).status == 200
+            return wire.get(self.url("/apps/"), timeout=2, context=self.tls).status == 200
         try:
             wait_until(f"{self.kind} server answers GET /eureka/apps/ with 200", ready,
                        self.startup_timeout, interval=0.2, logs=[self.proc])
@@ -262,7 +282,7 @@ class RegistryServer:
 
     # -- registry reads used by the tests (JSON, like the Java clients) -------------------
     def apps_json(self) -> dict:
-        r = wire.get(self.url("/apps/"), accept="application/json")
+        r = wire.get(self.url("/apps/"), accept="application/json", context=self.tls)
         assert r.status == 200, f"GET /eureka/apps/ -> {r.status}: {r.text[:500]}"
         return r.json()
 
@@ -283,7 +303,8 @@ class RegistryServer:
         return [i for i in self.instances() if str(i.get("app", "")).upper() == app.upper()]
 
     def get_instance(self, app: str, instance_id: str) -> Optional[dict]:
-        r = wire.get(self.url(f"/apps/{app}/{wire.quote(instance_id)}"), accept="application/json")
+        r = wire.get(self.url(f"/apps/{app}/{wire.quote(instance_id)}"), accept="application/json",
+                     context=self.tls)
         if r.status == 404:
             return None
         assert r.status == 200, f"GET instance {app}/{instance_id} -> {r.status}: {r.text[:300]}"
@@ -334,18 +355,19 @@ class JavaEurekaServer(RegistryServer):
     }
 
     def argv(self) -> list[str]:
-        return ["java", "-XX:TieredStopAtLevel=1", "-jar", str(EUREKA_SERVER_JAR),
+        return ["java", "-XX:TieredStopAtLevel=1", *self.jvm_args, "-jar", str(EUREKA_SERVER_JAR),
                 f"--server.port={self.port}",
                 f"--eureka.client.service-url.defaultZone=http://{HOST}:{self.port}/eureka/",
                 *self.setting_args()]
 
 
 def make_server(kind: str, log_dir: Path, port: Optional[int] = None,
-                settings: Optional[dict] = None) -> RegistryServer:
+                settings: Optional[dict] = None, tls: Optional[ssl.SSLContext] = None,
+                jvm_args: Optional[list[str]] = None) -> RegistryServer:
     if kind == "heureka":
-        return HeurekaServer(log_dir, port, settings)
+        return HeurekaServer(log_dir, port, settings, tls)
     if kind == "java":
-        return JavaEurekaServer(log_dir, port, settings)
+        return JavaEurekaServer(log_dir, port, settings, tls, jvm_args)
     raise ValueError(f"unknown server kind {kind!r} (heureka|java)")
 
 
@@ -363,12 +385,17 @@ class ClientApp:
     startup_timeout = 60.0
 
     def __init__(self, name: str, server: RegistryServer, log_dir: Path,
-                 metadata: Optional[dict] = None, port: Optional[int] = None):
+                 metadata: Optional[dict] = None, port: Optional[int] = None,
+                 cafile: Optional[Path] = None, settings: Optional[dict] = None):
+        """``cafile``: PEM CA the Python and JS clients verify an https registry with;
+        ``settings``: extra Spring keys of the Spring client (``--key=value``)."""
         self.app_name = name                     # as configured (lower case)
         self.server = server
         self.port = port or free_port()
         self.metadata = dict(metadata or {})
-        self.proc = Proc(f"{self.kind}-client-{name}", [], Path(log_dir))
+        self.cafile = cafile
+        self.settings = dict(settings or {})
+        self.proc = Proc(f"{self.kind}-client-{name}", [], Path(log_dir), env=self.env())
 
     # identity as it appears in the registry
     @property
@@ -389,6 +416,9 @@ class ClientApp:
 
     def argv(self) -> list[str]:
         raise NotImplementedError
+
+    def env(self) -> Optional[dict]:
+        return None
 
     def local(self, path: str) -> str:
         return f"http://{HOST}:{self.port}{path}"
@@ -437,6 +467,12 @@ class PythonClient(ClientApp):
         md.update(self.metadata)
         return md
 
+    def env(self) -> Optional[dict]:
+        # py-eureka-client 0.13 has no TLS option of its own: its requests go through
+        # httpx.AsyncClient with default verification, which trusts SSL_CERT_FILE (httpx's
+        # trust_env) instead of certifi's bundle
+        return {"SSL_CERT_FILE": str(self.cafile)} if self.cafile else None
+
     def argv(self) -> list[str]:
         py = str(VENV_PYTHON) if VENV_PYTHON.exists() else sys.executable
         return [py, "-u", str(CLIENTS_DIR / "py_client.py"), "--server", self.server.base_url,
@@ -468,9 +504,15 @@ class JsClient(ClientApp):
 
     def argv(self) -> list[str]:
         node = shutil.which("node") or "node"
-        return [node, str(CLIENTS_DIR / "js_client.js"), "--server-port", str(self.server.port),
+        args = [node, str(CLIENTS_DIR / "js_client.js"), "--server-host", self.server.host,
+                "--server-port", str(self.server.port),
                 "--app", self.app_name, "--port", str(self.port), "--instance-id", self.instance_id,
                 "--interval", "1000", "--metadata", json.dumps(self.metadata)]
+        if self.server.tls:
+            args.append("--ssl")          # eureka.ssl: https to the registry
+        if self.cafile:
+            args += ["--ca", str(self.cafile)]
+        return args
 
     def discovered(self) -> dict:
         """{APP: [instances]} = the client's cache (client.cache.app)."""
@@ -518,6 +560,7 @@ class SpringClient(ClientApp):
                 "--spring.main.banner-mode=off"]
         for k, v in self.metadata.items():
             args.append(f"--eureka.instance.metadata-map.{k}={v}")
+        args += [f"--{k}={v}" for k, v in self.settings.items()]
         return args
 
     def services(self) -> list:

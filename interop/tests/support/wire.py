@@ -2,12 +2,17 @@
 
 Requests carry exactly the headers given (plus Host / Content-Length, which http.client
 adds); a missing ``Accept`` stays missing, as with py-eureka-client.
+
+``https://`` URLs need ``context``: an ``ssl.SSLContext`` that verifies with the test CA (and may
+carry a client certificate), see support/pki.py. Without one an https URL is an error rather
+than a request verified against the system's CAs.
 """
 from __future__ import annotations
 
 import gzip
 import http.client
 import json
+import ssl
 import urllib.parse
 from dataclasses import dataclass, field
 from typing import Optional
@@ -58,7 +63,7 @@ class OrderedPairs(list):
 
 
 def request(method: str, url: str, headers: Optional[dict] = None, body: Optional[bytes | str] = None,
-            timeout: float = 10.0) -> Response:
+            timeout: float = 10.0, context: Optional[ssl.SSLContext] = None) -> Response:
     parts = urllib.parse.urlsplit(url)
     assert parts.hostname in ("127.0.0.1", "localhost"), f"tests talk to loopback only, not {url}"
     path = parts.path or "/"
@@ -67,7 +72,12 @@ def request(method: str, url: str, headers: Optional[dict] = None, body: Optiona
     if isinstance(body, str):
         body = body.encode("utf-8")
     hdrs = dict(headers or {})
-    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
+    if parts.scheme == "https":
+        assert context is not None, f"{url}: an https request needs an ssl.SSLContext (support/pki.py)"
+        conn = http.client.HTTPSConnection(parts.hostname, parts.port, timeout=timeout, context=context)
+    else:
+        assert parts.scheme == "http", url
+        conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
     try:
         conn.putrequest(method, path, skip_accept_encoding=True)
         for k, v in hdrs.items():
@@ -89,10 +99,10 @@ def request(method: str, url: str, headers: Optional[dict] = None, body: Optiona
 
 
 def get(url: str, accept: Optional[str] = None, timeout: float = 10.0, gzip_ok: bool = False,
-        headers: Optional[dict] = None) -> Response:
+        headers: Optional[dict] = None, context: Optional[ssl.SSLContext] = None) -> Response:
     h = dict(headers or {})
     if accept:
         h["Accept"] = accept
     if gzip_ok:
         h["Accept-Encoding"] = "gzip"
-    return request("GET", url, h, timeout=timeout)
+    return request("GET", url, h, timeout=timeout, context=context)
