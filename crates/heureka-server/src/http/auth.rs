@@ -11,15 +11,17 @@ use axum::response::{IntoResponse, Response};
 
 use crate::http::basic::Credentials;
 use crate::http::error::ApiError;
+use crate::http::principal::Principal;
 use crate::state::SharedState;
 
 /// Middleware: lets the request through only with the configured credentials.
 pub(crate) async fn require_basic_auth(
     State(state): State<SharedState>,
-    request: Request,
+    mut request: Request,
     next: Next,
 ) -> Response {
-    if is_authorized(&state, request.headers()) {
+    if let Some(principal) = authenticate(&state, request.headers()) {
+        request.extensions_mut().insert(principal);
         return next.run(request).await;
     }
     // Spring Security logs failed authentication at debug only; an operator chasing a client
@@ -51,6 +53,31 @@ pub(crate) fn is_authorized(state: &SharedState, headers: &HeaderMap) -> bool {
     let presented = headers.get(header::AUTHORIZATION);
     presents(&settings.basic_auth_header, presented)
         || presents(&settings.peer_auth_header, presented)
+}
+
+/// Who the request's credentials say it is: the configured user, or the peers' own; `None`
+/// when authentication is on and they match neither.
+fn authenticate(state: &SharedState, headers: &HeaderMap) -> Option<Principal> {
+    let settings = &state.settings;
+    let Some(user) = &settings.basic_auth_header else {
+        return Some(Principal::Anonymous);
+    };
+    let presented = headers.get(header::AUTHORIZATION);
+    if presents(&Some(user.clone()), presented) {
+        let name = presented
+            .and_then(|value| Credentials::from_header(value.as_bytes()))
+            .map(|credentials| credentials.user().to_owned())
+            .unwrap_or_default();
+        return Some(Principal::User(name));
+    }
+    if presents(&settings.peer_auth_header, presented) {
+        let name = presented
+            .and_then(|value| Credentials::from_header(value.as_bytes()))
+            .map(|credentials| credentials.user().to_owned())
+            .unwrap_or_default();
+        return Some(Principal::Peer(name));
+    }
+    None
 }
 
 /// Whether `presented` carries the credentials of `expected` (an `Authorization` value this

@@ -43,6 +43,11 @@ impl Credentials {
         })
     }
 
+    /// The user name as presented.
+    pub(crate) fn user(&self) -> &str {
+        &self.user
+    }
+
     /// The user name ignoring case, the password exactly, both compared in constant time and
     /// both always compared, so the response time says nothing about which part was wrong.
     pub(crate) fn matches(&self, expected: &Credentials) -> bool {

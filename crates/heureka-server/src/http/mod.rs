@@ -11,5 +11,6 @@ pub(crate) mod error;
 pub(crate) mod negotiate;
 pub(crate) mod observe;
 pub(crate) mod peers_only;
+pub(crate) mod principal;
 pub(crate) mod rate_limit;
 pub(crate) mod security_headers;
