@@ -210,26 +210,3 @@ def pki(tmp_path_factory):
     """The test CA and its certificates in every form (support/pki.py), made once per session."""
     from support.pki import make_pki
     return make_pki(tmp_path_factory.mktemp("pki"))
-
-
-def _runs_against_heureka(item) -> bool:
-    """Whether a test starts a Heureka server: a cluster test through its ``cluster_kind``
-    parameter (the mixed cluster's second node), any other through ``--server``."""
-    callspec = getattr(item, "callspec", None)
-    if callspec is not None and "cluster_kind" in callspec.params:
-        return callspec.params["cluster_kind"] == "heureka"
-    return item.config.getoption("--server") == "heureka"
-
-
-def pytest_collection_modifyitems(config, items):
-    """Until Heureka serves TLS (it refuses ``server.ssl.enabled=true`` at start-up), the
-    ``tls`` tests that would start a Heureka node are deselected unless HEUREKA_TLS=1; against
-    the Java server they always run. This switch goes once Heureka's TLS lands."""
-    if os.environ.get("HEUREKA_TLS") == "1":
-        return
-    keep, drop = [], []
-    for item in items:
-        (drop if item.get_closest_marker("tls") and _runs_against_heureka(item) else keep).append(item)
-    if drop:
-        config.hook.pytest_deselected(items=drop)
-        items[:] = keep
