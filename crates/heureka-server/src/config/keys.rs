@@ -875,13 +875,13 @@ pub(crate) const KEYS: &[Key] = &[
     key(
         "heureka.replication.peer-user.name",
         "",
-        "credentials only peers send: accepted from any address",
+        "peers' credentials: accepted from any address; sent where a peer URL has none",
         Bound(&part(AS_WRITTEN, |p, v| p.peer_user_name = v)),
     ),
     key(
         "heureka.replication.peer-user.password",
         "",
-        "their password (peers put both in their service URLs)",
+        "their password (Java peers put both in their service URLs)",
         Bound(&part(AS_WRITTEN, |p, v| p.peer_user_password = v)),
     ),
     key(

@@ -402,8 +402,9 @@ pub struct ReplicationConfig {
     /// replication is also accepted from (peers behind NAT, operators' tools).
     pub allowed_addresses: Vec<AddressRange>,
     /// `heureka.replication.peer-user.name` and `.password`, default none: credentials only
-    /// the peers hold (in their service URLs, `http://name:password@host/eureka/`), which
-    /// identify a peer from any address.
+    /// the peers hold, which identify a peer from any address. Sent to every peer whose
+    /// service URL carries no credentials of its own (Java peers put them in their URLs,
+    /// `http://name:password@host/eureka/`).
     pub peer_user: Option<BasicAuth>,
 }
 

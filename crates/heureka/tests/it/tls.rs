@@ -7,8 +7,8 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use base64::Engine;
-use heureka_testkit::empty_dir;
 use heureka_testkit::pki::{IdentityFiles, TestPki, PASSWORD, SERVER_ALIAS};
+use heureka_testkit::{empty_dir, eventually};
 use tokio::process::Command;
 
 use crate::process::HeurekaProcess;
@@ -266,18 +266,12 @@ async fn a_bundle_with_reload_on_update_serves_a_replaced_certificate_to_new_con
     std::fs::copy(&pki().wrong_host.key_pem, &key).unwrap();
     std::fs::copy(&pki().wrong_host.cert_pem, &certificate).unwrap();
     let replaced = der_of(&pki().wrong_host.cert_pem);
-    let mut served = Vec::new();
-    for _ in 0..100 {
-        served = presented_certificate(&server).await;
-        if served == replaced {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    assert_eq!(
-        served, replaced,
-        "the new certificate is served within 10 s"
-    );
+    // Real time: the server watches real files on its own clock, in another process.
+    eventually(
+        "the replaced certificate is served to a new connection",
+        || async { presented_certificate(&server).await == replaced },
+    )
+    .await;
 }
 
 #[tokio::test]
@@ -310,23 +304,17 @@ async fn a_cluster_replicates_over_https_with_peer_credentials_outside_the_urls(
         .unwrap();
     assert_eq!(registered.status().as_u16(), 204);
     for node in &cluster.nodes[1..] {
-        let mut seen = 0;
-        for _ in 0..100 {
-            seen = client
+        // Real time: replication between processes over real sockets.
+        eventually("the registration is replicated over HTTPS", || async {
+            client
                 .get(url(node, "apps/ORDERS/orders-1"))
                 .basic_auth("admin", Some("admin-secret"))
                 .header("Accept", "application/json")
                 .send()
                 .await
-                .unwrap()
-                .status()
-                .as_u16();
-            if seen == 200 {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-        assert_eq!(seen, 200, "replicated over HTTPS to node {}", node.port);
+                .is_ok_and(|response| response.status().as_u16() == 200)
+        })
+        .await;
         assert!(
             !node.log().contains("peer-secret-9"),
             "no peer password in the log"
