@@ -103,16 +103,12 @@ impl Users {
 
     /// The account whose name and password `credentials` carry.
     pub(crate) async fn by_password(&self, credentials: &Credentials) -> Option<&Account> {
+        // Spring's in-memory user store lower-cases names, so case never tells users apart.
+        let user = credentials.user().to_lowercase();
         let index = self
             .accounts
             .iter()
-            .position(|account| account.name.eq_ignore_ascii_case(credentials.user()))
-            .or_else(|| {
-                // Spring matches names ignoring case in Unicode, not just ASCII.
-                let user = credentials.user().to_lowercase();
-                let named = |account: &Account| account.name.to_lowercase() == user;
-                self.accounts.iter().position(named)
-            })?;
+            .position(|account| account.name.to_lowercase() == user)?;
         let account = &self.accounts[index];
         match account.password.as_ref()? {
             Password::Plain(expected) => {
