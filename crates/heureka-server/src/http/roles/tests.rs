@@ -1,3 +1,5 @@
+//! The roles matrix as rules: which role each kind of request needs, and what each role covers.
+
 use super::*;
 
 fn grant(roles: &[Role], apps: Option<&[&str]>) -> Grant {
