@@ -252,7 +252,9 @@ fn distinct_names(config: &Config, users: &[(u32, UserConfig)]) -> Result<(), Co
     if let Some(user) = &config.security {
         names.push(named("spring.security.user.name".to_owned(), &user.name));
     }
-    if let Some(user) = &config.heureka.replication.peer_user {
+    // The peers may send the clients' own credentials: then the peer user is that user.
+    let peer_user = config.heureka.replication.peer_user.as_ref();
+    if let Some(user) = peer_user.filter(|user| Some(*user) != config.security.as_ref()) {
         let key = "heureka.replication.peer-user.name".to_owned();
         names.push(named(key, &user.name));
     }

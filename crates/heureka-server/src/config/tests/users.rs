@@ -190,3 +190,32 @@ fn the_password_is_not_in_the_debug_form() {
     ]);
     assert!(!format!("{read:?}").contains("s3cret-pw"));
 }
+
+#[test]
+fn a_peer_user_with_the_spring_users_credentials_is_that_user() {
+    let config = config(
+        &Dir::new(),
+        &[
+            "--spring.security.user.name=eureka",
+            "--spring.security.user.password=pw",
+            "--heureka.replication.peer-user.name=eureka",
+            "--heureka.replication.peer-user.password=pw",
+        ],
+        &[],
+    );
+    assert_eq!(config.heureka.replication.peer_user, config.security);
+}
+
+#[test]
+fn a_peer_user_named_as_the_spring_user_with_another_password_is_an_error() {
+    let message = refused(&[
+        "--spring.security.user.name=eureka",
+        "--spring.security.user.password=pw",
+        "--heureka.replication.peer-user.name=eureka",
+        "--heureka.replication.peer-user.password=other",
+    ]);
+    assert!(
+        message.contains("heureka.replication.peer-user.name"),
+        "{message}"
+    );
+}
