@@ -365,10 +365,9 @@ async fn serve_http<S, I>(
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Sender(pub(crate) SocketAddr);
 
-// Read by the roles check (issue 20, item 4), which maps a certificate to a user.
-#[allow(dead_code)]
 /// The names of the certificate a client presented over TLS (its subject's common name, then
-/// its alternative names), in the request's extensions; absent without one.
+/// its alternative names), in the request's extensions; absent without one. Authentication
+/// (`http/auth.rs`) maps it to a user.
 #[derive(Clone, Debug)]
 pub(crate) struct ClientCertificate(pub(crate) Arc<Vec<String>>);
 

@@ -37,12 +37,12 @@ pub(crate) fn router(state: SharedState, base_path: &str, max_body_bytes: usize)
         .merge(actuator_behind_auth(&state));
     // Outermost, so it times and logs every answer, 401s and unmatched paths included.
     let observing = observe::ObserveLayer(state.clone());
-    // Without credentials configured every request passes, so the check is not installed.
-    let auth = state
-        .settings
-        .basic_auth_header
-        .is_some()
-        .then(|| middleware::from_fn_with_state(state.clone(), auth::require_basic_auth));
+    // Without users configured every request passes with every role, so the check is not
+    // installed.
+    let auth = state.settings.users.is_some().then(|| {
+        let guard = auth::Guard::new(state.clone(), base_path);
+        middleware::from_fn_with_state(guard, auth::require_user)
+    });
     // Replication only from peers, unless `heureka.replication.peers-only=false`.
     let peers_only = state
         .settings
@@ -62,6 +62,7 @@ pub(crate) fn router(state: SharedState, base_path: &str, max_body_bytes: usize)
             .layer(decompress::lazy())
             // Applies to the decompressed body, so a small gzip bomb is still refused with 413.
             .layer(DefaultBodyLimit::max(max_body_bytes))
+            // Authentication, then the roles matrix (`http/roles.rs`).
             .option_layer(auth)
             // After authentication, so a request without credentials is still a 401.
             .option_layer(peers_only),

@@ -56,8 +56,8 @@ pub(crate) struct Settings {
     pub(crate) disable_delta: bool,
     /// `heureka.refuse-takeovers`: a client may not move a live instance to another endpoint.
     pub(crate) refuse_takeovers: bool,
-    /// The `Authorization` header value required on every request, when auth is configured.
-    pub(crate) basic_auth_header: Option<String>,
+    /// The users authentication knows; `None` when none is configured: authentication off.
+    pub(crate) users: Option<crate::http::users::Users>,
     /// The `Authorization` header value only peers send (`heureka.replication.peer-user.*`).
     pub(crate) peer_auth_header: Option<String>,
     /// `heureka.replication.peers-only`: replication only from peers (`http/peers_only.rs`).
@@ -112,10 +112,7 @@ impl AppState {
             settings: Settings {
                 disable_delta: config.eureka_server.disable_delta,
                 refuse_takeovers: config.heureka.refuse_takeovers,
-                basic_auth_header: config
-                    .security
-                    .as_ref()
-                    .map(|auth| crate::http::basic::basic_auth_header(&auth.name, &auth.password)),
+                users: crate::http::users::Users::from_config(config),
                 peer_auth_header: config
                     .heureka
                     .replication
@@ -170,9 +167,11 @@ impl AppState {
             .iter()
             .map(|peer| peer.url.as_str().to_owned())
             .collect();
-        let auth = match &config.security {
-            Some(credentials) => format!("on (user {})", credentials.name),
-            None => "off".to_owned(),
+        let users = config.heureka.users.len();
+        let auth = match (&config.security, &self.settings.users) {
+            (Some(credentials), _) => format!("on (user {}, {users} more)", credentials.name),
+            (None, Some(_)) => format!("on ({users} users)"),
+            (None, None) => "off".to_owned(),
         };
         tracing::info!(
             %address,

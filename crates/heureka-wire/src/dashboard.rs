@@ -23,6 +23,9 @@ pub struct DashboardSummary {
     pub node_ip_addr: String,
     pub node_status: String,
     pub version: String,
+    /// Whether the user asking may take the page's actions (overrides, deregistration): the
+    /// `admin` role, or authentication off. Sent as `"may":{"admin":…}`.
+    pub may_admin: bool,
 }
 
 /// One line of `lastn`: when, and which instance (`APP(id)` on Spring's page).
@@ -53,7 +56,9 @@ pub fn encode_dashboard_summary(summary: &DashboardSummary) -> Vec<u8> {
     field_str(&mut out, "status", &summary.node_status);
     out.push(b'}');
     field_str(&mut out, "version", &summary.version);
-    out.push(b'}');
+    out.extend_from_slice(br#","may":{"admin":"#);
+    out.extend_from_slice(if summary.may_admin { b"true" } else { b"false" });
+    out.extend_from_slice(b"}}");
     out
 }
 
@@ -108,6 +113,17 @@ mod tests {
         assert_eq!(json["environment"], "test");
         assert_eq!(json["selfPreservation"]["renewsThreshold"], 3);
         assert_eq!(json["selfPreservation"]["renewalPercentThreshold"], 0.85);
+    }
+
+    #[test]
+    fn summary_says_whether_the_user_may_take_the_admin_actions() {
+        let summary = DashboardSummary {
+            may_admin: true,
+            ..DashboardSummary::default()
+        };
+        let json: serde_json::Value =
+            serde_json::from_slice(&encode_dashboard_summary(&summary)).unwrap();
+        assert_eq!(json["may"]["admin"], true);
     }
 
     #[test]

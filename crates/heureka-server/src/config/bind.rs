@@ -129,6 +129,7 @@ fn unbound() -> Config {
                 max_age: Duration::ZERO,
             },
             allowed_origins: Vec::new(),
+            users: Vec::new(),
         },
         dashboard: DashboardConfig {
             enabled: false,

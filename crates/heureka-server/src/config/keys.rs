@@ -12,11 +12,12 @@ use heureka_config::names::Shape;
 use super::binding::{field, indexed, map, part, Bind, COLLECT_MAP, COLLECT_ONE};
 use super::rules;
 use super::values::{
-    ACTUATOR_BASE_PATH, ADDRESS_RANGES, API_BASE_PATH, AS_WRITTEN, BODY_SIZE, BOOL, CLIENT_NAMES,
-    CONNECTION_COUNT, DASHBOARD_PATH, ENDPOINT_NAMES, EVENT_NAMES, FRACTION, HEADER_SIZE, HTTP_URL,
-    IP_ADDRESS, LEASE_DURATION, LOG_LEVEL, METADATA_SIZE, NAME_LENGTH, OPTIONAL_IP_ADDRESS,
-    OPTIONAL_TEXT, ORIGINS, PORT, POSITIVE_COUNT, POSITIVE_U32, REGION, RENEWAL_INTERVAL_SECONDS,
-    SERVICE_URLS, SHOW_DETAILS, TEXT, TIMEOUT, WHOLE_U32, WHOLE_U64, ZONES,
+    ACTUATOR_BASE_PATH, ADDRESS_RANGES, API_BASE_PATH, APP_NAMES, AS_WRITTEN, BODY_SIZE, BOOL,
+    CLIENT_NAMES, CONNECTION_COUNT, DASHBOARD_PATH, ENDPOINT_NAMES, EVENT_NAMES, FRACTION,
+    HEADER_SIZE, HTTP_URL, IP_ADDRESS, LEASE_DURATION, LOG_LEVEL, METADATA_SIZE, NAME_LENGTH,
+    OPTIONAL_IP_ADDRESS, OPTIONAL_TEXT, ORIGINS, PORT, POSITIVE_COUNT, POSITIVE_U32, REGION,
+    RENEWAL_INTERVAL_SECONDS, ROLE_NAMES, SERVICE_URLS, SHOW_DETAILS, TEXT, TIMEOUT, WHOLE_U32,
+    WHOLE_U64, ZONES,
 };
 use Binding::{Bound, Inert, Loader, OlderNameOf};
 
@@ -825,6 +826,42 @@ pub(crate) const KEYS: &[Key] = &[
         "",
         "browser origins whose pages may write (403 otherwise)",
         Bound(&field(ORIGINS, |c, v| c.heureka.allowed_origins = v)),
+    ),
+    key(
+        "heureka.security.users[<n>].name",
+        "",
+        "a user (Basic name); see README \"Users and roles\"",
+        Bound(&indexed(TEXT, |p, n, name| p.user(n).name = Some(name))),
+    ),
+    key(
+        "heureka.security.users[<n>].password",
+        "",
+        "its password: plain, {noop}plain or {bcrypt}$2a$...",
+        Bound(&indexed(TEXT, |p, n, password| {
+            p.user(n).password = Some(password)
+        })),
+    ),
+    key(
+        "heureka.security.users[<n>].certificate",
+        "",
+        "a client certificate's CN or SAN name that is this user",
+        Bound(&indexed(TEXT, |p, n, name| {
+            p.user(n).certificate = Some(name)
+        })),
+    ),
+    key(
+        "heureka.security.users[<n>].roles",
+        "",
+        "read, register, admin, peer (comma-separated)",
+        Bound(&indexed(ROLE_NAMES, |p, n, roles| {
+            p.user(n).roles = Some(roles)
+        })),
+    ),
+    key(
+        "heureka.security.users[<n>].apps",
+        "",
+        "apps its register role is limited to (default: all)",
+        Bound(&indexed(APP_NAMES, |p, n, apps| p.user(n).apps = apps)),
     ),
     key(
         "heureka.replication.anti-entropy-interval-ms",

@@ -40,6 +40,7 @@ pub use self::address::AddressRange;
 pub use self::ssl::{
     ClientAuth, ClientTlsConfig, KeySource, Named, Secret, SslConfig, StoreConfig, TrustSource,
 };
+pub use crate::http::roles::Role;
 pub use heureka_config::{
     ConfigError, ENV_SPRING_CONFIG_ADDITIONAL_LOCATION, ENV_SPRING_CONFIG_LOCATION,
     ENV_SPRING_PROFILES_ACTIVE,
@@ -309,6 +310,40 @@ pub struct HeurekaConfig {
     /// server's own, whose pages may write (`http/cross_site.rs`). Each is normalised to
     /// `scheme://host:port`, lower case, with the scheme's default port written out.
     pub allowed_origins: Vec<String>,
+    /// `heureka.security.users[<n>].*`, in index order; default none. Any turns
+    /// authentication on, as `spring.security.user` and the peer user do.
+    pub users: Vec<UserConfig>,
+}
+
+/// One `heureka.security.users[<n>]` entry: who, how they prove it, and what they may do
+/// (`http/roles.rs`).
+#[derive(Clone, PartialEq, Eq)]
+pub struct UserConfig {
+    /// `.name`: the Basic user name, matched ignoring case.
+    pub name: String,
+    /// `.password` as written: plain text, `{noop}plain` or `{bcrypt}$2a$…` (checked
+    /// well-formed), as Spring Security stores passwords.
+    pub password: Option<String>,
+    /// `.certificate`: a client certificate whose subject CN or a SAN name is this stands for
+    /// the user.
+    pub certificate: Option<String>,
+    /// `.roles`, at least one.
+    pub roles: Vec<Role>,
+    /// `.apps`, upper-cased: the apps `register` is limited to; empty for every app.
+    pub apps: Vec<String>,
+}
+
+impl fmt::Debug for UserConfig {
+    /// Redacts the password, as [`BasicAuth`] does.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("UserConfig")
+            .field("name", &self.name)
+            .field("password", &self.password.as_ref().map(|_| "<redacted>"))
+            .field("certificate", &self.certificate)
+            .field("roles", &self.roles)
+            .field("apps", &self.apps)
+            .finish()
+    }
 }
 
 /// `heureka.limits.*`: bounds Eureka does not have, against clients (with valid credentials)

@@ -1,7 +1,7 @@
 //! Rules over several keys or entries, applied once every key of the table is read: basic
 //! authentication needs both its keys, the exposed endpoints are one list minus another, a
-//! webhook needs its URL, the peer map falls back to Spring's default zone, names must be
-//! heartbeatable within the header limit.
+//! webhook needs its URL, a user its name, proof and roles, the peer map falls back to Spring's
+//! default zone, names must be heartbeatable within the header limit.
 
 use std::collections::BTreeMap;
 
@@ -9,7 +9,8 @@ use heureka_config::{ConfigError, Origin, Setting};
 
 use super::keys::DEFAULT_ZONE;
 use super::ssl;
-use super::{BasicAuth, Config, Exposure, WebhookConfig};
+use super::{BasicAuth, Config, Exposure, Role, UserConfig, WebhookConfig};
+use crate::http::users::Password;
 
 /// The values of keys that a rule over several keys turns into configuration.
 pub(crate) struct Pending {
@@ -29,6 +30,8 @@ pub(crate) struct Pending {
     pub(crate) prometheus_export: bool,
     /// `heureka.webhooks[<n>].*` by index.
     webhooks: BTreeMap<u32, WebhookEntry>,
+    /// `heureka.security.users[<n>].*` by index.
+    users: BTreeMap<u32, UserEntry>,
     /// The TLS keys that are set (`server.ssl.*`, the bundles, `eureka.client.tls.*`).
     pub(crate) collected: ssl::Collected,
 }
@@ -38,6 +41,16 @@ pub(crate) struct Pending {
 pub(crate) struct WebhookEntry {
     pub(crate) url: Option<String>,
     pub(crate) events: Vec<String>,
+}
+
+/// One `heureka.security.users[<n>]` entry as written: any part may be missing.
+#[derive(Default)]
+pub(crate) struct UserEntry {
+    pub(crate) name: Option<String>,
+    pub(crate) password: Option<String>,
+    pub(crate) certificate: Option<String>,
+    pub(crate) roles: Option<Vec<Role>>,
+    pub(crate) apps: Vec<String>,
 }
 
 impl Pending {
@@ -56,6 +69,7 @@ impl Pending {
             exposure_exclude: Vec::new(),
             prometheus_export: true,
             webhooks: BTreeMap::new(),
+            users: BTreeMap::new(),
             collected: ssl::Collected::new(),
         }
     }
@@ -63,6 +77,11 @@ impl Pending {
     /// The webhook entry at `index`.
     pub(crate) fn webhook(&mut self, index: u32) -> &mut WebhookEntry {
         self.webhooks.entry(index).or_default()
+    }
+
+    /// The user entry at `index`.
+    pub(crate) fn user(&mut self, index: u32) -> &mut UserEntry {
+        self.users.entry(index).or_default()
     }
 
     /// Applies the rules to `config`.
@@ -84,6 +103,10 @@ impl Pending {
             prometheus: exposed("prometheus") && self.prometheus_export,
         };
         config.heureka.webhooks = webhooks(self.webhooks)?;
+        if let Some(user) = &config.security {
+            check_password("spring.security.user.password", &user.password)?;
+        }
+        config.heureka.users = users(self.users, config)?;
         config.server.ssl = ssl::server_ssl(&self.collected)?;
         config.client.tls = ssl::client_tls(&self.collected)?;
         heartbeatable_names(config)
@@ -162,6 +185,116 @@ fn webhooks(entries: BTreeMap<u32, WebhookEntry>) -> Result<Vec<WebhookConfig>, 
             ))),
         })
         .collect()
+}
+
+/// The users in index order; each needs a name, a password or a certificate, and roles.
+fn users(
+    entries: BTreeMap<u32, UserEntry>,
+    config: &Config,
+) -> Result<Vec<UserConfig>, ConfigError> {
+    let users = entries
+        .into_iter()
+        .map(|(index, entry)| Ok((index, user(index, entry)?)))
+        .collect::<Result<Vec<_>, ConfigError>>()?;
+    distinct_names(config, &users)?;
+    distinct_certificates(&users)?;
+    Ok(users.into_iter().map(|(_, user)| user).collect())
+}
+
+fn user(index: u32, entry: UserEntry) -> Result<UserConfig, ConfigError> {
+    let key = |property: &str| format!("heureka.security.users[{index}].{property}");
+    let set = |value: Option<String>| value.filter(|value| !value.is_empty());
+    let Some(name) = set(entry.name) else {
+        return Err(ConfigError::new(format!(
+            "heureka.security.users[{index}] has no name: each user needs {}",
+            key("name")
+        )));
+    };
+    let (password, certificate) = (set(entry.password), set(entry.certificate));
+    if password.is_none() && certificate.is_none() {
+        return Err(ConfigError::new(format!(
+            "heureka.security.users[{index}] ({name}) has neither a password nor a \
+             certificate: set {} or {}",
+            key("password"),
+            key("certificate")
+        )));
+    }
+    if let Some(password) = &password {
+        check_password(&key("password"), password)?;
+    }
+    let Some(roles) = entry.roles.filter(|roles| !roles.is_empty()) else {
+        return Err(ConfigError::new(format!(
+            "{} is not set: a user needs at least one of read, register, admin, peer",
+            key("roles")
+        )));
+    };
+    Ok(UserConfig {
+        name,
+        password,
+        certificate,
+        roles,
+        apps: entry.apps,
+    })
+}
+
+/// A password Heureka can check: plain, `{noop}…` or a well-formed `{bcrypt}…`.
+fn check_password(key: &str, password: &str) -> Result<(), ConfigError> {
+    Password::parse(password)
+        .map(|_| ())
+        .map_err(|why| ConfigError::new(format!("{key}: {why}")))
+}
+
+/// Every user name once, ignoring case as authentication matches them: a name standing for
+/// two users would make which one a request is depend on the password it happens to carry.
+fn distinct_names(config: &Config, users: &[(u32, UserConfig)]) -> Result<(), ConfigError> {
+    let named = |key: String, name: &str| (key, name.to_lowercase());
+    let mut names: Vec<(String, String)> = Vec::new();
+    if let Some(user) = &config.security {
+        names.push(named("spring.security.user.name".to_owned(), &user.name));
+    }
+    // The peers may send the clients' own credentials: then the peer user is that user.
+    let peer_user = config.heureka.replication.peer_user.as_ref();
+    if let Some(user) = peer_user.filter(|user| Some(*user) != config.security.as_ref()) {
+        let key = "heureka.replication.peer-user.name".to_owned();
+        names.push(named(key, &user.name));
+    }
+    for (index, user) in users {
+        let key = format!("heureka.security.users[{index}].name");
+        names.push(named(key, &user.name));
+    }
+    first_repeat(&names).map_or(Ok(()), |(first, second, name)| {
+        Err(ConfigError::new(format!(
+            "{second} ({name}) names the same user as {first}: user names must differ \
+             (ignoring case)"
+        )))
+    })
+}
+
+/// Every certificate name once: a certificate stands for one user.
+fn distinct_certificates(users: &[(u32, UserConfig)]) -> Result<(), ConfigError> {
+    let certificates: Vec<(String, String)> = users
+        .iter()
+        .filter_map(|(index, user)| {
+            let key = format!("heureka.security.users[{index}].certificate");
+            user.certificate.clone().map(|name| (key, name))
+        })
+        .collect();
+    first_repeat(&certificates).map_or(Ok(()), |(first, second, name)| {
+        Err(ConfigError::new(format!(
+            "{second} ({name}) names the same certificate as {first}: a certificate stands \
+             for one user"
+        )))
+    })
+}
+
+/// The first value that two keys share: `(first key, second key, value)`.
+fn first_repeat(values: &[(String, String)]) -> Option<(&str, &str, &str)> {
+    values.iter().enumerate().find_map(|(at, (second, value))| {
+        values[..at]
+            .iter()
+            .find(|(_, earlier)| earlier == value)
+            .map(|(first, _)| (first.as_str(), second.as_str(), value.as_str()))
+    })
 }
 
 /// The map's entries that list something (an empty value unsets an entry).

@@ -10,6 +10,7 @@ use std::time::Duration;
 use super::*;
 
 mod ssl;
+mod users;
 
 /// A temporary working directory, removed on drop.
 struct Dir {

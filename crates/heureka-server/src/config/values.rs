@@ -13,7 +13,7 @@ pub(crate) use heureka_config::values::{
 use heureka_config::typed::{ListOf, Optional, Type};
 
 use super::binding::AsWritten;
-use super::{AddressRange, ShowDetails};
+use super::{AddressRange, Role, ShowDetails};
 
 pub(crate) const BOOL: Type<bool> = Type::new("true or false", parse_bool);
 pub(crate) const WHOLE_U64: Type<u64> = Type::new("a whole number", parse_number);
@@ -81,6 +81,12 @@ pub(crate) const LEASE_DURATION: Type<Duration> = Type::new(
 /// `DiscoveryIdentity-Name`s; never wrong.
 pub(crate) const CLIENT_NAMES: ListOf<String> =
     ListOf(Type::new("client names", |name| Some(name.to_owned())));
+pub(crate) const APP_NAMES: ListOf<String> =
+    ListOf(Type::new("app names", |name| Some(name.to_uppercase())));
+pub(crate) const ROLE_NAMES: ListOf<Role> = ListOf(Type::new(
+    "roles from read, register, admin and peer",
+    Role::from_name,
+));
 pub(crate) const API_BASE_PATH: Type<String> = Type::new(
     "a path starting with '/' and not ending with '/', such as /eureka",
     parse_base_path,

@@ -113,6 +113,8 @@ async function loadAll() {
       }
     }
     state.summary = summary;
+    // Only an admin may take the actions; the server refuses them to others anyway (403).
+    document.getElementById('detail-actions').hidden = !(summary.may && summary.may.admin);
     state.clockOffset = summary.now - Date.now();
     await loadStatus();
   } catch (error) {

@@ -10,11 +10,13 @@
 use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
+use axum::Extension;
 use heureka_wire::{BuildInfo, HealthComponents, HealthStatus, RegistryHealth};
 
 use crate::config::ShowDetails;
 use crate::handlers::{status::peer_status, Headers};
 use crate::http::auth;
+use crate::listener::ClientCertificate;
 use crate::state::SharedState;
 
 /// Boot's actuator media type, sent unless the client asked for plain JSON.
@@ -23,13 +25,17 @@ const ACTUATOR_V3_JSON: &str = "application/vnd.spring-boot.actuator.v3+json";
 /// `GET {actuator}/health`: the overall status, with components when details are shown.
 pub(crate) async fn health(
     State(state): State<SharedState>,
+    certificate: Option<Extension<ClientCertificate>>,
     Headers(headers): Headers,
 ) -> Response {
     let components = components(&state);
     let status = components.status();
     let details = match state.settings.show_details {
         ShowDetails::Always => true,
-        ShowDetails::WhenAuthorized => auth::is_authorized(&state, &headers),
+        ShowDetails::WhenAuthorized => {
+            let certificate = certificate.map(|Extension(certificate)| certificate);
+            auth::is_authorized(&state, &headers, certificate).await
+        }
         ShowDetails::Never => false,
     };
     let body = heureka_wire::encode_health(status, details.then_some(&components));

@@ -2,13 +2,15 @@
 //! and the two documents only it reads, `{base}/dashboard/summary` and `{base}/dashboard/lastn`.
 
 use axum::extract::State;
-use axum::http::{header, HeaderValue};
+use axum::http::{header, Extensions, HeaderValue};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 use heureka_wire::DashboardSummary;
 
 use crate::dashboard::{SCRIPT, STYLE};
+use crate::http::principal;
+use crate::http::roles::Role;
 use crate::http::security_headers::PAGE_POLICY;
 use crate::state::SharedState;
 
@@ -54,8 +56,8 @@ fn asset(body: &'static str, content_type: &'static str) -> Response {
     response
 }
 
-/// `GET {base}/dashboard/summary`.
-pub(crate) async fn summary(State(state): State<SharedState>) -> Response {
+/// `GET {base}/dashboard/summary`, with what the user asking may do.
+pub(crate) async fn summary(State(state): State<SharedState>, extensions: Extensions) -> Response {
     let now = state.store.now();
     let (self_preservation, node_status) = {
         let registry = state.store.read();
@@ -77,6 +79,7 @@ pub(crate) async fn summary(State(state): State<SharedState>) -> Response {
         node_ip_addr: info.node_ip_addr.clone(),
         node_status: node_status.to_owned(),
         version: env!("CARGO_PKG_VERSION").to_owned(),
+        may_admin: principal::of(&extensions).grant().roles.has(Role::Admin),
     };
     json(heureka_wire::encode_dashboard_summary(&summary))
 }

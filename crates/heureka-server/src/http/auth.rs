@@ -1,34 +1,79 @@
-//! HTTP Basic authentication for the whole API, on when `spring.security.user.*` is set.
+//! Authentication and the roles check for the whole API, on when any user is configured
+//! (`spring.security.user`, `heureka.security.users`, `heureka.replication.peer-user`).
 //!
-//! This is what Spring Security's default setup gives a Eureka server, and what clients with
-//! `http://user:pass@host/eureka/` in their service URL send; the header is read as Spring
-//! Security reads it (`basic.rs`).
+//! A request proves who it is with HTTP Basic credentials (what Spring Security's default
+//! setup reads, and what clients with `http://user:pass@host/eureka/` in their service URL
+//! send; `basic.rs`), or, without them, with a client certificate a user is mapped to. The
+//! [`Principal`] goes into the request; then the request must be within the user's roles
+//! (`roles.rs`), named by its matched route.
 
-use axum::extract::{Request, State};
-use axum::http::{header, HeaderMap, HeaderValue};
+use std::sync::Arc;
+
+use axum::extract::{MatchedPath, Request, State};
+use axum::http::{header, HeaderMap, HeaderValue, Method};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use parking_lot::Mutex;
 
+use crate::clock;
+use crate::handlers::origin;
 use crate::http::basic::Credentials;
 use crate::http::error::ApiError;
+use crate::http::log_budget::LogBudget;
 use crate::http::principal::Principal;
+use crate::http::roles::{self, Refusal, Role};
+use crate::listener::ClientCertificate;
 use crate::state::SharedState;
+use heureka_core::Origin;
 
-/// Middleware: lets the request through only with the configured credentials.
-pub(crate) async fn require_basic_auth(
-    State(state): State<SharedState>,
+/// Refusals beyond a user's roles logged per minute at most; the rest are counted into the
+/// next line.
+const REFUSALS_LOGGED_PER_MINUTE: u32 = 10;
+
+/// The middleware's state: the server's, the API's prefixes and the refusals' log budget.
+pub(crate) struct Guard {
+    state: SharedState,
+    /// `{base}/v2` then `{base}`: taken off a matched route to find its row in the matrix.
+    prefixes: [String; 2],
+    refusals: Mutex<LogBudget>,
+}
+
+impl Guard {
+    pub(crate) fn new(state: SharedState, base_path: &str) -> Arc<Guard> {
+        Arc::new(Guard {
+            state,
+            prefixes: [format!("{base_path}/v2"), base_path.to_owned()],
+            refusals: Mutex::new(LogBudget::new(REFUSALS_LOGGED_PER_MINUTE)),
+        })
+    }
+}
+
+/// Middleware: lets a request through only as a configured user, and within its roles.
+pub(crate) async fn require_user(
+    State(guard): State<Arc<Guard>>,
     mut request: Request,
     next: Next,
 ) -> Response {
-    if let Some(principal) = authenticate(&state, request.headers()) {
-        request.extensions_mut().insert(principal);
-        return next.run(request).await;
+    let presented = request.headers().get(header::AUTHORIZATION).cloned();
+    let certificate = request.extensions().get::<ClientCertificate>().cloned();
+    let Some(principal) = authenticate(&guard.state, presented.as_ref(), certificate).await else {
+        return unauthenticated(&request);
+    };
+    if let Err(reason) = guard.authorise(&principal, &request) {
+        return ApiError::NotPermitted(reason).into_response();
     }
-    // Spring Security logs failed authentication at debug only; an operator chasing a client
-    // that cannot register needs to see it, so Heureka says which request and why, at INFO,
-    // and never what was presented.
+    request.extensions_mut().insert(principal);
+    next.run(request).await
+}
+
+/// Spring Security logs failed authentication at debug only; an operator chasing a client
+/// that cannot register needs to see it, so Heureka says which request and why, at INFO, and
+/// never what was presented.
+fn unauthenticated(request: &Request) -> Response {
     let why = if request.headers().contains_key(header::AUTHORIZATION) {
         "wrong credentials"
+    } else if request.extensions().get::<ClientCertificate>().is_some() {
+        "a certificate no user is mapped to, and no credentials"
     } else {
         "no credentials"
     };
@@ -41,43 +86,130 @@ pub(crate) async fn require_basic_auth(
     ApiError::Unauthorized.into_response()
 }
 
-/// Whether a request counts as authorized: authentication is off, or it presents the
-/// configured credentials, or the peers' own (`heureka.replication.peer-user.*`: a peer may
-/// do whatever a client may). Also for endpoints that answer everyone but show details only
-/// to authorized callers (`/actuator/health`).
-pub(crate) fn is_authorized(state: &SharedState, headers: &HeaderMap) -> bool {
-    let settings = &state.settings;
-    if settings.basic_auth_header.is_none() {
-        return true;
+impl Guard {
+    /// `Err(reason)` when the request needs a role the principal's grant does not cover.
+    fn authorise(&self, principal: &Principal, request: &Request) -> Result<(), String> {
+        let template = request
+            .extensions()
+            .get::<MatchedPath>()
+            .map_or("", MatchedPath::as_str);
+        let route = self.under_base(template);
+        let replicated = origin(request.headers()) == Origin::Peer;
+        let needed = roles::required_role(request.method(), route, replicated);
+        let app = app_of(template, request.uri().path());
+        let Err(refusal) = roles::allows(principal.grant(), needed, app.as_deref()) else {
+            return Ok(());
+        };
+        let reason = reason(
+            principal,
+            request.method(),
+            request.uri().path(),
+            refusal,
+            needed,
+        );
+        if let Some(suppressed) = self.refusals.lock().take(clock::instant()) {
+            tracing::info!(
+                user = principal.name(),
+                method = %request.method(),
+                path = request.uri().path(),
+                needed = needed.name(),
+                suppressed,
+                "refused a request beyond its user's roles (403)"
+            );
+        }
+        Err(reason)
     }
-    let presented = headers.get(header::AUTHORIZATION);
-    presents(&settings.basic_auth_header, presented)
-        || presents(&settings.peer_auth_header, presented)
+
+    /// The route's template under the API's prefix, or the whole template outside the API.
+    fn under_base<'a>(&self, template: &'a str) -> &'a str {
+        self.prefixes
+            .iter()
+            .find_map(|prefix| {
+                template
+                    .strip_prefix(prefix.as_str())
+                    .filter(|rest| rest.starts_with('/'))
+            })
+            .unwrap_or(template)
+    }
 }
 
-/// Who the request's credentials say it is: the configured user, or the peers' own; `None`
-/// when authentication is on and they match neither.
-fn authenticate(state: &SharedState, headers: &HeaderMap) -> Option<Principal> {
-    let settings = &state.settings;
-    let Some(user) = &settings.basic_auth_header else {
+/// The `{app}` of a request: the path's segment where its route's template has `{app}`,
+/// percent-decoded.
+fn app_of(template: &str, path: &str) -> Option<String> {
+    let at = template.split('/').position(|segment| segment == "{app}")?;
+    let segment = path.split('/').nth(at)?;
+    Some(
+        percent_encoding::percent_decode_str(segment)
+            .decode_utf8_lossy()
+            .into_owned(),
+    )
+}
+
+/// `user 'reader' (roles read) may not POST /eureka/apps/ORDERS: needs register`.
+fn reason(
+    principal: &Principal,
+    method: &Method,
+    path: &str,
+    refusal: Refusal,
+    needed: Role,
+) -> String {
+    let grant = principal.grant();
+    let who = match principal {
+        Principal::Certificate { name, user, .. } => {
+            format!(
+                "certificate '{name}' (user '{user}', roles {})",
+                grant.roles
+            )
+        }
+        _ => format!("user '{}' (roles {})", principal.name(), grant.roles),
+    };
+    let why = match (refusal, &grant.apps) {
+        (Refusal::AppNotListed, Some(apps)) => {
+            format!("{} is limited to {}", needed.name(), apps.join(","))
+        }
+        _ => format!("needs {}", needed.name()),
+    };
+    format!("{who} may not {method} {path}: {why}")
+}
+
+/// Who the request is: the user its Basic credentials name and prove, else the user its client
+/// certificate stands for; `Anonymous` when authentication is off; `None` when it is on and the
+/// request proves neither.
+async fn authenticate(
+    state: &SharedState,
+    presented: Option<&HeaderValue>,
+    certificate: Option<ClientCertificate>,
+) -> Option<Principal> {
+    let Some(users) = &state.settings.users else {
         return Some(Principal::Anonymous);
     };
+    if let Some(presented) = presented {
+        let credentials = Credentials::from_header(presented.as_bytes())?;
+        let account = users.by_password(&credentials).await?;
+        return Some(Principal::User {
+            name: account.name.clone(),
+            grant: account.grant.clone(),
+        });
+    }
+    let certificate = certificate?;
+    let (name, account) = users.by_certificate(&certificate.0)?;
+    Some(Principal::Certificate {
+        name: name.to_owned(),
+        user: account.name.clone(),
+        grant: account.grant.clone(),
+    })
+}
+
+/// Whether a request counts as authorized: authentication is off, or it proves a user. For
+/// endpoints that answer everyone but show details only to authorized callers
+/// (`/actuator/health`).
+pub(crate) async fn is_authorized(
+    state: &SharedState,
+    headers: &HeaderMap,
+    certificate: Option<ClientCertificate>,
+) -> bool {
     let presented = headers.get(header::AUTHORIZATION);
-    if presents(&Some(user.clone()), presented) {
-        let name = presented
-            .and_then(|value| Credentials::from_header(value.as_bytes()))
-            .map(|credentials| credentials.user().to_owned())
-            .unwrap_or_default();
-        return Some(Principal::User(name));
-    }
-    if presents(&settings.peer_auth_header, presented) {
-        let name = presented
-            .and_then(|value| Credentials::from_header(value.as_bytes()))
-            .map(|credentials| credentials.user().to_owned())
-            .unwrap_or_default();
-        return Some(Principal::Peer(name));
-    }
-    None
+    authenticate(state, presented, certificate).await.is_some()
 }
 
 /// Whether `presented` carries the credentials of `expected` (an `Authorization` value this
@@ -90,4 +222,26 @@ pub(crate) fn presents(expected: &Option<String>, presented: Option<&HeaderValue
     // The expected value is this module's own encoding, so it always parses.
     let expected = Credentials::from_header(expected.as_bytes());
     matches!((presented, expected), (Some(presented), Some(expected)) if presented.matches(&expected))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_app_is_the_paths_segment_where_the_route_has_it() {
+        let app = app_of("/eureka/v2/apps/{app}/{id}", "/eureka/v2/apps/ORDERS/o-1");
+        assert_eq!(app.as_deref(), Some("ORDERS"));
+    }
+
+    #[test]
+    fn the_app_is_percent_decoded() {
+        let app = app_of("/eureka/apps/{app}", "/eureka/apps/MY%20APP");
+        assert_eq!(app.as_deref(), Some("MY APP"));
+    }
+
+    #[test]
+    fn a_route_without_an_app_has_none() {
+        assert_eq!(app_of("/eureka/apps", "/eureka/apps"), None);
+    }
 }

@@ -48,6 +48,11 @@ impl Credentials {
         &self.user
     }
 
+    /// The password as presented.
+    pub(crate) fn password(&self) -> &str {
+        &self.password
+    }
+
     /// The user name ignoring case, the password exactly, both compared in constant time and
     /// both always compared, so the response time says nothing about which part was wrong.
     pub(crate) fn matches(&self, expected: &Credentials) -> bool {
@@ -71,7 +76,7 @@ const LENIENT_BASE64: GeneralPurpose = GeneralPurpose::new(
 
 /// Compares without an early exit, so response time does not leak how much of a guess matched.
 /// (Only the lengths may differ in timing, which reveals nothing worth guarding.)
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+pub(crate) fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 

@@ -34,8 +34,11 @@ pub(crate) enum ApiError {
     /// A write a browser sent from another site's page (`http/cross_site.rs`): 403 with the
     /// reason.
     CrossSite(String),
-    /// Missing or wrong credentials while basic auth is configured.
+    /// Missing or wrong credentials while authentication is on.
     Unauthorized,
+    /// An authenticated request beyond its user's roles (`http/roles.rs`): 403 with the
+    /// reason, naming the user, its roles and the role needed.
+    NotPermitted(String),
     /// Replication from a sender that is not a peer (`http/peers_only.rs`); the reason says
     /// who and which key decides.
     NotAPeer(String),
@@ -115,6 +118,7 @@ impl IntoResponse for ApiError {
             ApiError::Throttled(reason) => plain(StatusCode::SERVICE_UNAVAILABLE, reason),
             ApiError::NotAPeer(reason) => plain(StatusCode::FORBIDDEN, reason),
             ApiError::CrossSite(reason) => plain(StatusCode::FORBIDDEN, reason),
+            ApiError::NotPermitted(reason) => plain(StatusCode::FORBIDDEN, reason),
             ApiError::UnsupportedMediaType(reason) => {
                 plain(StatusCode::UNSUPPORTED_MEDIA_TYPE, reason)
             }

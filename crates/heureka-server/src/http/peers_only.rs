@@ -19,7 +19,6 @@ use std::net::IpAddr;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
-use std::time::Duration;
 
 use axum::extract::Request;
 use axum::http::header;
@@ -28,10 +27,11 @@ use parking_lot::Mutex;
 use pin_project_lite::pin_project;
 use tower::{Layer, Service};
 
-use crate::clock::{self, Instant};
+use crate::clock;
 use crate::handlers::origin;
 use crate::http::auth::presents;
 use crate::http::error::ApiError;
+use crate::http::log_budget::LogBudget;
 use crate::listener::Sender;
 use crate::state::SharedState;
 use heureka_core::Origin;
@@ -47,7 +47,7 @@ struct Gate {
     state: SharedState,
     /// `{base}/peerreplication/` and `{base}/v2/peerreplication/`.
     prefixes: [String; 2],
-    warnings: Mutex<WarningBudget>,
+    warnings: Mutex<LogBudget>,
 }
 
 impl PeersOnlyLayer {
@@ -58,7 +58,7 @@ impl PeersOnlyLayer {
                 format!("{base_path}/peerreplication/"),
                 format!("{base_path}/v2/peerreplication/"),
             ],
-            warnings: Mutex::new(WarningBudget::default()),
+            warnings: Mutex::new(LogBudget::new(WARNINGS_PER_MINUTE)),
         }))
     }
 }
@@ -175,49 +175,5 @@ impl Gate {
             );
         }
         Err(ApiError::NotAPeer(reason))
-    }
-}
-
-/// At most [`WARNINGS_PER_MINUTE`] lines in a minute; the lines left out are counted and the
-/// next line logged says how many.
-#[derive(Debug, Default)]
-struct WarningBudget {
-    window_start: Option<Instant>,
-    logged: u32,
-    suppressed: u64,
-}
-
-impl WarningBudget {
-    /// `Some(lines left out since the last one)` when this one may be logged.
-    fn take(&mut self, now: Instant) -> Option<u64> {
-        let window = Duration::from_secs(60);
-        if self.window_start.is_none_or(|start| now - start >= window) {
-            self.window_start = Some(now);
-            self.logged = 0;
-        }
-        if self.logged < WARNINGS_PER_MINUTE {
-            self.logged += 1;
-            Some(std::mem::take(&mut self.suppressed))
-        } else {
-            self.suppressed += 1;
-            None
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_flood_of_refusals_is_logged_ten_times_a_minute_and_counted() {
-        let start = clock::instant();
-        let mut budget = WarningBudget::default();
-        let logged: Vec<Option<u64>> = (0..25).map(|_| budget.take(start)).collect();
-        assert_eq!(logged.iter().filter(|line| line.is_some()).count(), 10);
-        assert!(logged[..10].iter().all(|line| *line == Some(0)));
-        // A minute on, the next line says how many were left out.
-        assert_eq!(budget.take(start + Duration::from_secs(60)), Some(15));
-        assert_eq!(budget.take(start + Duration::from_secs(61)), Some(0));
     }
 }

@@ -17,6 +17,7 @@ mod limits;
 mod metrics;
 mod peers_only;
 mod replication_receiver;
+mod roles;
 mod streams;
 mod support;
 mod takeover;

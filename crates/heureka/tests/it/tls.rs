@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use base64::Engine;
-use heureka_testkit::pki::{IdentityFiles, TestPki, PASSWORD, SERVER_ALIAS};
+use heureka_testkit::pki::{IdentityFiles, TestPki, CLIENT_ALIAS, PASSWORD, SERVER_ALIAS};
 use heureka_testkit::{empty_dir, eventually};
 use tokio::process::Command;
 
@@ -320,4 +320,41 @@ async fn a_cluster_replicates_over_https_with_peer_credentials_outside_the_urls(
             "no peer password in the log"
         );
     }
+}
+
+#[tokio::test]
+async fn a_certificate_mapped_to_a_reader_may_fetch_but_not_register() {
+    let mut args = mutual_tls_args();
+    args.extend([
+        "--heureka.security.users[0].name=reader".to_owned(),
+        format!("--heureka.security.users[0].certificate={CLIENT_ALIAS}"),
+        "--heureka.security.users[0].roles=read".to_owned(),
+    ]);
+    let server = start(&args);
+    let client = client_with_certificate(&pki().client);
+    assert_eq!(status_over_https(&client, &server).await.unwrap(), 200);
+    let registered = client
+        .post(format!(
+            "https://localhost:{}/eureka/apps/ORDERS",
+            server.port
+        ))
+        .header("Content-Type", "application/json")
+        .body(heureka_testkit::spring_body("ORDERS", "orders-1"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(registered.status().as_u16(), 403);
+}
+
+#[tokio::test]
+async fn a_certificate_mapped_to_no_user_is_unauthenticated() {
+    let mut args = mutual_tls_args();
+    args.extend([
+        "--heureka.security.users[0].name=reader".to_owned(),
+        format!("--heureka.security.users[0].certificate={CLIENT_ALIAS}"),
+        "--heureka.security.users[0].roles=read".to_owned(),
+    ]);
+    let server = start(&args);
+    let client = client_with_certificate(&pki().peer);
+    assert_eq!(status_over_https(&client, &server).await.unwrap(), 401);
 }
