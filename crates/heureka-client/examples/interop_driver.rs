@@ -269,8 +269,10 @@ async fn main() {
                 "counts": counts_json(last), "apps": watched(&client, &watch)}),
     );
 
-    // a bound on each attempt, so that a hung instance cannot stall the driver
-    let http = reqwest::Client::builder()
+    // a bound on each attempt, so that a hung instance cannot stall the driver; instances
+    // are called with the public roots, the registry's trust being for the registry
+    let http = heureka_client::ClientTls::reqwest_builder(None)
+        .expect("the public roots")
         .timeout(Duration::from_secs(10))
         .build()
         .expect("reqwest client");

@@ -49,14 +49,23 @@ impl ClientTls {
     }
 }
 
+impl ClientTls {
+    /// A reqwest client builder verifying `https://` with `tls` (the public roots when `None`),
+    /// e.g. for [`crate::DiscoveryHttpClient`] calling instances over HTTPS: reqwest has no
+    /// roots of its own in this build, so a plain `reqwest::Client::new()` reaches only
+    /// `http://`. The stores are read now.
+    pub fn reqwest_builder(tls: Option<&ClientTls>) -> Result<reqwest::ClientBuilder, TlsError> {
+        Ok(reqwest::Client::builder().use_preconfigured_tls(ClientTls::rustls_config(tls)?))
+    }
+}
+
 /// A reqwest client configured by `tls`, the way every client of this crate is built:
 /// `configure` sets what else the caller needs (timeouts).
 pub(crate) fn http_client(
     tls: Option<&ClientTls>,
     configure: impl FnOnce(reqwest::ClientBuilder) -> reqwest::ClientBuilder,
 ) -> Result<reqwest::Client, crate::ClientError> {
-    let config = ClientTls::rustls_config(tls)?;
-    configure(reqwest::Client::builder().use_preconfigured_tls(config))
+    configure(ClientTls::reqwest_builder(tls)?)
         .build()
         .map_err(crate::ClientError::Body)
 }
