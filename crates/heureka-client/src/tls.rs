@@ -47,9 +47,7 @@ impl ClientTls {
             .transpose()?;
         heureka_tls::client_config(trust, identity)
     }
-}
 
-impl ClientTls {
     /// A reqwest client builder verifying `https://` with `tls` (the public roots when `None`),
     /// e.g. for [`crate::DiscoveryHttpClient`] calling instances over HTTPS: reqwest has no
     /// roots of its own in this build, so a plain `reqwest::Client::new()` reaches only
