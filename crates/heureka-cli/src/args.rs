@@ -8,6 +8,9 @@ const FOOTER: &str = "\
 Server: --eureka, else EUREKA_URL, else EUREKA_CLIENT_SERVICEURL_DEFAULTZONE, else
 http://localhost:8761/eureka/ (several URLs, comma-separated, are tried in order).
 Credentials: user:password@ in the URL, else EUREKA_USERNAME and EUREKA_PASSWORD.
+HTTPS: --trust-store (or --ca-cert) and --key-store, else EUREKA_CLIENT_TLS_TRUST_STORE,
+EUREKA_CLIENT_TLS_TRUST_STORE_PASSWORD, EUREKA_CA_CERT, EUREKA_CLIENT_TLS_KEY_STORE,
+EUREKA_CLIENT_TLS_KEY_STORE_PASSWORD, EUREKA_CLIENT_TLS_KEY_ALIAS; else the public roots.
 
 Exit codes: 0 ok, 1 not found (404), 2 usage error, 3 server unreachable or another
 HTTP error, 4 credentials refused (401/403). See docs/cli.md.";
@@ -47,7 +50,30 @@ pub(crate) struct Global {
     /// Seconds each request may take
     #[arg(long, value_name = "SECS", default_value_t = 10.0, value_parser = positive_seconds, global = true)]
     pub timeout: f64,
+    /// PKCS12 or JKS store of the authorities https:// servers are verified against
+    /// (eureka.client.tls.trust-store; default: the public roots)
+    #[arg(long, value_name = "FILE", global = true, help_heading = TLS)]
+    pub trust_store: Option<String>,
+    /// The trust store's password
+    #[arg(long, value_name = "PASSWORD", global = true, help_heading = TLS)]
+    pub trust_store_password: Option<String>,
+    /// PEM file of the authorities to trust, instead of --trust-store
+    #[arg(long, value_name = "FILE", global = true, help_heading = TLS)]
+    pub ca_cert: Option<String>,
+    /// PKCS12 or JKS store of the client certificate, for servers that ask for one
+    /// (eureka.client.tls.key-store)
+    #[arg(long, value_name = "FILE", global = true, help_heading = TLS)]
+    pub key_store: Option<String>,
+    /// The key store's password (also the key's)
+    #[arg(long, value_name = "PASSWORD", global = true, help_heading = TLS)]
+    pub key_store_password: Option<String>,
+    /// Which key of the key store, when it holds several
+    #[arg(long, value_name = "ALIAS", global = true, help_heading = TLS)]
+    pub key_alias: Option<String>,
 }
+
+/// The heading of the TLS options in `--help`.
+const TLS: &str = "HTTPS";
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub(crate) enum WireFormat {
@@ -95,7 +121,8 @@ Any Spring Eureka client setting may be added as --key=value (e.g.
 --eureka.instance.metadata-map.version=canary), as an environment variable
 (EUREKA_INSTANCE_METADATAMAP_VERSION) or in ./application.yml; a flag beats the same key.
 Server: --eureka, else EUREKA_URL, else eureka.client.service-url.defaultZone, else
-http://localhost:8761/eureka/; credentials as user:password@ in the URL.
+http://localhost:8761/eureka/; credentials as user:password@ in the URL. HTTPS: the
+--trust-store/--key-store options, or eureka.client.tls.* keys (with enabled=true).
 
 Exit codes: 0 cancelled on Ctrl-C/SIGTERM, 2 usage error, 3 the first registration or the
 cancel failed. See docs/cli.md.";

@@ -10,18 +10,25 @@ use serde_json::json;
 use crate::args::{Cli, Command, MetadataCommand, StatusCommand, WireFormat};
 use crate::eureka::{Call, Eureka};
 use crate::render;
+use crate::tls::CliTls;
 use crate::{sidecar, target, watch, CliError};
 
 pub(crate) async fn run(cli: Cli, env: &dyn Fn(&str) -> Option<String>) -> Result<(), CliError> {
+    let tls = CliTls::resolve(&cli.global, env)?;
     if let Command::Sidecar(args) = cli.command {
-        return sidecar::run(args, &cli.global.eureka, env).await;
+        return sidecar::run(args, &cli.global.eureka, &tls, env).await;
     }
     let servers = target::servers(&cli.global.eureka, env)?;
     let format = match cli.global.format {
         WireFormat::Json => Format::Json,
         WireFormat::Xml => Format::Xml,
     };
-    let eureka = Eureka::new(servers, format, Duration::from_secs_f64(cli.global.timeout))?;
+    let eureka = Eureka::new(
+        servers,
+        format,
+        Duration::from_secs_f64(cli.global.timeout),
+        tls.rustls_config()?,
+    )?;
     let json = cli.global.json;
     match cli.command {
         Command::Apps { wide } => apps(&eureka, wide, json).await,

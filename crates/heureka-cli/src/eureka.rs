@@ -29,12 +29,15 @@ pub(crate) struct Call<'a> {
 }
 
 impl Eureka {
+    /// `tls` verifies `https://` servers (and holds the certificate presented when asked).
     pub(crate) fn new(
         servers: Vec<Server>,
         format: Format,
         timeout: Duration,
+        tls: heureka_tls::rustls::ClientConfig,
     ) -> Result<Eureka, CliError> {
         let http = reqwest::Client::builder()
+            .use_preconfigured_tls(tls)
             .connect_timeout(timeout)
             .user_agent(concat!("heureka-cli/", env!("CARGO_PKG_VERSION")))
             .build()
@@ -87,11 +90,11 @@ impl Eureka {
                     })
                 }
                 Err(error) => {
-                    failure = Some(CliError::Unreachable(format!(
-                        "{} {url}: {}",
-                        call.method,
-                        reason(&error)
-                    )));
+                    failure = Some(CliError::Unreachable(match heureka_tls::explain(&error) {
+                        // A certificate failure is about the server, not this request.
+                        Some(why) => format!("cannot reach {}: {why}", server.base),
+                        None => format!("{} {url}: {}", call.method, reason(&error)),
+                    }));
                 }
             }
         }

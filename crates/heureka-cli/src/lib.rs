@@ -16,6 +16,7 @@ mod eureka;
 mod render;
 mod sidecar;
 mod target;
+mod tls;
 mod watch;
 
 use std::io::IsTerminal;

@@ -10,9 +10,11 @@ use std::future::Future;
 use std::time::Duration;
 
 use heureka_client::sidecar::{self, SidecarConfig};
-use heureka_client::ClientConfig;
+use heureka_client::tls::TrustSource;
+use heureka_client::{ClientConfig, ClientError};
 
 use crate::args::SidecarArgs;
+use crate::tls::CliTls;
 use crate::CliError;
 
 /// The environment variable the other subcommands read the server from; the sidecar honours it
@@ -22,9 +24,10 @@ const ENV_URL: &str = "EUREKA_URL";
 pub(crate) async fn run(
     args: SidecarArgs,
     eureka: &[String],
+    tls: &CliTls,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<(), CliError> {
-    let config = config(&args, eureka, env)?;
+    let config = config(&args, eureka, tls, env)?;
     tracing::info!(
         app = %config.client.app_name,
         instance = %config.client.instance_id,
@@ -35,7 +38,11 @@ pub(crate) async fn run(
     );
     sidecar::run(config, shutdown_signal())
         .await
-        .map_err(|error| CliError::Unreachable(format!("sidecar: {error}")))
+        .map_err(|error| match error {
+            // A store that cannot be used is the configuration's fault, found before any request.
+            ClientError::Tls(error) => CliError::Usage(format!("sidecar: {error}")),
+            error => CliError::Unreachable(format!("sidecar: {error}")),
+        })
 }
 
 /// The registration: Spring keys first, then the flags as the command line's highest-precedence
@@ -43,6 +50,7 @@ pub(crate) async fn run(
 fn config(
     args: &SidecarArgs,
     eureka: &[String],
+    tls: &CliTls,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<SidecarConfig, CliError> {
     check_health_url(&args.health_url)?;
@@ -77,10 +85,19 @@ fn config(
     if let Some(urls) = urls {
         set("eureka.client.service-url.defaultZone", &urls);
     }
+    // The TLS options are the command line's spelling of `eureka.client.tls.*`.
+    for (key, value) in tls.spring_keys() {
+        set(&key, &value);
+    }
     let cwd = std::env::current_dir()
         .map_err(|error| CliError::Usage(format!("sidecar: no working directory: {error}")))?;
-    let client = ClientConfig::from_spring(&properties, env, &cwd)
+    let mut client = ClientConfig::from_spring(&properties, env, &cwd)
         .map_err(|error| CliError::Usage(format!("sidecar: {error}")))?;
+    if let Some(TrustSource::NamedPem { key, paths }) = tls.client_tls().and_then(|t| t.trust) {
+        // A PEM file has no Spring key: it is put in place of whatever trust the keys gave.
+        client.tls.get_or_insert_with(Default::default).trust =
+            Some(TrustSource::NamedPem { key, paths });
+    }
     if args.app.is_none() && client.app_name.eq_ignore_ascii_case("unknown") {
         return Err(CliError::Usage(
             "sidecar: name the application with --app or spring.application.name".to_owned(),
@@ -169,7 +186,7 @@ mod tests {
     #[test]
     fn the_flags_make_the_registration() {
         let eureka = ["http://127.0.0.1:9/eureka/".to_owned()];
-        let config = config(&args(&[]), &eureka, &no_env).unwrap();
+        let config = config(&args(&[]), &eureka, &CliTls::default(), &no_env).unwrap();
         assert_eq!(config.client.app_name, "pyapp");
         assert_eq!(config.client.port, 8000);
         assert_eq!(config.client.host_name, "127.0.0.1");
@@ -185,6 +202,7 @@ mod tests {
         let config = config(
             &args(&["--eureka.instance.metadata-map.version=canary"]),
             &[],
+            &CliTls::default(),
             &no_env,
         )
         .unwrap();
@@ -196,6 +214,7 @@ mod tests {
         let config = config(
             &args(&["--eureka.instance.non-secure-port=1"]),
             &[],
+            &CliTls::default(),
             &no_env,
         )
         .unwrap();
@@ -205,7 +224,7 @@ mod tests {
     #[test]
     fn eureka_url_from_the_environment_is_used_without_the_flag() {
         let env = |name: &str| (name == ENV_URL).then(|| "http://127.0.0.1:7/eureka/".to_owned());
-        let config = config(&args(&[]), &[], &env).unwrap();
+        let config = config(&args(&[]), &[], &CliTls::default(), &env).unwrap();
         assert_eq!(
             config.client.ordered_service_urls(),
             ["http://127.0.0.1:7/eureka/"]
@@ -215,7 +234,7 @@ mod tests {
     #[test]
     fn the_sidecar_keeps_no_registry_copy_unless_told_to() {
         assert!(
-            !config(&args(&[]), &[], &no_env)
+            !config(&args(&[]), &[], &CliTls::default(), &no_env)
                 .unwrap()
                 .client
                 .fetch_registry
@@ -223,14 +242,51 @@ mod tests {
         let told = config(
             &args(&["--eureka.client.fetch-registry=true"]),
             &[],
+            &CliTls::default(),
             &no_env,
         );
         assert!(told.unwrap().client.fetch_registry);
     }
 
     #[test]
+    fn the_trust_store_option_becomes_the_client_s_trust_store() {
+        let tls = CliTls {
+            trust_store: Some(crate::tls::Given {
+                value: "/ca.p12".to_owned(),
+                from: "--trust-store".to_owned(),
+            }),
+            ..CliTls::default()
+        };
+        let config = config(&args(&[]), &[], &tls, &no_env).unwrap();
+        let trust = config.client.tls.and_then(|tls| tls.trust);
+        assert!(
+            matches!(&trust, Some(TrustSource::Store(store)) if store.path == std::path::Path::new("/ca.p12")),
+            "{trust:?}"
+        );
+    }
+
+    #[test]
+    fn a_ca_certificate_option_becomes_the_client_s_trust() {
+        let tls = CliTls {
+            ca_cert: Some(crate::tls::Given {
+                value: "/ca.pem".to_owned(),
+                from: "--ca-cert".to_owned(),
+            }),
+            ..CliTls::default()
+        };
+        let config = config(&args(&[]), &[], &tls, &no_env).unwrap();
+        let trust = config.client.tls.and_then(|tls| tls.trust);
+        assert!(
+            matches!(&trust, Some(TrustSource::NamedPem { key, .. }) if key == "--ca-cert"),
+            "{trust:?}"
+        );
+    }
+
+    #[test]
     fn an_argument_that_is_not_a_spring_key_is_a_usage_error() {
-        let error = config(&args(&["--verbose"]), &[], &no_env).err().unwrap();
+        let error = config(&args(&["--verbose"]), &[], &CliTls::default(), &no_env)
+            .err()
+            .unwrap();
         assert_eq!(error.exit_code(), 2, "{error}");
     }
 
@@ -244,7 +300,9 @@ mod tests {
         ] {
             let mut unaskable = args(&[]);
             unaskable.health_url = bad.to_owned();
-            let error = config(&unaskable, &[], &no_env).err().unwrap();
+            let error = config(&unaskable, &[], &CliTls::default(), &no_env)
+                .err()
+                .unwrap();
             assert_eq!(error.exit_code(), 2, "{bad}: {error}");
             assert!(error.to_string().contains("--health-url"), "{error}");
         }
@@ -254,7 +312,9 @@ mod tests {
     fn an_application_without_a_name_is_a_usage_error() {
         let mut unnamed = args(&[]);
         unnamed.app = None;
-        let error = config(&unnamed, &[], &no_env).err().unwrap();
+        let error = config(&unnamed, &[], &CliTls::default(), &no_env)
+            .err()
+            .unwrap();
         assert!(error.to_string().contains("--app"), "{error}");
     }
 }

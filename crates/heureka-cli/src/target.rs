@@ -70,9 +70,9 @@ fn split(list: &str) -> Vec<String> {
 fn server(text: &str, from_env: Option<Credentials>) -> Result<Server, CliError> {
     let mut url = Url::parse(text)
         .map_err(|error| CliError::Usage(format!("{}: {error}", redacted(text))))?;
-    if url.scheme() != "http" {
+    if !matches!(url.scheme(), "http" | "https") {
         return Err(CliError::Usage(format!(
-            "{}: only http:// URLs are supported",
+            "{}: only http:// and https:// URLs are supported",
             redacted(text)
         )));
     }
@@ -84,7 +84,7 @@ fn server(text: &str, from_env: Option<Credentials>) -> Result<Server, CliError>
             password: decoded(url.password().unwrap_or("")),
         })
     };
-    // Both setters fail only for URLs that cannot have credentials, which http ones can.
+    // Both setters fail only for URLs that cannot have credentials, which http(s) ones can.
     let _ = url.set_username("");
     let _ = url.set_password(None);
     url.set_query(None);
@@ -226,6 +226,14 @@ mod tests {
         let env_credentials = servers[1].credentials.clone().unwrap();
         assert_eq!(env_credentials.username, "env");
         assert_eq!(env_credentials.password, "envpw");
+    }
+
+    #[test]
+    fn https_urls_are_accepted() {
+        assert_eq!(
+            bases(&resolve(&["https://h:8443/eureka/"], &[]).unwrap()),
+            ["https://h:8443/eureka/"]
+        );
     }
 
     #[test]

@@ -4,7 +4,11 @@
 //! interop_driver --service-urls http://127.0.0.1:8761/eureka/[,URL...] --app NAME --port N
 //!     [--instance-id ID] [--host 127.0.0.1] [--renew-secs 1] [--fetch-secs 1]
 //!     [--lease-secs 90] [--quarantine-secs 30] [--watch APP[,APP...]] [--poll-ms 20]
+//!     [--tls KEY=VALUE]...
 //! ```
+//!
+//! `--tls trust-store=/ca.p12` is `eureka.client.tls.trust-store=/ca.p12` (with
+//! `eureka.client.tls.enabled=true`), read as a Spring application's keys are.
 //!
 //! It prints one JSON object per line on stdout:
 //! `{"event":"started",...}` once registered (or `start_failed` and exit 1);
@@ -53,6 +57,7 @@ fn parse_args() -> Result<Args, String> {
     let (mut renew, mut fetch, mut lease, mut quarantine) = (None, None, None, None);
     let mut watch = BTreeSet::new();
     let mut poll = Duration::from_millis(20);
+    let mut tls = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
         let value = args.next().ok_or(format!("{flag} needs a value"))?;
@@ -69,6 +74,12 @@ fn parse_args() -> Result<Args, String> {
             "--quarantine-secs" => quarantine = Some(secs(&value).map_err(bad)?),
             "--watch" => watch.extend(value.split(',').map(str::to_uppercase)),
             "--poll-ms" => poll = Duration::from_millis(value.parse().map_err(bad)?),
+            "--tls" => {
+                let (key, setting) = value
+                    .split_once('=')
+                    .ok_or(format!("--tls {value}: not KEY=VALUE"))?;
+                tls.push((format!("eureka.client.tls.{key}"), setting.to_owned()));
+            }
             _ => return Err(format!("unknown flag {flag}")),
         }
     }
@@ -81,6 +92,13 @@ fn parse_args() -> Result<Args, String> {
     config.registry_fetch_interval = fetch.unwrap_or(config.registry_fetch_interval);
     config.lease_duration = lease.unwrap_or(config.lease_duration);
     config.quarantine = quarantine.unwrap_or(config.quarantine);
+    if !tls.is_empty() {
+        let enabled = ("eureka.client.tls.enabled".to_owned(), "true".to_owned());
+        let keys = tls.iter().chain([&enabled]);
+        config.tls = ClientConfig::from_properties(keys.map(|(k, v)| (k.as_str(), v.as_str())))
+            .map_err(|error| error.to_string())?
+            .tls;
+    }
     Ok(Args {
         config,
         watch,
@@ -251,8 +269,10 @@ async fn main() {
                 "counts": counts_json(last), "apps": watched(&client, &watch)}),
     );
 
-    // a bound on each attempt, so that a hung instance cannot stall the driver
-    let http = reqwest::Client::builder()
+    // a bound on each attempt, so that a hung instance cannot stall the driver; instances
+    // are called with the public roots, the registry's trust being for the registry
+    let http = heureka_client::ClientTls::reqwest_builder(None)
+        .expect("the public roots")
         .timeout(Duration::from_secs(10))
         .build()
         .expect("reqwest client");

@@ -3,7 +3,7 @@
 //! §8.2, §8.3, §8.5, §8.7).
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -79,6 +79,32 @@ struct Inner {
     events: broadcast::Sender<ClientEvent>,
     full_fetches: AtomicU64,
     deltas_applied: AtomicU64,
+    /// Whether the last heartbeat, refresh and registration failed: see [`Streak`].
+    heartbeat_failing: Streak,
+    refresh_failing: Streak,
+    register_failing: Streak,
+}
+
+/// Whether an operation's last attempt failed. A failure is a WARN when a streak begins and
+/// DEBUG while it lasts, and the recovery is an INFO: a server that is down (or refuses the
+/// client's certificate) for an hour is one warning per task, not one every round.
+#[derive(Default)]
+struct Streak(AtomicBool);
+
+impl Streak {
+    fn failed(&self, what: &str, error: &ClientError) {
+        if self.0.swap(true, Ordering::Relaxed) {
+            tracing::debug!(%error, "{what} failed again");
+        } else {
+            tracing::warn!(%error, "{what} failed");
+        }
+    }
+
+    fn succeeded(&self, what: &str) {
+        if self.0.swap(false, Ordering::Relaxed) {
+            tracing::info!("{what} succeeded again");
+        }
+    }
 }
 
 /// How the local copy has been kept current so far.
@@ -263,8 +289,8 @@ impl ClientBuilder {
             &config.ordered_service_urls(),
             config.quarantine,
             config.session_reconnect_interval,
-            config.connect_timeout,
-            config.request_timeout,
+            (config.connect_timeout, config.request_timeout),
+            config.tls.as_ref(),
         )?;
         let instance = crate::instance::own_instance(&config, now_millis());
         let status = status.unwrap_or(config.initial_status);
@@ -275,8 +301,7 @@ impl ClientBuilder {
                     url_health_check(url, config.request_timeout)
                         .map(|check| Arc::new(check) as Arc<dyn HealthCheck>)
                 })
-                .transpose()
-                .map_err(ClientError::Body)?,
+                .transpose()?,
             None => None,
         };
         let inner = Arc::new(Inner {
@@ -301,12 +326,13 @@ impl ClientBuilder {
             events,
             full_fetches: AtomicU64::new(0),
             deltas_applied: AtomicU64::new(0),
+            heartbeat_failing: Streak::default(),
+            refresh_failing: Streak::default(),
+            register_failing: Streak::default(),
         });
         let mut tasks = Vec::new();
         if config.fetch_registry {
-            if let Err(error) = inner.refresh().await {
-                tracing::warn!(%error, "initial registry fetch failed");
-            }
+            inner.clone().refresh_round().await;
             let refresh = inner.clone();
             tasks.push(supervise(
                 config.registry_fetch_interval,
@@ -440,9 +466,12 @@ impl Inner {
 
     async fn heartbeat_round(self: Arc<Inner>) {
         match self.renew().await {
-            Ok(()) => self.emit(ClientEvent::Renewed),
+            Ok(()) => {
+                self.heartbeat_failing.succeeded("heartbeat");
+                self.emit(ClientEvent::Renewed);
+            }
             Err(error) => {
-                tracing::warn!(%error, "heartbeat failed");
+                self.heartbeat_failing.failed("heartbeat", &error);
                 self.emit(ClientEvent::RenewalFailed {
                     error: error.to_string(),
                 });
@@ -451,8 +480,9 @@ impl Inner {
     }
 
     async fn refresh_round(self: Arc<Inner>) {
-        if let Err(error) = self.refresh().await {
-            tracing::warn!(%error, "registry refresh failed");
+        match self.refresh().await {
+            Ok(()) => self.refresh_failing.succeeded("registry fetch"),
+            Err(error) => self.refresh_failing.failed("registry fetch", &error),
         }
     }
 
@@ -461,9 +491,12 @@ impl Inner {
     async fn register(&self) -> Result<(), ClientError> {
         let result = self.post_instance().await;
         match &result {
-            Ok(status) => self.emit(ClientEvent::Registered { status: *status }),
+            Ok(status) => {
+                self.register_failing.succeeded("registration");
+                self.emit(ClientEvent::Registered { status: *status });
+            }
             Err(error) => {
-                tracing::warn!(%error, "registration failed");
+                self.register_failing.failed("registration", error);
                 self.emit(ClientEvent::RegistrationFailed {
                     error: error.to_string(),
                 });

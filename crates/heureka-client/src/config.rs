@@ -17,6 +17,7 @@ use heureka_core::InstanceStatus;
 
 use crate::address::InetSettings;
 use crate::spring;
+use crate::tls::ClientTls;
 
 /// The zone Eureka assumes when none is configured, and the key of the fallback service URLs
 /// (`eureka.client.service-url.defaultZone`).
@@ -138,6 +139,10 @@ pub struct ClientConfig {
     /// Timeout of a connection attempt
     /// (`eureka.client.eureka-server-connect-timeout-seconds`, 5 s).
     pub connect_timeout: Duration,
+    /// `eureka.client.tls.*`, read only when `eureka.client.tls.enabled` (as Spring Cloud
+    /// does): the trust `https://` service URLs are verified against and the certificate
+    /// presented when a server asks. `None`, the default, trusts the public roots.
+    pub tls: Option<ClientTls>,
 }
 
 /// The instance's home, status and health pages as Spring configures them: a path on the
@@ -234,6 +239,7 @@ impl ClientConfig {
             cache_refresh_executor_exponential_back_off_bound: 10,
             session_reconnect_interval: Duration::from_secs(20 * 60),
             connect_timeout: Duration::from_secs(5),
+            tls: None,
         }
     }
 

@@ -8,6 +8,13 @@ use heureka_wire::DecodeError;
 pub enum ClientError {
     #[error("no service URL configured")]
     NoServiceUrls,
+    /// `eureka.client.tls.*` cannot be used (a missing file, a wrong password…): the key to
+    /// fix and why, found when the client starts.
+    #[error("{0}")]
+    Tls(#[from] heureka_tls::TlsError),
+    /// The last URL tried and why it failed, in one line: a certificate failure as
+    /// `heureka_tls::explain` words it ("the server's certificate was issued by an unknown
+    /// authority (not in the trust store)").
     #[error("every service URL failed; last error: {0}")]
     AllServersFailed(String),
     #[error("{what} answered {status}")]

@@ -37,11 +37,14 @@ where
 /// a GET; a 2xx answer is `UP`, any other answer or no answer `DOWN`. This is what the key does
 /// for a Spring application, whose actuator health then decides its Eureka status. The
 /// sidecar asks its application's health URL the same way.
+///
+/// An `https://` health URL is verified against the public roots: `eureka.client.tls.*` says
+/// whom to trust as a Eureka server, not the application's own pages.
 pub(crate) fn url_health_check(
     url: String,
     timeout: Duration,
-) -> Result<impl HealthCheck, reqwest::Error> {
-    let http = reqwest::Client::builder().timeout(timeout).build()?;
+) -> Result<impl HealthCheck, crate::ClientError> {
+    let http = crate::tls::http_client(None, |builder| builder.timeout(timeout))?;
     Ok(move || {
         let request = http.get(&url);
         let url = url.clone();
@@ -54,6 +57,7 @@ pub(crate) fn url_health_check(
                     InstanceStatus::Down
                 }
                 Err(error) => {
+                    let error = crate::tls::failure(&error);
                     tracing::debug!(%url, %error, "health URL unreachable: DOWN");
                     InstanceStatus::Down
                 }

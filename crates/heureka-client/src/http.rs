@@ -87,10 +87,12 @@ pub struct ServedBy {
 ///
 /// ```no_run
 /// # async fn run(eureka: heureka_client::EurekaClient) -> Result<(), heureka_client::DiscoveryError> {
-/// use heureka_client::{DiscoveryHttpClient, Selector, Strategy};
+/// use heureka_client::{ClientTls, DiscoveryHttpClient, Selector, Strategy};
 ///
 /// let selector = Selector::new(Strategy::RoundRobin).prefer_zone("zone-a");
-/// let orders = DiscoveryHttpClient::new(reqwest::Client::new(), &eureka, selector);
+/// // https:// instances verified against the public roots; `reqwest::Client::new()` does http://
+/// let http = ClientTls::reqwest_builder(None).unwrap().build().unwrap();
+/// let orders = DiscoveryHttpClient::new(http, &eureka, selector);
 /// let response = orders.post("http://orders/api/orders").body("{}").send().await?;
 /// # Ok(()) }
 /// ```

@@ -53,6 +53,7 @@ mod schedule;
 mod select;
 pub mod sidecar;
 mod spring;
+pub mod tls;
 mod transport;
 
 pub use address::{choose_address, find_host_info, HostInfo, InetSettings, InterfaceAddress};
@@ -66,3 +67,4 @@ pub use heureka_config::ConfigError;
 pub use heureka_core::{Instance, InstanceStatus, Port};
 pub use http::{Address, DiscoveryError, DiscoveryHttpClient, DiscoveryRequest, ServedBy};
 pub use select::{weight, zone_of, InstanceSource, Selector, Strategy, WEIGHT_KEY, ZONE_KEY};
+pub use tls::ClientTls;

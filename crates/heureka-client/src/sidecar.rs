@@ -62,7 +62,7 @@ pub async fn run(
     } = config;
     client.instance_info_replication_interval = health_interval;
     client.initial_instance_info_replication_interval = health_interval;
-    let health = url_health_check(health_url, health_timeout).map_err(ClientError::Body)?;
+    let health = url_health_check(health_url, health_timeout)?;
     let client = EurekaClient::builder(client)
         .health_check(health)
         .start()

@@ -20,6 +20,7 @@ use tokio::time::Instant;
 use reqwest::{Client, RequestBuilder, Response};
 
 use crate::error::ClientError;
+use crate::tls::ClientTls;
 
 pub(crate) struct Transport {
     http: Client,
@@ -40,21 +41,21 @@ struct Rotation {
 }
 
 impl Transport {
+    /// `tls` is what `https://` URLs are verified against (and the certificate presented);
+    /// its stores are read here, so a bad one fails the client's start.
     pub(crate) fn new(
         urls: &[String],
         quarantine: Duration,
         session: Duration,
-        connect_timeout: Duration,
-        timeout: Duration,
+        (connect_timeout, timeout): (Duration, Duration),
+        tls: Option<&ClientTls>,
     ) -> Result<Transport, ClientError> {
         if urls.is_empty() {
             return Err(ClientError::NoServiceUrls);
         }
-        let http = Client::builder()
-            .connect_timeout(connect_timeout)
-            .timeout(timeout)
-            .build()
-            .map_err(ClientError::Body)?;
+        let http = crate::tls::http_client(tls, |builder| {
+            builder.connect_timeout(connect_timeout).timeout(timeout)
+        })?;
         Ok(Transport {
             http,
             urls: urls
@@ -89,7 +90,9 @@ impl Transport {
                 Ok(response) => {
                     last_error = format!("{} answered {}", self.urls[index], response.status());
                 }
-                Err(error) => last_error = format!("{}: {error}", self.urls[index]),
+                Err(error) => {
+                    last_error = format!("{}: {}", self.urls[index], crate::tls::failure(&error));
+                }
             }
             tracing::debug!(url = %self.urls[index], error = %last_error, "service URL failed");
             self.failed(index);
@@ -154,8 +157,8 @@ mod tests {
             &urls,
             quarantine,
             session,
-            Duration::from_secs(1),
-            Duration::from_secs(1),
+            (Duration::from_secs(1), Duration::from_secs(1)),
+            None,
         )
         .unwrap()
     }
@@ -208,8 +211,8 @@ mod tests {
             &[],
             Duration::ZERO,
             LONG,
-            Duration::from_secs(1),
-            Duration::from_secs(1),
+            (Duration::from_secs(1), Duration::from_secs(1)),
+            None,
         )
         .err();
         assert!(matches!(error, Some(ClientError::NoServiceUrls)));

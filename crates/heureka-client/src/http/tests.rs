@@ -105,7 +105,10 @@ fn a_port_out_of_range_is_an_error_naming_the_instance() {
 
 fn client() -> DiscoveryHttpClient<Vec<Instance>> {
     DiscoveryHttpClient::new(
-        reqwest::Client::new(),
+        crate::ClientTls::reqwest_builder(None)
+            .unwrap()
+            .build()
+            .unwrap(),
         vec![instance()],
         Selector::new(Strategy::RoundRobin),
     )

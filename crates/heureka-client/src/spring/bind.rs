@@ -136,6 +136,7 @@ fn unbound() -> ClientConfig {
         cache_refresh_executor_exponential_back_off_bound: 0,
         session_reconnect_interval: Duration::ZERO,
         connect_timeout: Duration::ZERO,
+        tls: None,
     }
 }
 

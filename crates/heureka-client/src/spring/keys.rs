@@ -15,8 +15,8 @@ use heureka_config::Names;
 use super::binding::{field, map, map_part, part, Bind};
 use super::rules;
 use super::values::{
-    BOOL, BOUND, LIST, OPTIONAL_PORT, OPTIONAL_TEXT, REGION_NAME, SECONDS, SERVICE_URLS, STATUS,
-    TEXT, TIMEOUT_SECONDS,
+    BOOL, BOUND, FILE, LIST, OPTIONAL_PORT, OPTIONAL_TEXT, REGION_NAME, SECONDS, SECRET,
+    SERVICE_URLS, STATUS, TEXT, TIMEOUT_SECONDS,
 };
 use Binding::{Address, Bound, ByRule, Placeholder};
 
@@ -165,6 +165,51 @@ pub(crate) const KEYS: &[Key] = &[
         "eureka.client.eureka-server-connect-timeout-seconds",
         "5",
         Bound(&field(SECONDS, |c, v| c.connect_timeout = v)),
+    ),
+    key(
+        "eureka.client.tls.enabled",
+        "false",
+        Bound(&part(BOOL, |p, v| p.tls.enabled = v)),
+    ),
+    key(
+        "eureka.client.tls.key-store",
+        "",
+        Bound(&part(FILE, |p, v| p.tls.key_store = v)),
+    ),
+    key(
+        "eureka.client.tls.key-store-type",
+        "",
+        Bound(&part(OPTIONAL_TEXT, |p, v| p.tls.key_store_type = v)),
+    ),
+    key(
+        "eureka.client.tls.key-store-password",
+        "",
+        Bound(&part(SECRET, |p, v| p.tls.key_store_password = v)),
+    ),
+    key(
+        "eureka.client.tls.key-alias",
+        "",
+        Bound(&part(OPTIONAL_TEXT, |p, v| p.tls.key_alias = v)),
+    ),
+    key(
+        "eureka.client.tls.key-password",
+        "",
+        Bound(&part(SECRET, |p, v| p.tls.key_password = v)),
+    ),
+    key(
+        "eureka.client.tls.trust-store",
+        "",
+        Bound(&part(FILE, |p, v| p.tls.trust_store = v)),
+    ),
+    key(
+        "eureka.client.tls.trust-store-type",
+        "",
+        Bound(&part(OPTIONAL_TEXT, |p, v| p.tls.trust_store_type = v)),
+    ),
+    key(
+        "eureka.client.tls.trust-store-password",
+        "",
+        Bound(&part(SECRET, |p, v| p.tls.trust_store_password = v)),
     ),
     key(
         "eureka.client.filter-only-up-instances",

@@ -1,9 +1,11 @@
 //! Rules over several keys, applied once every key of the table is read: Spring Cloud's
 //! defaults that come from other keys (the non-secure port from `server.port`, the VIP
 //! addresses from `spring.application.name`, the default instance id, `management.port`),
-//! the own address found only when no key gives it, the inet patterns checked together.
+//! the own address found only when no key gives it, the inet patterns checked together, and
+//! `eureka.client.tls.*` counted only when `eureka.client.tls.enabled`.
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 
 use heureka_config::typed::Value;
 use heureka_config::{Binder, ConfigError};
@@ -17,6 +19,7 @@ use super::values::OPTIONAL_TEXT;
 use super::DEFAULT_SERVICE_URL;
 use crate::address::{HostInfo, InetSettings};
 use crate::config::{ClientConfig, DEFAULT_ZONE};
+use crate::tls::{self, ClientTls, KeyStoreSpec, StoreKey, StoreKind, StoreNaming, TrustSource};
 
 /// The port Spring Boot serves on when `server.port` is unset.
 const DEFAULT_SERVER_PORT: u16 = 8080;
@@ -40,6 +43,82 @@ pub(crate) struct Pending {
     pub(crate) secure_virtual_host_name: Option<String>,
     /// `eureka.instance.metadata-map.<key>`.
     pub(crate) metadata: Entries<String>,
+    /// `eureka.client.tls.*`.
+    pub(crate) tls: TlsKeys,
+}
+
+/// `eureka.client.tls.*` as read, before `enabled` decides whether they count.
+#[derive(Default)]
+pub(crate) struct TlsKeys {
+    pub(crate) enabled: bool,
+    pub(crate) key_store: Option<PathBuf>,
+    pub(crate) key_store_type: Option<String>,
+    pub(crate) key_store_password: Option<String>,
+    pub(crate) key_alias: Option<String>,
+    pub(crate) key_password: Option<String>,
+    pub(crate) trust_store: Option<PathBuf>,
+    pub(crate) trust_store_type: Option<String>,
+    pub(crate) trust_store_password: Option<String>,
+}
+
+impl TlsKeys {
+    /// The client's TLS settings: none unless `enabled`, as Spring Cloud reads none of the
+    /// keys otherwise. A store type Heureka cannot read is refused here, naming its key; the
+    /// stores themselves are read when the client starts.
+    fn finish(self) -> Result<Option<ClientTls>, ConfigError> {
+        if !self.enabled {
+            if self.key_store.is_some() || self.trust_store.is_some() {
+                tracing::warn!(
+                    "eureka.client.tls.key-store or trust-store is set but \
+                     eureka.client.tls.enabled is not true: ignored, as Spring Cloud does"
+                );
+            }
+            return Ok(None);
+        }
+        let store = |path: PathBuf, naming, kind: Option<String>, password| {
+            let mut spec = KeyStoreSpec::new(path, tls::PREFIX, naming);
+            spec.password = password;
+            spec.kind = kind.map(|kind| store_kind(&spec, &kind)).transpose()?;
+            Ok::<_, ConfigError>(spec)
+        };
+        let identity = self
+            .key_store
+            .map(|path| {
+                let mut spec = store(
+                    path,
+                    StoreNaming::KeyStore,
+                    self.key_store_type,
+                    self.key_store_password,
+                )?;
+                spec.key_alias = self.key_alias;
+                spec.key_password = self.key_password;
+                Ok::<_, ConfigError>(spec)
+            })
+            .transpose()?;
+        let trust = self
+            .trust_store
+            .map(|path| {
+                store(
+                    path,
+                    StoreNaming::TrustStore,
+                    self.trust_store_type,
+                    self.trust_store_password,
+                )
+            })
+            .transpose()?
+            .map(TrustSource::Store);
+        Ok(Some(ClientTls { trust, identity }))
+    }
+}
+
+/// A store type Heureka reads (PKCS12 or JKS), else an error naming the store's type key.
+fn store_kind(spec: &KeyStoreSpec, kind: &str) -> Result<StoreKind, ConfigError> {
+    StoreKind::parse(kind).ok_or_else(|| {
+        ConfigError::new(format!(
+            "{}: '{kind}' is not a store type Heureka reads: PKCS12 or JKS",
+            spec.key_name(StoreKey::Kind)
+        ))
+    })
 }
 
 impl Pending {
@@ -81,6 +160,7 @@ impl Pending {
         });
         config.metadata = metadata(self.metadata, self.management_port.unwrap_or(server_port));
         config.urls.management_port = self.management_port;
+        config.tls = self.tls.finish()?;
         Ok(())
     }
 }

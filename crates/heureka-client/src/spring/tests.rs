@@ -553,3 +553,60 @@ fn the_user_guide_lists_every_key_with_its_default() {
         );
     }
 }
+
+#[test]
+fn tls_keys_make_the_trust_and_key_stores_named_after_eureka_client_tls() {
+    let config = pairs(&[
+        ("eureka.client.tls.enabled", "true"),
+        ("eureka.client.tls.trust-store", "file:/certs/ca.p12"),
+        ("eureka.client.tls.trust-store-password", " s3cret "),
+        ("eureka.client.tls.key-store", "/certs/me.jks"),
+        ("eureka.client.tls.key-store-type", "jks"),
+        ("eureka.client.tls.key-alias", "me"),
+    ]);
+    let tls = config.tls.expect("TLS is enabled");
+    let Some(crate::tls::TrustSource::Store(trust)) = tls.trust else {
+        panic!("a trust store: {:?}", tls.trust);
+    };
+    assert_eq!(trust.path, PathBuf::from("/certs/ca.p12"));
+    assert_eq!(trust.password.as_deref(), Some(" s3cret "));
+    assert_eq!(
+        trust.key_name(crate::tls::StoreKey::Password),
+        "eureka.client.tls.trust-store-password"
+    );
+    let identity = tls.identity.expect("a key store");
+    assert_eq!(identity.kind, Some(crate::tls::StoreKind::Jks));
+    assert_eq!(identity.key_alias.as_deref(), Some("me"));
+    assert_eq!(
+        identity.key_name(crate::tls::StoreKey::Location),
+        "eureka.client.tls.key-store"
+    );
+}
+
+#[test]
+fn tls_keys_count_only_when_tls_is_enabled() {
+    let config = pairs(&[("eureka.client.tls.trust-store", "/certs/ca.p12")]);
+    assert_eq!(config.tls, None);
+}
+
+#[test]
+fn a_store_type_heureka_cannot_read_is_an_error_naming_its_key() {
+    let message = error(&[
+        ("eureka.client.tls.enabled", "true"),
+        ("eureka.client.tls.trust-store", "/certs/ca.bks"),
+        ("eureka.client.tls.trust-store-type", "BKS"),
+    ]);
+    assert!(
+        message.contains("eureka.client.tls.trust-store-type"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_classpath_store_is_an_error_naming_its_key() {
+    let message = error(&[
+        ("eureka.client.tls.enabled", "true"),
+        ("eureka.client.tls.key-store", "classpath:client.p12"),
+    ]);
+    assert!(message.contains("eureka.client.tls.key-store"), "{message}");
+}

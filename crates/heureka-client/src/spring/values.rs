@@ -1,6 +1,7 @@
 //! The value types of the client's keys, each with what a good value looks like (for the
 //! error) and its parser: Spring's conversions from `heureka_config::values`.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use heureka_config::typed::{ListOf, Optional, Type};
@@ -12,6 +13,21 @@ pub(crate) const TEXT: Type<String> = Type::new("a value", |text| Some(text.to_o
 /// Trimmed text, or `None` when blank; never wrong.
 pub(crate) const OPTIONAL_TEXT: Optional<String> =
     Optional(Type::new("a value", |text| Some(text.trim().to_owned())));
+/// A password: taken as written (spaces may be part of one), `None` when blank.
+pub(crate) const SECRET: Optional<String> =
+    Optional(Type::new("a password", |text| Some(text.to_owned())));
+/// A Spring resource location that is a file: `file:` is dropped; `classpath:` has no meaning
+/// outside a JVM, so it is not a value this client can use.
+pub(crate) const FILE: Optional<PathBuf> = Optional(Type::new(
+    "a file path (file: accepted; classpath: resources do not exist outside a JVM)",
+    |text| {
+        let text = text.trim();
+        if text.starts_with("classpath:") {
+            return None;
+        }
+        Some(PathBuf::from(text.strip_prefix("file:").unwrap_or(text)))
+    },
+));
 pub(crate) const BOOL: Type<bool> = Type::new("true or false", heureka_config::values::parse_bool);
 /// A port, or `None` when blank: the ports whose default is another key's.
 pub(crate) const OPTIONAL_PORT: Optional<u16> =

@@ -17,3 +17,4 @@ mod sidecar;
 mod spring_config;
 mod status;
 mod support;
+mod tls;

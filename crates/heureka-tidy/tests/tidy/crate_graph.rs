@@ -41,6 +41,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "heureka-wire",
             "heureka-client",
             "heureka-config",
+            "heureka-tls",
         ],
     ),
     // The binary: links the server and the CLI into one `heureka`.

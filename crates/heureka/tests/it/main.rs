@@ -6,6 +6,7 @@
 //! in-process, as a script would. The HTTP contract itself is `heureka-server`'s tests/it.
 
 mod cli;
+mod cli_tls;
 mod hostile;
 mod logs;
 mod process;

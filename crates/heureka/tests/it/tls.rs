@@ -51,12 +51,12 @@ async fn a_separate_management_port_exits_2() {
 }
 
 /// The test CA and its certificates, made once for all the tests here.
-fn pki() -> &'static TestPki {
+pub(crate) fn pki() -> &'static TestPki {
     static PKI: OnceLock<TestPki> = OnceLock::new();
     PKI.get_or_init(|| TestPki::create(&empty_dir!().join("pki")))
 }
 
-fn text(path: &Path) -> &str {
+pub(crate) fn text(path: &Path) -> &str {
     path.to_str().expect("a UTF-8 path")
 }
 
@@ -93,7 +93,7 @@ async fn status_over_https(
         .as_u16())
 }
 
-fn pkcs12_args() -> Vec<String> {
+pub(crate) fn pkcs12_args() -> Vec<String> {
     vec![
         format!("--server.ssl.key-store={}", text(&pki().server.p12)),
         "--server.ssl.key-store-type=PKCS12".to_owned(),
@@ -102,7 +102,7 @@ fn pkcs12_args() -> Vec<String> {
     ]
 }
 
-fn start(args: &[String]) -> HeurekaProcess {
+pub(crate) fn start(args: &[String]) -> HeurekaProcess {
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     HeurekaProcess::start(&args)
 }
@@ -182,7 +182,7 @@ async fn an_expired_certificate_exits_2_with_its_date() {
     assert!(stderr.contains("2021"), "{stderr}");
 }
 
-fn mutual_tls_args() -> Vec<String> {
+pub(crate) fn mutual_tls_args() -> Vec<String> {
     let mut args = pkcs12_args();
     args.push("--server.ssl.client-auth=need".to_owned());
     args.push(format!(
