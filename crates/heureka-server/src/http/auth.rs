@@ -38,6 +38,7 @@ pub(crate) async fn require_basic_auth(
         why,
         "rejected unauthenticated request (401)"
     );
+    crate::http::audit::credentials_refused(&state, &request);
     ApiError::Unauthorized.into_response()
 }
 
