@@ -41,7 +41,15 @@ fn absent_fields_are_left_out_and_a_4xx_is_not_applied() {
         ..AuditEntry::new(AuditAction::CredentialsRefused, 5, "anonymous", 401)
     };
     let entry = &list(&[refused])["entries"][0];
-    for absent in ["address", "app", "id", "asg", "status", "user", "metadataKeys"] {
+    for absent in [
+        "address",
+        "app",
+        "id",
+        "asg",
+        "status",
+        "user",
+        "metadataKeys",
+    ] {
         assert!(entry.get(absent).is_none(), "{absent} in {entry}");
     }
     assert_eq!(entry["applied"], false);
