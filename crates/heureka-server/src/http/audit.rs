@@ -17,11 +17,13 @@ use std::net::IpAddr;
 use axum::extract::{FromRequestParts, Request};
 use axum::http::request::Parts;
 use axum::http::{header, Extensions, HeaderMap, StatusCode};
+use axum::response::IntoResponse;
 use heureka_core::{Millis, Origin};
 use heureka_wire::{AuditAction, AuditEntry};
 
 use crate::handlers::origin;
 use crate::http::basic::Credentials;
+use crate::http::error::ApiError;
 use crate::http::principal;
 use crate::listener::Sender;
 use crate::state::AppState;
@@ -98,7 +100,7 @@ pub(crate) fn credentials_refused(state: &AppState, request: &Request) {
         state,
         request,
         AuditAction::CredentialsRefused,
-        StatusCode::UNAUTHORIZED,
+        ApiError::Unauthorized,
     );
 }
 
@@ -108,14 +110,16 @@ pub(crate) fn replication_refused(state: &AppState, request: &Request) {
         state,
         request,
         AuditAction::ReplicationRefused,
-        StatusCode::FORBIDDEN,
+        ApiError::NotAPeer(String::new()),
     );
 }
 
-fn refused(state: &AppState, request: &Request, action: AuditAction, outcome: StatusCode) {
+/// `refusal` is the answer the caller sends, whose status the entry records.
+fn refused(state: &AppState, request: &Request, action: AuditAction, refusal: ApiError) {
     if !state.audit.enabled() {
         return;
     }
+    let outcome = refusal.into_response().status();
     let actor = Actor::of(request.extensions());
     let user = request
         .headers()
