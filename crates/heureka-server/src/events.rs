@@ -1,10 +1,10 @@
 //! The event stream (`docs/events.md`): registry changes as events, fanned out on a
 //! `tokio::sync::broadcast` channel to every subscriber (the SSE endpoint, webhooks).
 //!
-//! Fed from three places, each a small call: the write path (its [`ChangeSink`] impl, under the
+//! Fed from four places, each a small call: the write path (its [`ChangeSink`] impl, under the
 //! registry lock, so events are in registry order), the self-preservation observation (the
-//! renews-bucket task and the once-a-second renewals flush) and the replication dispatcher's
-//! up/down transitions. Sending on a broadcast channel never waits: a subscriber that falls
+//! renews-bucket task and the once-a-second renewals flush), the replication dispatcher's
+//! up/down transitions, and the audit trail's complete entries (`audit.rs`). Sending on a broadcast channel never waits: a subscriber that falls
 //! behind loses the oldest events and is told so with a `lagged` event, so a slow reader costs
 //! the registry nothing. Heartbeats are not sent one by one: they are counted per application
 //! and flushed as one `renewals` event per second.
@@ -64,6 +64,7 @@ impl Published {
         match &self.event.body {
             EventBody::Instance(event) => Some(&event.app),
             EventBody::Takeover { app, .. } => Some(app),
+            EventBody::Audit(entry) => entry.app.as_deref(),
             _ => None,
         }
     }
@@ -209,6 +210,11 @@ impl Events {
                 error,
             },
         );
+    }
+
+    /// A complete audit entry (`audit.rs`), as an `audit` event at the entry's time.
+    pub(crate) fn audit(&self, entry: heureka_wire::AuditEntry) {
+        self.send(entry.at, EventBody::Audit(Box::new(entry)));
     }
 
     /// `{"registered":[…],"cancelled":[…]}`, newest first.

@@ -11,6 +11,7 @@ pub mod fuzzing;
 #[doc(hidden)]
 pub mod testing;
 
+mod audit;
 mod cache;
 mod clock;
 mod dashboard;
@@ -95,6 +96,7 @@ pub async fn serve_with_reload(
         background.spawn(tls::watch(Arc::clone(tls)));
     }
     listener::serve(listener, app, &config.connections, tls, shutdown).await;
+    state.audit.close_all();
     if let Some(own) = &own {
         own_instance::cancel(&state.store, own);
         replication::flush(&state.replication).await;
@@ -129,6 +131,7 @@ fn start(
     let mut background = tasks::spawn_all(&state.store, &state.events, config);
     let replicating = replication::spawn_all(&state.replicator(), reload);
     events::webhooks::spawn_all(&state.events, &config.heureka.webhooks, &mut background);
+    background.spawn(audit::close_summaries_every_second(state.audit.clone()));
     if !state.is_ready() {
         let syncing = state.replicator();
         background.spawn(async move {

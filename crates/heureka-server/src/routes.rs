@@ -113,6 +113,7 @@ fn api(prefix: &str) -> Router<SharedState> {
         .route(&at("/events"), get(events::stream))
         .route(&at("/dashboard/summary"), get(dashboard::summary))
         .route(&at("/dashboard/lastn"), get(dashboard::lastn))
+        .route(&at("/dashboard/audit"), get(dashboard::audit))
         .route(&at("/dashboard/dashboard.js"), get(dashboard::script))
         .route(&at("/dashboard/dashboard.css"), get(dashboard::style))
 }

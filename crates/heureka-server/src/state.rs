@@ -9,6 +9,7 @@ use std::time::Duration;
 use heureka_core::{LeaseExpiry, Limits, Millis, Registry, RegistryPolicy};
 use heureka_wire::Format;
 
+use crate::audit::Audit;
 use crate::cache::{DeltaCache, Encoding, FullFetchCache, SelectionCache};
 use crate::clock::Clock;
 use crate::config::{Config, EventStreamConfig, Exposure, ShowDetails};
@@ -39,6 +40,8 @@ pub(crate) struct AppState {
     pub(crate) event_streams: Arc<StreamBudget>,
     /// What the dashboard shows that no other part of the state holds.
     pub(crate) dashboard: crate::dashboard::DashboardInfo,
+    /// The audit trail: administrative acts and refusals, logged, kept and published.
+    pub(crate) audit: Arc<Audit>,
     /// The Prometheus metrics, counted on the write path and by the observing layer.
     pub(crate) metrics: Arc<Metrics>,
     /// Eureka's rate limiter on registry fetches (`http/rate_limit.rs`).
@@ -99,6 +102,11 @@ impl AppState {
         let sinks: Vec<Arc<dyn ChangeSink>> =
             vec![replication.clone(), events.clone(), metrics.clone()];
         let store = Arc::new(Store::new(registry, clock, sinks));
+        let audit = Arc::new(Audit::new(
+            &config.heureka.audit,
+            store.clone(),
+            events.clone(),
+        ));
         let max_age = Duration::from_secs(
             config
                 .eureka_server
@@ -129,6 +137,7 @@ impl AppState {
                 event_streams: config.heureka.events.clone(),
                 allowed_origins: config.heureka.allowed_origins.clone(),
             },
+            audit,
             metrics,
             rate_limiter: crate::http::rate_limit::RateLimiter::new(
                 config.eureka_server.rate_limiter.clone(),

@@ -6,6 +6,8 @@
 
 use heureka_core::{Instance, InstanceStatus, Millis, Origin};
 
+use crate::audit::AuditEntry;
+
 use crate::json::encode::{instance_body, string};
 use crate::numbers::{push_i64, push_u64};
 
@@ -52,6 +54,9 @@ pub enum EventBody {
         previous: String,
         incoming: String,
     },
+    /// An administrative act, or a minute's refusals from one address and user
+    /// (`audit.rs`); the event's `at` is the entry's.
+    Audit(Box<AuditEntry>),
     /// The subscriber fell behind and `missed` events were dropped for it: re-fetch.
     Lagged {
         missed: u64,
@@ -111,6 +116,7 @@ impl Event {
             EventBody::Peer { up: true, .. } => "peer-up",
             EventBody::Peer { up: false, .. } => "peer-down",
             EventBody::Takeover { .. } => "takeover",
+            EventBody::Audit(_) => "audit",
             EventBody::Lagged { .. } => "lagged",
         }
     }
@@ -128,7 +134,7 @@ impl InstanceEventKind {
     }
 
     /// Every event name, instance-level or not, for validating configured filters.
-    pub const ALL_EVENT_NAMES: [&'static str; 12] = [
+    pub const ALL_EVENT_NAMES: [&'static str; 13] = [
         "registered",
         "cancelled",
         "evicted",
@@ -140,6 +146,7 @@ impl InstanceEventKind {
         "peer-up",
         "peer-down",
         "takeover",
+        "audit",
         "lagged",
     ];
 }
@@ -194,6 +201,7 @@ pub fn encode_event(event: &Event) -> Vec<u8> {
             field_str(&mut out, "previous", previous);
             field_str(&mut out, "incoming", incoming);
         }
+        EventBody::Audit(entry) => crate::audit::audit_fields(&mut out, entry),
         EventBody::Lagged { missed } => field_u64(&mut out, "missed", *missed),
     }
     out.push(b'}');

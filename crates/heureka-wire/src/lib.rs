@@ -10,6 +10,7 @@
 //! registry is the server's hot path.
 
 mod actuator;
+mod audit;
 mod dashboard;
 mod digest;
 mod error;
@@ -28,6 +29,7 @@ use heureka_core::{Application, Applications, Instance, Millis};
 pub use actuator::{
     encode_health, encode_info, BuildInfo, HealthComponents, HealthStatus, RegistryHealth,
 };
+pub use audit::{encode_audit_entries, AuditAction, AuditEntry};
 pub use dashboard::{encode_dashboard_summary, encode_lastn, DashboardSummary, LeaseRecord};
 pub use digest::{decode_registry_digest, encode_registry_digest, RegistryDigest};
 pub use error::DecodeError;

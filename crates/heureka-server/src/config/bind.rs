@@ -12,7 +12,7 @@ use super::keys::{Binding, KEYS};
 use super::names;
 use super::rules::Pending;
 use super::{
-    Config, ConfigError, ConnectionConfig, DashboardConfig, EurekaClientConfig,
+    AuditConfig, Config, ConfigError, ConnectionConfig, DashboardConfig, EurekaClientConfig,
     EurekaInstanceConfig, EurekaServerConfig, EventStreamConfig, Exposure, HeurekaConfig,
     LimitsConfig, ManagementConfig, RateLimiterConfig, RegistryConfig, ReplicationConfig,
     ServerConfig, ShowDetails,
@@ -130,6 +130,10 @@ fn unbound() -> Config {
             },
             allowed_origins: Vec::new(),
             users: Vec::new(),
+            audit: AuditConfig {
+                enabled: false,
+                retained: 0,
+            },
         },
         dashboard: DashboardConfig {
             enabled: false,

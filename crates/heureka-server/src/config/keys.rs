@@ -822,6 +822,18 @@ pub(crate) const KEYS: &[Key] = &[
         Bound(&field(BOOL, |c, v| c.management.access_log |= v)),
     ),
     key(
+        "heureka.audit.enabled",
+        "true",
+        "record administrative acts and refusals (heureka::audit)",
+        Bound(&field(BOOL, |c, v| c.heureka.audit.enabled = v)),
+    ),
+    key(
+        "heureka.audit.retained",
+        "1000",
+        "audit entries kept in memory for the dashboard",
+        Bound(&field(POSITIVE_COUNT, |c, v| c.heureka.audit.retained = v)),
+    ),
+    key(
         "heureka.security.allowed-origins",
         "",
         "browser origins whose pages may write (403 otherwise)",

@@ -306,6 +306,8 @@ pub struct HeurekaConfig {
     pub limits: LimitsConfig,
     /// `heureka.events.*`: the limits on event streams.
     pub events: EventStreamConfig,
+    /// `heureka.audit.*`: the audit trail of administrative acts (`audit.rs`).
+    pub audit: AuditConfig,
     /// `heureka.security.allowed-origins`, default none: the browser origins, besides the
     /// server's own, whose pages may write (`http/cross_site.rs`). Each is normalised to
     /// `scheme://host:port`, lower case, with the scheme's default port written out.
@@ -344,6 +346,17 @@ impl fmt::Debug for UserConfig {
             .field("apps", &self.apps)
             .finish()
     }
+}
+
+/// `heureka.audit.*`: the audit trail (`audit.rs`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuditConfig {
+    /// `heureka.audit.enabled`, default `true`: every administrative act and every minute of
+    /// refused credentials or refused replication is logged on `heureka::audit`, kept for the
+    /// dashboard and published as an `audit` event.
+    pub enabled: bool,
+    /// `heureka.audit.retained`, default `1000`: entries kept in memory, the newest.
+    pub retained: usize,
 }
 
 /// `heureka.limits.*`: bounds Eureka does not have, against clients (with valid credentials)

@@ -20,7 +20,9 @@ const WARNINGS = {
 };
 
 const EVENT_NAMES = ['registered', 'cancelled', 'evicted', 'status-changed', 'metadata-changed',
-  'renewals', 'self-preservation-entered', 'self-preservation-left', 'peer-up', 'peer-down', 'lagged'];
+  'renewals', 'self-preservation-entered', 'self-preservation-left', 'peer-up', 'peer-down', 'audit', 'lagged'];
+// Rows of the "Recent administrative actions" table; the server keeps more (heureka.audit.retained).
+const AUDIT_ROWS = 50;
 
 const state = {
   instances: new Map(), // "APP/id" -> instance, as /apps encodes it
@@ -30,6 +32,7 @@ const state = {
   loading: false,
   buffered: [],
   detailKey: null,
+  audit: [], // {base}/dashboard/audit's entries, newest first, then the stream's `audit` events
 };
 
 // --- small helpers ------------------------------------------------------------------------
@@ -117,6 +120,7 @@ async function loadAll() {
     document.getElementById('detail-actions').hidden = !(summary.may && summary.may.admin);
     state.clockOffset = summary.now - Date.now();
     await loadStatus();
+    state.audit = (await getJson('/dashboard/audit')).entries;
   } catch (error) {
     document.getElementById('warnings').replaceChildren(el('div', { className: 'warning' }, `Could not load the registry: ${error.message}`));
   } finally {
@@ -191,6 +195,10 @@ function apply(name, data) {
     case 'peer-down':
       loadStatus();
       break;
+    case 'audit':
+      state.audit.unshift(data);
+      state.audit.length = Math.min(state.audit.length, AUDIT_ROWS);
+      return;
     case 'lagged':
       if (!state.loading) loadAll();
       return;
@@ -216,6 +224,7 @@ function renderAll() {
   renderSelfPreservation();
   renderInstances();
   renderInstanceInfo();
+  renderAudit();
   if (state.detailKey) renderDetail();
 }
 
@@ -401,6 +410,20 @@ function addToTimeline(name, data) {
   const extra = name === 'status-changed' ? ` → ${data.status} (${data.cause})` : '';
   list.prepend(el('li', { 'data-event': name }, el('time', {}, formatTime(data.at || serverNow())), el('b', {}, name), ' ', what, extra));
   while (list.children.length > 100) list.lastChild.remove();
+}
+
+// Who did what, from where, and how it ended; a summary of refusals shows its count.
+function renderAudit() {
+  const body = document.querySelector('#audit tbody');
+  const rows = state.audit.slice(0, AUDIT_ROWS).map((entry) => {
+    const on = entry.app ? `${entry.app} ${entry.id || ''}` : entry.asg ? `ASG ${entry.asg}` : (entry.user ? `user ${entry.user}` : '');
+    const what = [entry.action, entry.status, entry.metadataKeys ? `keys ${entry.metadataKeys.join(', ')}` : '']
+      .filter(Boolean).join(' ');
+    const outcome = `${entry.outcome}${entry.count > 1 ? ` ×${entry.count}` : ''}`;
+    return el('tr', {}, el('td', {}, formatTime(entry.at)), el('td', {}, entry.principal), el('td', {}, entry.address || '—'),
+      el('td', {}, what), el('td', {}, on), el('td', { className: entry.applied ? '' : 'bad' }, outcome));
+  });
+  body.replaceChildren(...(rows.length ? rows : [el('tr', {}, el('td', { colspan: 6 }, 'No administrative actions yet'))]));
 }
 
 // --- instance detail and actions -------------------------------------------------------------

@@ -1,5 +1,6 @@
 //! The dashboard's routes (`dashboard.rs` says what it is): the page, its script and stylesheet,
-//! and the two documents only it reads, `{base}/dashboard/summary` and `{base}/dashboard/lastn`.
+//! and the three documents only it reads, `{base}/dashboard/summary`, `{base}/dashboard/lastn`
+//! and `{base}/dashboard/audit`.
 
 use axum::extract::State;
 use axum::http::{header, Extensions, HeaderValue};
@@ -87,6 +88,12 @@ pub(crate) async fn summary(State(state): State<SharedState>, extensions: Extens
 /// `GET {base}/dashboard/lastn`.
 pub(crate) async fn lastn(State(state): State<SharedState>) -> Response {
     json(state.events.lastn_json())
+}
+
+/// `GET {base}/dashboard/audit`: the audit entries kept (`heureka.audit.retained`), newest
+/// first; empty when `heureka.audit.enabled=false`.
+pub(crate) async fn audit(State(state): State<SharedState>) -> Response {
+    json(state.audit.recent_json())
 }
 
 fn json(body: Vec<u8>) -> Response {

@@ -4,12 +4,14 @@ use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use heureka_core::{instance_write_status_code, Origin, RenewOutcome};
+use heureka_wire::{AuditAction, AuditEntry};
 
 use crate::handlers::{
     document, origin, parse_last_dirty_timestamp, status_param, written, Headers, QueryParams,
 };
+use crate::http::audit::{self, Actor};
 use crate::http::error::ApiError;
 use crate::http::negotiate;
 use crate::state::SharedState;
@@ -105,13 +107,17 @@ pub(crate) async fn renew(
     written(status_code)
 }
 
-/// `DELETE {base}/apps/{app}/{id}`: cancel (deregister).
+/// `DELETE {base}/apps/{app}/{id}`: cancel (deregister). Audited unless the instance itself
+/// sent it (`http/audit.rs`): a cancel of an unknown instance has no registered address, so
+/// it is audited too, with its 404.
 pub(crate) async fn cancel(
     State(state): State<SharedState>,
     Path((app, id)): Path<(String, String)>,
+    actor: Actor,
     Headers(headers): Headers,
-) -> Result<StatusCode, ApiError> {
+) -> Response {
     let origin = origin(&headers);
+    let registered = audit::registered_address(&state, &headers, &app, &id);
     let cancelled = state
         .store
         .write(|registry, now| registry.cancel(&app, &id, origin, now));
@@ -119,7 +125,15 @@ pub(crate) async fn cancel(
         // INFO, as Eureka logs it: clients cancel again after an eviction, which is harmless.
         tracing::info!(%app, %id, ?origin, "not found (cancel): 404");
     }
-    written(instance_write_status_code(cancelled))
+    let answer = written(instance_write_status_code(cancelled)).into_response();
+    if registered.is_none_or(|ip| !actor.is_at(&ip)) {
+        audit::act(&state, &headers, |at| AuditEntry {
+            app: Some(app),
+            id: Some(id),
+            ..actor.entry(AuditAction::Deregistered, at, answer.status())
+        });
+    }
+    answer
 }
 
 /// `GET {base}/apps/{app}/{id}`.

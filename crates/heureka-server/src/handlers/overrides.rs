@@ -1,10 +1,14 @@
-//! Operator writes on one instance: status override set and remove, metadata update.
+//! Operator writes on one instance: status override set and remove, metadata update. Each
+//! leaves an audit entry once its answer is known (`http/audit.rs`).
 
 use axum::extract::{Path, Query, State};
-use axum::http::StatusCode;
-use heureka_core::instance_write_status_code;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use heureka_core::{instance_write_status_code, InstanceStatus};
+use heureka_wire::{AuditAction, AuditEntry};
 
 use crate::handlers::{first, last_dirty_timestamp, origin, status_param, written, Headers};
+use crate::http::audit::{self, Actor};
 use crate::http::error::ApiError;
 use crate::state::SharedState;
 
@@ -13,25 +17,50 @@ pub(crate) async fn set_status(
     State(state): State<SharedState>,
     Path((app, id)): Path<(String, String)>,
     Query(query): Query<Vec<(String, String)>>,
+    actor: Actor,
     Headers(headers): Headers,
+) -> Response {
+    let answer = apply_set_status(&state, &app, &id, &query, &headers).into_response();
+    audit::act(&state, &headers, |at| AuditEntry {
+        app: Some(app),
+        id: Some(id),
+        status: asked_status(&query),
+        ..actor.entry(AuditAction::StatusOverrideSet, at, answer.status())
+    });
+    answer
+}
+
+fn apply_set_status(
+    state: &SharedState,
+    app: &str,
+    id: &str,
+    query: &[(String, String)],
+    headers: &HeaderMap,
 ) -> Result<StatusCode, ApiError> {
-    state.settings.limits.check_names(&app, &id)?;
+    state.settings.limits.check_names(app, id)?;
     // Eureka looks the instance up before it reads `value`: unknown instances are 404 first.
     let now = state.store.now();
-    if state.store.read().instance(&app, &id, now).is_none() {
+    if state.store.read().instance(app, id, now).is_none() {
         // Eureka's InstanceResource logs this at WARN.
         tracing::warn!(%app, %id, "instance not found (status update): 404");
         return Err(ApiError::NotFound);
     }
-    let value = first(&query, "value")
+    let value = first(query, "value")
         .ok_or_else(|| ApiError::BadRequest("missing query parameter 'value'".to_owned()))?;
     let status = status_param("value", value)?;
-    let dirty = last_dirty_timestamp(&query)?;
-    let origin = origin(&headers);
+    let dirty = last_dirty_timestamp(query)?;
+    let origin = origin(headers);
     let updated = state
         .store
-        .write(|registry, now| registry.set_status_override(&app, &id, status, dirty, origin, now));
+        .write(|registry, now| registry.set_status_override(app, id, status, dirty, origin, now));
     written(instance_write_status_code(updated))
+}
+
+/// The status a request asks for, when `value` names one: anything else is not kept, so an
+/// entry holds no text a caller chose beyond names.
+fn asked_status(query: &[(String, String)]) -> Option<String> {
+    let status = InstanceStatus::from_name(first(query, "value")?)?;
+    Some(status.as_str().to_owned())
 }
 
 /// `DELETE {base}/apps/{app}/{id}/status[?value=S]`: remove the override. Without `value` the
@@ -40,17 +69,35 @@ pub(crate) async fn delete_status(
     State(state): State<SharedState>,
     Path((app, id)): Path<(String, String)>,
     Query(query): Query<Vec<(String, String)>>,
+    actor: Actor,
     Headers(headers): Headers,
+) -> Response {
+    let answer = apply_delete_status(&state, &app, &id, &query, &headers).into_response();
+    audit::act(&state, &headers, |at| AuditEntry {
+        app: Some(app),
+        id: Some(id),
+        status: asked_status(&query),
+        ..actor.entry(AuditAction::StatusOverrideRemoved, at, answer.status())
+    });
+    answer
+}
+
+fn apply_delete_status(
+    state: &SharedState,
+    app: &str,
+    id: &str,
+    query: &[(String, String)],
+    headers: &HeaderMap,
 ) -> Result<StatusCode, ApiError> {
-    state.settings.limits.check_names(&app, &id)?;
-    let new_status = match first(&query, "value") {
+    state.settings.limits.check_names(app, id)?;
+    let new_status = match first(query, "value") {
         Some(value) => Some(status_param("value", value)?),
         None => None,
     };
-    let dirty = last_dirty_timestamp(&query)?;
-    let origin = origin(&headers);
+    let dirty = last_dirty_timestamp(query)?;
+    let origin = origin(headers);
     let removed = state.store.write(|registry, now| {
-        registry.delete_status_override(&app, &id, new_status, dirty, origin, now)
+        registry.delete_status_override(app, id, new_status, dirty, origin, now)
     });
     if !removed {
         tracing::warn!(%app, %id, "instance not found (status override removal): 404");
@@ -59,22 +106,45 @@ pub(crate) async fn delete_status(
 }
 
 /// `PUT {base}/apps/{app}/{id}/metadata?k=v…`: merge every query parameter into the metadata.
-/// Merged metadata over `heureka.limits.max-metadata-*` is a 400, changing nothing.
+/// Merged metadata over `heureka.limits.max-metadata-*` is a 400, changing nothing. Audited
+/// with the keys it sets, unless the instance itself sent it (`http/audit.rs`).
 pub(crate) async fn update_metadata(
     State(state): State<SharedState>,
     Path((app, id)): Path<(String, String)>,
     Query(query): Query<Vec<(String, String)>>,
-) -> Result<StatusCode, ApiError> {
-    state.settings.limits.check_names(&app, &id)?;
+    actor: Actor,
+    Headers(headers): Headers,
+) -> Response {
     let mut entries: Vec<(String, String)> = Vec::with_capacity(query.len());
     for (key, value) in query {
         if !entries.iter().any(|(seen, _)| *seen == key) {
             entries.push((key, value));
         }
     }
+    let keys: Vec<String> = entries.iter().map(|(key, _)| key.clone()).collect();
+    let registered = audit::registered_address(&state, &headers, &app, &id);
+    let answer = apply_metadata(&state, &app, &id, entries).into_response();
+    if registered.is_none_or(|ip| !actor.is_at(&ip)) {
+        audit::act(&state, &headers, |at| AuditEntry {
+            app: Some(app),
+            id: Some(id),
+            metadata_keys: keys,
+            ..actor.entry(AuditAction::MetadataUpdated, at, answer.status())
+        });
+    }
+    answer
+}
+
+fn apply_metadata(
+    state: &SharedState,
+    app: &str,
+    id: &str,
+    entries: Vec<(String, String)>,
+) -> Result<StatusCode, ApiError> {
+    state.settings.limits.check_names(app, id)?;
     let updated = state
         .store
-        .write(|registry, now| registry.update_metadata(&app, &id, entries, now))?;
+        .write(|registry, now| registry.update_metadata(app, id, entries, now))?;
     if !updated {
         // Eureka logs an ERROR and answers 500 here; Heureka answers 404, at WARN like the
         // other lookups of an unknown instance.
@@ -84,9 +154,23 @@ pub(crate) async fn update_metadata(
 }
 
 /// `PUT {base}/asg/{asg}/status`: AWS auto-scaling-group switches. Like Spring's (non-AWS)
-/// Eureka server, Heureka has no ASG support and answers 400.
-pub(crate) async fn asg_status(Path(asg): Path<String>) -> ApiError {
-    ApiError::BadRequest(format!(
+/// Eureka server, Heureka has no ASG support and answers 400; the request is still an
+/// operator's act, so it is audited.
+pub(crate) async fn asg_status(
+    State(state): State<SharedState>,
+    Path(asg): Path<String>,
+    Query(query): Query<Vec<(String, String)>>,
+    actor: Actor,
+    Headers(headers): Headers,
+) -> Response {
+    let answer = ApiError::BadRequest(format!(
         "auto-scaling group '{asg}': ASG status is only supported on AWS-aware servers"
     ))
+    .into_response();
+    audit::act(&state, &headers, |at| AuditEntry {
+        asg: Some(asg),
+        status: asked_status(&query),
+        ..actor.entry(AuditAction::AsgStatusSet, at, answer.status())
+    });
+    answer
 }

@@ -57,7 +57,7 @@ pub(crate) async fn require_user(
     let presented = request.headers().get(header::AUTHORIZATION).cloned();
     let certificate = request.extensions().get::<ClientCertificate>().cloned();
     let Some(principal) = authenticate(&guard.state, presented.as_ref(), certificate).await else {
-        return unauthenticated(&request);
+        return unauthenticated(&guard.state, &request);
     };
     if let Err(reason) = guard.authorise(&principal, &request) {
         return ApiError::NotPermitted(reason).into_response();
@@ -69,7 +69,7 @@ pub(crate) async fn require_user(
 /// Spring Security logs failed authentication at debug only; an operator chasing a client
 /// that cannot register needs to see it, so Heureka says which request and why, at INFO, and
 /// never what was presented.
-fn unauthenticated(request: &Request) -> Response {
+fn unauthenticated(state: &SharedState, request: &Request) -> Response {
     let why = if request.headers().contains_key(header::AUTHORIZATION) {
         "wrong credentials"
     } else if request.extensions().get::<ClientCertificate>().is_some() {
@@ -83,6 +83,7 @@ fn unauthenticated(request: &Request) -> Response {
         why,
         "rejected unauthenticated request (401)"
     );
+    crate::http::audit::credentials_refused(state, request);
     ApiError::Unauthorized.into_response()
 }
 

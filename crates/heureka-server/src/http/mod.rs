@@ -3,6 +3,7 @@
 //! on registry fetches, the gate that takes replication only from peers, the refusal of
 //! cross-site writes and the security headers on every answer.
 
+pub(crate) mod audit;
 pub(crate) mod auth;
 pub(crate) mod basic;
 pub(crate) mod cross_site;

@@ -174,6 +174,7 @@ impl Gate {
                 "refused replication from a sender that is not a peer (403)"
             );
         }
+        crate::http::audit::replication_refused(&self.state, request);
         Err(ApiError::NotAPeer(reason))
     }
 }

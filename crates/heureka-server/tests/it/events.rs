@@ -11,14 +11,15 @@ use tokio::sync::mpsc;
 
 use crate::support::TestServer;
 
-/// A subscription to `GET {base}/events`, parsed as Server-Sent Events.
-struct Subscription {
+/// A subscription to `GET {base}/events`, parsed as Server-Sent Events; shared with
+/// `audit.rs`.
+pub(crate) struct Subscription {
     response: reqwest::Response,
     buffer: String,
 }
 
 impl Subscription {
-    async fn open(server: &TestServer, query: &str) -> Subscription {
+    pub(crate) async fn open(server: &TestServer, query: &str) -> Subscription {
         let response = server
             .http
             .get(server.url(&format!("/events{query}")))
@@ -38,7 +39,7 @@ impl Subscription {
     }
 
     /// The next event (name, payload); the bounded wait only guards against a hang.
-    async fn next(&mut self) -> (String, Value) {
+    pub(crate) async fn next(&mut self) -> (String, Value) {
         loop {
             if let Some(end) = self.buffer.find("\n\n") {
                 let block: String = self.buffer.drain(..end + 2).collect();

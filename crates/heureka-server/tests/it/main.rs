@@ -6,6 +6,7 @@
 //! binary shows (a process's memory and exit, the subcommands) is tested in `crates/heureka`.
 
 mod api;
+mod audit;
 mod auth;
 mod bad_input;
 mod cluster;
