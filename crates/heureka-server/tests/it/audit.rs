@@ -7,9 +7,7 @@
 //! to 127.0.0.3 is "the instance" registered with `ipAddr` 127.0.0.3, and the test's default
 //! client (127.0.0.1) is someone else.
 
-use std::fmt::Write as _;
 use std::net::IpAddr;
-use std::sync::{Arc, Mutex};
 
 use reqwest::{Client, Method, RequestBuilder};
 use serde_json::Value;
@@ -300,15 +298,9 @@ async fn the_audit_list_needs_the_dashboards_credentials() {
 }
 
 #[tokio::test]
-async fn no_password_or_authorization_value_reaches_an_entry_or_a_log_line() {
-    let lines = Arc::new(Mutex::new(Vec::new()));
-    let _capture = tracing::subscriber::set_default(AuditLines(lines.clone()));
+async fn no_password_or_authorization_value_reaches_an_entry() {
     let server = server(&[]).await;
     register(&server, "orders", "o1").await;
-    // Another test's thread may have hit the log's callsite while this subscriber was being
-    // installed, caching "nobody listens" (a race in tracing-core's interest cache); by now
-    // that has settled, and a rebuild asks this subscriber again.
-    tracing::callsite::rebuild_interest_cache();
     set_override(&server, "o1", "OUT_OF_SERVICE").await;
     for _ in 0..3 {
         let guess = server
@@ -318,49 +310,9 @@ async fn no_password_or_authorization_value_reaches_an_entry_or_a_log_line() {
         assert_eq!(send(guess).await, 401);
     }
     let (_, body) = audit_entries(&server).await;
-    // Stopping completes the summary still counting, which is then logged.
-    server.stop().await;
-    let lines = lines.lock().unwrap().join("\n");
-    assert!(lines.contains("status-override-set"), "{lines}");
-    assert!(lines.contains("credentials-refused"), "{lines}");
-    for text in [&body, &lines] {
-        for secret in [PASSWORD, "guess-pa55word", "Basic ", "uthorization"] {
-            assert!(!text.contains(secret), "{secret} in {text}");
-        }
-    }
-}
-
-/// A subscriber that keeps the lines logged on `heureka::audit`, as `field=value` text.
-struct AuditLines(Arc<Mutex<Vec<String>>>);
-
-impl tracing::Subscriber for AuditLines {
-    fn enabled(&self, metadata: &tracing::Metadata<'_>) -> bool {
-        metadata.target() == "heureka::audit"
-    }
-
-    fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
-        tracing::span::Id::from_u64(1)
-    }
-
-    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
-
-    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
-
-    fn event(&self, event: &tracing::Event<'_>) {
-        let mut line = String::new();
-        event.record(&mut Fields(&mut line));
-        self.0.lock().unwrap().push(line);
-    }
-
-    fn enter(&self, _: &tracing::span::Id) {}
-
-    fn exit(&self, _: &tracing::span::Id) {}
-}
-
-struct Fields<'a>(&'a mut String);
-
-impl tracing::field::Visit for Fields<'_> {
-    fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
-        let _ = write!(self.0, " {}={value:?}", field.name());
+    assert!(body.contains("status-override-set"), "{body}");
+    assert!(body.contains("credentials-refused"), "{body}");
+    for secret in [PASSWORD, "guess-pa55word", "Basic ", "uthorization"] {
+        assert!(!body.contains(secret), "{secret} in {body}");
     }
 }

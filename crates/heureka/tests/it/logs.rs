@@ -1,5 +1,5 @@
-//! The log of the real binary: what a client sends cannot forge a line of it, and a takeover
-//! is warned with both endpoints. An app name or
+//! The log of the real binary: what a client sends cannot forge a line of it, a takeover
+//! is warned with both endpoints, and administrative acts are audit lines without secrets. An app name or
 //! instance id with CR/LF or terminal escapes in it is written escaped, inside its own line.
 
 use tokio::io::AsyncWriteExt;
@@ -85,4 +85,56 @@ async fn a_takeover_is_a_warning_naming_both_endpoints() {
         line.contains("previous=10.0.0.5:8080") && line.contains("incoming=10.6.6.6:8080"),
         "{line}"
     );
+}
+
+#[tokio::test]
+async fn administrative_acts_and_refused_credentials_are_audit_lines_without_secrets() {
+    let mut server = HeurekaProcess::start(&[
+        "--spring.security.user.name=admin",
+        "--spring.security.user.password=s3cret-pa55",
+    ]);
+    let http = reqwest::Client::new();
+    let url = |path: &str| format!("http://{}/eureka/{path}", server.address());
+    let registered = http
+        .post(url("apps/ORDERS"))
+        .basic_auth("admin", Some("s3cret-pa55"))
+        .header("Content-Type", "application/json")
+        .body(spring_body("ORDERS", "o1"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(registered.status().as_u16(), 204);
+    let overridden = http
+        .put(url("apps/ORDERS/o1/status?value=OUT_OF_SERVICE"))
+        .basic_auth("admin", Some("s3cret-pa55"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(overridden.status().as_u16(), 200);
+    for _ in 0..3 {
+        let guess = http
+            .get(url("apps"))
+            .basic_auth("mallory", Some("guess-pa55word"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(guess.status().as_u16(), 401);
+    }
+    // The refusals' summary is logged when its minute closes, or at shutdown.
+    server.terminate();
+    assert!(server.wait_for_exit().await.is_some(), "the server exits");
+    let log = server.log();
+    assert!(
+        log.contains(r#"action="status-override-set" principal=admin"#),
+        "{log}"
+    );
+    assert!(
+        log.lines().any(
+            |line| line.contains(r#"action="credentials-refused""#) && line.contains("count=3")
+        ),
+        "one line summarises the three refusals:\n{log}"
+    );
+    for secret in ["s3cret-pa55", "guess-pa55word", "Basic "] {
+        assert!(!log.contains(secret), "{secret} in the log:\n{log}");
+    }
 }
