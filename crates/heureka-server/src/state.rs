@@ -178,6 +178,7 @@ impl AppState {
             .collect();
         let users = config.heureka.users.len();
         let auth = match (&config.security, &self.settings.users) {
+            (Some(credentials), _) if users == 0 => format!("on (user {})", credentials.name),
             (Some(credentials), _) => format!("on (user {}, {users} more)", credentials.name),
             (None, Some(_)) => format!("on ({users} users)"),
             (None, None) => "off".to_owned(),
