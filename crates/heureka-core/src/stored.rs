@@ -20,6 +20,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use crate::health::Health;
 use crate::maps::HashSet;
 use crate::merge::PartStamps;
 use crate::model::{
@@ -158,6 +159,8 @@ pub(crate) struct StoredInstance {
     pub(crate) action_type: Option<ActionType>,
     /// The status the instance itself reports (`status` is the one the rules made of it).
     pub(crate) own_status: InstanceStatus,
+    /// The health checks' verdict (`health.rs`), which `status` already reflects.
+    pub(crate) health: Health,
     /// The stamps of the writes that set its parts (`merge.rs`).
     pub(crate) stamps: PartStamps,
 }
@@ -225,6 +228,7 @@ impl StoredInstance {
             last_dirty_timestamp,
             action_type,
             own_status: status,
+            health: Health::Passing,
             stamps: PartStamps::default(),
         }
     }

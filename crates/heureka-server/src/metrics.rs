@@ -442,6 +442,7 @@ impl ChangeSink for Metrics {
             | ChangeKind::StatusOverridden
             | ChangeKind::StatusOverrideRemoved
             | ChangeKind::MetadataUpdated
+            | ChangeKind::HealthChanged
             | ChangeKind::Restamped => {}
         }
     }

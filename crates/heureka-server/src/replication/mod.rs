@@ -312,6 +312,10 @@ fn action_for(kind: ChangeKind) -> Option<ReplicationAction> {
         ChangeKind::Cancelled => ReplicationAction::Cancel,
         ChangeKind::StatusOverridden => ReplicationAction::StatusUpdate,
         ChangeKind::StatusOverrideRemoved => ReplicationAction::DeleteStatusOverride,
+        // A Heureka peer merges the copy, verdict and all; a Java peer, which knows no
+        // verdicts, takes the instance re-registered with the status it reads now (DOWN, or
+        // back), as `docs/compat.md` says.
+        ChangeKind::HealthChanged => ReplicationAction::Register,
         ChangeKind::Evicted => return None,
     })
 }
