@@ -18,7 +18,7 @@
 //! the instance is back to what it would be without them.
 
 use crate::change::{ChangeKind, Left};
-use crate::model::{InstanceStatus, Millis};
+use crate::model::{InstanceStatus, Millis, Port};
 use crate::policy::Origin;
 use crate::registry::{app_key, as_override, Registry};
 
@@ -65,6 +65,27 @@ pub fn with_health(
         status
     }
 }
+
+/// What a health check needs of one instance (`Registry::health_subjects`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HealthSubject {
+    pub app: String,
+    pub id: String,
+    pub host_name: String,
+    pub ip_addr: String,
+    pub port: Port,
+    pub secure_port: Port,
+    pub health_check_url: Option<String>,
+    pub secure_health_check_url: Option<String>,
+    /// The instance's own metadata `heureka.health-check` (`off`, `http`, `tcp`), if any.
+    pub mode: Option<String>,
+    /// The status readers see now, and the verdict behind it.
+    pub status: InstanceStatus,
+    pub health: Health,
+}
+
+/// The metadata key by which an instance chooses how it is checked.
+pub const HEALTH_CHECK_METADATA_KEY: &str = "heureka.health-check";
 
 /// What writing a verdict did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -137,6 +158,26 @@ impl Registry {
             now,
         );
         HealthWrite::Written { status }
+    }
+
+    /// The instances the server's health checks should look at now: every unexpired lease
+    /// for which `take(app, id)` says yes (the caller's share of a cluster), with what a probe
+    /// needs. Leases that have expired are left to eviction.
+    pub fn health_subjects(
+        &self,
+        now: Millis,
+        mut take: impl FnMut(&str, &str) -> bool,
+    ) -> Vec<HealthSubject> {
+        let mut subjects = Vec::new();
+        for (app, leases) in &self.apps {
+            for (id, lease) in leases.iter() {
+                if lease.is_expired(now, 0) || !take(app, id) {
+                    continue;
+                }
+                subjects.push(lease.holder.health_subject(app, id));
+            }
+        }
+        subjects
     }
 
     /// The verdict an instance carries; `None` when it is not registered.

@@ -270,6 +270,29 @@ impl StoredInstance {
         }
     }
 
+    /// What the server's health checks need of it (`health.rs`).
+    pub(crate) fn health_subject(&self, app: &str, id: &str) -> crate::health::HealthSubject {
+        let texts = &self.texts;
+        let mode = self
+            .metadata
+            .binary_search_by(|(key, _)| key.as_ref().cmp(crate::health::HEALTH_CHECK_METADATA_KEY))
+            .ok()
+            .map(|at| self.metadata[at].1.to_string());
+        crate::health::HealthSubject {
+            app: app.to_owned(),
+            id: id.to_owned(),
+            host_name: texts.owned(Text::HostName).unwrap_or_default(),
+            ip_addr: texts.owned(Text::IpAddr).unwrap_or_default(),
+            port: self.port,
+            secure_port: self.secure_port,
+            health_check_url: texts.owned(Text::HealthCheckUrl),
+            secure_health_check_url: texts.owned(Text::SecureHealthCheckUrl),
+            mode,
+            status: self.status,
+            health: self.health,
+        }
+    }
+
     /// Host name, IP address and port: where consumers send traffic (`takeover.rs`).
     pub(crate) fn endpoint(&self) -> (&str, &str, u32) {
         let host_name = self.texts.get(Text::HostName).unwrap_or_default();

@@ -201,7 +201,13 @@ impl Events {
     }
 
     /// The health checks started or stopped suspecting this server's own network.
-    pub(crate) fn health_checks(&self, suspended: bool, round: (u64, u64), reason: &str, now: Millis) {
+    pub(crate) fn health_checks(
+        &self,
+        suspended: bool,
+        round: (u64, u64),
+        reason: &str,
+        now: Millis,
+    ) {
         let (failed, checked) = round;
         let reason = reason.to_owned();
         let body = EventBody::HealthChecks {
