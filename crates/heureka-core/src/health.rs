@@ -180,6 +180,20 @@ impl Registry {
         subjects
     }
 
+    /// Every instance whose verdict is failing, as `(app, id)`: a scan that allocates only
+    /// for those.
+    pub fn failing_instances(&self) -> Vec<(String, String)> {
+        let mut failing = Vec::new();
+        for (app, leases) in &self.apps {
+            for (id, lease) in leases.iter() {
+                if lease.holder.health == Health::Failing {
+                    failing.push((app.clone(), id.to_string()));
+                }
+            }
+        }
+        failing
+    }
+
     /// The verdict an instance carries; `None` when it is not registered.
     pub fn health_of(&self, app: &str, id: &str) -> Option<Health> {
         let lease = self.apps.get(app_key(app).as_ref())?.get(id)?;

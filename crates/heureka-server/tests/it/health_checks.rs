@@ -106,8 +106,13 @@ async fn status_on(server: &TestServer, app: &str, id: &str) -> Option<String> {
 }
 
 async fn reads(server: &TestServer, id: &str, status: &str) {
-    eventually(&format!("{id} reads {status}"), || async {
-        status_on(server, "ORDERS", id).await.as_deref() == Some(status)
+    until_status(server, id, Some(status)).await;
+}
+
+/// Waits until `ORDERS/id` reads `status` on the node (`None`: is not registered).
+async fn until_status(server: &TestServer, id: &str, status: Option<&str>) {
+    eventually(&format!("{id} reads {status:?}"), || async {
+        status_on(server, "ORDERS", id).await.as_deref() == status
     })
     .await;
 }
@@ -252,9 +257,14 @@ async fn when_every_probe_fails_at_once_the_server_suspects_itself_and_marks_non
 
 /// Three nodes listing each other, checks on.
 async fn cluster() -> Vec<TestServer> {
+    cluster_of(&[CHECKS, CHECKS, CHECKS]).await
+}
+
+/// Nodes listing each other, each started with its own arguments.
+async fn cluster_of(configs: &[&[&str]]) -> Vec<TestServer> {
     let mut listeners = Vec::new();
     let mut urls = Vec::new();
-    for _ in 0..3 {
+    for _ in configs {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         urls.push(format!(
             "http://127.0.0.1:{}/eureka/",
@@ -263,16 +273,17 @@ async fn cluster() -> Vec<TestServer> {
         listeners.push(listener);
     }
     let service_url = format!("--eureka.client.service-url.defaultZone={}", urls.join(","));
-    let mut args: Vec<&str> = CHECKS.to_vec();
-    args.extend_from_slice(&[
-        &service_url,
-        "--heureka.replication.batch-delay-ms=50",
-        "--heureka.replication.anti-entropy-interval-ms=500",
-        "--eureka.server.registry-sync-retries=1",
-        "--eureka.server.registry-sync-retry-wait-ms=100",
-    ]);
     let mut nodes = Vec::new();
-    for listener in listeners {
+    for (listener, config) in listeners.into_iter().zip(configs) {
+        let mut args: Vec<&str> = config.to_vec();
+        args.extend_from_slice(&[
+            &service_url,
+            "--eureka.client.register-with-eureka=false",
+            "--heureka.replication.batch-delay-ms=50",
+            "--heureka.replication.anti-entropy-interval-ms=500",
+            "--eureka.server.registry-sync-retries=1",
+            "--eureka.server.registry-sync-retry-wait-ms=100",
+        ]);
         nodes.push(TestServer::start_on(listener, &args).await);
     }
     nodes
@@ -343,4 +354,58 @@ async fn a_verdict_reaches_every_node_of_a_cluster() {
     for node in &nodes {
         reads(node, "o1", "DOWN").await;
     }
+}
+
+#[tokio::test]
+async fn when_the_last_node_that_checks_is_gone_the_others_lift_its_verdicts() {
+    let mut nodes = cluster_of(&[CHECKS, &[]]).await;
+    let instance = Instance::start().await;
+    register(&nodes[0], &instance, "ORDERS", "o1").await;
+    instance.set_healthy(false);
+    reads(&nodes[1], "o1", "DOWN").await;
+
+    // The node with checks off is left: nobody would ever lift the verdict.
+    nodes.remove(0).stop().await;
+
+    reads(&nodes[0], "o1", "UP").await;
+}
+
+/// Checks as above, an instance removed after failing for half a second.
+const EVICTING: &[&str] = &[
+    "--heureka.health-checks.enabled=true",
+    "--heureka.health-checks.interval=100ms",
+    "--heureka.health-checks.jitter=0",
+    "--heureka.health-checks.evict-after=500ms",
+    "--eureka.client.register-with-eureka=false",
+];
+
+#[tokio::test]
+async fn an_instance_failing_longer_than_evict_after_is_removed() {
+    let mut args = EVICTING.to_vec();
+    args.push("--eureka.server.enable-self-preservation=false");
+    let server = TestServer::start(&args).await;
+    let instance = Instance::start().await;
+    register(&server, &instance, "ORDERS", "o1").await;
+
+    instance.set_healthy(false);
+
+    until_status(&server, "o1", None).await;
+}
+
+#[tokio::test]
+async fn evict_after_removes_nothing_while_self_preservation_holds() {
+    // One instance, no renewals yet: below the renewal threshold, so self-preservation holds.
+    let server = TestServer::start(EVICTING).await;
+    let instance = Instance::start().await;
+    register(&server, &instance, "ORDERS", "o1").await;
+    instance.set_healthy(false);
+    reads(&server, "o1", "DOWN").await;
+
+    // Well past evict-after: ten more rounds.
+    until_probed(&[&instance], 10).await;
+
+    assert_eq!(
+        status_on(&server, "ORDERS", "o1").await.as_deref(),
+        Some("DOWN")
+    );
 }
