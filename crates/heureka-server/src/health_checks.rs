@@ -167,10 +167,13 @@ async fn run(checker: Checker, checkers: watch::Receiver<Vec<u32>>) {
         let nodes = checkers.borrow().clone();
         let own = checker.checks.node();
         let now = checker.store.now();
-        let subjects = checker
-            .store
-            .read()
-            .health_subjects(now, |app, id| owners::owner(&nodes, app, id) == Some(own));
+        let subjects =
+            checker
+                .store
+                .read()
+                .health_subjects(now, &target::METADATA_KEYS, |app, id| {
+                    owners::owner(&nodes, app, id) == Some(own)
+                });
         round.forget_all_but(&subjects);
         let mut probing = JoinSet::new();
         for subject in subjects {

@@ -28,14 +28,17 @@ const CHECKS: &[&str] = &[
 struct Instance {
     address: SocketAddr,
     healthy: Arc<AtomicBool>,
+    /// Answers as Spring Boot Actuator does (its media type).
+    spring_boot: Arc<AtomicBool>,
     probed_by: Arc<Mutex<Vec<String>>>,
 }
 
 impl Instance {
     async fn start() -> Instance {
         let healthy = Arc::new(AtomicBool::new(true));
+        let spring_boot = Arc::new(AtomicBool::new(false));
         let probed_by = Arc::new(Mutex::new(Vec::new()));
-        let (answer, record) = (healthy.clone(), probed_by.clone());
+        let (answer, record, actuator) = (healthy.clone(), probed_by.clone(), spring_boot.clone());
         let app = axum::Router::new().route(
             "/actuator/health",
             get(move |headers: HeaderMap| {
@@ -46,12 +49,27 @@ impl Instance {
                     .to_owned();
                 record.lock().unwrap().push(node);
                 let healthy = answer.load(Ordering::SeqCst);
+                let media_type = if actuator.load(Ordering::SeqCst) {
+                    "application/vnd.spring-boot.actuator.v3+json"
+                } else {
+                    "application/json"
+                };
                 async move {
-                    if healthy {
+                    let status = if healthy {
                         StatusCode::OK
                     } else {
                         StatusCode::SERVICE_UNAVAILABLE
-                    }
+                    };
+                    let body = if healthy {
+                        r#"{"status":"UP"}"#
+                    } else {
+                        r#"{"status":"DOWN"}"#
+                    };
+                    (
+                        status,
+                        [(axum::http::header::CONTENT_TYPE, media_type)],
+                        body,
+                    )
                 }
             }),
         );
@@ -61,6 +79,7 @@ impl Instance {
         Instance {
             address,
             healthy,
+            spring_boot,
             probed_by,
         }
     }
@@ -253,6 +272,39 @@ async fn when_every_probe_fails_at_once_the_server_suspects_itself_and_marks_non
             Some("UP")
         );
     }
+}
+
+#[tokio::test]
+async fn a_spring_cloud_instance_that_answers_its_health_is_alive_whatever_status_it_echoes() {
+    let server = TestServer::start(CHECKS).await;
+    let instance = Instance::start().await;
+    // Spring Cloud's client registers `management.port`; its /actuator/health echoes the
+    // status the registry serves for it, so a 503 may be the registry's own DOWN.
+    instance.spring_boot.store(true, Ordering::SeqCst);
+    register(&server, &instance, "ORDERS", "o1").await;
+
+    instance.set_healthy(false);
+    until_probed(&[&instance], 5).await;
+
+    assert_eq!(
+        status_on(&server, "ORDERS", "o1").await.as_deref(),
+        Some("UP")
+    );
+}
+
+#[tokio::test]
+async fn a_spring_boot_503_from_an_instance_without_spring_clouds_client_fails() {
+    let server = TestServer::start(CHECKS).await;
+    let instance = Instance::start().await;
+    instance.spring_boot.store(true, Ordering::SeqCst);
+    let body = instance
+        .body("ORDERS", "o1")
+        .replace("management.port", "team");
+    assert_eq!(server.post_json("/apps/ORDERS", &body).await.status(), 204);
+
+    instance.set_healthy(false);
+
+    reads(&server, "o1", "DOWN").await;
 }
 
 /// Three nodes listing each other, checks on.
