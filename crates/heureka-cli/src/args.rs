@@ -13,7 +13,8 @@ EUREKA_CLIENT_TLS_TRUST_STORE_PASSWORD, EUREKA_CA_CERT, EUREKA_CLIENT_TLS_KEY_ST
 EUREKA_CLIENT_TLS_KEY_STORE_PASSWORD, EUREKA_CLIENT_TLS_KEY_ALIAS; else the public roots.
 
 Exit codes: 0 ok, 1 not found (404), 2 usage error, 3 server unreachable or another
-HTTP error, 4 credentials refused (401/403). See docs/cli.md.";
+HTTP error, 4 credentials refused (401/403), 5 drain: consumers did not all confirm in
+time. See docs/cli.md.";
 
 #[derive(Debug, Parser)]
 #[command(
@@ -105,6 +106,19 @@ pub(crate) enum Command {
     /// Remove an instance from the registry (as its own client does at shutdown)
     #[command(after_help = FOOTER)]
     Deregister { app: String, id: String },
+    /// Take an instance out of service and wait until every consumer that fetched recently has
+    /// fetched the change (a rolling deploy's step, a preStop hook); exit 5 if some did not
+    #[command(after_help = FOOTER)]
+    Drain {
+        app: String,
+        id: String,
+        /// Seconds to wait for the consumers
+        #[arg(long, value_name = "SECS", default_value_t = 90.0, value_parser = positive_seconds)]
+        timeout: f64,
+        /// Deregister the instance once every consumer confirmed
+        #[arg(long)]
+        deregister: bool,
+    },
     /// Print registry changes as they happen: from Heureka's event stream, or by polling
     /// apps/delta where the server has none
     #[command(after_help = FOOTER)]

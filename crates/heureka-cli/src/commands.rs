@@ -91,6 +91,15 @@ pub(crate) async fn run(cli: Cli, env: &dyn Fn(&str) -> Option<String>) -> Resul
             Ok(())
         }
         Command::Watch(watch_args) => watch::run(&eureka, &watch_args, json).await,
+        Command::Drain {
+            app,
+            id,
+            timeout,
+            deregister,
+        } => {
+            let timeout = Duration::from_secs_f64(timeout);
+            crate::drain::run(&eureka, &app, &id, timeout, deregister, json).await
+        }
         Command::Sidecar(_) => unreachable!("answered before the servers are resolved"),
     }
 }

@@ -19,17 +19,22 @@ pub enum CliError {
     /// does not decode.
     #[error("{0}")]
     Server(String),
+    /// `drain`: consumers did not fetch the change before the timeout.
+    #[error("{0}")]
+    Unconfirmed(String),
 }
 
 impl CliError {
     /// 0 is success; 1 not found; 2 usage; 3 unreachable or any other server failure; 4 refused
-    /// credentials. Documented in every subcommand's `--help` and in docs/cli.md.
+    /// credentials; 5 a drain's consumers did not all confirm. Documented in every
+    /// subcommand's `--help` and in docs/cli.md.
     pub fn exit_code(&self) -> u8 {
         match self {
             CliError::NotFound(_) => 1,
             CliError::Usage(_) => 2,
             CliError::Unreachable(_) | CliError::Server(_) => 3,
             CliError::Auth(_) => 4,
+            CliError::Unconfirmed(_) => 5,
         }
     }
 }

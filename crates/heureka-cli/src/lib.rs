@@ -11,6 +11,7 @@
 
 mod args;
 mod commands;
+mod drain;
 mod error;
 mod eureka;
 mod render;
@@ -27,13 +28,14 @@ use clap::Parser;
 pub use error::CliError;
 
 /// The first arguments that select the command line rather than the server.
-pub const SUBCOMMANDS: [&str; 8] = [
+pub const SUBCOMMANDS: [&str; 9] = [
     "apps",
     "app",
     "instance",
     "status",
     "metadata",
     "deregister",
+    "drain",
     "watch",
     "sidecar",
 ];

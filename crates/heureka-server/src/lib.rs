@@ -14,6 +14,7 @@ pub mod testing;
 mod audit;
 mod cache;
 mod clock;
+mod consumers;
 mod dashboard;
 mod events;
 mod handlers;

@@ -344,6 +344,8 @@ pub(crate) struct Snapshot {
     /// `(document, format, encoding, builds)`.
     pub(crate) cache_builds: Vec<(&'static str, &'static str, &'static str, u64)>,
     pub(crate) peers: Vec<PeerState>,
+    /// Consumers within the retention, and those behind (`consumers.rs`).
+    pub(crate) consumers: (u64, u64),
 }
 
 /// Encodes the [`Snapshot`] the scrape just took.
@@ -389,6 +391,18 @@ impl Collector for ScrapeTime {
                 i64::from(!numbers.lease_expiration_enabled),
             )?;
         }
+        gauge(
+            &mut encoder,
+            "heureka_consumers",
+            "Clients that fetched the registry from this server within heureka.consumers.retention",
+            snapshot.consumers.0 as i64,
+        )?;
+        gauge(
+            &mut encoder,
+            "heureka_consumers_behind",
+            "Consumers holding an older registry version that have not fetched for heureka.consumers.behind-after",
+            snapshot.consumers.1 as i64,
+        )?;
         gauge(
             &mut encoder,
             "heureka_ready",

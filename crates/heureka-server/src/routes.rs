@@ -19,8 +19,8 @@ use axum::Router;
 use tower::ServiceBuilder;
 
 use crate::handlers::{
-    actuator, apps, dashboard, events, health_checks, instances, overrides, replication, stamped,
-    status,
+    actuator, apps, consumers, dashboard, events, health_checks, instances, overrides, replication,
+    stamped, status,
 };
 use crate::http::{auth, cross_site, decompress, observe, peers_only, security_headers};
 use crate::state::SharedState;
@@ -98,6 +98,12 @@ fn api(prefix: &str) -> Router<SharedState> {
             &at("/apps/{app}/{id}/status"),
             put(overrides::set_status).delete(overrides::delete_status),
         )
+        .route(
+            &at("/apps/{app}/{id}/drain"),
+            get(consumers::progress).put(consumers::start),
+        )
+        .route(&at("/consumers"), get(consumers::list))
+        .route(&at("/peerreplication/drain"), get(consumers::peer_progress))
         .route(
             &at("/apps/{app}/{id}/metadata"),
             put(overrides::update_metadata),

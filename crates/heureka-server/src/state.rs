@@ -44,6 +44,10 @@ pub(crate) struct AppState {
     pub(crate) audit: Arc<Audit>,
     /// The Prometheus metrics, counted on the write path and by the observing layer.
     pub(crate) metrics: Arc<Metrics>,
+    /// Who fetches the registry from this node (`consumers.rs`).
+    pub(crate) consumers: crate::consumers::Consumers,
+    /// How this node names itself in the consumers' documents: `host:port`.
+    pub(crate) node_name: String,
     /// The server's health checks of instances: this node's tag and the latest probes.
     pub(crate) health_checks: Arc<crate::health_checks::HealthChecks>,
     /// Eureka's rate limiter on registry fetches (`http/rate_limit.rs`).
@@ -142,6 +146,11 @@ impl AppState {
             },
             audit,
             metrics,
+            consumers: crate::consumers::Consumers::new(&config.heureka.consumers),
+            node_name: format!(
+                "{}:{port}",
+                crate::own_instance::own_instance(config, port, now).host_name
+            ),
             health_checks: Arc::new(crate::health_checks::HealthChecks::new(
                 &config.heureka.health_checks,
                 tag,
@@ -220,7 +229,8 @@ impl AppState {
     /// The numbers the metrics read at scrape time, from every part of the state.
     pub(crate) fn metrics_snapshot(&self) -> Snapshot {
         let state = self;
-        let (instances, self_preservation) = {
+        let now = state.store.now();
+        let (instances, self_preservation, version) = {
             let registry = state.store.read();
             let instances = registry
                 .status_counts()
@@ -233,7 +243,7 @@ impl AppState {
                     )
                 })
                 .collect();
-            (instances, registry.self_preservation())
+            (instances, registry.self_preservation(), registry.version())
         };
         Snapshot {
             instances,
@@ -241,6 +251,7 @@ impl AppState {
             ready: state.is_ready(),
             cache_builds: cache_builds(state),
             peers: state.replication.peer_states(),
+            consumers: state.consumers.counts(version, now),
         }
     }
 }

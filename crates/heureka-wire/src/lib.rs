@@ -11,6 +11,7 @@
 
 mod actuator;
 mod audit;
+mod consumers;
 mod dashboard;
 mod digest;
 mod error;
@@ -31,6 +32,7 @@ pub use actuator::{
     encode_health, encode_info, BuildInfo, HealthComponents, HealthStatus, RegistryHealth,
 };
 pub use audit::{encode_audit_entries, AuditAction, AuditEntry};
+pub use consumers::{decode_consumers, encode_consumers, ConsumerView, ConsumersDoc};
 pub use dashboard::{encode_dashboard_summary, encode_lastn, DashboardSummary, LeaseRecord};
 pub use digest::{decode_registry_digest, encode_registry_digest, RegistryDigest};
 pub use error::DecodeError;

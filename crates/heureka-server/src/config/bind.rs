@@ -12,10 +12,10 @@ use super::keys::{Binding, KEYS};
 use super::names;
 use super::rules::Pending;
 use super::{
-    AuditConfig, Config, ConfigError, ConnectionConfig, DashboardConfig, EurekaClientConfig,
-    EurekaInstanceConfig, EurekaServerConfig, EventStreamConfig, Exposure, HealthChecksConfig,
-    HeurekaConfig, LimitsConfig, ManagementConfig, RateLimiterConfig, RegistryConfig,
-    ReplicationConfig, ServerConfig, ShowDetails,
+    AuditConfig, Config, ConfigError, ConnectionConfig, ConsumersConfig, DashboardConfig,
+    EurekaClientConfig, EurekaInstanceConfig, EurekaServerConfig, EventStreamConfig, Exposure,
+    HealthChecksConfig, HeurekaConfig, LimitsConfig, ManagementConfig, RateLimiterConfig,
+    RegistryConfig, ReplicationConfig, ServerConfig, ShowDetails,
 };
 
 /// The configuration being bound, and the inputs of the rules over several keys.
@@ -145,6 +145,12 @@ fn unbound() -> Config {
                 evict_after: None,
                 self_suspicion_percent: 0,
                 apps: Vec::new(),
+            },
+            consumers: ConsumersConfig {
+                max: 0,
+                retention: Duration::ZERO,
+                active_within: Duration::ZERO,
+                behind_after: Duration::ZERO,
             },
         },
         dashboard: DashboardConfig {

@@ -911,6 +911,32 @@ pub(crate) const KEYS: &[Key] = &[
         })),
     ),
     key(
+        "heureka.consumers.max",
+        "10000",
+        "consumers of the registry kept (the quietest make room)",
+        Bound(&field(POSITIVE_COUNT, |c, v| c.heureka.consumers.max = v)),
+    ),
+    key(
+        "heureka.consumers.retention",
+        "5m",
+        "forget a consumer quiet this long",
+        Bound(&field(TIMEOUT, |c, v| c.heureka.consumers.retention = v)),
+    ),
+    key(
+        "heureka.consumers.active-within",
+        "90s",
+        "a drain waits for consumers that fetched this recently",
+        Bound(&field(TIMEOUT, |c, v| {
+            c.heureka.consumers.active_within = v
+        })),
+    ),
+    key(
+        "heureka.consumers.behind-after",
+        "60s",
+        "heureka_consumers_behind: older version, no fetch for this long",
+        Bound(&field(TIMEOUT, |c, v| c.heureka.consumers.behind_after = v)),
+    ),
+    key(
         "heureka.security.allowed-origins",
         "",
         "browser origins whose pages may write (403 otherwise)",

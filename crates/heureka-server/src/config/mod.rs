@@ -317,6 +317,23 @@ pub struct HeurekaConfig {
     pub users: Vec<UserConfig>,
     /// `heureka.health-checks.*`: the server's own checks of instances (`health_checks.rs`).
     pub health_checks: HealthChecksConfig,
+    /// `heureka.consumers.*`: who fetches the registry (`consumers.rs`).
+    pub consumers: ConsumersConfig,
+}
+
+/// `heureka.consumers.*`: the table of who fetches the registry, and what counts as active.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConsumersConfig {
+    /// `.max`, default `10000`: consumers kept; at the cap the quietest makes room.
+    pub max: usize,
+    /// `.retention`, default `5m`: a consumer quiet this long is forgotten.
+    pub retention: Duration,
+    /// `.active-within`, default `90s`: a drain waits for the consumers that fetched this
+    /// recently (three of Spring's 30 s fetches).
+    pub active_within: Duration,
+    /// `.behind-after`, default `60s`: `heureka_consumers_behind` counts consumers holding an
+    /// older version that have not fetched for this long.
+    pub behind_after: Duration,
 }
 
 /// `heureka.health-checks.*`: probing each instance's `healthCheckUrl` (or its port) from

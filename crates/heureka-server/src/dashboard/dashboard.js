@@ -35,6 +35,7 @@ const state = {
   detailKey: null,
   audit: [], // {base}/dashboard/audit's entries, newest first, then the stream's `audit` events
   healthChecks: null, // {base}/dashboard/health-checks: this node's probes and the guard
+  consumers: null, // {base}/consumers: who fetches the registry from this node
 };
 
 // --- small helpers ------------------------------------------------------------------------
@@ -142,6 +143,32 @@ async function loadStatus() {
   }
   renderReplicas();
   renderGeneralInfo();
+  await loadConsumers();
+}
+
+// Who fetches the registry: read with the status (a fetch is no event), and every 15 s.
+async function loadConsumers() {
+  try {
+    state.consumers = await getJson('/consumers');
+  } catch (error) {
+    state.consumers = null;
+  }
+  renderConsumers();
+}
+
+function renderConsumers() {
+  const box = document.getElementById('consumers');
+  const doc = state.consumers;
+  if (!doc || doc.consumers.length === 0) {
+    box.replaceChildren(el('p', { className: 'muted' }, 'No client has fetched the registry from this server lately.'));
+    return;
+  }
+  const ago = (ms) => (ms ? `${Math.max(0, Math.round((doc.now - ms) / 1000))} s ago` : '—');
+  box.replaceChildren(el('div', { className: 'scroll' }, el('table', { className: 'list', id: 'consumers-table' },
+    el('thead', {}, el('tr', {}, ['Address', 'Client', 'Last full', 'Last delta', 'Behind'].map((h) => el('th', {}, h)))),
+    el('tbody', {}, doc.consumers.map((c) => el('tr', { 'data-consumer': `${c.address} ${c.agent}` },
+      el('td', {}, c.address), el('td', {}, c.agent), el('td', {}, ago(c.lastFull)), el('td', {}, ago(c.lastDelta)),
+      el('td', { className: c.behind > 0 ? 'peer-down' : 'peer-up' }, c.behind > 0 ? `${c.behind} versions` : 'current')))))));
 }
 
 // This node's latest probes: read on load, on a verdict or the guard changing, and while the
@@ -582,6 +609,7 @@ function start() {
   }, 1000);
   // General Info's memory figures move slowly; one small status read a minute, not the registry.
   setInterval(loadStatus, 60000);
+  setInterval(loadConsumers, 15000);
   openStream();
 }
 

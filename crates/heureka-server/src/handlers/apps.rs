@@ -1,26 +1,68 @@
 //! Registry reads: full fetch, delta, one application, VIP selections.
 
 use axum::extract::{Path, State};
-use axum::http::{header, HeaderMap, HeaderValue};
+use axum::http::{header, Extensions, HeaderMap, HeaderValue};
 use axum::response::Response;
+use axum::Extension;
 use tokio::runtime::{Handle, RuntimeFlavor};
 
 use crate::cache::{Encoding, Selection};
+use crate::consumers::Fetch as Consumed;
 use crate::handlers::{document, Headers};
 use crate::http::error::ApiError;
 use crate::http::negotiate;
+use crate::http::principal;
 use crate::http::rate_limit::{self, Fetch};
+use crate::http::roles::Role;
+use crate::listener::Sender;
 use crate::state::SharedState;
 
 /// `GET {base}/apps`: the whole registry. The `regions` parameter is accepted and, with no
 /// remote regions configured, changes nothing (as in Eureka).
 pub(crate) async fn all(
     State(state): State<SharedState>,
+    sender: Option<Extension<Sender>>,
+    extensions: Extensions,
     Headers(headers): Headers,
 ) -> Result<Response, ApiError> {
     ready(&state)?;
     rate_limit::admit(&state, &headers, Fetch::Full)?;
-    Ok(cached(&state, &headers, Document::AllApps).await)
+    let version = state.store.read().version();
+    let response = cached(&state, &headers, Document::AllApps).await;
+    book(
+        &state,
+        sender,
+        &extensions,
+        &headers,
+        Consumed::Full,
+        version,
+    );
+    Ok(response)
+}
+
+/// Books a registry fetch in the consumers' table (`consumers.rs`): the version read before
+/// the body was taken, which the body holds at least. A peer's fetch is not a consumer's.
+fn book(
+    state: &SharedState,
+    sender: Option<Extension<Sender>>,
+    extensions: &Extensions,
+    headers: &HeaderMap,
+    fetch: Consumed,
+    version: u64,
+) {
+    let Some(Extension(Sender(address))) = sender else {
+        return;
+    };
+    // The peer user holds `peer` alone; a user with every role (Spring's one user, which
+    // clients often share) is a consumer like any other.
+    let roles = principal::of(extensions).grant().roles;
+    if roles.has(Role::Peer) && !roles.has(Role::Read) {
+        return;
+    }
+    let now = state.store.now();
+    state
+        .consumers
+        .record(address.ip(), headers, fetch, version, now);
 }
 
 /// Registry reads answer 403 until the start-up sync is done, as Eureka's do while
@@ -38,6 +80,8 @@ fn ready(state: &SharedState) -> Result<(), ApiError> {
 /// `GET {base}/apps/delta`: what changed within the retention window.
 pub(crate) async fn delta(
     State(state): State<SharedState>,
+    sender: Option<Extension<Sender>>,
+    extensions: Extensions,
     Headers(headers): Headers,
 ) -> Result<Response, ApiError> {
     ready(&state)?;
@@ -45,7 +89,17 @@ pub(crate) async fn delta(
     if state.settings.disable_delta {
         return Err(ApiError::Forbidden);
     }
-    Ok(cached(&state, &headers, Document::Delta).await)
+    let version = state.store.read().version();
+    let response = cached(&state, &headers, Document::Delta).await;
+    book(
+        &state,
+        sender,
+        &extensions,
+        &headers,
+        Consumed::Delta,
+        version,
+    );
+    Ok(response)
 }
 
 /// `GET {base}/apps/{app}`: one application, 404 when it has no instances.

@@ -5,6 +5,7 @@
 
 pub(crate) mod actuator;
 pub(crate) mod apps;
+pub(crate) mod consumers;
 pub(crate) mod dashboard;
 pub(crate) mod events;
 pub(crate) mod health_checks;

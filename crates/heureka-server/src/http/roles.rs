@@ -150,6 +150,9 @@ const MATRIX: &[Row] = &[
     // A status override, set or removed, is an operator's act.
     row("/apps/{app}/{id}/status",      __,       __,       ADMIN,    ADMIN),
     row("/apps/{app}/{id}/metadata",    __,       __,       REGISTER, __),
+    // PUT: the drain sets OUT_OF_SERVICE, an operator's act like the override it is.
+    row("/apps/{app}/{id}/drain",       READ,     __,       ADMIN,    __),
+    row("/consumers",                   READ,     __,       __,       __),
     row("/instances/{id}",              READ,     __,       __,       __),
     row("/vips/{vip}",                  READ,     __,       __,       __),
     row("/svips/{svip}",                READ,     __,       __,       __),
@@ -159,6 +162,7 @@ const MATRIX: &[Row] = &[
     row("/peerreplication/stamped",     __,       PEER,     __,       __),
     row("/peerreplication/copies",      __,       PEER,     __,       __),
     row("/peerreplication/health-checks", PEER,   __,       __,       __),
+    row("/peerreplication/drain",       PEER,     __,       __,       __),
     row("/status",                      READ,     __,       __,       __),
     row("/events",                      READ,     __,       __,       __),
     row("/dashboard/summary",           READ,     __,       __,       __),

@@ -260,6 +260,28 @@ impl PeerClient {
         }
     }
 
+    /// `GET {peer}peerreplication/drain?app=…&id=…`: the peer's consumers and whether each
+    /// holds the instance's drain. `Ok(None)` from a peer without it (a Java server: 404).
+    pub(crate) async fn fetch_drain_progress(
+        &self,
+        peer: &PeerUrl,
+        app: &str,
+        id: &str,
+    ) -> Result<Option<heureka_wire::ConsumersDoc>, PeerError> {
+        let path = format!(
+            "peerreplication/drain?app={}&id={}",
+            path_segment(app),
+            path_segment(id)
+        );
+        match self.get(peer, &path).await {
+            Ok(body) => heureka_wire::decode_consumers(&body)
+                .map(Some)
+                .map_err(|error| PeerError::Refused(format!("unreadable answer: {error}"))),
+            Err(PeerError::Refused(why)) if why.starts_with("404") => Ok(None),
+            Err(error) => Err(error),
+        }
+    }
+
     /// `GET {peer}apps/{app}/{id}`: one instance, as the peer holds it.
     pub(crate) async fn fetch_instance(
         &self,

@@ -10,6 +10,7 @@ mod audit;
 mod auth;
 mod bad_input;
 mod cluster;
+mod consumers;
 mod cross_site;
 mod dashboard;
 mod events;

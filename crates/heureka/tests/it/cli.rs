@@ -877,3 +877,96 @@ async fn sidecar_started_before_its_app_listens_reports_it_up_within_seconds_of_
     let (code, _) = sidecar.terminate().await;
     assert_eq!(code, 0);
 }
+
+/// A registry fetch as a consumer calling itself `agent`.
+async fn fetch_as(server: &TestServer, agent: &str) {
+    let response = server
+        .http
+        .get(server.url("/apps/delta"))
+        .header("Accept", "application/json")
+        .header("User-Agent", agent)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+}
+
+#[tokio::test]
+async fn drain_exits_0_once_every_consumer_fetched_the_change_and_can_deregister() {
+    let server = TestServer::start(&[]).await;
+    server.register("ORDERS", "o1").await;
+    fetch_as(&server, "caller").await;
+    let url = format!("{}/", server.base);
+    let drain = command(
+        &[
+            "drain",
+            "ORDERS",
+            "o1",
+            "--timeout",
+            "20",
+            "--deregister",
+            "--eureka",
+            &url,
+        ],
+        &[],
+    )
+    .stdout(Stdio::piped())
+    .spawn()
+    .unwrap();
+    // The consumer goes on fetching, as a client does; one of its fetches holds the drain.
+    let fetching = async {
+        loop {
+            fetch_as(&server, "caller").await;
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    };
+    let output = tokio::select! {
+        output = drain.wait_with_output() => output.unwrap(),
+        () = fetching => unreachable!(),
+    };
+
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(output.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.contains("confirmed") && stdout.contains("caller"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("ORDERS/o1: deregistered"), "{stdout}");
+    let (code, _) = server.get_text("/apps/ORDERS/o1", None).await;
+    assert_eq!(code, 404);
+}
+
+#[tokio::test]
+async fn drain_exits_5_at_its_timeout_naming_the_consumer_that_stopped_fetching() {
+    let server = TestServer::start(&[]).await;
+    server.register("ORDERS", "o1").await;
+    fetch_as(&server, "stopped").await;
+
+    let run = heureka(
+        &server,
+        &["drain", "ORDERS", "o1", "--timeout", "2", "--deregister"],
+    )
+    .await;
+
+    assert_eq!(run.code, 5, "{}", run.stderr);
+    assert!(
+        run.stdout.contains("NOT CONFIRMED") && run.stdout.contains("stopped"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stderr.contains("not deregistered"), "{}", run.stderr);
+    let (code, body) = server
+        .get_text("/apps/ORDERS/o1", Some("application/json"))
+        .await;
+    assert_eq!(code, 200);
+    assert!(body.contains("OUT_OF_SERVICE"), "{body}");
+}
+
+#[tokio::test]
+async fn drain_of_an_unknown_instance_exits_1() {
+    let server = TestServer::start(&[]).await;
+
+    let run = heureka(&server, &["drain", "ORDERS", "nope"]).await;
+
+    assert_eq!(run.code, 1, "{}", run.stderr);
+}

@@ -1,0 +1,200 @@
+//! Who fetches the registry from this node (`heureka.consumers.*`): per consumer, when it
+//! first and last fetched (full and delta) and the registry version its last fetch returned.
+//! What `{base}/consumers`, the dashboard, the `heureka_consumers*` metrics and a drain's
+//! progress read.
+//!
+//! A consumer is told apart by its address and what it calls itself (`DiscoveryIdentity-*`
+//! headers, else its `User-Agent`); two clients on one host that send the same are one
+//! consumer. Other Eureka servers (`DiscoveryIdentity-Name: DefaultServer`, the peer user, a
+//! replication sender) are not consumers. The table is bounded: consumers quiet for longer
+//! than the retention age out, and at the cap the quietest makes room.
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::time::Duration;
+
+use axum::http::HeaderMap;
+use heureka_core::Millis;
+use heureka_wire::ConsumerView;
+use parking_lot::Mutex;
+
+use crate::config::ConsumersConfig;
+
+/// Which fetch a consumer made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Fetch {
+    Full,
+    Delta,
+}
+
+#[derive(Clone, Debug)]
+struct Consumer {
+    first_seen: Millis,
+    last_full: Option<Millis>,
+    last_delta: Option<Millis>,
+    version: u64,
+}
+
+impl Consumer {
+    fn last_fetch(&self) -> Millis {
+        self.last_full
+            .max(self.last_delta)
+            .unwrap_or(self.first_seen)
+    }
+}
+
+/// The consumers of this node.
+#[derive(Debug)]
+pub(crate) struct Consumers {
+    table: Mutex<HashMap<(IpAddr, String), Consumer>>,
+    max: usize,
+    retention_ms: Millis,
+    /// A drain waits for consumers that fetched within this.
+    pub(crate) active_within_ms: Millis,
+    /// The metric counts consumers behind that have not fetched for this long.
+    pub(crate) behind_after_ms: Millis,
+}
+
+fn millis(duration: Duration) -> Millis {
+    Millis::try_from(duration.as_millis()).unwrap_or(Millis::MAX)
+}
+
+impl Consumers {
+    pub(crate) fn new(config: &ConsumersConfig) -> Consumers {
+        Consumers {
+            table: Mutex::new(HashMap::new()),
+            max: config.max.max(1),
+            retention_ms: millis(config.retention),
+            active_within_ms: millis(config.active_within),
+            behind_after_ms: millis(config.behind_after),
+        }
+    }
+
+    /// Books a fetch that returned (at least) registry `version`. `peer` says the request
+    /// came from another server, which is not a consumer.
+    pub(crate) fn record(
+        &self,
+        address: IpAddr,
+        headers: &HeaderMap,
+        fetch: Fetch,
+        version: u64,
+        now: Millis,
+    ) {
+        if is_server(headers) {
+            return;
+        }
+        let agent = agent_of(headers);
+        let mut table = self.table.lock();
+        if !table.contains_key(&(address, agent.clone())) && table.len() >= self.max {
+            self.make_room(&mut table, now);
+        }
+        let consumer = table.entry((address, agent)).or_insert(Consumer {
+            first_seen: now,
+            last_full: None,
+            last_delta: None,
+            version,
+        });
+        match fetch {
+            Fetch::Full => consumer.last_full = Some(now),
+            Fetch::Delta => consumer.last_delta = Some(now),
+        }
+        consumer.version = consumer.version.max(version);
+    }
+
+    /// Ages out the quiet, then, if still full, drops the quietest.
+    fn make_room(&self, table: &mut HashMap<(IpAddr, String), Consumer>, now: Millis) {
+        table.retain(|_, consumer| now - consumer.last_fetch() <= self.retention_ms);
+        if table.len() >= self.max {
+            let quietest = table
+                .iter()
+                .min_by_key(|(_, consumer)| consumer.last_fetch())
+                .map(|(key, _)| key.clone());
+            if let Some(key) = quietest {
+                table.remove(&key);
+            }
+        }
+    }
+
+    /// Every consumer within the retention, most recent fetch first, against the node's
+    /// `current` version.
+    pub(crate) fn views(&self, node: &str, current: u64, now: Millis) -> Vec<ConsumerView> {
+        let mut table = self.table.lock();
+        table.retain(|_, consumer| now - consumer.last_fetch() <= self.retention_ms);
+        let mut views: Vec<ConsumerView> = table
+            .iter()
+            .map(|((address, agent), consumer)| ConsumerView {
+                address: address.to_string(),
+                agent: agent.clone(),
+                node: node.to_owned(),
+                first_seen: consumer.first_seen,
+                last_full: consumer.last_full,
+                last_delta: consumer.last_delta,
+                last_fetch: consumer.last_fetch(),
+                version: consumer.version,
+                behind: current.saturating_sub(consumer.version),
+                confirmed: None,
+            })
+            .collect();
+        views.sort_by(|a, b| {
+            b.last_fetch
+                .cmp(&a.last_fetch)
+                .then(a.address.cmp(&b.address))
+        });
+        views
+    }
+
+    /// For the metrics: consumers within the retention, and those of them behind `current`
+    /// that have not fetched for `behind-after`.
+    pub(crate) fn counts(&self, current: u64, now: Millis) -> (u64, u64) {
+        let table = self.table.lock();
+        let live = table
+            .values()
+            .filter(|consumer| now - consumer.last_fetch() <= self.retention_ms);
+        live.fold((0, 0), |(all, behind), consumer| {
+            let late =
+                consumer.version < current && now - consumer.last_fetch() > self.behind_after_ms;
+            (all + 1, behind + u64::from(late))
+        })
+    }
+}
+
+/// Another Eureka server's fetch (Java's and Heureka's replication clients say so).
+fn is_server(headers: &HeaderMap) -> bool {
+    let named_server = headers
+        .get("DiscoveryIdentity-Name")
+        .is_some_and(|name| name.as_bytes().eq_ignore_ascii_case(b"DefaultServer"));
+    let replicating = headers.get("User-Agent").is_some_and(|agent| {
+        agent
+            .as_bytes()
+            .starts_with(b"Java-EurekaClient-Replication")
+    });
+    named_server || replicating
+}
+
+/// What a consumer calls itself: Eureka's identity headers when it sends them, else its
+/// `User-Agent`; at most 200 bytes, so that a client cannot grow the table's keys.
+fn agent_of(headers: &HeaderMap) -> String {
+    let header = |name: &str| headers.get(name).and_then(|value| value.to_str().ok());
+    let agent = match (
+        header("DiscoveryIdentity-Name"),
+        header("DiscoveryIdentity-Version"),
+    ) {
+        (Some(name), version) => {
+            let id = header("DiscoveryIdentity-Id").map(|id| format!(" ({id})"));
+            format!(
+                "{name}/{}{}",
+                version.unwrap_or("?"),
+                id.unwrap_or_default()
+            )
+        }
+        (None, _) => header("User-Agent").unwrap_or("unknown").to_owned(),
+    };
+    let mut end = agent.len().min(200);
+    while !agent.is_char_boundary(end) {
+        end -= 1;
+    }
+    agent[..end].to_owned()
+}
+
+#[cfg(test)]
+mod tests;

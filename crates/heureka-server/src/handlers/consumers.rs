@@ -1,0 +1,151 @@
+//! Who fetches the registry (`consumers.rs`) and a safe drain built on it:
+//!
+//! * `GET {base}/consumers`: this node's consumers, how far behind each is.
+//! * `PUT {base}/apps/{app}/{id}/drain`: takes the instance out of service (an operator's
+//!   OUT_OF_SERVICE override, audited as one, through the override's own path), then answers
+//!   the progress below.
+//! * `GET {base}/apps/{app}/{id}/drain`: for every consumer that fetched from the cluster within
+//!   `heureka.consumers.active-within`, whether it holds a registry version with the instance's
+//!   change; the peers' consumers come from `GET {peer}peerreplication/drain`, this node's
+//!   local view, which a peer answers. A consumer seen on several nodes counts by its latest
+//!   fetch.
+
+use std::collections::HashMap;
+
+use axum::extract::{Path, Query, State};
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use heureka_core::InstanceStatus;
+use heureka_wire::{ConsumerView, ConsumersDoc};
+
+use crate::handlers::{first, Headers};
+use crate::http::audit::Actor;
+use crate::http::error::ApiError;
+use crate::state::SharedState;
+
+/// `GET {base}/consumers`.
+pub(crate) async fn list(State(state): State<SharedState>) -> Response {
+    let now = state.store.now();
+    let version = state.store.read().version();
+    let doc = ConsumersDoc {
+        node: state.node_name.clone(),
+        version,
+        now,
+        consumers: state.consumers.views(&state.node_name, version, now),
+        ..ConsumersDoc::default()
+    };
+    json(heureka_wire::encode_consumers(&doc))
+}
+
+/// `PUT {base}/apps/{app}/{id}/drain`: OUT_OF_SERVICE, then the progress.
+pub(crate) async fn start(
+    State(state): State<SharedState>,
+    Path((app, id)): Path<(String, String)>,
+    actor: Actor,
+    headers: Headers,
+) -> Response {
+    let query = vec![("value".to_owned(), "OUT_OF_SERVICE".to_owned())];
+    let set = super::overrides::set_status(
+        State(state.clone()),
+        Path((app.clone(), id.clone())),
+        Query(query),
+        actor,
+        headers,
+    )
+    .await;
+    if set.status() != StatusCode::OK {
+        return set;
+    }
+    progress(State(state), Path((app, id)))
+        .await
+        .into_response()
+}
+
+/// `GET {base}/apps/{app}/{id}/drain`: the cluster's consumers and whether each has the change.
+pub(crate) async fn progress(
+    State(state): State<SharedState>,
+    Path((app, id)): Path<(String, String)>,
+) -> Result<Response, ApiError> {
+    let mut doc = local_progress(&state, &app, &id)?;
+    let mut latest: HashMap<(String, String), ConsumerView> = HashMap::new();
+    for consumer in doc.consumers.drain(..) {
+        latest.insert((consumer.address.clone(), consumer.agent.clone()), consumer);
+    }
+    let client = state.replication.client().clone();
+    for peer in state.replication.peers() {
+        match client.fetch_drain_progress(&peer.url, &app, &id).await {
+            Ok(Some(theirs)) => {
+                for consumer in theirs.consumers {
+                    let key = (consumer.address.clone(), consumer.agent.clone());
+                    let newer = latest
+                        .get(&key)
+                        .is_none_or(|ours| consumer.last_fetch > ours.last_fetch);
+                    if newer {
+                        latest.insert(key, consumer);
+                    }
+                }
+            }
+            Ok(None) | Err(_) => doc.unseen.push(peer.url.as_str().to_owned()),
+        }
+    }
+    doc.consumers = latest.into_values().collect();
+    doc.consumers
+        .sort_by(|a, b| (&a.address, &a.agent).cmp(&(&b.address, &b.agent)));
+    Ok(json(heureka_wire::encode_consumers(&doc)))
+}
+
+/// `GET {base}/peerreplication/drain?app=A&id=I`: this node's part of a drain's progress.
+pub(crate) async fn peer_progress(
+    State(state): State<SharedState>,
+    Query(query): Query<Vec<(String, String)>>,
+) -> Result<Response, ApiError> {
+    let missing = |name: &str| ApiError::BadRequest(format!("missing query parameter '{name}'"));
+    let app = first(&query, "app").ok_or_else(|| missing("app"))?;
+    let id = first(&query, "id").ok_or_else(|| missing("id"))?;
+    let doc = local_progress(&state, app, id)?;
+    Ok(json(heureka_wire::encode_consumers(&doc)))
+}
+
+/// The instance's status here and, once it is OUT_OF_SERVICE here, the version a consumer of
+/// this node must hold (its application's last change: at least the drain's own); each
+/// consumer active within `active-within`, confirmed or not.
+fn local_progress(state: &SharedState, app: &str, id: &str) -> Result<ConsumersDoc, ApiError> {
+    state.settings.limits.check_names(app, id)?;
+    let now = state.store.now();
+    let (status, required, version) = {
+        let registry = state.store.read();
+        let instance = registry.instance(app, id, now).ok_or(ApiError::NotFound)?;
+        let drained = instance.status == InstanceStatus::OutOfService;
+        let required = drained.then(|| registry.application_version(app));
+        (instance.status, required, registry.version())
+    };
+    let active_within = state.consumers.active_within_ms;
+    let consumers = state
+        .consumers
+        .views(&state.node_name, version, now)
+        .into_iter()
+        .filter(|consumer| now - consumer.last_fetch <= active_within)
+        .map(|consumer| ConsumerView {
+            confirmed: Some(required.is_some_and(|required| consumer.version >= required)),
+            ..consumer
+        })
+        .collect();
+    Ok(ConsumersDoc {
+        node: state.node_name.clone(),
+        version,
+        now,
+        status: Some(status.as_str().to_owned()),
+        required,
+        consumers,
+        unseen: Vec::new(),
+    })
+}
+
+fn json(body: Vec<u8>) -> Response {
+    let mut response = body.into_response();
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
+}
