@@ -7,6 +7,7 @@
 //! the same lock, and fans them out to replication and whatever else listens. Nothing else in
 //! the registry touches the delta queue or the versions, so none of them can disagree.
 
+use crate::health::Health;
 use crate::lease::Lease;
 use crate::model::{InstanceStatus, Millis};
 use crate::policy::Origin;
@@ -33,6 +34,8 @@ pub enum ChangeKind {
     StatusOverrideRemoved,
     /// Metadata merged in place (`PUT …/metadata`), which Eureka turns into a re-register.
     MetadataUpdated,
+    /// A health check's verdict flipped (`health.rs`): the instance reads DOWN, or is back.
+    HealthChanged,
     /// An operator's override write that changes nothing a reader sees here (the override
     /// set again, or removed where none was in force) but is the latest write of the
     /// override: its stamp must reach the peers, so that an older write made elsewhere does
@@ -70,6 +73,8 @@ pub struct Change {
     /// `UNKNOWN` when no override is in force.
     pub overridden_status: InstanceStatus,
     pub last_dirty_timestamp: Millis,
+    /// The health checks' verdict after the write (`health.rs`).
+    pub health: Health,
     /// A client's registration that moved a live instance to another endpoint
     /// (`takeover.rs`); `None` for every other change.
     pub takeover: Option<Box<Takeover>>,
@@ -116,15 +121,21 @@ impl Registry {
             Left::Registered { .. } => holder.map(|holder| holder.status),
             Left::Removed(..) => None,
         };
-        let (status, overridden_status, last_dirty_timestamp) = holder
+        let (status, overridden_status, last_dirty_timestamp, health) = holder
             .map(|holder| {
                 (
                     holder.status,
                     holder.overridden_status,
                     holder.last_dirty_timestamp,
+                    holder.health,
                 )
             })
-            .unwrap_or((InstanceStatus::Unknown, InstanceStatus::Unknown, 0));
+            .unwrap_or((
+                InstanceStatus::Unknown,
+                InstanceStatus::Unknown,
+                0,
+                Health::Passing,
+            ));
         self.statuses.changed(before, after);
         self.outbox.push(Change {
             kind,
@@ -135,6 +146,7 @@ impl Registry {
             status,
             overridden_status,
             last_dirty_timestamp,
+            health,
             takeover: None,
         });
         if !kind.is_visible() {

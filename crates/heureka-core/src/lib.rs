@@ -12,12 +12,13 @@
 //! anti-entropy, `peer_copies.rs` which of two servers' copies is newer and how a peer's is
 //! adopted, `registration.rs` what a register body must contain, `limits.rs` Heureka's bounds on it, `outcomes.rs` what writes
 //! report and Eureka's status code for each, `eviction.rs` and `self_preservation.rs` the two
-//! timer-driven rules, `maps.rs` the hasher every map uses and the lease maps.
+//! timer-driven rules, `health.rs` how the server's health checks weigh on a status, `maps.rs` the hasher every map uses and the lease maps.
 
 mod change;
 mod delta;
 mod digest;
 mod eviction;
+mod health;
 mod hlc;
 mod lease;
 mod limits;
@@ -44,6 +45,7 @@ pub use change::{Change, ChangeKind};
 pub use delta::apps_hashcode;
 pub use digest::InstanceDigest;
 pub use eviction::eviction_limit;
+pub use health::{with_health, Health, HealthSubject, HealthWrite, HEALTH_CHECK_METADATA_KEY};
 pub use hlc::{Hlc, Stamp, TooFarAhead, MAX_DRIFT_MS};
 pub use lease::LeaseExpiry;
 pub use limits::{longest_heartbeatable_name, ClampedLease, Limits, HEARTBEAT_HEAD_ALLOWANCE};

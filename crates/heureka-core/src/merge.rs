@@ -1,6 +1,6 @@
 //! How two Heureka servers' copies of one instance merge: part by part, the later write wins.
 //!
-//! An instance is four parts that different writes change, each carrying the [`Stamp`] of the
+//! An instance is five parts that different writes change, each carrying the [`Stamp`] of the
 //! write that last set it:
 //!
 //! - the **registration** (the document a client registered, metadata included; a metadata
@@ -8,7 +8,9 @@
 //! - the instance's **own status** (what its client registered, or what an operator's
 //!   override removal set it to),
 //! - the operator's **override** (set, or removed: a removal is a write too),
-//! - its **removal** (the last cancel).
+//! - its **removal** (the last cancel),
+//! - the **health** verdict of the server checking it (`health.rs`; never set while health
+//!   checks are off).
 //!
 //! Merging takes, for each part, the copy with the later stamp. That is commutative,
 //! associative and idempotent, so any order of delivery, any repetition and any loss repaired
@@ -19,6 +21,7 @@
 //!
 //! Java servers exchange no stamps; `peer_copies.rs` keeps Eureka's rules for them.
 
+use crate::health::{with_health, Health};
 use crate::hlc::Stamp;
 use crate::model::{Instance, InstanceStatus};
 use crate::status_rules::{effective_status, StatusInput};
@@ -32,15 +35,18 @@ pub struct PartStamps {
     pub overridden: Stamp,
     /// The last cancel; [`Stamp::ZERO`] when there was none.
     pub removed: Stamp,
+    /// The last health verdict that changed; [`Stamp::ZERO`] when none ever did.
+    pub health: Stamp,
 }
 
 impl PartStamps {
-    /// The latest of the four.
+    /// The latest of the five.
     pub fn latest(&self) -> Stamp {
         self.registration
             .max(self.status)
             .max(self.overridden)
             .max(self.removed)
+            .max(self.health)
     }
 
     /// Whether any part of `self` is later than the same part of `other`.
@@ -49,6 +55,7 @@ impl PartStamps {
             || self.status > other.status
             || self.overridden > other.overridden
             || self.removed > other.removed
+            || self.health > other.health
     }
 }
 
@@ -62,16 +69,20 @@ pub struct Parts {
     pub own_status: InstanceStatus,
     /// The override in force; `None` when there is none (never set, or removed).
     pub overridden: Option<InstanceStatus>,
+    /// The health checks' verdict (`health.rs`).
+    pub health: Health,
     pub stamps: PartStamps,
 }
 
 impl Default for Parts {
-    /// Nothing known: no registration, own status UNKNOWN, no override, every stamp ZERO.
+    /// Nothing known: no registration, own status UNKNOWN, no override, passing, every stamp
+    /// ZERO.
     fn default() -> Parts {
         Parts {
             registration: None,
             own_status: InstanceStatus::Unknown,
             overridden: None,
+            health: Health::Passing,
             stamps: PartStamps::default(),
         }
     }
@@ -85,7 +96,7 @@ impl Parts {
 
     /// The status readers see, from the parts alone: see [`status_of`].
     pub fn status(&self) -> InstanceStatus {
-        status_of(self.own_status, self.overridden, &self.stamps)
+        status_of(self.own_status, self.overridden, self.health, &self.stamps)
     }
 
     /// Merges `theirs` into `self`, part by part; returns whether anything here changed.
@@ -115,6 +126,10 @@ impl Parts {
         if theirs.stamps.overridden > ours.overridden {
             self.overridden = theirs.overridden;
             ours.overridden = theirs.stamps.overridden;
+        }
+        if theirs.stamps.health > ours.health {
+            self.health = theirs.health;
+            ours.health = theirs.stamps.health;
         }
         ours.removed = ours.removed.max(theirs.stamps.removed);
         before != (self.stamps, self.registration.is_some())
@@ -153,6 +168,12 @@ impl Parts {
         self.stamps.status = at;
     }
 
+    /// A health check's verdict, when it changes (`Registry::set_health`).
+    pub fn set_health(&mut self, health: Health, at: Stamp) {
+        self.health = health;
+        self.stamps.health = at;
+    }
+
     /// A cancel: the instance is removed, and its override with it (as Eureka's cancel
     /// drops the override); only a registration made later brings it back.
     pub fn cancel(&mut self, at: Stamp) {
@@ -163,7 +184,7 @@ impl Parts {
 }
 
 /// The status readers see, as Eureka's rules give it, from the own status, the override and
-/// which of the two was written last:
+/// which of the two was written last, and then the health verdict (`health.rs`, rule 3):
 ///
 /// - an override set after the instance last reported its status is the status (Eureka's
 ///   `statusUpdate` sets it outright, whatever the instance said);
@@ -176,9 +197,10 @@ impl Parts {
 pub(crate) fn status_of(
     own: InstanceStatus,
     overridden: Option<InstanceStatus>,
+    health: Health,
     stamps: &PartStamps,
 ) -> InstanceStatus {
-    match overridden {
+    let status = match overridden {
         Some(status) if stamps.overridden > stamps.status => status,
         _ => {
             let input = StatusInput {
@@ -188,7 +210,8 @@ pub(crate) fn status_of(
             };
             effective_status(input, || overridden).0
         }
-    }
+    };
+    with_health(status, overridden, health)
 }
 
 #[cfg(test)]

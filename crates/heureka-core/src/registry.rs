@@ -10,6 +10,7 @@ use std::borrow::Cow;
 
 use crate::change::{Change, ChangeKind, Left};
 use crate::delta::{RecentlyChanged, StatusCounts};
+use crate::health::{with_health, Health};
 use crate::hlc::Hlc;
 use crate::lease::Lease;
 use crate::limits::Limits;
@@ -175,18 +176,25 @@ impl Registry {
             Some(_) => None,
             None => self.tombstones.remove(&app, &id),
         };
-        let (prior_stamps, prior_own, prior_override) = match (&existing, &removed) {
+        let (prior_stamps, prior_own, prior_override, prior_health) = match (&existing, &removed) {
             (Some(lease), _) => (
                 lease.holder.stamps,
                 lease.holder.own_status,
                 as_override(lease.holder.overridden_status),
+                lease.holder.health,
             ),
             (None, Some(tombstone)) => (
                 tombstone.parts.stamps,
                 tombstone.parts.own_status,
                 tombstone.parts.overridden,
+                tombstone.parts.health,
             ),
-            (None, None) => (Default::default(), InstanceStatus::Unknown, None),
+            (None, None) => (
+                Default::default(),
+                InstanceStatus::Unknown,
+                None,
+                Health::Passing,
+            ),
         };
         if let (Some(kept), None) = (prior_override, &existing) {
             // An evicted instance comes back with the override it had (`tombstones.rs`).
@@ -206,6 +214,8 @@ impl Registry {
                 let mut holder = StoredInstance::new(incoming, &mut self.names);
                 holder.stamps = prior_stamps;
                 holder.stamps.registration = at;
+                // A registration does not clear a verdict: only the checks do (`health.rs`).
+                holder.health = prior_health;
                 holder.own_status = prior_own;
                 if stamping == Stamping::Registration {
                     holder.own_status = own;
@@ -226,7 +236,7 @@ impl Registry {
             self.overrides.insert(&id, status, now);
         }
         holder.overridden_status = overridden.unwrap_or(InstanceStatus::Unknown);
-        holder.status = status_of(holder.own_status, overridden, &holder.stamps);
+        holder.status = status_of(holder.own_status, overridden, holder.health, &holder.stamps);
         holder.action_type = Some(ActionType::Added);
         holder.last_updated_timestamp = now;
 
@@ -437,10 +447,11 @@ impl Registry {
         let holder = &mut lease.holder;
         let before = Some(holder.status);
         holder.overridden_status = InstanceStatus::Unknown;
-        holder.status = new_status.unwrap_or(InstanceStatus::Unknown);
-        // The removal sets the instance's own status too (`Parts::remove_override`).
+        // The removal sets the instance's own status too (`Parts::remove_override`), which a
+        // failing health check still reads as DOWN.
+        holder.own_status = new_status.unwrap_or(InstanceStatus::Unknown);
+        holder.status = with_health(holder.own_status, None, holder.health);
         let at = self.clock.tick(now);
-        holder.own_status = holder.status;
         holder.stamps.overridden = at;
         holder.stamps.status = at;
         mark_modified(holder, last_dirty_timestamp, now);
@@ -561,7 +572,12 @@ impl Registry {
         let before = Some(holder.status);
         holder.overridden_status = status;
         holder.stamps.overridden = self.clock.tick(now);
-        holder.status = status_of(holder.own_status, Some(status), &holder.stamps);
+        holder.status = status_of(
+            holder.own_status,
+            Some(status),
+            holder.health,
+            &holder.stamps,
+        );
         mark_modified(holder, None, now);
         let kind = ChangeKind::StatusOverridden;
         self.record(
@@ -655,6 +671,7 @@ pub(crate) fn parts_of(lease: &Lease) -> crate::merge::Parts {
         registration: Some(holder.to_instance()),
         own_status: holder.own_status,
         overridden: as_override(holder.overridden_status),
+        health: holder.health,
         stamps: holder.stamps,
     }
 }

@@ -12,6 +12,7 @@
 //! writes go through the ordinary `register`/`cancel`/… calls, which stamp them on arrival.
 
 use crate::change::{ChangeKind, Left};
+use crate::health::Health;
 use crate::hlc::{Stamp, TooFarAhead};
 use crate::lease::Lease;
 use crate::merge::{PartStamps, Parts};
@@ -93,6 +94,7 @@ impl Registry {
                 registration: None,
                 own_status: holder.own_status,
                 overridden: as_override(holder.overridden_status),
+                health: holder.health,
                 stamps: holder.stamps,
             },
             leased: true,
@@ -266,10 +268,12 @@ impl Registry {
                 Stamp::ZERO
             },
             removed: Stamp::ZERO,
+            health: Stamp::ZERO,
         };
         let parts = Parts {
             own_status: instance.status,
             overridden,
+            health: Health::Passing,
             registration: Some(instance),
             stamps,
         };
@@ -301,6 +305,7 @@ impl Registry {
         self.tombstones.remove(app, id);
         let mut holder = StoredInstance::new(document, &mut self.names);
         holder.own_status = parts.own_status;
+        holder.health = parts.health;
         holder.stamps = parts.stamps;
         let leases = self.apps.entry(app.to_owned()).or_default();
         let existing = leases.remove_entry(id);
@@ -308,6 +313,10 @@ impl Registry {
         let override_before = existing
             .as_ref()
             .map(|(_, lease)| as_override(lease.holder.overridden_status));
+        let registered_before = existing
+            .as_ref()
+            .map(|(_, lease)| lease.holder.stamps.registration);
+        let health_before = existing.as_ref().map(|(_, lease)| lease.holder.health);
         let (key, lease) = match existing {
             Some((key, mut lease)) => {
                 lease.replace_holder(holder);
@@ -331,6 +340,12 @@ impl Registry {
                 ChangeKind::StatusOverridden
             }
             (Some(Some(_)), None) => ChangeKind::StatusOverrideRemoved,
+            // Only the verdict is new: said as such, so that events and logs name it.
+            _ if registered_before == Some(parts.stamps.registration)
+                && health_before.is_some_and(|before| before != parts.health) =>
+            {
+                ChangeKind::HealthChanged
+            }
             _ => ChangeKind::Registered,
         };
         self.apps

@@ -20,6 +20,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use crate::health::Health;
 use crate::maps::HashSet;
 use crate::merge::PartStamps;
 use crate::model::{
@@ -158,6 +159,8 @@ pub(crate) struct StoredInstance {
     pub(crate) action_type: Option<ActionType>,
     /// The status the instance itself reports (`status` is the one the rules made of it).
     pub(crate) own_status: InstanceStatus,
+    /// The health checks' verdict (`health.rs`), which `status` already reflects.
+    pub(crate) health: Health,
     /// The stamps of the writes that set its parts (`merge.rs`).
     pub(crate) stamps: PartStamps,
 }
@@ -225,6 +228,7 @@ impl StoredInstance {
             last_dirty_timestamp,
             action_type,
             own_status: status,
+            health: Health::Passing,
             stamps: PartStamps::default(),
         }
     }
@@ -263,6 +267,29 @@ impl StoredInstance {
             last_dirty_timestamp: self.last_dirty_timestamp,
             action_type: self.action_type,
             asg_name: texts.owned(Text::AsgName),
+        }
+    }
+
+    /// What the server's health checks need of it (`health.rs`).
+    pub(crate) fn health_subject(&self, app: &str, id: &str) -> crate::health::HealthSubject {
+        let texts = &self.texts;
+        let mode = self
+            .metadata
+            .binary_search_by(|(key, _)| key.as_ref().cmp(crate::health::HEALTH_CHECK_METADATA_KEY))
+            .ok()
+            .map(|at| self.metadata[at].1.to_string());
+        crate::health::HealthSubject {
+            app: app.to_owned(),
+            id: id.to_owned(),
+            host_name: texts.owned(Text::HostName).unwrap_or_default(),
+            ip_addr: texts.owned(Text::IpAddr).unwrap_or_default(),
+            port: self.port,
+            secure_port: self.secure_port,
+            health_check_url: texts.owned(Text::HealthCheckUrl),
+            secure_health_check_url: texts.owned(Text::SecureHealthCheckUrl),
+            mode,
+            status: self.status,
+            health: self.health,
         }
     }
 

@@ -17,7 +17,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use bytes::Bytes;
-use heureka_core::{Change, ChangeKind, Millis, Registry, SelfPreservation};
+use heureka_core::{Change, ChangeKind, Health, Millis, Registry, SelfPreservation};
 use heureka_wire::{
     Event, EventBody, InstanceEvent, InstanceEventKind, LeaseRecord, SelfPreservationStatus,
 };
@@ -200,6 +200,25 @@ impl Events {
         self.settings.wait_time_in_ms_when_sync_empty
     }
 
+    /// The health checks started or stopped suspecting this server's own network.
+    pub(crate) fn health_checks(
+        &self,
+        suspended: bool,
+        round: (u64, u64),
+        reason: &str,
+        now: Millis,
+    ) {
+        let (failed, checked) = round;
+        let reason = reason.to_owned();
+        let body = EventBody::HealthChecks {
+            suspended,
+            failed,
+            checked,
+            reason,
+        };
+        self.send(now, body);
+    }
+
     /// The dispatcher saw a peer start or stop accepting batches.
     pub(crate) fn peer(&self, url: &str, up: bool, error: Option<String>, now: Millis) {
         self.send(
@@ -254,8 +273,12 @@ impl Events {
 }
 
 /// The event for a change; `None` for a plain heartbeat, which is only counted.
-fn event_kind(kind: ChangeKind) -> Option<(InstanceEventKind, Option<&'static str>)> {
-    Some(match kind {
+fn event_kind(change: &Change) -> Option<(InstanceEventKind, Option<&'static str>)> {
+    Some(match change.kind {
+        ChangeKind::HealthChanged => match change.health {
+            Health::Failing => (InstanceEventKind::HealthCheckFailed, None),
+            Health::Passing => (InstanceEventKind::HealthCheckRecovered, None),
+        },
         ChangeKind::Registered => (InstanceEventKind::Registered, None),
         ChangeKind::Cancelled => (InstanceEventKind::Cancelled, None),
         ChangeKind::Evicted => (InstanceEventKind::Evicted, None),
@@ -297,7 +320,7 @@ impl ChangeSink for Events {
         if self.sender.receiver_count() == 0 {
             return;
         }
-        let Some((kind, cause)) = event_kind(change.kind) else {
+        let Some((kind, cause)) = event_kind(change) else {
             let mut renewals = self.renewals.lock();
             match renewals.get_mut(&change.app) {
                 Some(count) => *count += 1,

@@ -17,6 +17,7 @@ mod clock;
 mod dashboard;
 mod events;
 mod handlers;
+mod health_checks;
 mod http;
 mod listener;
 mod metrics;
@@ -132,6 +133,7 @@ fn start(
     let replicating = replication::spawn_all(&state.replicator(), reload);
     events::webhooks::spawn_all(&state.events, &config.heureka.webhooks, &mut background);
     background.spawn(audit::close_summaries_every_second(state.audit.clone()));
+    health_checks::spawn_all(state.checker(config), &mut background);
     if !state.is_ready() {
         let syncing = state.replicator();
         background.spawn(async move {

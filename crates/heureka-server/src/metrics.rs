@@ -103,7 +103,62 @@ pub(crate) struct Metrics {
     event_stream_subscribers: Gauge,
     rate_limited: Family<[(&'static str, &'static str); 1], Counter>,
     event_streams_refused: Counter,
+    health_checks: HealthCheckMetrics,
 }
+
+/// The server's health checks (`health_checks.rs`): probes by outcome and their latency,
+/// whether the guard holds, and how many of this node's instances are failing.
+#[derive(Debug)]
+struct HealthCheckMetrics {
+    passed: Counter,
+    failed: Counter,
+    latency: Histogram,
+    suspended: Gauge,
+    failing: Gauge,
+}
+
+impl HealthCheckMetrics {
+    fn register(registry: &mut Registry) -> HealthCheckMetrics {
+        let probes = Family::<[(&'static str, &'static str); 1], Counter>::default();
+        registry.register(
+            "heureka_health_checks",
+            "Health-check probes this server made, by outcome (passed, failed)",
+            probes.clone(),
+        );
+        let latency = Histogram::new(PROBE_BUCKETS);
+        registry.register_with_unit(
+            "heureka_health_check_duration",
+            "Time a health-check probe took to pass or fail",
+            Unit::Seconds,
+            latency.clone(),
+        );
+        let suspended = Gauge::default();
+        registry.register(
+            "heureka_health_checks_suspended",
+            "1 while most probes fail at once and this server suspects its own network, else 0",
+            suspended.clone(),
+        );
+        let failing = Gauge::default();
+        registry.register(
+            "heureka_health_check_failing_instances",
+            "Instances this server checks whose verdict is failing (they read DOWN)",
+            failing.clone(),
+        );
+        let passed = probes.get_or_create(&[("outcome", "passed")]).clone();
+        let failed = probes.get_or_create(&[("outcome", "failed")]).clone();
+        HealthCheckMetrics {
+            passed,
+            failed,
+            latency,
+            suspended,
+            failing,
+        }
+    }
+}
+
+/// Upper bounds of the probe-latency buckets, in seconds: a local health endpoint answers in
+/// milliseconds, a probe times out in seconds.
+const PROBE_BUCKETS: [f64; 10] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0, 5.0];
 
 /// One counter per origin of a write, resolved once so that counting is one atomic add.
 #[derive(Debug)]
@@ -187,6 +242,7 @@ impl Metrics {
             "Event streams refused with 429: over heureka.events.max-streams or -per-client",
             event_streams_refused.clone(),
         );
+        let health_checks = HealthCheckMetrics::register(&mut registry);
         let snapshot = Arc::new(Mutex::new(Snapshot::default()));
         registry.register_collector(Box::new(ScrapeTime(snapshot.clone())));
         Metrics {
@@ -202,7 +258,25 @@ impl Metrics {
             event_stream_subscribers,
             rate_limited,
             event_streams_refused,
+            health_checks,
         }
+    }
+
+    /// Counts one health-check probe.
+    pub(crate) fn health_check(&self, passed: bool, seconds: f64) {
+        let checks = &self.health_checks;
+        if passed {
+            checks.passed.inc();
+        } else {
+            checks.failed.inc();
+        }
+        checks.latency.observe(seconds);
+    }
+
+    /// The health checks' state after a round.
+    pub(crate) fn health_checks_state(&self, suspended: bool, failing: usize) {
+        self.health_checks.suspended.set(i64::from(suspended));
+        self.health_checks.failing.set(failing as i64);
     }
 
     /// Counts a registry fetch over the rate limiter's rate, refused or not.
@@ -442,6 +516,7 @@ impl ChangeSink for Metrics {
             | ChangeKind::StatusOverridden
             | ChangeKind::StatusOverrideRemoved
             | ChangeKind::MetadataUpdated
+            | ChangeKind::HealthChanged
             | ChangeKind::Restamped => {}
         }
     }

@@ -19,7 +19,8 @@ use axum::Router;
 use tower::ServiceBuilder;
 
 use crate::handlers::{
-    actuator, apps, dashboard, events, instances, overrides, replication, stamped, status,
+    actuator, apps, dashboard, events, health_checks, instances, overrides, replication, stamped,
+    status,
 };
 use crate::http::{auth, cross_site, decompress, observe, peers_only, security_headers};
 use crate::state::SharedState;
@@ -109,11 +110,19 @@ fn api(prefix: &str) -> Router<SharedState> {
         .route(&at("/peerreplication/digest"), get(replication::digest))
         .route(&at("/peerreplication/stamped"), post(stamped::batch))
         .route(&at("/peerreplication/copies"), post(stamped::copies))
+        .route(
+            &at("/peerreplication/health-checks"),
+            get(health_checks::checker),
+        )
         .route(&at("/status"), get(status::status))
         .route(&at("/events"), get(events::stream))
         .route(&at("/dashboard/summary"), get(dashboard::summary))
         .route(&at("/dashboard/lastn"), get(dashboard::lastn))
         .route(&at("/dashboard/audit"), get(dashboard::audit))
+        .route(
+            &at("/dashboard/health-checks"),
+            get(health_checks::dashboard),
+        )
         .route(&at("/dashboard/dashboard.js"), get(dashboard::script))
         .route(&at("/dashboard/dashboard.css"), get(dashboard::style))
 }

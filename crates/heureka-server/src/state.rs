@@ -44,6 +44,8 @@ pub(crate) struct AppState {
     pub(crate) audit: Arc<Audit>,
     /// The Prometheus metrics, counted on the write path and by the observing layer.
     pub(crate) metrics: Arc<Metrics>,
+    /// The server's health checks of instances: this node's tag and the latest probes.
+    pub(crate) health_checks: Arc<crate::health_checks::HealthChecks>,
     /// Eureka's rate limiter on registry fetches (`http/rate_limit.rs`).
     pub(crate) rate_limiter: crate::http::rate_limit::RateLimiter,
     /// `spring.application.name`: the app this server (and its peers) register as.
@@ -88,7 +90,8 @@ impl AppState {
     pub(crate) fn new(config: &Config, clock: Clock, port: u16) -> SharedState {
         let now = clock.now_millis();
         let mut registry = Registry::new(registry_policy(config), now);
-        registry.set_node_tag(node_tag());
+        let tag = node_tag();
+        registry.set_node_tag(tag);
         // Open with Spring's default-open-for-traffic-count; the start-up sync opens again
         // with what it found.
         registry.open_for_traffic(config.registry.default_open_for_traffic_count, now);
@@ -139,6 +142,10 @@ impl AppState {
             },
             audit,
             metrics,
+            health_checks: Arc::new(crate::health_checks::HealthChecks::new(
+                &config.heureka.health_checks,
+                tag,
+            )),
             rate_limiter: crate::http::rate_limit::RateLimiter::new(
                 config.eureka_server.rate_limiter.clone(),
             ),
@@ -164,6 +171,18 @@ impl AppState {
             store: self.store.clone(),
             replication: self.replication.clone(),
             events: self.events.clone(),
+        }
+    }
+
+    /// The handles the health checks run on.
+    pub(crate) fn checker(&self, config: &Config) -> crate::health_checks::Checker {
+        crate::health_checks::Checker {
+            checks: self.health_checks.clone(),
+            store: self.store.clone(),
+            replication: self.replication.clone(),
+            events: self.events.clone(),
+            metrics: self.metrics.clone(),
+            tls: crate::replication::peer_tls(config),
         }
     }
 

@@ -133,6 +133,10 @@ fn log(change: &Change) {
             tracing::info!(%app, %id, %status, ?origin, "status override removed")
         }
         ChangeKind::MetadataUpdated => tracing::info!(%app, %id, "metadata updated"),
+        ChangeKind::HealthChanged => {
+            let health = change.health.as_str();
+            tracing::info!(%app, %id, %status, ?origin, health, "health check verdict changed");
+        }
         ChangeKind::Restamped => {
             tracing::info!(%app, %id, ?origin, "status override written again (no change here)")
         }

@@ -39,6 +39,15 @@ pub enum EventBody {
         entered: bool,
         status: SelfPreservationStatus,
     },
+    /// The health checks suspected this server's own network (most checks failing at
+    /// once) and stopped marking instances DOWN (`suspended`), or resumed.
+    HealthChecks {
+        suspended: bool,
+        /// Of the checks in the last round, how many failed, and why it suspects itself.
+        failed: u64,
+        checked: u64,
+        reason: String,
+    },
     /// A peer accepted a batch again (`up`) or stopped accepting them.
     Peer {
         up: bool,
@@ -72,6 +81,10 @@ pub enum InstanceEventKind {
     /// An override set or removed, or a status the override rules changed on a heartbeat.
     StatusChanged,
     MetadataChanged,
+    /// The server's health checks found the instance failing (it reads DOWN now).
+    HealthCheckFailed,
+    /// The server's health checks found the instance passing again.
+    HealthCheckRecovered,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -113,6 +126,12 @@ impl Event {
             EventBody::Renewals { .. } => "renewals",
             EventBody::SelfPreservation { entered: true, .. } => "self-preservation-entered",
             EventBody::SelfPreservation { entered: false, .. } => "self-preservation-left",
+            EventBody::HealthChecks {
+                suspended: true, ..
+            } => "health-checks-suspended",
+            EventBody::HealthChecks {
+                suspended: false, ..
+            } => "health-checks-resumed",
             EventBody::Peer { up: true, .. } => "peer-up",
             EventBody::Peer { up: false, .. } => "peer-down",
             EventBody::Takeover { .. } => "takeover",
@@ -130,16 +149,22 @@ impl InstanceEventKind {
             InstanceEventKind::Evicted => "evicted",
             InstanceEventKind::StatusChanged => "status-changed",
             InstanceEventKind::MetadataChanged => "metadata-changed",
+            InstanceEventKind::HealthCheckFailed => "health-check-failed",
+            InstanceEventKind::HealthCheckRecovered => "health-check-recovered",
         }
     }
 
     /// Every event name, instance-level or not, for validating configured filters.
-    pub const ALL_EVENT_NAMES: [&'static str; 13] = [
+    pub const ALL_EVENT_NAMES: [&'static str; 17] = [
         "registered",
         "cancelled",
         "evicted",
         "status-changed",
         "metadata-changed",
+        "health-check-failed",
+        "health-check-recovered",
+        "health-checks-suspended",
+        "health-checks-resumed",
         "renewals",
         "self-preservation-entered",
         "self-preservation-left",
@@ -183,6 +208,16 @@ pub fn encode_event(event: &Event) -> Vec<u8> {
         EventBody::SelfPreservation { status, .. } => {
             out.extend_from_slice(br#","selfPreservation":"#);
             self_preservation_object(&mut out, status);
+        }
+        EventBody::HealthChecks {
+            failed,
+            checked,
+            reason,
+            ..
+        } => {
+            field_u64(&mut out, "failed", *failed);
+            field_u64(&mut out, "checked", *checked);
+            field_str(&mut out, "reason", reason);
         }
         EventBody::Peer { url, error, .. } => {
             field_str(&mut out, "peer", url);

@@ -16,6 +16,7 @@ mod digest;
 mod error;
 mod events;
 mod fields;
+mod health_checks;
 mod json;
 mod numbers;
 mod replication;
@@ -36,6 +37,9 @@ pub use error::DecodeError;
 pub use events::{
     decode_instance_event, encode_event, Event, EventBody, InstanceEvent, InstanceEventKind,
     SelfPreservationStatus,
+};
+pub use health_checks::{
+    decode_checker, encode_checker, encode_health_checks, HealthChecksView, ProbeView,
 };
 pub use heureka_core::InstanceDigest;
 pub use replication::{

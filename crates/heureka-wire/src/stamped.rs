@@ -15,7 +15,10 @@
 //! ```
 //!
 //! A copy is [`StampedCopy`]: `appName`, `id`, `leased`, `ownStatus`, `overriddenStatus` (left
-//! out when no override is in force), `stamps` (each part's [`Stamp`] as `[ms, counter, node]`)
+//! out when no override is in force), `health` (`"FAILING"` when a health check's verdict
+//! reads the instance DOWN; left out when passing), `stamps` (each part's [`Stamp`] as
+//! `[ms, counter, node]`; the `health` part's only once a verdict was written, so copies of
+//! servers without health checks read as before)
 //! and `instanceInfo` (left out when the copy holds no registration: a tombstone, or a
 //! heartbeat, which carries only the stamps). `instanceInfo` is the instance object of the
 //! `instance` documents, without their wrapper, as in Eureka's batch. A batch element is a copy
@@ -24,7 +27,7 @@
 //!
 //! The reader is strict about what drives a merge, since a wrong stamp would make a write win
 //! or lose for good: stamps are arrays of exactly three JSON integers (`ms` not negative,
-//! `counter` and `node` within `u32`), all four parts' stamps must be present, statuses are
+//! `counter` and `node` within `u32`), the four other parts' stamps must be present, statuses are
 //! exact enum names, `leased` is a JSON boolean, `appName` and `id` non-empty JSON strings.
 //! The instance inside is read as leniently as any other. `null` counts as absent and unknown
 //! fields are ignored, so a newer Heureka can add some. A batch is decided element by element,
@@ -33,7 +36,7 @@
 //! element's 400 while the rest goes through. An answer is read whole: any bad element fails
 //! it.
 
-use heureka_core::{InstanceStatus, Millis, PartStamps, Parts, Stamp, StampedCopy};
+use heureka_core::{Health, InstanceStatus, Millis, PartStamps, Parts, Stamp, StampedCopy};
 
 use crate::json::decode::{parse, read_instance};
 use crate::json::encode::{instance_body, string, INSTANCE_MARKUP};
@@ -155,6 +158,9 @@ fn copy_fields(out: &mut Vec<u8>, copy: &StampedCopy) {
     if let Some(status) = parts.overridden {
         push_status(out, br#","overriddenStatus":""#, status);
     }
+    if parts.health == Health::Failing {
+        out.extend_from_slice(br#","health":"FAILING""#);
+    }
     out.extend_from_slice(br#","stamps":"#);
     push_part_stamps(out, &parts.stamps);
     if let Some(instance) = &parts.registration {
@@ -180,6 +186,10 @@ pub(crate) fn push_part_stamps(out: &mut Vec<u8>, stamps: &PartStamps) {
     push_stamp(out, stamps.overridden);
     out.extend_from_slice(br#","removed":"#);
     push_stamp(out, stamps.removed);
+    if stamps.health != Stamp::ZERO {
+        out.extend_from_slice(br#","health":"#);
+        push_stamp(out, stamps.health);
+    }
     out.push(b'}');
 }
 
@@ -285,6 +295,12 @@ fn decode_copy(node: &Node, now: Millis) -> Result<StampedCopy, DecodeError> {
     let overridden = optional(node, "overriddenStatus")
         .map(|value| status(value, "overriddenStatus"))
         .transpose()?;
+    let health = match optional(node, "health") {
+        None => Health::Passing,
+        Some(Node::Str(name)) => Health::from_name(name)
+            .ok_or_else(|| DecodeError::field("health", "is not PASSING or FAILING"))?,
+        Some(_) => return Err(DecodeError::field("health", "is not a string")),
+    };
     let stamps = decode_part_stamps(field(node, "stamps")?).map_err(|e| e.within("stamps"))?;
     let registration = optional(node, "instanceInfo")
         .map(|value| read_instance(value, now).map_err(|e| e.within("instanceInfo")))
@@ -296,6 +312,7 @@ fn decode_copy(node: &Node, now: Millis) -> Result<StampedCopy, DecodeError> {
             registration,
             own_status,
             overridden,
+            health,
             stamps,
         },
         leased,
@@ -313,6 +330,11 @@ pub(crate) fn decode_part_stamps(node: &Node) -> Result<PartStamps, DecodeError>
         status: part("status")?,
         overridden: part("overridden")?,
         removed: part("removed")?,
+        // Absent from the copies of servers without health checks, and of older ones.
+        health: optional(node, "health")
+            .map(|stamp| decode_stamp(stamp, "health"))
+            .transpose()?
+            .unwrap_or(Stamp::ZERO),
     })
 }
 

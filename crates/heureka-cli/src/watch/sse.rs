@@ -76,7 +76,10 @@ fn handle(message: &Message, printer: &mut Printer) -> Result<bool, CliError> {
     };
     let action = match instance.kind {
         InstanceEventKind::Registered => Action::Added,
-        InstanceEventKind::StatusChanged | InstanceEventKind::MetadataChanged => Action::Modified,
+        InstanceEventKind::StatusChanged
+        | InstanceEventKind::MetadataChanged
+        | InstanceEventKind::HealthCheckFailed
+        | InstanceEventKind::HealthCheckRecovered => Action::Modified,
         InstanceEventKind::Cancelled | InstanceEventKind::Evicted => Action::Deleted,
     };
     Ok(printer.print(&Change {

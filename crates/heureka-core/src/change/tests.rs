@@ -29,6 +29,7 @@ fn register_yields_registered_with_the_stored_status() {
             status: Up,
             overridden_status: Unknown,
             last_dirty_timestamp: 42,
+            health: crate::Health::Passing,
             takeover: None,
         }]
     );

@@ -155,6 +155,7 @@ enum Write {
     SetOverride(InstanceStatus),
     RemoveOverride(Option<InstanceStatus>),
     Cancel,
+    Health(crate::health::Health),
 }
 
 fn status() -> impl Strategy<Value = InstanceStatus> {
@@ -168,6 +169,11 @@ fn write() -> impl Strategy<Value = Write> {
         status().prop_map(Write::SetOverride),
         proptest::option::of(status()).prop_map(Write::RemoveOverride),
         Just(Write::Cancel),
+        prop_oneof![
+            Just(crate::health::Health::Passing),
+            Just(crate::health::Health::Failing)
+        ]
+        .prop_map(Write::Health),
     ]
 }
 
@@ -185,6 +191,7 @@ fn apply(parts: &mut Parts, write: &Write, at: Stamp) {
         Write::SetOverride(status) => parts.set_override(*status, at),
         Write::RemoveOverride(value) => parts.remove_override(*value, at),
         Write::Cancel => parts.cancel(at),
+        Write::Health(health) => parts.set_health(*health, at),
     }
 }
 

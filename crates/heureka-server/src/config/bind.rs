@@ -13,9 +13,9 @@ use super::names;
 use super::rules::Pending;
 use super::{
     AuditConfig, Config, ConfigError, ConnectionConfig, DashboardConfig, EurekaClientConfig,
-    EurekaInstanceConfig, EurekaServerConfig, EventStreamConfig, Exposure, HeurekaConfig,
-    LimitsConfig, ManagementConfig, RateLimiterConfig, RegistryConfig, ReplicationConfig,
-    ServerConfig, ShowDetails,
+    EurekaInstanceConfig, EurekaServerConfig, EventStreamConfig, Exposure, HealthChecksConfig,
+    HeurekaConfig, LimitsConfig, ManagementConfig, RateLimiterConfig, RegistryConfig,
+    ReplicationConfig, ServerConfig, ShowDetails,
 };
 
 /// The configuration being bound, and the inputs of the rules over several keys.
@@ -133,6 +133,18 @@ fn unbound() -> Config {
             audit: AuditConfig {
                 enabled: false,
                 retained: 0,
+            },
+            health_checks: HealthChecksConfig {
+                enabled: false,
+                interval: Duration::ZERO,
+                timeout: Duration::ZERO,
+                failures_before_down: 0,
+                successes_before_up: 0,
+                jitter: Duration::ZERO,
+                concurrency: 0,
+                evict_after: None,
+                self_suspicion_percent: 0,
+                apps: Vec::new(),
             },
         },
         dashboard: DashboardConfig {

@@ -13,11 +13,11 @@ use super::binding::{field, indexed, map, part, Bind, COLLECT_MAP, COLLECT_ONE};
 use super::rules;
 use super::values::{
     ACTUATOR_BASE_PATH, ADDRESS_RANGES, API_BASE_PATH, APP_NAMES, AS_WRITTEN, BODY_SIZE, BOOL,
-    CLIENT_NAMES, CONNECTION_COUNT, DASHBOARD_PATH, ENDPOINT_NAMES, EVENT_NAMES, FRACTION,
-    HEADER_SIZE, HTTP_URL, IP_ADDRESS, LEASE_DURATION, LOG_LEVEL, METADATA_SIZE, NAME_LENGTH,
-    OPTIONAL_IP_ADDRESS, OPTIONAL_TEXT, ORIGINS, PORT, POSITIVE_COUNT, POSITIVE_U32, REGION,
-    RENEWAL_INTERVAL_SECONDS, ROLE_NAMES, SERVICE_URLS, SHOW_DETAILS, TEXT, TIMEOUT, WHOLE_U32,
-    WHOLE_U64, ZONES,
+    CHECK_MODE, CLIENT_NAMES, CONNECTION_COUNT, DASHBOARD_PATH, DURATION_OR_ZERO, ENDPOINT_NAMES,
+    EVENT_NAMES, FRACTION, HEADER_SIZE, HTTP_URL, IP_ADDRESS, LEASE_DURATION, LOG_LEVEL,
+    METADATA_SIZE, NAME_LENGTH, NEVER_OR_DURATION, OPTIONAL_IP_ADDRESS, OPTIONAL_TEXT, ORIGINS,
+    PERCENT, PORT, POSITIVE_COUNT, POSITIVE_U32, REGION, RENEWAL_INTERVAL_SECONDS, ROLE_NAMES,
+    SERVICE_URLS, SHOW_DETAILS, TEXT, TIMEOUT, WHOLE_U32, WHOLE_U64, ZONES,
 };
 use Binding::{Bound, Inert, Loader, OlderNameOf};
 
@@ -832,6 +832,83 @@ pub(crate) const KEYS: &[Key] = &[
         "1000",
         "audit entries kept in memory for the dashboard",
         Bound(&field(POSITIVE_COUNT, |c, v| c.heureka.audit.retained = v)),
+    ),
+    key(
+        "heureka.health-checks.enabled",
+        "false",
+        "probe each instance's healthCheckUrl (or port) from the server",
+        Bound(&field(BOOL, |c, v| c.heureka.health_checks.enabled = v)),
+    ),
+    key(
+        "heureka.health-checks.interval",
+        "5s",
+        "probe each instance this often",
+        Bound(&field(TIMEOUT, |c, v| c.heureka.health_checks.interval = v)),
+    ),
+    key(
+        "heureka.health-checks.timeout",
+        "2s",
+        "a probe unanswered this long failed",
+        Bound(&field(TIMEOUT, |c, v| c.heureka.health_checks.timeout = v)),
+    ),
+    key(
+        "heureka.health-checks.failures-before-down",
+        "2",
+        "consecutive failed probes that make an instance DOWN",
+        Bound(&field(POSITIVE_U32, |c, v| {
+            c.heureka.health_checks.failures_before_down = v
+        })),
+    ),
+    key(
+        "heureka.health-checks.successes-before-up",
+        "1",
+        "consecutive passed probes that lift it again",
+        Bound(&field(POSITIVE_U32, |c, v| {
+            c.heureka.health_checks.successes_before_up = v
+        })),
+    ),
+    key(
+        "heureka.health-checks.jitter",
+        "1s",
+        "spread each instance's probes by a random offset up to this",
+        Bound(&field(DURATION_OR_ZERO, |c, v| {
+            c.heureka.health_checks.jitter = v
+        })),
+    ),
+    key(
+        "heureka.health-checks.concurrency",
+        "64",
+        "probes in flight at once",
+        Bound(&field(POSITIVE_COUNT, |c, v| {
+            c.heureka.health_checks.concurrency = v
+        })),
+    ),
+    key(
+        "heureka.health-checks.evict-after",
+        "0",
+        "remove an instance failing this long (0: never; never in self-preservation)",
+        Bound(&field(NEVER_OR_DURATION, |c, v| {
+            c.heureka.health_checks.evict_after = v
+        })),
+    ),
+    key(
+        "heureka.health-checks.self-suspicion-percent",
+        "50",
+        "more than this % of passing instances failing at once: suspect own network",
+        Bound(&field(PERCENT, |c, v| {
+            c.heureka.health_checks.self_suspicion_percent = v
+        })),
+    ),
+    key(
+        "heureka.health-checks.apps.<app>",
+        "",
+        "off, http or tcp for one application",
+        Bound(&map(CHECK_MODE, |c, apps| {
+            c.heureka.health_checks.apps = apps
+                .into_iter()
+                .map(|(app, mode)| (app.to_uppercase(), mode))
+                .collect()
+        })),
     ),
     key(
         "heureka.security.allowed-origins",

@@ -315,6 +315,64 @@ pub struct HeurekaConfig {
     /// `heureka.security.users[<n>].*`, in index order; default none. Any turns
     /// authentication on, as `spring.security.user` and the peer user do.
     pub users: Vec<UserConfig>,
+    /// `heureka.health-checks.*`: the server's own checks of instances (`health_checks.rs`).
+    pub health_checks: HealthChecksConfig,
+}
+
+/// `heureka.health-checks.*`: probing each instance's `healthCheckUrl` (or its port) from
+/// the server, so that a crashed instance reads DOWN in seconds rather than when its lease
+/// lapses. Off by default: nothing changes for those who do not ask.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HealthChecksConfig {
+    /// `.enabled`, default `false`.
+    pub enabled: bool,
+    /// `.interval`, default `5s`: how often each instance is probed.
+    pub interval: Duration,
+    /// `.timeout`, default `2s`: a probe without an answer by then failed.
+    pub timeout: Duration,
+    /// `.failures-before-down`, default `2`: consecutive failed probes that make it DOWN.
+    pub failures_before_down: u32,
+    /// `.successes-before-up`, default `1`: consecutive passed probes that lift it.
+    pub successes_before_up: u32,
+    /// `.jitter`, default `1s`: each instance's probes start at a random offset up to this,
+    /// so that instances registered together are not probed together.
+    pub jitter: Duration,
+    /// `.concurrency`, default `64`: probes in flight at once from this server.
+    pub concurrency: usize,
+    /// `.evict-after`, default none: an instance failing this long is removed (as a cancel
+    /// would), never while self-preservation holds.
+    pub evict_after: Option<Duration>,
+    /// `.self-suspicion-percent`, default `50`: when more than this share of the instances that
+    /// were passing fail in one interval (and at least three), the server suspects its own
+    /// network and marks none DOWN until the share falls again.
+    pub self_suspicion_percent: u32,
+    /// `.apps.<app>`: `off`, `http` or `tcp` for one application (upper-cased), over the
+    /// default (`http` when the instance registered a `healthCheckUrl`, else `tcp`). An
+    /// instance's own metadata `heureka.health-check` overrides both.
+    pub apps: Vec<(String, CheckMode)>,
+}
+
+/// How an instance is checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CheckMode {
+    /// Not at all.
+    Off,
+    /// `GET` its `healthCheckUrl` (or `secureHealthCheckUrl`); 2xx passes.
+    Http,
+    /// Connect to its port.
+    Tcp,
+}
+
+impl CheckMode {
+    /// `off`, `http` or `tcp`, any case.
+    pub fn from_name(name: &str) -> Option<CheckMode> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "off" => Some(CheckMode::Off),
+            "http" => Some(CheckMode::Http),
+            "tcp" => Some(CheckMode::Tcp),
+            _ => None,
+        }
+    }
 }
 
 /// One `heureka.security.users[<n>]` entry: who, how they prove it, and what they may do

@@ -78,6 +78,25 @@ pub(crate) const LEASE_DURATION: Type<Duration> = Type::new(
         })
     },
 );
+/// A duration that may be 0 (`heureka.health-checks.jitter`).
+pub(crate) const DURATION_OR_ZERO: Type<Duration> =
+    Type::new("a duration such as 0, 500ms or 1s", |text| {
+        heureka_config::values::parse_duration(text, DurationUnit::Millis)
+    });
+/// `heureka.health-checks.evict-after`: empty or 0 is never.
+pub(crate) const NEVER_OR_DURATION: Type<Option<Duration>> =
+    Type::new("a duration such as 10m, or 0 for never", |text| {
+        if text.trim().is_empty() {
+            return Some(None);
+        }
+        let duration = heureka_config::values::parse_duration(text, DurationUnit::Millis)?;
+        Some(Some(duration).filter(|duration| !duration.is_zero()))
+    });
+pub(crate) const PERCENT: Type<u32> = Type::new("a whole number from 1 to 100", |text| {
+    parse_number::<u32>(text).filter(|percent| (1..=100).contains(percent))
+});
+pub(crate) const CHECK_MODE: Type<super::CheckMode> =
+    Type::new("one of off, http, tcp", super::CheckMode::from_name);
 /// `DiscoveryIdentity-Name`s; never wrong.
 pub(crate) const CLIENT_NAMES: ListOf<String> =
     ListOf(Type::new("client names", |name| Some(name.to_owned())));

@@ -7,6 +7,7 @@ pub(crate) mod actuator;
 pub(crate) mod apps;
 pub(crate) mod dashboard;
 pub(crate) mod events;
+pub(crate) mod health_checks;
 pub(crate) mod instances;
 pub(crate) mod overrides;
 pub(crate) mod replication;

@@ -158,10 +158,12 @@ const MATRIX: &[Row] = &[
     row("/peerreplication/digest",      PEER,     __,       __,       __),
     row("/peerreplication/stamped",     __,       PEER,     __,       __),
     row("/peerreplication/copies",      __,       PEER,     __,       __),
+    row("/peerreplication/health-checks", PEER,   __,       __,       __),
     row("/status",                      READ,     __,       __,       __),
     row("/events",                      READ,     __,       __,       __),
     row("/dashboard/summary",           READ,     __,       __,       __),
     row("/dashboard/lastn",             READ,     __,       __,       __),
+    row("/dashboard/health-checks",     READ,     __,       __,       __),
     row("/dashboard/dashboard.js",      READ,     __,       __,       __),
     row("/dashboard/dashboard.css",     READ,     __,       __,       __),
 ];

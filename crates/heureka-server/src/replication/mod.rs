@@ -183,9 +183,9 @@ pub(crate) struct Replicator {
     pub(crate) events: Arc<Events>,
 }
 
-/// The TLS configuration of calls to `https://` peers. The binary has checked it before
+/// The TLS configuration of calls to `https://` peers (and of the health checks' probes). The binary has checked it before
 /// starting; a server started otherwise with a bad one trusts the public roots only, and says so.
-fn peer_tls(config: &Config) -> heureka_tls::rustls::ClientConfig {
+pub(crate) fn peer_tls(config: &Config) -> heureka_tls::rustls::ClientConfig {
     crate::tls::client_config(config.client.tls.as_ref()).unwrap_or_else(|error| {
         tracing::error!(%error, "eureka.client.tls cannot be used: https:// peers are verified against the public roots only");
         crate::tls::client_config(None).expect("the public roots always make a configuration")
@@ -312,6 +312,10 @@ fn action_for(kind: ChangeKind) -> Option<ReplicationAction> {
         ChangeKind::Cancelled => ReplicationAction::Cancel,
         ChangeKind::StatusOverridden => ReplicationAction::StatusUpdate,
         ChangeKind::StatusOverrideRemoved => ReplicationAction::DeleteStatusOverride,
+        // A Heureka peer merges the copy, verdict and all; a Java peer, which knows no
+        // verdicts, takes the instance re-registered with the status it reads now (DOWN, or
+        // back), as `docs/compat.md` says.
+        ChangeKind::HealthChanged => ReplicationAction::Register,
         ChangeKind::Evicted => return None,
     })
 }

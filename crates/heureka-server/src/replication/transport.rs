@@ -233,6 +233,33 @@ impl PeerClient {
         }
     }
 
+    /// `GET {peer}peerreplication/health-checks`: the peer's tag and whether it checks
+    /// instances (`health_checks/owners.rs`), within a second. `Ok(None)` from a peer without
+    /// health checks (a Java server answers 404).
+    pub(crate) async fn ask_checker(
+        &self,
+        peer: &PeerUrl,
+    ) -> Result<Option<(u32, bool)>, PeerError> {
+        let path = "peerreplication/health-checks";
+        let request = self
+            .http
+            .get(format!("{}{path}", peer.url))
+            .timeout(Duration::from_secs(1))
+            .header(ACCEPT, "application/json")
+            .header(USER_AGENT, REPLICATION_USER_AGENT);
+        match answer(peer, request, |status| {
+            format!("{} on GET {path}", status.as_u16())
+        })
+        .await
+        {
+            Ok(body) => heureka_wire::decode_checker(&body)
+                .map(Some)
+                .map_err(|error| PeerError::Refused(format!("unreadable answer: {error}"))),
+            Err(PeerError::Refused(why)) if why.starts_with("404") => Ok(None),
+            Err(error) => Err(error),
+        }
+    }
+
     /// `GET {peer}apps/{app}/{id}`: one instance, as the peer holds it.
     pub(crate) async fn fetch_instance(
         &self,

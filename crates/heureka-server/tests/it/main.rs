@@ -14,6 +14,7 @@ mod cross_site;
 mod dashboard;
 mod events;
 mod health;
+mod health_checks;
 mod limits;
 mod metrics;
 mod peers_only;

@@ -60,6 +60,8 @@ fn kind_from_name(name: &str) -> Option<InstanceEventKind> {
         "evicted" => InstanceEventKind::Evicted,
         "status-changed" => InstanceEventKind::StatusChanged,
         "metadata-changed" => InstanceEventKind::MetadataChanged,
+        "health-check-failed" => InstanceEventKind::HealthCheckFailed,
+        "health-check-recovered" => InstanceEventKind::HealthCheckRecovered,
         _ => return None,
     })
 }

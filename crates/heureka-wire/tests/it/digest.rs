@@ -29,6 +29,7 @@ fn stamped(app: &str, id: &str) -> InstanceDigest {
             status: stamp(1_714_550_400_000, 1, 7),
             overridden: stamp(i64::MAX, u32::MAX, u32::MAX),
             removed: Stamp::ZERO,
+            health: Stamp::ZERO,
         }),
         ..live(app, id)
     }

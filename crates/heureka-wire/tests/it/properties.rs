@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 
 use heureka_core::{
-    ActionType, Applications, DataCenterClass, DataCenterInfo, Instance, InstanceStatus, LeaseInfo,
-    PartStamps, Parts, Port, Stamp, StampedCopy,
+    ActionType, Applications, DataCenterClass, DataCenterInfo, Health, Instance, InstanceStatus,
+    LeaseInfo, PartStamps, Parts, Port, Stamp, StampedCopy,
 };
 use heureka_wire::{
     decode_applications, decode_instance, decode_stamped_batch, decode_stamped_response,
@@ -186,14 +186,15 @@ fn stamp() -> impl Strategy<Value = Stamp> {
 }
 
 fn part_stamps() -> impl Strategy<Value = PartStamps> {
-    (stamp(), stamp(), stamp(), stamp()).prop_map(|(registration, status, overridden, removed)| {
-        PartStamps {
+    (stamp(), stamp(), stamp(), stamp(), stamp()).prop_map(
+        |(registration, status, overridden, removed, health)| PartStamps {
             registration,
             status,
             overridden,
             removed,
-        }
-    })
+            health,
+        },
+    )
 }
 
 /// Any copy a peer can send: names as the registry keys them (non-empty, the app upper-case),
@@ -208,18 +209,26 @@ fn stamped_copy() -> impl Strategy<Value = StampedCopy> {
         option::of(status()),
         part_stamps(),
         any::<bool>(),
+        any::<bool>(),
     )
         .prop_map(
-            |(app, id, registration, own_status, overridden, stamps, leased)| StampedCopy {
-                app,
-                id,
-                parts: Parts {
-                    registration,
-                    own_status,
-                    overridden,
-                    stamps,
-                },
-                leased,
+            |(app, id, registration, own_status, overridden, stamps, leased, failing)| {
+                StampedCopy {
+                    app,
+                    id,
+                    parts: Parts {
+                        registration,
+                        own_status,
+                        overridden,
+                        health: if failing {
+                            Health::Failing
+                        } else {
+                            Health::Passing
+                        },
+                        stamps,
+                    },
+                    leased,
+                }
             },
         )
 }

@@ -2,7 +2,7 @@
 //! with and without the optional parts, and each refusal naming its element and field.
 
 use heureka_core::InstanceStatus::{Down, OutOfService, Up};
-use heureka_core::{PartStamps, Parts, Stamp, StampedCopy};
+use heureka_core::{Health, PartStamps, Parts, Stamp, StampedCopy};
 use heureka_wire::ReplicationAction::{
     Cancel, DeleteStatusOverride, Heartbeat, Register, StatusUpdate,
 };
@@ -24,6 +24,7 @@ fn stamps() -> PartStamps {
         status: stamp(1000, 1, 7),
         overridden: stamp(2000, 0, 7),
         removed: Stamp::ZERO,
+        health: Stamp::ZERO,
     }
 }
 
@@ -36,6 +37,7 @@ fn full() -> StampedCopy {
             registration: Some(orders()),
             own_status: Up,
             overridden: Some(OutOfService),
+            health: Health::Passing,
             stamps: stamps(),
         },
         leased: true,
@@ -63,6 +65,7 @@ fn tombstone() -> StampedCopy {
             registration: None,
             own_status: Down,
             overridden: None,
+            health: Health::Passing,
             stamps: PartStamps {
                 removed: stamp(3000, 0, 9),
                 ..stamps()
@@ -130,6 +133,43 @@ fn heartbeat_is_written_without_instance_and_override() {
     assert_eq!(
         text(encode_stamped_batch(&[item(Heartbeat, bare())])),
         format!(r#"{{"stampedList":[{}]}}"#, heartbeat_element())
+    );
+}
+
+#[test]
+fn a_failing_verdict_is_written_with_its_stamp() {
+    let mut copy = bare();
+    copy.parts.health = Health::Failing;
+    copy.parts.stamps.health = stamp(2500, 0, 8);
+
+    assert_eq!(
+        text(encode_stamped_batch(&[item(Heartbeat, copy.clone())])),
+        r#"{"stampedList":[{"action":"Heartbeat","appName":"ORDERS","id":"o1","leased":true,"ownStatus":"UP","health":"FAILING","stamps":{"registration":[1000,0,7],"status":[1000,1,7],"overridden":[2000,0,7],"removed":[0,0,0],"health":[2500,0,8]}}]}"#
+    );
+    assert_eq!(
+        items(&encode_stamped_batch(&[item(Heartbeat, copy.clone())])),
+        vec![item(Heartbeat, copy)]
+    );
+}
+
+#[test]
+fn a_copy_without_a_verdict_reads_as_passing_and_never_stamped() {
+    let read = one(&heartbeat_element()).unwrap();
+
+    assert_eq!(read.copy.parts.health, Health::Passing);
+    assert_eq!(read.copy.parts.stamps.health, Stamp::ZERO);
+}
+
+#[test]
+fn a_verdict_that_is_not_passing_or_failing_is_refused() {
+    let element = heartbeat_with(
+        r#""ownStatus":"UP","#,
+        r#""ownStatus":"UP","health":"SICK","#,
+    );
+
+    assert_eq!(
+        element_error(&element),
+        "stampedList[0].health is not PASSING or FAILING"
     );
 }
 

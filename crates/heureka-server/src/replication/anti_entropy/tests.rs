@@ -252,6 +252,7 @@ fn stamped(
         status: at(registered),
         overridden: at(overridden),
         removed: at(cancelled),
+        health: heureka_core::Stamp::ZERO,
     });
     entry
 }

@@ -1,0 +1,34 @@
+//! The health checks' two documents: what a peer asks to share the checks
+//! (`GET {base}/peerreplication/health-checks`, peers only) and what the dashboard shows of
+//! this node's probes (`GET {base}/dashboard/health-checks`).
+
+use axum::extract::State;
+use axum::http::{header, HeaderValue};
+use axum::response::{IntoResponse, Response};
+
+use crate::state::SharedState;
+
+/// This node's tag and whether it checks instances (`health_checks/owners.rs`).
+pub(crate) async fn checker(State(state): State<SharedState>) -> Response {
+    let checks = &state.health_checks;
+    json(heureka_wire::encode_checker(
+        checks.node(),
+        checks.enabled(),
+    ))
+}
+
+/// The latest round of this node's probes, the guard's state and how many nodes share them.
+pub(crate) async fn dashboard(State(state): State<SharedState>) -> Response {
+    json(heureka_wire::encode_health_checks(
+        &state.health_checks.view(),
+    ))
+}
+
+fn json(body: Vec<u8>) -> Response {
+    let mut response = body.into_response();
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
+}

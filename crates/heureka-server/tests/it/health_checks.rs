@@ -1,0 +1,346 @@
+//! The server's health checks against instances that are real HTTP servers in the test: a
+//! failing health endpoint reads DOWN and back, the operator's override and the instance's
+//! own DOWN win, the guard against our own network, and in a cluster one node per instance.
+//!
+//! Waiting is a bounded poll for the expected state, never an assertion on how long it took.
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use axum::http::{HeaderMap, StatusCode};
+use axum::routing::get;
+use heureka_testkit::eventually;
+use tokio::net::TcpListener;
+
+use crate::support::{spring_body, TestServer};
+
+/// Checks every 100 ms, all at once (no jitter), DOWN after two failures.
+const CHECKS: &[&str] = &[
+    "--heureka.health-checks.enabled=true",
+    "--heureka.health-checks.interval=100ms",
+    "--heureka.health-checks.timeout=500ms",
+    "--heureka.health-checks.jitter=0",
+    "--eureka.client.register-with-eureka=false",
+];
+
+/// An instance's health endpoint: answers 200 or 503 as told, and records which node probed.
+struct Instance {
+    address: SocketAddr,
+    healthy: Arc<AtomicBool>,
+    probed_by: Arc<Mutex<Vec<String>>>,
+}
+
+impl Instance {
+    async fn start() -> Instance {
+        let healthy = Arc::new(AtomicBool::new(true));
+        let probed_by = Arc::new(Mutex::new(Vec::new()));
+        let (answer, record) = (healthy.clone(), probed_by.clone());
+        let app = axum::Router::new().route(
+            "/actuator/health",
+            get(move |headers: HeaderMap| {
+                let node = headers
+                    .get("x-heureka-node")
+                    .and_then(|value| value.to_str().ok())
+                    .unwrap_or("?")
+                    .to_owned();
+                record.lock().unwrap().push(node);
+                let healthy = answer.load(Ordering::SeqCst);
+                async move {
+                    if healthy {
+                        StatusCode::OK
+                    } else {
+                        StatusCode::SERVICE_UNAVAILABLE
+                    }
+                }
+            }),
+        );
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        Instance {
+            address,
+            healthy,
+            probed_by,
+        }
+    }
+
+    fn set_healthy(&self, healthy: bool) {
+        self.healthy.store(healthy, Ordering::SeqCst);
+    }
+
+    /// The nodes that probed it since the last call, each once.
+    fn take_probers(&self) -> Vec<String> {
+        let mut nodes: Vec<String> = self.probed_by.lock().unwrap().drain(..).collect();
+        nodes.sort();
+        nodes.dedup();
+        nodes
+    }
+
+    /// A Spring-shaped registration pointing at this endpoint.
+    fn body(&self, app: &str, id: &str) -> String {
+        let here = format!("127.0.0.1:{}", self.address.port());
+        spring_body(app, id)
+            .replace("10.0.0.5:8080", &here)
+            .replace("10.0.0.5", "127.0.0.1")
+            .replace(r#""$":8080"#, &format!(r#""$":{}"#, self.address.port()))
+    }
+}
+
+async fn register(server: &TestServer, instance: &Instance, app: &str, id: &str) {
+    let response = server
+        .post_json(&format!("/apps/{app}"), &instance.body(app, id))
+        .await;
+    assert_eq!(response.status(), 204);
+}
+
+async fn status_on(server: &TestServer, app: &str, id: &str) -> Option<String> {
+    let (code, body) = server
+        .get_text(&format!("/apps/{app}/{id}"), Some("application/json"))
+        .await;
+    if code != 200 {
+        return None;
+    }
+    let start = body.find("\"status\":\"")? + 10;
+    Some(body[start..].split('"').next()?.to_owned())
+}
+
+async fn reads(server: &TestServer, id: &str, status: &str) {
+    eventually(&format!("{id} reads {status}"), || async {
+        status_on(server, "ORDERS", id).await.as_deref() == Some(status)
+    })
+    .await;
+}
+
+/// Waits until the node's `/dashboard/health-checks` satisfies `holds`.
+async fn until_view(server: &TestServer, what: &str, holds: impl Fn(&str) -> bool) {
+    eventually(what, || async {
+        let (_, view) = server.get_text("/dashboard/health-checks", None).await;
+        holds(&view)
+    })
+    .await;
+}
+
+/// Waits until every instance has been probed `n` more times (by any node).
+async fn until_probed(instances: &[&Instance], n: usize) {
+    let before: Vec<usize> = instances
+        .iter()
+        .map(|i| i.probed_by.lock().unwrap().len())
+        .collect();
+    eventually(&format!("every instance probed {n} more times"), || async {
+        instances
+            .iter()
+            .zip(&before)
+            .all(|(instance, before)| instance.probed_by.lock().unwrap().len() >= before + n)
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn an_instance_whose_health_endpoint_fails_reads_down_and_comes_back_up() {
+    let server = TestServer::start(CHECKS).await;
+    let instance = Instance::start().await;
+    register(&server, &instance, "ORDERS", "o1").await;
+
+    instance.set_healthy(false);
+    reads(&server, "o1", "DOWN").await;
+    instance.set_healthy(true);
+
+    reads(&server, "o1", "UP").await;
+}
+
+#[tokio::test]
+async fn an_instance_that_stops_listening_reads_down_in_the_full_and_delta_documents() {
+    let server = TestServer::start(CHECKS).await;
+    let instance = Instance::start().await;
+    // A port nothing listens on: the instance has crashed.
+    let crashed = instance.body("ORDERS", "o1").replace(
+        &instance.address.port().to_string(),
+        &heureka_testkit::free_port().to_string(),
+    );
+    assert_eq!(
+        server.post_json("/apps/ORDERS", &crashed).await.status(),
+        204
+    );
+
+    reads(&server, "o1", "DOWN").await;
+
+    let full = server.registry_json().await;
+    assert!(full.contains(r#""status":"DOWN""#), "{full}");
+    let (_, delta) = server
+        .get_text("/apps/delta", Some("application/json"))
+        .await;
+    assert!(delta.contains(r#""status":"DOWN""#), "{delta}");
+}
+
+#[tokio::test]
+async fn an_operators_out_of_service_survives_the_checks_recovery() {
+    let server = TestServer::start(CHECKS).await;
+    let instance = Instance::start().await;
+    register(&server, &instance, "ORDERS", "o1").await;
+    instance.set_healthy(false);
+    reads(&server, "o1", "DOWN").await;
+
+    assert_eq!(
+        server
+            .put("/apps/ORDERS/o1/status?value=OUT_OF_SERVICE")
+            .await,
+        200
+    );
+    instance.set_healthy(true);
+    until_view(&server, "the verdict recovers", |view| {
+        view.contains(r#""health":"PASSING""#)
+    })
+    .await;
+
+    assert_eq!(
+        status_on(&server, "ORDERS", "o1").await.as_deref(),
+        Some("OUT_OF_SERVICE")
+    );
+}
+
+#[tokio::test]
+async fn the_instances_own_down_wins_over_a_passing_check() {
+    let server = TestServer::start(CHECKS).await;
+    let instance = Instance::start().await;
+    let down = instance
+        .body("ORDERS", "o1")
+        .replace(r#""status":"UP""#, r#""status":"DOWN""#);
+    assert_eq!(server.post_json("/apps/ORDERS", &down).await.status(), 204);
+
+    until_view(&server, "probed and passing", |view| {
+        view.contains(r#""passed":true"#)
+    })
+    .await;
+
+    assert_eq!(
+        status_on(&server, "ORDERS", "o1").await.as_deref(),
+        Some("DOWN")
+    );
+}
+
+#[tokio::test]
+async fn when_every_probe_fails_at_once_the_server_suspects_itself_and_marks_none_down() {
+    let server = TestServer::start(CHECKS).await;
+    let instance = Instance::start().await;
+    for n in 0..4 {
+        register(&server, &instance, "ORDERS", &format!("o{n}")).await;
+    }
+    until_view(&server, "every instance probed", |view| {
+        view.matches(r#""passed":true"#).count() == 4
+    })
+    .await;
+
+    // One endpoint behind all four: from here, every probe fails at once.
+    instance.set_healthy(false);
+    until_view(&server, "the guard holds", |view| {
+        view.contains(r#""suspended":true"#) && view.matches(r#""passed":false"#).count() == 4
+    })
+    .await;
+    // Rounds go on failing (four probes each); none of them marks anything.
+    until_probed(&[&instance], 20).await;
+
+    for n in 0..4 {
+        assert_eq!(
+            status_on(&server, "ORDERS", &format!("o{n}"))
+                .await
+                .as_deref(),
+            Some("UP")
+        );
+    }
+}
+
+/// Three nodes listing each other, checks on.
+async fn cluster() -> Vec<TestServer> {
+    let mut listeners = Vec::new();
+    let mut urls = Vec::new();
+    for _ in 0..3 {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        urls.push(format!(
+            "http://127.0.0.1:{}/eureka/",
+            listener.local_addr().unwrap().port()
+        ));
+        listeners.push(listener);
+    }
+    let service_url = format!("--eureka.client.service-url.defaultZone={}", urls.join(","));
+    let mut args: Vec<&str> = CHECKS.to_vec();
+    args.extend_from_slice(&[
+        &service_url,
+        "--heureka.replication.batch-delay-ms=50",
+        "--heureka.replication.anti-entropy-interval-ms=500",
+        "--eureka.server.registry-sync-retries=1",
+        "--eureka.server.registry-sync-retry-wait-ms=100",
+    ]);
+    let mut nodes = Vec::new();
+    for listener in listeners {
+        nodes.push(TestServer::start_on(listener, &args).await);
+    }
+    nodes
+}
+
+/// Which nodes probed each instance over the next rounds, once all three share the checks.
+async fn probers_of(instances: &[Instance]) -> Vec<Vec<String>> {
+    for instance in instances {
+        instance.take_probers();
+    }
+    until_probed(&instances.iter().collect::<Vec<_>>(), 5).await;
+    instances.iter().map(Instance::take_probers).collect()
+}
+
+#[tokio::test]
+async fn in_a_cluster_each_instance_is_probed_by_one_node_and_another_takes_over_when_it_dies() {
+    let mut nodes = cluster().await;
+    let mut instances = Vec::new();
+    for n in 0..6 {
+        let instance = Instance::start().await;
+        register(&nodes[0], &instance, "ORDERS", &format!("o{n}")).await;
+        instances.push(instance);
+    }
+    for node in &nodes {
+        until_view(node, "three nodes share the checks", |view| {
+            view.contains(r#""checkers":3"#)
+        })
+        .await;
+    }
+
+    let probers = probers_of(&instances).await;
+    assert!(probers.iter().all(|nodes| nodes.len() == 1), "{probers:?}");
+
+    // Stop the node that probes o0; its instances move to the two others.
+    let owner = &probers[0][0];
+    let mut owner_index = None;
+    for (n, node) in nodes.iter().enumerate() {
+        let (_, answer) = node.get_text("/peerreplication/health-checks", None).await;
+        if answer.contains(&format!(r#""node":{owner},"#)) {
+            owner_index = Some(n);
+        }
+    }
+    nodes
+        .remove(owner_index.expect("the owner is one of the nodes"))
+        .stop()
+        .await;
+    until_view(&nodes[0], "two nodes share the checks", |view| {
+        view.contains(r#""checkers":2"#)
+    })
+    .await;
+
+    let probers = probers_of(&instances).await;
+    assert!(probers.iter().all(|nodes| nodes.len() == 1), "{probers:?}");
+    assert!(probers[0][0] != *owner, "{probers:?}");
+}
+
+#[tokio::test]
+async fn a_verdict_reaches_every_node_of_a_cluster() {
+    let nodes = cluster().await;
+    let instance = Instance::start().await;
+    register(&nodes[1], &instance, "ORDERS", "o1").await;
+    for node in &nodes {
+        reads(node, "o1", "UP").await;
+    }
+
+    instance.set_healthy(false);
+
+    for node in &nodes {
+        reads(node, "o1", "DOWN").await;
+    }
+}
