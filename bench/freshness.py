@@ -19,8 +19,10 @@ app of the interop suite (interop/java/spring-client) at Spring's default client
 app's own application.yml has fast test timings, so the defaults are passed explicitly). The
 consumer calls the provider application by name through a ``@LoadBalanced`` RestTemplate every
 ``--call-interval-ms`` (100) and records, per instance the load balancer chose, the time of the
-last call and of the last failed call. Once it has reached both providers, one provider of every
-setup is SIGKILLed at the same moment. The figure is the time from the SIGKILL to the consumer's
+last call and of the last failed call. Once it has reached both providers, and the provider to be
+killed has renewed its lease once (a steady-state instance: the Java server gives a renewed
+lease one more duration than a lease only registered), one provider of every setup is SIGKILLed
+at the same moment. The figure is the time from the SIGKILL to the consumer's
 last call routed to the dead instance (each of those failed: connection refused).
 
 A setup's round ends when its consumer's DiscoveryClient no longer lists the dead instance and
@@ -189,6 +191,16 @@ class Round:
             return all(targets.get(f"{HOST}:{p.port}", {}).get("calls", 0)
                        > targets.get(f"{HOST}:{p.port}", {}).get("errors", 0) for p in (self.dead, self.alive))
         wait_for(f"{self.setup}: the consumer reaches both providers", both, timeout, interval=1.0)
+        # a provider in its steady state: it has renewed its lease at least once (the Java server
+        # expires a renewed lease one duration later than a lease only registered)
+        wait_for(f"{self.setup}: the provider to be killed has renewed its lease", self.renewed, 120, interval=1.0)
+
+    def renewed(self) -> bool:
+        """Whether the server holds a renewal of the dead-to-be provider after its registration
+        (the single-instance read, which neither server caches)."""
+        doc = get_json(f"{self.server.url}/eureka/apps/{PROVIDER.upper()}/{self.dead.instance_id}")
+        lease = doc["instance"]["leaseInfo"]
+        return int(lease["lastRenewalTimestamp"]) > int(lease["registrationTimestamp"])
 
     def registry_status(self) -> str | None:
         """The dead instance's status in the registry's full fetch (None: not there)."""
