@@ -272,6 +272,44 @@ async function main() {
       await attacker.close();
     });
 
+    await step('an instance the health checks find failing shows DOWN, and its view says why', async () => {
+      // A second server with checks on, so the first one's instances (which serve no health
+      // endpoint) keep the statuses the steps above expect.
+      const checkedPort = await freePort();
+      const checked = `http://127.0.0.1:${checkedPort}`;
+      start(process.env.HEUREKA_BIN, [
+        `--server.port=${checkedPort}`, '--server.address=127.0.0.1',
+        '--eureka.client.register-with-eureka=false', '--eureka.client.fetch-registry=false',
+        `--eureka.client.service-url.defaultZone=${checked}/eureka/`,
+        `--spring.security.user.name=${USER}`, `--spring.security.user.password=${PASSWORD}`,
+        '--heureka.health-checks.enabled=true', '--heureka.health-checks.interval=200ms',
+        '--heureka.health-checks.jitter=0',
+      ], 'heureka-checked');
+      // An instance whose port nothing listens on: it has crashed.
+      const body = JSON.stringify(instanceBody('crashed', 'crashed-1', 'zone-a'))
+        .replace('"$":9000', `"$":${await freePort()}`);
+      for (let attempt = 0; ; attempt++) {
+        try {
+          const response = await fetch(`${checked}/eureka/apps/CRASHED`, {
+            method: 'POST', body,
+            headers: { Authorization: AUTH, 'Content-Type': 'application/json' },
+          });
+          if (response.status === 204) break;
+        } catch (error) { /* not listening yet */ }
+        if (attempt > 100) throw new Error('the second heureka did not start');
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      await page.goto(checked + '/');
+      await page.locator('#instances tr[data-app="CRASHED"]', { hasText: 'DOWN' }).waitFor({ timeout: 15000 });
+      await page.locator('#instances tr[data-app="CRASHED"] .instance-link').first().click();
+      await page.locator('#detail[open]').waitFor();
+      await page.locator('#detail-status', { hasText: 'DOWN' }).waitFor();
+      await page.locator('#detail-health', { hasText: 'FAILING' }).waitFor({ timeout: 15000 });
+      assert.match(await page.locator('#detail-health').textContent(), /connect 127\.0\.0\.1:\d+/);
+      await shot(page, 'health-check-failing');
+      await page.keyboard.press('Escape');
+    });
+
     await step('the page is readable on a phone', async () => {
       const phone = await browser.newContext({
         httpCredentials: { username: USER, password: PASSWORD },

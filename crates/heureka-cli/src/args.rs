@@ -150,6 +150,9 @@ pub(crate) struct SidecarArgs {
     /// Seconds one health check may take before it counts as DOWN (at most --health-interval)
     #[arg(long, value_name = "SECS", default_value_t = 5.0, value_parser = positive_seconds)]
     pub health_timeout: f64,
+    /// Seconds between two health checks while the app is not UP, to report UP once it answers
+    #[arg(long, value_name = "SECS", default_value_t = 1.0, value_parser = positive_seconds)]
+    pub down_interval: f64,
     /// Spring keys given as `--key=value`; taken out of the arguments before clap sees them.
     #[arg(skip)]
     pub spring: Vec<String>,

@@ -106,6 +106,7 @@ fn config(
     let mut sidecar = SidecarConfig::new(client, &args.health_url);
     sidecar.health_interval = Duration::from_secs_f64(args.health_interval);
     sidecar.health_timeout = Duration::from_secs_f64(args.health_timeout);
+    sidecar.down_interval = Duration::from_secs_f64(args.down_interval);
     Ok(sidecar)
 }
 
@@ -175,6 +176,7 @@ mod tests {
             ip: Some("127.0.0.1".to_owned()),
             health_interval: 2.0,
             health_timeout: 1.0,
+            down_interval: 1.0,
             spring: spring.iter().map(|arg| arg.to_string()).collect(),
         }
     }

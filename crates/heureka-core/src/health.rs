@@ -77,15 +77,12 @@ pub struct HealthSubject {
     pub secure_port: Port,
     pub health_check_url: Option<String>,
     pub secure_health_check_url: Option<String>,
-    /// The instance's own metadata `heureka.health-check` (`off`, `http`, `tcp`), if any.
-    pub mode: Option<String>,
+    /// The instance's metadata entries among the keys the caller asked for.
+    pub metadata: Vec<(String, String)>,
     /// The status readers see now, and the verdict behind it.
     pub status: InstanceStatus,
     pub health: Health,
 }
-
-/// The metadata key by which an instance chooses how it is checked.
-pub const HEALTH_CHECK_METADATA_KEY: &str = "heureka.health-check";
 
 /// What writing a verdict did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -162,10 +159,11 @@ impl Registry {
 
     /// The instances the server's health checks should look at now: every unexpired lease
     /// for which `take(app, id)` says yes (the caller's share of a cluster), with what a probe
-    /// needs. Leases that have expired are left to eviction.
+    /// needs, and their metadata under `keys`. Leases that have expired are left to eviction.
     pub fn health_subjects(
         &self,
         now: Millis,
+        keys: &[&str],
         mut take: impl FnMut(&str, &str) -> bool,
     ) -> Vec<HealthSubject> {
         let mut subjects = Vec::new();
@@ -174,10 +172,24 @@ impl Registry {
                 if lease.is_expired(now, 0) || !take(app, id) {
                     continue;
                 }
-                subjects.push(lease.holder.health_subject(app, id));
+                subjects.push(lease.holder.health_subject(app, id, keys));
             }
         }
         subjects
+    }
+
+    /// Every instance whose verdict is failing, as `(app, id)`: a scan that allocates only
+    /// for those.
+    pub fn failing_instances(&self) -> Vec<(String, String)> {
+        let mut failing = Vec::new();
+        for (app, leases) in &self.apps {
+            for (id, lease) in leases.iter() {
+                if lease.holder.health == Health::Failing {
+                    failing.push((app.clone(), id.to_string()));
+                }
+            }
+        }
+        failing
     }
 
     /// The verdict an instance carries; `None` when it is not registered.

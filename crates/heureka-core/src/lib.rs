@@ -45,7 +45,7 @@ pub use change::{Change, ChangeKind};
 pub use delta::apps_hashcode;
 pub use digest::InstanceDigest;
 pub use eviction::eviction_limit;
-pub use health::{with_health, Health, HealthSubject, HealthWrite, HEALTH_CHECK_METADATA_KEY};
+pub use health::{with_health, Health, HealthSubject, HealthWrite};
 pub use hlc::{Hlc, Stamp, TooFarAhead, MAX_DRIFT_MS};
 pub use lease::LeaseExpiry;
 pub use limits::{longest_heartbeatable_name, ClampedLease, Limits, HEARTBEAT_HEAD_ALLOWANCE};

@@ -271,13 +271,23 @@ impl StoredInstance {
     }
 
     /// What the server's health checks need of it (`health.rs`).
-    pub(crate) fn health_subject(&self, app: &str, id: &str) -> crate::health::HealthSubject {
+    pub(crate) fn health_subject(
+        &self,
+        app: &str,
+        id: &str,
+        keys: &[&str],
+    ) -> crate::health::HealthSubject {
         let texts = &self.texts;
-        let mode = self
-            .metadata
-            .binary_search_by(|(key, _)| key.as_ref().cmp(crate::health::HEALTH_CHECK_METADATA_KEY))
-            .ok()
-            .map(|at| self.metadata[at].1.to_string());
+        let metadata = keys
+            .iter()
+            .filter_map(|wanted| {
+                let at = self
+                    .metadata
+                    .binary_search_by(|(key, _)| key.as_ref().cmp(wanted))
+                    .ok()?;
+                Some((wanted.to_string(), self.metadata[at].1.to_string()))
+            })
+            .collect();
         crate::health::HealthSubject {
             app: app.to_owned(),
             id: id.to_owned(),
@@ -287,7 +297,7 @@ impl StoredInstance {
             secure_port: self.secure_port,
             health_check_url: texts.owned(Text::HealthCheckUrl),
             secure_health_check_url: texts.owned(Text::SecureHealthCheckUrl),
-            mode,
+            metadata,
             status: self.status,
             health: self.health,
         }

@@ -87,18 +87,59 @@ pub(crate) struct Checker {
 }
 
 /// Starts the checks when enabled: the task that shares them with the peers (when there are
-/// any) and the one that probes.
+/// any) and the one that probes. A node with checks off but with peers watches whether any
+/// node still checks, and clears the verdicts nobody will lift any more ([`clear_orphans`]).
 pub(crate) fn spawn_all(checker: Checker, tasks: &mut JoinSet<()>) {
-    if !checker.checks.enabled() {
-        return;
-    }
+    let enabled = checker.checks.enabled();
+    let has_peers = !checker.replication.peers().is_empty();
     let own = checker.checks.node();
-    let (checkers, watched) = watch::channel(vec![own]);
-    if !checker.replication.peers().is_empty() {
+    let (checkers, watched) = watch::channel(if enabled { vec![own] } else { Vec::new() });
+    if has_peers {
         let replication = checker.replication.clone();
-        tasks.spawn(owners::keep_checkers(replication, own, true, checkers));
+        tasks.spawn(owners::keep_checkers(replication, own, enabled, checkers));
     }
-    tasks.spawn(run(checker, watched));
+    if enabled {
+        tasks.spawn(run(checker, watched));
+    } else if has_peers {
+        tasks.spawn(clear_orphans(checker, watched));
+    }
+}
+
+/// How often a node without checks looks for verdicts nobody lifts.
+const ORPHANS_EVERY: Duration = Duration::from_secs(10);
+
+/// On a node with checks off: when no node of the cluster checks any more (all were turned
+/// off, one by one), a failing verdict copied from a node that used to check would hold its
+/// instance DOWN for good. Each such node lifts them; the writes are the same, so they
+/// converge whoever makes them.
+async fn clear_orphans(checker: Checker, mut checkers: watch::Receiver<Vec<u32>>) {
+    let mut timer = crate::clock::every(ORPHANS_EVERY);
+    // The first tick is at once: give the peers' first answers time to arrive.
+    timer.tick().await;
+    loop {
+        // Every interval (a verdict may arrive from a peer's sync), and at once when the last
+        // node that checked stops answering.
+        tokio::select! {
+            _ = timer.tick() => {}
+            changed = checkers.changed() => if changed.is_err() { return },
+        }
+        if !checkers.borrow().is_empty() {
+            continue;
+        }
+        let orphans = checker.store.read().failing_instances();
+        for (app, id) in &orphans {
+            let lift = |registry: &mut heureka_core::Registry, now| {
+                registry.set_health(app, id, Health::Passing, Origin::Client, now)
+            };
+            checker.store.write(lift);
+        }
+        if !orphans.is_empty() {
+            tracing::info!(
+                instances = orphans.len(),
+                "lifted health-check verdicts: no node of the cluster checks instances any more"
+            );
+        }
+    }
 }
 
 /// One instance probed in a round, and what it found.
@@ -126,10 +167,13 @@ async fn run(checker: Checker, checkers: watch::Receiver<Vec<u32>>) {
         let nodes = checkers.borrow().clone();
         let own = checker.checks.node();
         let now = checker.store.now();
-        let subjects = checker
-            .store
-            .read()
-            .health_subjects(now, |app, id| owners::owner(&nodes, app, id) == Some(own));
+        let subjects =
+            checker
+                .store
+                .read()
+                .health_subjects(now, &target::METADATA_KEYS, |app, id| {
+                    owners::owner(&nodes, app, id) == Some(own)
+                });
         round.forget_all_but(&subjects);
         let mut probing = JoinSet::new();
         for subject in subjects {

@@ -30,6 +30,14 @@ fn run_sidecar(
     (stop, task)
 }
 
+/// Waits until APP/a1 is registered with `status`.
+async fn until_shows(server: &Server, status: &str) {
+    eventually(&format!("the app is registered {status}"), || {
+        shows(server, status)
+    })
+    .await;
+}
+
 async fn shows(server: &Server, status: &str) -> bool {
     match server.instance("APP", "a1").await {
         Some(instance) => instance["status"] == status,
@@ -43,7 +51,7 @@ async fn the_app_is_registered_up_while_its_health_url_answers_2xx() {
     let health = HealthEndpoint::start(true).await;
     let (stop, task) = run_sidecar(&server, &health.url);
 
-    eventually("the app is registered UP", || shows(&server, "UP")).await;
+    until_shows(&server, "UP").await;
     stop.send(()).unwrap();
     task.await.unwrap().unwrap();
 }
@@ -53,11 +61,11 @@ async fn a_failing_health_url_reports_the_app_down_without_deregistering_it() {
     let server = Server::start().await;
     let health = HealthEndpoint::start(true).await;
     let (stop, task) = run_sidecar(&server, &health.url);
-    eventually("the app is registered UP", || shows(&server, "UP")).await;
+    until_shows(&server, "UP").await;
 
     health.set_healthy(false);
     // `shows` is false for an instance that is gone, so this sees it registered and DOWN.
-    eventually("the app is shown DOWN", || shows(&server, "DOWN")).await;
+    until_shows(&server, "DOWN").await;
     stop.send(()).unwrap();
     task.await.unwrap().unwrap();
 }
@@ -67,10 +75,10 @@ async fn a_recovered_health_url_brings_the_app_back_up() {
     let server = Server::start().await;
     let health = HealthEndpoint::start(false).await;
     let (stop, task) = run_sidecar(&server, &health.url);
-    eventually("the app is registered DOWN", || shows(&server, "DOWN")).await;
+    until_shows(&server, "DOWN").await;
 
     health.set_healthy(true);
-    eventually("the app is shown UP", || shows(&server, "UP")).await;
+    until_shows(&server, "UP").await;
     stop.send(()).unwrap();
     task.await.unwrap().unwrap();
 }
@@ -81,7 +89,7 @@ async fn a_health_url_where_nothing_listens_reports_the_app_down() {
     let nothing = dead_url();
     let (stop, task) = run_sidecar(&server, &nothing);
 
-    eventually("the app is registered DOWN", || shows(&server, "DOWN")).await;
+    until_shows(&server, "DOWN").await;
     stop.send(()).unwrap();
     task.await.unwrap().unwrap();
 }
@@ -91,9 +99,34 @@ async fn shutdown_cancels_the_apps_registration() {
     let server = Server::start().await;
     let health = HealthEndpoint::start(true).await;
     let (stop, task) = run_sidecar(&server, &health.url);
-    eventually("the app is registered UP", || shows(&server, "UP")).await;
+    until_shows(&server, "UP").await;
 
     stop.send(()).unwrap();
     task.await.unwrap().unwrap();
     assert!(server.instance("APP", "a1").await.is_none());
+}
+
+#[tokio::test]
+async fn an_app_that_starts_answering_after_its_sidecar_is_up_long_before_the_health_interval() {
+    let server = Server::start().await;
+    // The application is not listening yet when its sidecar starts, as in a pod.
+    let health = HealthEndpoint::start(false).await;
+    let mut config = SidecarConfig::new(
+        client_config(vec![server.service_url()], "app", "a1"),
+        &health.url,
+    );
+    // A round a minute: only the fast path while DOWN can report UP within the test.
+    config.health_interval = Duration::from_secs(60);
+    config.down_interval = Duration::from_millis(200);
+    let (stop, stopped) = oneshot::channel::<()>();
+    let task = tokio::spawn(sidecar::run(config, async {
+        let _ = stopped.await;
+    }));
+    until_shows(&server, "DOWN").await;
+
+    health.set_healthy(true);
+
+    until_shows(&server, "UP").await;
+    stop.send(()).unwrap();
+    task.await.unwrap().unwrap();
 }

@@ -20,7 +20,8 @@ const WARNINGS = {
 };
 
 const EVENT_NAMES = ['registered', 'cancelled', 'evicted', 'status-changed', 'metadata-changed',
-  'renewals', 'self-preservation-entered', 'self-preservation-left', 'peer-up', 'peer-down', 'audit', 'lagged'];
+  'renewals', 'self-preservation-entered', 'self-preservation-left', 'peer-up', 'peer-down', 'audit', 'lagged',
+  'health-check-failed', 'health-check-recovered', 'health-checks-suspended', 'health-checks-resumed'];
 // Rows of the "Recent administrative actions" table; the server keeps more (heureka.audit.retained).
 const AUDIT_ROWS = 50;
 
@@ -33,6 +34,7 @@ const state = {
   buffered: [],
   detailKey: null,
   audit: [], // {base}/dashboard/audit's entries, newest first, then the stream's `audit` events
+  healthChecks: null, // {base}/dashboard/health-checks: this node's probes and the guard
 };
 
 // --- small helpers ------------------------------------------------------------------------
@@ -121,6 +123,7 @@ async function loadAll() {
     state.clockOffset = summary.now - Date.now();
     await loadStatus();
     state.audit = (await getJson('/dashboard/audit')).entries;
+    await loadHealthChecks();
   } catch (error) {
     document.getElementById('warnings').replaceChildren(el('div', { className: 'warning' }, `Could not load the registry: ${error.message}`));
   } finally {
@@ -139,6 +142,16 @@ async function loadStatus() {
   }
   renderReplicas();
   renderGeneralInfo();
+}
+
+// This node's latest probes: read on load, on a verdict or the guard changing, and while the
+// instance view is open (a probe's latency and time move every interval; no event carries them).
+async function loadHealthChecks() {
+  try {
+    state.healthChecks = await getJson('/dashboard/health-checks');
+  } catch (error) {
+    state.healthChecks = null;
+  }
 }
 
 // --- the event stream -----------------------------------------------------------------------
@@ -181,6 +194,15 @@ function apply(name, data) {
     case 'status-changed':
     case 'metadata-changed':
       if (data.instance) state.instances.set(keyOf(data.app, data.id), data.instance);
+      break;
+    case 'health-check-failed':
+    case 'health-check-recovered':
+      if (data.instance) state.instances.set(keyOf(data.app, data.id), data.instance);
+      loadHealthChecks().then(scheduleRender);
+      break;
+    case 'health-checks-suspended':
+    case 'health-checks-resumed':
+      loadHealthChecks().then(scheduleRender);
       break;
     case 'cancelled':
     case 'evicted':
@@ -233,14 +255,23 @@ function formula(sp) {
   return `floor(${sp.expectedClients} × ${perMinute} × ${sp.renewalPercentThreshold}) = ${sp.renewsThreshold}`;
 }
 
+function healthChecksWarning() {
+  const checks = state.healthChecks;
+  if (!checks || !checks.suspended) return null;
+  return el('div', { className: 'warning', id: 'health-checks-warning' },
+    el('p', { className: 'banner' }, 'HEALTH CHECKS SUSPENDED: NO INSTANCE IS MARKED DOWN BY THIS SERVER.'),
+    el('p', { className: 'why' }, `${checks.reason}. They resume by themselves once most probes pass again; check this server's network (heureka.health-checks.self-suspicion-percent).`));
+}
+
 function renderWarnings() {
   const box = document.getElementById('warnings');
   const sp = state.summary && state.summary.selfPreservation;
-  if (!sp) return box.replaceChildren();
+  const checks = healthChecksWarning();
+  if (!sp) return box.replaceChildren(...(checks ? [checks] : []));
   let text = null;
   if (sp.belowRenewThreshold) text = sp.enabled ? WARNINGS.emergency : WARNINGS.belowAndOff;
   else if (!sp.enabled) text = WARNINGS.off;
-  if (!text) return box.replaceChildren();
+  if (!text) return box.replaceChildren(...(checks ? [checks] : []));
   const why = sp.belowRenewThreshold
     ? el('p', { className: 'why', id: 'warning-numbers' },
         `Renews in the last minute: ${sp.renewsLastMin}, at or below the threshold of ${sp.renewsThreshold}. `,
@@ -256,7 +287,7 @@ function renderWarnings() {
       ? el('ul', {}, el('li', {}, 'Expired leases are evicted even when many instances stop renewing at once. Set eureka.server.enable-self-preservation=true to keep them during network problems.'))
       : null;
   box.replaceChildren(el('div', { className: 'warning', id: 'self-preservation-warning' },
-    el('p', { className: 'banner' }, text), why, todo));
+    el('p', { className: 'banner' }, text), why, todo), ...(checks ? [checks] : []));
 }
 
 function renderSystemStatus() {
@@ -436,6 +467,7 @@ async function openDetail(key) {
   if (!dialog.open) dialog.showModal();
   // One fresh read for up-to-date lease times; later changes come from the stream.
   const [app, ...rest] = key.split('/');
+  loadHealthChecks().then(() => { if (state.detailKey === key) renderDetail(); });
   try {
     const fresh = await getJson(`/apps/${encodeURIComponent(app)}/${encodeURIComponent(rest.join('/'))}`);
     if (fresh.instance && state.instances.has(key)) {
@@ -473,9 +505,21 @@ function renderDetail() {
     ['Lease', `${lease.durationInSecs} s, renewed every ${lease.renewalIntervalInSecs} s${expires ? `; expires ${formatTime(expires)} without renewal` : ''}`],
     ['Last updated / dirty', `${formatTime(Number(instance.lastUpdatedTimestamp))} / ${formatTime(Number(instance.lastDirtyTimestamp))}`],
     ['Action type', instance.actionType || '—'],
+    ['Health check', el('span', { id: 'detail-health' }, healthCheckText(key))],
   ]);
   const metadata = Object.entries(metadataOf(instance));
   rows(document.getElementById('detail-metadata'), metadata.length ? metadata : [['(none)', '']]);
+}
+
+// What this node's probes say of an instance: verdict, last result, latency and when.
+function healthCheckText(key) {
+  const checks = state.healthChecks;
+  if (!checks || !checks.enabled) return 'off on this server (heureka.health-checks.enabled)';
+  const probe = checks.probes.find((p) => keyOf(p.app, p.id) === key);
+  if (!probe) return checks.checkers > 1 ? `checked by another of ${checks.checkers} nodes, or not checked` : 'not checked (no URL or port, or heureka.health-check=off)';
+  const verdict = probe.health === 'FAILING' ? 'FAILING (reads DOWN)' : 'passing';
+  const since = probe.failingSince ? `; failing since ${formatTime(probe.failingSince)}` : '';
+  return `${verdict} · last probe ${probe.passed ? 'passed' : 'failed'} (${probe.detail}, ${probe.latencyMs} ms) at ${formatTime(probe.at)}${since} · ${probe.target}`;
 }
 
 async function act(action) {

@@ -5,16 +5,33 @@
 //! fetched, otherwise its port is connected to. A URL is fetched only when its host is the
 //! instance's own `hostName` or `ipAddr`: the registry must not become a tool that sends GETs
 //! wherever a registration points it. Such an instance is checked on its port instead.
+//!
+//! An instance registered by Spring Cloud's Eureka client (it always sends the metadata
+//! `management.port`) folds the registry's own view of it back into its `/actuator/health`:
+//! the `eureka` health indicator reports the status the registry serves for the instance. Once
+//! the checks marked it DOWN (or an operator set OUT_OF_SERVICE) it would answer 503 for that
+//! reason alone, forever. For such an instance a Spring Boot health answer of any status means
+//! alive ([`Target::Http`]'s `echoes_registry`); only no answer fails it. Its application's own
+//! health reaches the registry through `eureka.client.healthcheck.enabled=true`, which Spring
+//! reports without the echo, and which outranks the checks as the instance's own DOWN.
 
 use heureka_core::HealthSubject;
 
 use crate::config::CheckMode;
 
+/// The metadata key by which an instance chooses how it is checked.
+pub(crate) const MODE_KEY: &str = "heureka.health-check";
+/// The metadata key Spring Cloud's Eureka client always registers.
+pub(crate) const SPRING_CLOUD_KEY: &str = "management.port";
+/// The metadata the checks read, for `Registry::health_subjects`.
+pub(crate) const METADATA_KEYS: [&str; 2] = [MODE_KEY, SPRING_CLOUD_KEY];
+
 /// One probe to make.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Target {
-    /// `GET` this URL; a 2xx answer passes.
-    Http(String),
+    /// `GET` this URL; a 2xx answer passes, and so does any Spring Boot health answer when the
+    /// instance's health `echoes_registry` (see above).
+    Http { url: String, echoes_registry: bool },
     /// Connect to `host:port`.
     Tcp(String, u16),
 }
@@ -22,16 +39,24 @@ pub(crate) enum Target {
 impl std::fmt::Display for Target {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Target::Http(url) => write!(f, "GET {url}"),
+            Target::Http { url, .. } => write!(f, "GET {url}"),
             Target::Tcp(host, port) => write!(f, "connect {host}:{port}"),
         }
     }
 }
 
+fn metadata<'a>(subject: &'a HealthSubject, key: &str) -> Option<&'a str> {
+    subject
+        .metadata
+        .iter()
+        .find(|(name, _)| name == key)
+        .map(|(_, value)| value.as_str())
+}
+
 /// The probe for `subject`; `None` when it is not checked at all (mode `off`, or nothing to
 /// connect to).
 pub(crate) fn target_of(subject: &HealthSubject, app_mode: Option<CheckMode>) -> Option<Target> {
-    let own_mode = subject.mode.as_deref().and_then(CheckMode::from_name);
+    let own_mode = metadata(subject, MODE_KEY).and_then(CheckMode::from_name);
     match own_mode.or(app_mode) {
         Some(CheckMode::Off) => None,
         Some(CheckMode::Tcp) => tcp_target(subject),
@@ -58,9 +83,13 @@ fn http_target(subject: &HealthSubject) -> Option<Target> {
         .trim_start_matches('[')
         .trim_end_matches(']');
     let own = [subject.host_name.as_str(), subject.ip_addr.as_str()];
+    let echoes_registry = metadata(subject, SPRING_CLOUD_KEY).is_some();
     own.iter()
         .any(|name| !name.is_empty() && name.eq_ignore_ascii_case(host))
-        .then(|| Target::Http(url.to_owned()))
+        .then(|| Target::Http {
+            url: url.to_owned(),
+            echoes_registry,
+        })
 }
 
 /// The enabled port (the plain one first) on the instance's IP address, else its host name.

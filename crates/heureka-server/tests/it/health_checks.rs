@@ -28,14 +28,17 @@ const CHECKS: &[&str] = &[
 struct Instance {
     address: SocketAddr,
     healthy: Arc<AtomicBool>,
+    /// Answers as Spring Boot Actuator does (its media type).
+    spring_boot: Arc<AtomicBool>,
     probed_by: Arc<Mutex<Vec<String>>>,
 }
 
 impl Instance {
     async fn start() -> Instance {
         let healthy = Arc::new(AtomicBool::new(true));
+        let spring_boot = Arc::new(AtomicBool::new(false));
         let probed_by = Arc::new(Mutex::new(Vec::new()));
-        let (answer, record) = (healthy.clone(), probed_by.clone());
+        let (answer, record, actuator) = (healthy.clone(), probed_by.clone(), spring_boot.clone());
         let app = axum::Router::new().route(
             "/actuator/health",
             get(move |headers: HeaderMap| {
@@ -46,12 +49,27 @@ impl Instance {
                     .to_owned();
                 record.lock().unwrap().push(node);
                 let healthy = answer.load(Ordering::SeqCst);
+                let media_type = if actuator.load(Ordering::SeqCst) {
+                    "application/vnd.spring-boot.actuator.v3+json"
+                } else {
+                    "application/json"
+                };
                 async move {
-                    if healthy {
+                    let status = if healthy {
                         StatusCode::OK
                     } else {
                         StatusCode::SERVICE_UNAVAILABLE
-                    }
+                    };
+                    let body = if healthy {
+                        r#"{"status":"UP"}"#
+                    } else {
+                        r#"{"status":"DOWN"}"#
+                    };
+                    (
+                        status,
+                        [(axum::http::header::CONTENT_TYPE, media_type)],
+                        body,
+                    )
                 }
             }),
         );
@@ -61,6 +79,7 @@ impl Instance {
         Instance {
             address,
             healthy,
+            spring_boot,
             probed_by,
         }
     }
@@ -106,8 +125,13 @@ async fn status_on(server: &TestServer, app: &str, id: &str) -> Option<String> {
 }
 
 async fn reads(server: &TestServer, id: &str, status: &str) {
-    eventually(&format!("{id} reads {status}"), || async {
-        status_on(server, "ORDERS", id).await.as_deref() == Some(status)
+    until_status(server, id, Some(status)).await;
+}
+
+/// Waits until `ORDERS/id` reads `status` on the node (`None`: is not registered).
+async fn until_status(server: &TestServer, id: &str, status: Option<&str>) {
+    eventually(&format!("{id} reads {status:?}"), || async {
+        status_on(server, "ORDERS", id).await.as_deref() == status
     })
     .await;
 }
@@ -250,11 +274,49 @@ async fn when_every_probe_fails_at_once_the_server_suspects_itself_and_marks_non
     }
 }
 
+#[tokio::test]
+async fn a_spring_cloud_instance_that_answers_its_health_is_alive_whatever_status_it_echoes() {
+    let server = TestServer::start(CHECKS).await;
+    let instance = Instance::start().await;
+    // Spring Cloud's client registers `management.port`; its /actuator/health echoes the
+    // status the registry serves for it, so a 503 may be the registry's own DOWN.
+    instance.spring_boot.store(true, Ordering::SeqCst);
+    register(&server, &instance, "ORDERS", "o1").await;
+
+    instance.set_healthy(false);
+    until_probed(&[&instance], 5).await;
+
+    assert_eq!(
+        status_on(&server, "ORDERS", "o1").await.as_deref(),
+        Some("UP")
+    );
+}
+
+#[tokio::test]
+async fn a_spring_boot_503_from_an_instance_without_spring_clouds_client_fails() {
+    let server = TestServer::start(CHECKS).await;
+    let instance = Instance::start().await;
+    instance.spring_boot.store(true, Ordering::SeqCst);
+    let body = instance
+        .body("ORDERS", "o1")
+        .replace("management.port", "team");
+    assert_eq!(server.post_json("/apps/ORDERS", &body).await.status(), 204);
+
+    instance.set_healthy(false);
+
+    reads(&server, "o1", "DOWN").await;
+}
+
 /// Three nodes listing each other, checks on.
 async fn cluster() -> Vec<TestServer> {
+    cluster_of(&[CHECKS, CHECKS, CHECKS]).await
+}
+
+/// Nodes listing each other, each started with its own arguments.
+async fn cluster_of(configs: &[&[&str]]) -> Vec<TestServer> {
     let mut listeners = Vec::new();
     let mut urls = Vec::new();
-    for _ in 0..3 {
+    for _ in configs {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         urls.push(format!(
             "http://127.0.0.1:{}/eureka/",
@@ -263,16 +325,17 @@ async fn cluster() -> Vec<TestServer> {
         listeners.push(listener);
     }
     let service_url = format!("--eureka.client.service-url.defaultZone={}", urls.join(","));
-    let mut args: Vec<&str> = CHECKS.to_vec();
-    args.extend_from_slice(&[
-        &service_url,
-        "--heureka.replication.batch-delay-ms=50",
-        "--heureka.replication.anti-entropy-interval-ms=500",
-        "--eureka.server.registry-sync-retries=1",
-        "--eureka.server.registry-sync-retry-wait-ms=100",
-    ]);
     let mut nodes = Vec::new();
-    for listener in listeners {
+    for (listener, config) in listeners.into_iter().zip(configs) {
+        let mut args: Vec<&str> = config.to_vec();
+        args.extend_from_slice(&[
+            &service_url,
+            "--eureka.client.register-with-eureka=false",
+            "--heureka.replication.batch-delay-ms=50",
+            "--heureka.replication.anti-entropy-interval-ms=500",
+            "--eureka.server.registry-sync-retries=1",
+            "--eureka.server.registry-sync-retry-wait-ms=100",
+        ]);
         nodes.push(TestServer::start_on(listener, &args).await);
     }
     nodes
@@ -343,4 +406,58 @@ async fn a_verdict_reaches_every_node_of_a_cluster() {
     for node in &nodes {
         reads(node, "o1", "DOWN").await;
     }
+}
+
+#[tokio::test]
+async fn when_the_last_node_that_checks_is_gone_the_others_lift_its_verdicts() {
+    let mut nodes = cluster_of(&[CHECKS, &[]]).await;
+    let instance = Instance::start().await;
+    register(&nodes[0], &instance, "ORDERS", "o1").await;
+    instance.set_healthy(false);
+    reads(&nodes[1], "o1", "DOWN").await;
+
+    // The node with checks off is left: nobody would ever lift the verdict.
+    nodes.remove(0).stop().await;
+
+    reads(&nodes[0], "o1", "UP").await;
+}
+
+/// Checks as above, an instance removed after failing for half a second.
+const EVICTING: &[&str] = &[
+    "--heureka.health-checks.enabled=true",
+    "--heureka.health-checks.interval=100ms",
+    "--heureka.health-checks.jitter=0",
+    "--heureka.health-checks.evict-after=500ms",
+    "--eureka.client.register-with-eureka=false",
+];
+
+#[tokio::test]
+async fn an_instance_failing_longer_than_evict_after_is_removed() {
+    let mut args = EVICTING.to_vec();
+    args.push("--eureka.server.enable-self-preservation=false");
+    let server = TestServer::start(&args).await;
+    let instance = Instance::start().await;
+    register(&server, &instance, "ORDERS", "o1").await;
+
+    instance.set_healthy(false);
+
+    until_status(&server, "o1", None).await;
+}
+
+#[tokio::test]
+async fn evict_after_removes_nothing_while_self_preservation_holds() {
+    // One instance, no renewals yet: below the renewal threshold, so self-preservation holds.
+    let server = TestServer::start(EVICTING).await;
+    let instance = Instance::start().await;
+    register(&server, &instance, "ORDERS", "o1").await;
+    instance.set_healthy(false);
+    reads(&server, "o1", "DOWN").await;
+
+    // Well past evict-after: ten more rounds.
+    until_probed(&[&instance], 10).await;
+
+    assert_eq!(
+        status_on(&server, "ORDERS", "o1").await.as_deref(),
+        Some("DOWN")
+    );
 }

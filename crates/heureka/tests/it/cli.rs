@@ -634,7 +634,12 @@ struct Health {
 
 impl Health {
     async fn start(healthy: bool) -> Health {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        Health::start_on(0, healthy).await
+    }
+
+    /// An application that starts listening on `port` now.
+    async fn start_on(port: u16, healthy: bool) -> Health {
+        let listener = TcpListener::bind(("127.0.0.1", port)).await.unwrap();
         let url = format!("http://{}/health", listener.local_addr().unwrap());
         let healthy = Arc::new(AtomicBool::new(healthy));
         let answers = healthy.clone();
@@ -855,4 +860,20 @@ async fn sidecar_sigterm_while_starting_still_exits_0_with_nothing_left_register
     let (code, log) = sidecar.terminate().await;
     assert_eq!(code, 0, "{log}");
     assert_eq!(pyapp_status(&server).await, None, "{log}");
+}
+
+#[tokio::test]
+async fn sidecar_started_before_its_app_listens_reports_it_up_within_seconds_of_its_first_answer() {
+    let server = TestServer::start(&[]).await;
+    let port = heureka_testkit::free_port();
+    let url = format!("http://127.0.0.1:{port}/health");
+    // A health round a minute: only the second-by-second asking while DOWN can report UP.
+    let sidecar = Sidecar::start(&server, &url, &["--health-interval", "60"]);
+    until_pyapp_is(&server, "DOWN").await;
+
+    let _app = Health::start_on(port, true).await;
+
+    until_pyapp_is(&server, "UP").await;
+    let (code, _) = sidecar.terminate().await;
+    assert_eq!(code, 0);
 }
