@@ -9,8 +9,11 @@ test's time. The consumer differs only in its fetch interval (``CONSUMER_FETCH_S
 * checks on (``--heureka.health-checks.enabled=true``, interval 1 s): a SIGKILLed instance is
   DOWN on every node (full registry, delta and instance documents) within a few check
   intervals, and the consumer's ``DiscoveryClient`` (UP instances only) drops it on its next
-  fetch; an operator's OUT_OF_SERVICE survives the check's recovery; the instance's own DOWN
-  wins over a healthy check.
+  fetch; an operator's OUT_OF_SERVICE survives the check's recovery (the check fails while the
+  instance is frozen with SIGSTOP: a Spring Boot health answer of any status counts as alive,
+  since Spring's answer echoes the registry's status); the instance's own DOWN wins over a
+  healthy check; an instance whose health echoes the operator's OUT_OF_SERVICE is UP again once
+  the override is removed.
 * checks off (the default): a SIGKILLed instance stays UP on every node, as before health checks
   (until its lease expires, 90 s later, which the test does not wait for).
 
@@ -38,6 +41,7 @@ CHECK_INTERVAL_S = 1
 HEALTH_CHECKS_ON = {
     "heureka.health-checks.enabled": "true",
     "heureka.health-checks.interval": f"{CHECK_INTERVAL_S}s",
+    "heureka.health-checks.timeout": f"{CHECK_INTERVAL_S}s",
 }
 # Spring Cloud's defaults, written out: the spring-client app's application.yml has fast test
 # timings, which the instances here must not have.
@@ -52,8 +56,8 @@ CONSUMER_FETCH_S = 3
 # Spring Boot's /actuator/health includes the Eureka client's health indicator, which reports the
 # status the registry holds for the instance ("Remote status from Eureka server"): once the
 # instance has fetched its own DOWN or OUT_OF_SERVICE, its health answers 503. The precedence
-# tests turn that indicator off on their instance, so that its health is only what the test
-# switches (test_..._comes_back_after_its_check_recovers is about that indicator left on).
+# tests turn that indicator off on their instance, so that its health stays 200 while it reports
+# itself DOWN (test_..._echoes_... is about that indicator left on).
 WITHOUT_REMOTE_STATUS_HEALTH = {"management.health.eureka.enabled": "false"}
 # failures-before-down is 2 by default: DOWN after about two intervals, then replication; the
 # rest is slack for a 2-core machine running four JVMs
@@ -275,14 +279,13 @@ def test_checks_on_an_operators_out_of_service_survives_the_checks_recovery(setu
     wait_on_all(nodes, f"{flip.instance_id} UP", reads_everywhere(flip, "UP"), deadline=STARTUP_DEADLINE)
     events = Events(nodes, flip.registry_app)
     try:
-        post(flip, "/interop/health?up=false")
-        assert actuator_health(flip) == 503
+        flip.proc.freeze()              # SIGSTOP: its health URL answers nothing, the check times out
         wait_on_all(nodes, f"{flip.instance_id} DOWN by its failing check", reads_everywhere(flip, "DOWN"),
                     deadline=DOWN_DEADLINE)
         cl.set_status(nodes[2], inst, "OUT_OF_SERVICE")
         wait_on_all(nodes, f"{flip.instance_id} OUT_OF_SERVICE (the operator's override beats the check)",
                     reads_everywhere(flip, "OUT_OF_SERVICE"), deadline=cl.REPLICATION_DEADLINE)
-        post(flip, "/interop/health?up=true")
+        flip.proc.thaw()
         wait_until("a health-check-recovered event about the instance",
                    lambda: events.of("health-check-recovered", flip.instance_id), DOWN_DEADLINE)
         stays_true(f"{flip.instance_id} still OUT_OF_SERVICE on every node after the check recovered",
@@ -292,7 +295,7 @@ def test_checks_on_an_operators_out_of_service_survives_the_checks_recovery(setu
                     reads_everywhere(flip, "UP"), deadline=cl.REPLICATION_DEADLINE)
     finally:
         events.close()
-        post(flip, "/interop/health?up=true")
+        flip.proc.thaw()
 
 
 @needs_health_checks
@@ -317,32 +320,33 @@ def test_checks_on_the_instances_own_down_wins_over_a_healthy_check(setup):
 
 
 @needs_health_checks
-@pytest.mark.xfail(strict=True, reason=(
-    "a Spring Boot instance's /actuator/health includes Spring Cloud's Eureka health indicator, "
-    "which reports the status the registry holds for it: once the check made it DOWN and it "
-    "fetched that, its health answers 503 'Remote status from Eureka server' and every later "
-    "check fails, so it stays DOWN (management.health.eureka.enabled=false on the instance "
-    "avoids it; Heureka does not yet)"))
-def test_checks_on_a_spring_instance_at_defaults_comes_back_after_its_check_recovers(setup):
-    """The consumer (Spring's health indicators as they come, so its /actuator/health includes
-    the status the registry holds for it) fails its check, is marked DOWN, fetches its own DOWN,
-    and is healthy again: it must be UP again on every node. (Runs last: it takes the consumer
-    DOWN for a while.)"""
+def test_checks_on_a_spring_instance_whose_health_echoes_an_override_is_up_once_it_is_removed(setup):
+    """The consumer runs Spring's health indicators as they come, so its /actuator/health reports
+    the status the registry holds for it: with an operator's OUT_OF_SERVICE it answers 503
+    ("Remote status from Eureka server"). That answer must not fail its check, or the instance
+    would read DOWN once the override is removed, and stay DOWN: its health would echo that
+    DOWN. (Runs last: it takes the consumer out of service for a while.)"""
     nodes, app = list(setup.on), setup.consumer_on
+    inst = cl.Instance(app.registry_app, app.instance_id, app.port)
     wait_on_all(nodes, f"{app.instance_id} UP", reads_everywhere(app, "UP"), deadline=STARTUP_DEADLINE)
     try:
-        post(app, "/interop/health?up=false")
-        wait_on_all(nodes, f"{app.instance_id} DOWN by its failing check", reads_everywhere(app, "DOWN"),
-                    deadline=DOWN_DEADLINE)
-        # its own registry copy now says DOWN (a DiscoveryClient lists UP instances only)
-        wait_until(f"{app.proc.name} fetched its own DOWN", lambda: discovered(app, app) == [],
-                   CONSUMER_FETCH_S + 10, logs=[app.proc])
-        post(app, "/interop/health?up=true")
-        try:
-            wait_on_all(nodes, f"{app.instance_id} UP again once its health switch is on",
-                        reads_everywhere(app, "UP"), deadline=DOWN_DEADLINE + 2 * CONSUMER_FETCH_S)
-        except AssertionError as exc:
-            health = wire.get(app.local("/actuator/health"), timeout=5)
-            raise AssertionError(f"{exc}\nits /actuator/health: {health.status} {health.text[:300]}") from None
+        cl.set_status(nodes[0], inst, "OUT_OF_SERVICE")
+        wait_on_all(nodes, f"{app.instance_id} OUT_OF_SERVICE", reads_everywhere(app, "OUT_OF_SERVICE"),
+                    deadline=cl.REPLICATION_DEADLINE)
+        wait_until(f"{app.proc.name}'s /actuator/health echoes OUT_OF_SERVICE (503) after its next fetch",
+                   lambda: actuator_health(app) == 503, CONSUMER_FETCH_S + 10, logs=[app.proc])
+        passed = checks_total(nodes, "passed")
+        # several checks of the echoing instance (and of the nodes' own registrations)
+        wait_until("a few more checks made", lambda: checks_total(nodes, "passed") >= passed + 3 * len(nodes),
+                   DOWN_DEADLINE)
+        assert actuator_health(app) == 503
+        cl.remove_status_override(nodes[1], inst)
+        wait_on_all(nodes, f"{app.instance_id} UP once the override is removed", reads_everywhere(app, "UP"),
+                    deadline=cl.REPLICATION_DEADLINE)
+        stays_true(f"{app.instance_id} stays UP on every node",
+                   lambda: all(reads_everywhere(app, "UP")(n) for n in nodes), window=HOLD_WINDOW)
     finally:
-        post(app, "/interop/health?up=true")
+        try:
+            cl.remove_status_override(nodes[1], inst)
+        except AssertionError:
+            pass
