@@ -3,7 +3,7 @@
 //! whose probes keep failing is marked DOWN through the one write path, replicated like any
 //! write, so every node and every client sees it in seconds instead of when its lease lapses.
 //!
-//! * `target.rs` — what to probe for an instance (its URL, its port, or nothing), pure.
+//! * `targets.rs` — what to probe for an instance (its URL, its port, or nothing), pure.
 //! * `probe.rs` — making one probe.
 //! * `streaks.rs` — from results to verdicts, and the guard against our own network, pure.
 //! * `owners.rs` — which node probes which instance (rendezvous hashing over the nodes that
@@ -17,7 +17,7 @@
 mod owners;
 mod probe;
 mod streaks;
-mod target;
+mod targets;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -31,7 +31,7 @@ use tokio::task::JoinSet;
 
 use self::probe::{ProbeResult, Prober};
 use self::streaks::{suspects_itself, Streak, Thresholds};
-use self::target::{target_of, Target};
+use self::targets::{target_of, Target};
 use crate::config::{CheckMode, HealthChecksConfig};
 use crate::events::Events;
 use crate::metrics::Metrics;
@@ -171,7 +171,7 @@ async fn run(checker: Checker, checkers: watch::Receiver<Vec<u32>>) {
             checker
                 .store
                 .read()
-                .health_subjects(now, &target::METADATA_KEYS, |app, id| {
+                .health_subjects(now, &targets::METADATA_KEYS, |app, id| {
                     owners::owner(&nodes, app, id) == Some(own)
                 });
         round.forget_all_but(&subjects);

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use super::target::Target;
+use super::targets::Target;
 
 /// What one probe found.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -78,7 +78,7 @@ impl Prober {
             Ok(response) => {
                 let status = response.status();
                 if !status.is_success() && echoes_registry && is_spring_boot_health(&response) {
-                    // Its status may be the registry's own, echoed (`target.rs`): it answers.
+                    // Its status may be the registry's own, echoed (`targets.rs`): it answers.
                     return (true, format!("{}, Spring Boot: alive", status.as_u16()));
                 }
                 (status.is_success(), status.as_u16().to_string())
