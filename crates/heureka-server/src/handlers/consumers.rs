@@ -13,11 +13,12 @@
 use std::collections::HashMap;
 
 use axum::extract::{Path, Query, State};
-use axum::http::{header, HeaderValue, StatusCode};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use heureka_core::InstanceStatus;
 use heureka_wire::{ConsumerView, ConsumersDoc};
 
+use crate::handlers::json;
 use crate::handlers::{first, Headers};
 use crate::http::audit::Actor;
 use crate::http::error::ApiError;
@@ -139,13 +140,4 @@ fn local_progress(state: &SharedState, app: &str, id: &str) -> Result<ConsumersD
         consumers,
         unseen: Vec::new(),
     })
-}
-
-fn json(body: Vec<u8>) -> Response {
-    let mut response = body.into_response();
-    response.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
-    response
 }

@@ -10,6 +10,7 @@ use axum::Router;
 use heureka_wire::DashboardSummary;
 
 use crate::dashboard::{SCRIPT, STYLE};
+use crate::handlers::json;
 use crate::http::principal;
 use crate::http::roles::Role;
 use crate::http::security_headers::PAGE_POLICY;
@@ -94,13 +95,4 @@ pub(crate) async fn lastn(State(state): State<SharedState>) -> Response {
 /// first; empty when `heureka.audit.enabled=false`.
 pub(crate) async fn audit(State(state): State<SharedState>) -> Response {
     json(state.audit.recent_json())
-}
-
-fn json(body: Vec<u8>) -> Response {
-    let mut response = body.into_response();
-    response.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
-    response
 }

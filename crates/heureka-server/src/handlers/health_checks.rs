@@ -3,9 +3,9 @@
 //! this node's probes (`GET {base}/dashboard/health-checks`).
 
 use axum::extract::State;
-use axum::http::{header, HeaderValue};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 
+use crate::handlers::json;
 use crate::state::SharedState;
 
 /// This node's tag and whether it checks instances (`health_checks/owners.rs`).
@@ -22,13 +22,4 @@ pub(crate) async fn dashboard(State(state): State<SharedState>) -> Response {
     json(heureka_wire::encode_health_checks(
         &state.health_checks.view(),
     ))
-}
-
-fn json(body: Vec<u8>) -> Response {
-    let mut response = body.into_response();
-    response.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
-    response
 }

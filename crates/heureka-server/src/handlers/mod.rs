@@ -162,3 +162,13 @@ pub(crate) fn status_param(name: &str, value: &str) -> Result<InstanceStatus, Ap
         ))
     })
 }
+
+/// A JSON body of Heureka's own documents (dashboard, health checks, consumers).
+pub(crate) fn json(body: Vec<u8>) -> Response {
+    let mut response = body.into_response();
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
+}
