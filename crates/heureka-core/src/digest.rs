@@ -79,7 +79,11 @@ fn lease_digest(lease: &Lease) -> InstanceDigest {
         overridden_status: holder.overridden_status,
         last_dirty_timestamp: holder.last_dirty_timestamp,
         last_updated_timestamp: holder.last_updated_timestamp,
-        last_renewal_timestamp: lease.lease_info().last_renewal_timestamp,
+        // A restored lease not renewed since is no renewal a peer should adopt (`persisted.rs`).
+        last_renewal_timestamp: match lease.is_restored_unrenewed() {
+            true => 0,
+            false => lease.lease_info().last_renewal_timestamp,
+        },
         removed: false,
         stamps: Some(holder.stamps),
     }

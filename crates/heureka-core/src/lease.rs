@@ -5,6 +5,7 @@
 //! defined, including Eureka's double-duration bug.
 
 use crate::model::{Instance, LeaseInfo, Millis};
+use crate::persisted::RESTORE_MARGIN_MS;
 use crate::stored::StoredInstance;
 
 /// How a lease's expiry is computed.
@@ -35,6 +36,9 @@ pub(crate) struct Lease {
     /// replace it without an index over the whole registry (see `delta.rs`). Carried from
     /// lease to lease across re-registers; it may name an item the purge has since dropped.
     pub(crate) delta_seq: Option<u64>,
+    /// Restored from disk and not renewed since (`persisted.rs`): no evidence yet that the
+    /// instance lives.
+    restored_unrenewed: bool,
 }
 
 impl Lease {
@@ -51,7 +55,36 @@ impl Lease {
             duration_ms,
             expiry,
             delta_seq: None,
+            restored_unrenewed: false,
         }
+    }
+
+    /// A lease restored from disk at `now` (`persisted.rs`): its registration and service-up
+    /// times as they were, renewed as of the restore, and living at least the holder's renewal
+    /// interval plus [`RESTORE_MARGIN_MS`] (a lease shorter than that would lapse before a
+    /// live instance's next heartbeat).
+    pub(crate) fn restored(
+        holder: StoredInstance,
+        expiry: LeaseExpiry,
+        (registration_timestamp, service_up_timestamp): (Millis, Millis),
+        now: Millis,
+    ) -> Lease {
+        let interval_ms = Millis::from(nonzero_or(
+            holder.lease_info.renewal_interval_in_secs,
+            LeaseInfo::DEFAULT_RENEWAL_INTERVAL_SECS,
+        )) * 1000;
+        let mut lease = Lease::new(holder, expiry, now);
+        lease.registration_timestamp = registration_timestamp;
+        lease.service_up_timestamp = service_up_timestamp;
+        let shortfall = (interval_ms + RESTORE_MARGIN_MS - lease.duration_ms).max(0);
+        lease.renew(now + shortfall);
+        lease.restored_unrenewed = true;
+        lease
+    }
+
+    /// Whether the lease was restored from disk and no heartbeat has renewed it since.
+    pub(crate) fn is_restored_unrenewed(&self) -> bool {
+        self.restored_unrenewed
     }
 
     /// Puts a new holder in this lease, keeping its timestamps: a peer's copy merged into an
@@ -67,6 +100,7 @@ impl Lease {
     /// a renewed lease lives twice as long as documented. Its own comment calls this wrong and
     /// keeps it for compatibility; `LegacyDoubleDuration` reproduces it, `Documented` does not.
     pub(crate) fn renew(&mut self, now: Millis) {
+        self.restored_unrenewed = false;
         self.last_update_timestamp = match self.expiry {
             LeaseExpiry::Documented => now,
             LeaseExpiry::LegacyDoubleDuration => now + self.duration_ms,
@@ -81,6 +115,10 @@ impl Lease {
             LeaseExpiry::Documented => now,
             LeaseExpiry::LegacyDoubleDuration => now + self.duration_ms,
         };
+        if theirs > self.last_update_timestamp {
+            // A peer renewed it later than we did: the instance lives.
+            self.restored_unrenewed = false;
+        }
         self.last_update_timestamp = self.last_update_timestamp.max(theirs.min(latest));
     }
 

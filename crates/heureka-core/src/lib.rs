@@ -27,6 +27,7 @@ mod merge;
 mod model;
 mod outcomes;
 mod peer_copies;
+mod persisted;
 mod policy;
 mod reads;
 mod registration;
@@ -58,6 +59,7 @@ pub use outcomes::instance_write_status_code;
 pub use peer_copies::{
     adopted_override, is_newer, same_state, touched_since, OverrideAdoption, PeerOverrideAbsence,
 };
+pub use persisted::{Kept, KeptInstance, Restored, RESTORE_MARGIN_MS};
 pub use reads::{ApplicationVersion, DeltaApplication, DeltaItems, StatusCount};
 pub use registration::{validate_registration, InvalidRegistration};
 pub use registry::{

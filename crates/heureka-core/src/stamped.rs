@@ -61,7 +61,11 @@ impl Registry {
     pub fn stamped_copy(&self, app: &str, id: &str, now: Millis) -> Option<StampedCopy> {
         let app = app_key(app);
         let (parts, leased) = match self.apps.get(app.as_ref()).and_then(|l| l.get(id)) {
-            Some(lease) => (parts_of(lease), !lease.is_expired(now, 0)),
+            // A restored lease not renewed since proves nothing either (`persisted.rs`).
+            Some(lease) => (
+                parts_of(lease),
+                !lease.is_expired(now, 0) && !lease.is_restored_unrenewed(),
+            ),
             None => (self.tombstones.get(&app, id)?.parts.clone(), false),
         };
         Some(StampedCopy {

@@ -20,6 +20,7 @@ mod fields;
 mod health_checks;
 mod json;
 mod numbers;
+mod persisted;
 mod replication;
 mod size;
 mod stamped;
@@ -44,6 +45,7 @@ pub use health_checks::{
     decode_checker, encode_checker, encode_health_checks, HealthChecksView, ProbeView,
 };
 pub use heureka_core::InstanceDigest;
+pub use persisted::{decode_kept, encode_kept};
 pub use replication::{
     decode_replication_batch, decode_replication_response, encode_replication_batch,
     encode_replication_response, ReplicationAction, ReplicationItem, ReplicationResult,

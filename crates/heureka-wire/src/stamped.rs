@@ -132,7 +132,7 @@ const RESULT_MARKUP: usize = 40;
 const COPY_MARKUP: usize = 400;
 
 /// Bytes a copy's fields take, about: escapes in the app and id are not counted.
-fn copy_size(copy: &StampedCopy) -> usize {
+pub(crate) fn copy_size(copy: &StampedCopy) -> usize {
     let instance = copy
         .parts
         .registration
@@ -143,7 +143,7 @@ fn copy_size(copy: &StampedCopy) -> usize {
 
 /// A copy's fields, without the braces around them, so that a batch element can put its
 /// action first.
-fn copy_fields(out: &mut Vec<u8>, copy: &StampedCopy) {
+pub(crate) fn copy_fields(out: &mut Vec<u8>, copy: &StampedCopy) {
     let parts = &copy.parts;
     out.extend_from_slice(br#""appName":"#);
     string(out, &copy.app);
@@ -281,7 +281,7 @@ fn decode_result(node: &Node) -> Result<StampedResult, DecodeError> {
 }
 
 /// A copy's fields, from a batch element or an answer's `copy`.
-fn decode_copy(node: &Node, now: Millis) -> Result<StampedCopy, DecodeError> {
+pub(crate) fn decode_copy(node: &Node, now: Millis) -> Result<StampedCopy, DecodeError> {
     let Node::Object(_) = node else {
         return Err(DecodeError::field("", "is not an object"));
     };

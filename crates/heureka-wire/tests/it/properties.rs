@@ -6,12 +6,12 @@ use std::collections::BTreeMap;
 
 use heureka_core::{
     ActionType, Applications, DataCenterClass, DataCenterInfo, Health, Instance, InstanceStatus,
-    LeaseInfo, PartStamps, Parts, Port, Stamp, StampedCopy,
+    Kept, KeptInstance, LeaseInfo, PartStamps, Parts, Port, Removal, Stamp, StampedCopy,
 };
 use heureka_wire::{
-    decode_applications, decode_instance, decode_stamped_batch, decode_stamped_response,
-    encode_instance, encode_stamped_batch, encode_stamped_response, Format, ReplicationAction,
-    StampedItem, StampedResult,
+    decode_applications, decode_instance, decode_kept, decode_stamped_batch,
+    decode_stamped_response, encode_instance, encode_kept, encode_stamped_batch,
+    encode_stamped_response, Format, ReplicationAction, StampedItem, StampedResult,
 };
 use proptest::collection::{btree_map, vec};
 use proptest::option;
@@ -233,7 +233,34 @@ fn stamped_copy() -> impl Strategy<Value = StampedCopy> {
         )
 }
 
+/// Any instance a node can keep on disk: a lease or a removal, with its copy.
+fn kept_instance() -> impl Strategy<Value = KeptInstance> {
+    (stamped_copy(), 0..3u8, 0..i64::MAX / 2, 0..i64::MAX / 2).prop_map(|(mut copy, kind, a, b)| {
+        let kept = match kind {
+            0 => Kept::Lease {
+                registration_timestamp: a,
+                service_up_timestamp: b,
+            },
+            1 => Kept::Removed {
+                removal: Removal::Cancelled,
+                at: a,
+            },
+            _ => Kept::Removed {
+                removal: Removal::Evicted { last_renewal: b },
+                at: a,
+            },
+        };
+        copy.leased = kind == 0;
+        KeptInstance { copy, kept }
+    })
+}
+
 proptest! {
+    #[test]
+    fn any_kept_instance_survives_its_record(kept in kept_instance()) {
+        prop_assert_eq!(decode_kept(&encode_kept(&kept)).unwrap(), kept);
+    }
+
     #[test]
     fn any_stamped_copy_survives_a_batch_and_an_answer(
         copies in vec(stamped_copy(), 0..4),
