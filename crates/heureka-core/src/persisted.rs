@@ -97,6 +97,24 @@ impl Registry {
         })
     }
 
+    /// Everything this node would keep: every lease and every tombstone (a rebuilt store's
+    /// contents).
+    pub fn kept_all(&self) -> Vec<KeptInstance> {
+        let leases = self.apps.iter().flat_map(|(app, leases)| {
+            leases
+                .iter()
+                .map(move |(id, _)| (app.as_str(), id.as_ref()))
+        });
+        let removed = self
+            .tombstones
+            .iter()
+            .map(|((app, id), _)| (app.as_str(), id.as_str()));
+        leases
+            .chain(removed)
+            .filter_map(|(app, id)| self.kept(app, id))
+            .collect()
+    }
+
     /// Puts a kept instance back, before the node serves anything: call it on a registry
     /// that holds nothing of the instance yet (a later record of the same instance replaces
     /// an earlier one). Records no change (see the module's comment).

@@ -203,7 +203,8 @@ fn fuzz_server() -> &'static FuzzServer {
         // socket, so the gate would refuse every replication request as from no peer.
         config.heureka.replication.peers_only = false;
         let _entered = runtime.enter();
-        let state = crate::state::AppState::new(&config, crate::clock::Clock::System, 8761);
+        let state = crate::state::AppState::new(&config, crate::clock::Clock::System, 8761)
+            .expect("no persistence here");
         let app = crate::app(&state, &config);
         let seeded = SEEDED
             .iter()

@@ -23,6 +23,7 @@ mod http;
 mod listener;
 mod metrics;
 mod own_instance;
+mod persistence;
 mod replication;
 mod routes;
 mod state;
@@ -85,7 +86,8 @@ pub async fn serve_with_reload(
     reload: Option<ConfigReload>,
 ) -> io::Result<()> {
     let port = listener.local_addr()?.port();
-    let state = AppState::new(&config, clock::Clock::System, port);
+    let state = AppState::new(&config, clock::Clock::System, port)
+        .map_err(|error| io::Error::other(format!("heureka.persistence.dir: {error}")))?;
     state.log_start_up(&config, listener.local_addr()?);
     let Running {
         app,
@@ -102,6 +104,11 @@ pub async fn serve_with_reload(
     if let Some(own) = &own {
         own_instance::cancel(&state.store, own);
         replication::flush(&state.replication).await;
+    }
+    if let Some(persistence) = &state.persistence {
+        // After the last write this node makes: nothing acknowledged is lost to a shutdown.
+        persistence.flush(&state.store).await;
+        tracing::info!("persistence: flushed at shutdown");
     }
     background.abort_all();
     replicating.abort_all();
@@ -135,6 +142,12 @@ fn start(
     events::webhooks::spawn_all(&state.events, &config.heureka.webhooks, &mut background);
     background.spawn(audit::close_summaries_every_second(state.audit.clone()));
     health_checks::spawn_all(state.checker(config), &mut background);
+    if let Some(persistence) = &state.persistence {
+        background.spawn(persistence::flush_every_interval(
+            persistence.clone(),
+            state.store.clone(),
+        ));
+    }
     if !state.is_ready() {
         let syncing = state.replicator();
         background.spawn(async move {

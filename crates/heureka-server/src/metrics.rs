@@ -104,6 +104,60 @@ pub(crate) struct Metrics {
     rate_limited: Family<[(&'static str, &'static str); 1], Counter>,
     event_streams_refused: Counter,
     health_checks: HealthCheckMetrics,
+    persistence: PersistenceMetrics,
+}
+
+/// Persistence (`persistence.rs`): batches written, their latency and size, what waits.
+#[derive(Debug)]
+struct PersistenceMetrics {
+    batches: Counter,
+    failed: Counter,
+    records: Counter,
+    latency: Histogram,
+    pending: Gauge,
+}
+
+impl PersistenceMetrics {
+    fn register(registry: &mut Registry) -> PersistenceMetrics {
+        let batches = Counter::default();
+        registry.register(
+            "heureka_persistence_batches",
+            "Batches of registry writes synced to disk",
+            batches.clone(),
+        );
+        let failed = Counter::default();
+        registry.register(
+            "heureka_persistence_failed_batches",
+            "Batches that did not reach the disk (retried at the next flush)",
+            failed.clone(),
+        );
+        let records = Counter::default();
+        registry.register(
+            "heureka_persistence_records",
+            "Instance records written or deleted on disk",
+            records.clone(),
+        );
+        let latency = Histogram::new(PROBE_BUCKETS);
+        registry.register_with_unit(
+            "heureka_persistence_batch",
+            "Time a batch took to write and sync",
+            Unit::Seconds,
+            latency.clone(),
+        );
+        let pending = Gauge::default();
+        registry.register(
+            "heureka_persistence_pending_records",
+            "Instances changed and acknowledged, not yet on disk",
+            pending.clone(),
+        );
+        PersistenceMetrics {
+            batches,
+            failed,
+            records,
+            latency,
+            pending,
+        }
+    }
 }
 
 /// The server's health checks (`health_checks.rs`): probes by outcome and their latency,
@@ -243,6 +297,7 @@ impl Metrics {
             event_streams_refused.clone(),
         );
         let health_checks = HealthCheckMetrics::register(&mut registry);
+        let persistence = PersistenceMetrics::register(&mut registry);
         let snapshot = Arc::new(Mutex::new(Snapshot::default()));
         registry.register_collector(Box::new(ScrapeTime(snapshot.clone())));
         Metrics {
@@ -259,7 +314,25 @@ impl Metrics {
             rate_limited,
             event_streams_refused,
             health_checks,
+            persistence,
         }
+    }
+
+    /// Counts one persistence batch of `records` rows.
+    pub(crate) fn persistence_batch(&self, records: usize, elapsed: Duration, written: bool) {
+        let persistence = &self.persistence;
+        if written {
+            persistence.batches.inc();
+            persistence.records.inc_by(records as u64);
+        } else {
+            persistence.failed.inc();
+        }
+        persistence.latency.observe(elapsed.as_secs_f64());
+    }
+
+    /// Instances changed and not yet on disk.
+    pub(crate) fn persistence_pending(&self, pending: usize) {
+        self.persistence.pending.set(pending as i64);
     }
 
     /// Counts one health-check probe.

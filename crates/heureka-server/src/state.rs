@@ -16,6 +16,7 @@ use crate::config::{Config, EventStreamConfig, Exposure, ShowDetails};
 use crate::events::budget::StreamBudget;
 use crate::events::Events;
 use crate::metrics::{Metrics, Snapshot};
+use crate::persistence::{FileError, Persistence};
 use crate::replication::{OwnAddress, Replication, Replicator};
 use crate::store::{ChangeSink, Store};
 
@@ -56,6 +57,8 @@ pub(crate) struct AppState {
     pub(crate) application_name: String,
     /// When the server started, on its clock.
     pub(crate) started_at: Millis,
+    /// The registry kept on disk, when `heureka.persistence.dir` is set.
+    pub(crate) persistence: Option<Arc<Persistence>>,
 }
 
 /// The handful of configuration values request handlers need, resolved once at start-up.
@@ -91,23 +94,45 @@ pub(crate) struct Settings {
 impl AppState {
     /// `port` is the port actually listened on (`server.port` may be 0), by which this
     /// server recognises itself among the configured peers.
-    pub(crate) fn new(config: &Config, clock: Clock, port: u16) -> SharedState {
+    ///
+    /// With `heureka.persistence.dir` set, the registry kept there is restored first; only a
+    /// store another process holds open is an error.
+    pub(crate) fn new(config: &Config, clock: Clock, port: u16) -> Result<SharedState, FileError> {
         let now = clock.now_millis();
         let mut registry = Registry::new(registry_policy(config), now);
         let tag = node_tag();
         registry.set_node_tag(tag);
-        // Open with Spring's default-open-for-traffic-count; the start-up sync opens again
-        // with what it found.
-        registry.open_for_traffic(config.registry.default_open_for_traffic_count, now);
+        let metrics = Arc::new(Metrics::new());
+        let persistence = match &config.heureka.persistence.dir {
+            Some(dir) => Some(Arc::new(Persistence::open(
+                &config.heureka.persistence,
+                dir,
+                &mut registry,
+                now,
+                config.heureka.replication.tombstone_retention_ms as i64,
+                metrics.clone(),
+            )?)),
+            None => None,
+        };
+        // Open with Spring's default-open-for-traffic-count, or with what was restored, so
+        // that self-preservation expects the restored instances' renewals; the start-up sync
+        // opens again with what it found.
+        let restored = u32::try_from(registry.registry_size()).unwrap_or(u32::MAX);
+        registry.open_for_traffic(
+            config.registry.default_open_for_traffic_count.max(restored),
+            now,
+        );
         let replication = Arc::new(Replication::new(
             config,
             OwnAddress::from_config(config, port),
         ));
         let events = Arc::new(Events::new(config));
-        let metrics = Arc::new(Metrics::new());
         // Where every change goes, in this order, under the registry lock (`store.rs`).
-        let sinks: Vec<Arc<dyn ChangeSink>> =
+        let mut sinks: Vec<Arc<dyn ChangeSink>> =
             vec![replication.clone(), events.clone(), metrics.clone()];
+        if let Some(persistence) = &persistence {
+            sinks.push(persistence.clone());
+        }
         let store = Arc::new(Store::new(registry, clock, sinks));
         let audit = Arc::new(Audit::new(
             &config.heureka.audit,
@@ -119,7 +144,7 @@ impl AppState {
                 .eureka_server
                 .response_cache_auto_expiration_in_seconds,
         );
-        Arc::new(AppState {
+        Ok(Arc::new(AppState {
             store,
             full_fetch: FullFetchCache::new(max_age),
             delta: DeltaCache::new(max_age),
@@ -164,11 +189,20 @@ impl AppState {
             dashboard: crate::dashboard::DashboardInfo::new(config, port, now),
             application_name: config.application_name.to_uppercase(),
             started_at: now,
-        })
+            persistence,
+        }))
     }
 }
 
 impl AppState {
+    /// Whether the registry is kept on disk, and how that goes.
+    pub(crate) fn persistence_view(&self) -> heureka_wire::PersistenceView {
+        self.persistence
+            .as_ref()
+            .map(|persistence| persistence.view())
+            .unwrap_or_default()
+    }
+
     /// Whether registry reads are served (the start-up sync is done).
     pub(crate) fn is_ready(&self) -> bool {
         self.replication.is_synced()

@@ -56,7 +56,8 @@ impl Server {
         config.client.service_url.clear();
         config.client.register_with_eureka = false;
         config.client.fetch_registry = false;
-        let state = AppState::new(&config, Clock::tokio(EPOCH_MS), PORT);
+        let state = AppState::new(&config, Clock::tokio(EPOCH_MS), PORT)
+            .expect("the persistence store opens");
         Server {
             running: crate::start(&state, &config, PORT, None),
         }

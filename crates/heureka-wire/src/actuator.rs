@@ -6,6 +6,7 @@
 
 use crate::json::encode::string;
 use crate::numbers::push_u64;
+use crate::persisted::PersistenceView;
 use crate::status::{json_peer, PeerStatus};
 
 /// Spring Boot's `Status`: the four it defines.
@@ -70,6 +71,8 @@ pub struct HealthComponents {
     pub readiness: HealthStatus,
     pub registry: RegistryHealth,
     pub peers: Vec<PeerStatus>,
+    /// Whether the registry is kept on disk (`heureka.persistence.*`).
+    pub persistence: PersistenceView,
 }
 
 impl HealthComponents {
@@ -125,7 +128,18 @@ pub fn encode_health(status: HealthStatus, components: Option<&HealthComponents>
             }
             json_peer(&mut out, peer);
         }
-        out.extend_from_slice(b"]}}}");
+        out.extend_from_slice(b"]}},\"persistence\":{");
+        // DOWN while writes do not reach the disk; the overall status stays as it was: the
+        // node still serves its clients, as with peers down.
+        let persistence = &components.persistence;
+        let status = match persistence.last_error {
+            Some(_) => HealthStatus::Down,
+            None => HealthStatus::Up,
+        };
+        status_field(&mut out, status);
+        out.extend_from_slice(b",\"details\":");
+        crate::persisted::push_persistence_view(&mut out, persistence);
+        out.extend_from_slice(b"}}");
     }
     out.push(b'}');
     out
@@ -199,6 +213,14 @@ mod tests {
                 up: true,
                 ..PeerStatus::default()
             }],
+            persistence: PersistenceView {
+                enabled: true,
+                path: "/var/lib/heureka/registry.redb".into(),
+                last_write: Some(1_700_000_000_000),
+                pending: 2,
+                restored: 10,
+                last_error: None,
+            },
         };
         let text = encode_health(components.status(), Some(&components));
         assert!(text.starts_with(br#"{"status":"OUT_OF_SERVICE","components":{"#));
@@ -208,6 +230,10 @@ mod tests {
             "OUT_OF_SERVICE"
         );
         assert_eq!(json["components"]["registry"]["details"]["instances"], 3);
+        let persistence = &json["components"]["persistence"];
+        assert_eq!(persistence["status"], "UP");
+        assert_eq!(persistence["details"]["lastWrite"], 1_700_000_000_000i64);
+        assert_eq!(persistence["details"]["pendingRecords"], 2);
         assert_eq!(
             json["components"]["registry"]["details"]["selfPreservationActive"],
             true

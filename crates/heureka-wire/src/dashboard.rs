@@ -26,6 +26,8 @@ pub struct DashboardSummary {
     /// Whether the user asking may take the page's actions (overrides, deregistration): the
     /// `admin` role, or authentication off. Sent as `"may":{"admin":…}`.
     pub may_admin: bool,
+    /// Whether the registry is kept on disk, and its latest write.
+    pub persistence: crate::persisted::PersistenceView,
 }
 
 /// One line of `lastn`: when, and which instance (`APP(id)` on Spring's page).
@@ -58,7 +60,9 @@ pub fn encode_dashboard_summary(summary: &DashboardSummary) -> Vec<u8> {
     field_str(&mut out, "version", &summary.version);
     out.extend_from_slice(br#","may":{"admin":"#);
     out.extend_from_slice(if summary.may_admin { b"true" } else { b"false" });
-    out.extend_from_slice(b"}}");
+    out.extend_from_slice(br#"},"persistence":"#);
+    crate::persisted::push_persistence_view(&mut out, &summary.persistence);
+    out.push(b'}');
     out
 }
 

@@ -45,7 +45,7 @@ pub use health_checks::{
     decode_checker, encode_checker, encode_health_checks, HealthChecksView, ProbeView,
 };
 pub use heureka_core::InstanceDigest;
-pub use persisted::{decode_kept, encode_kept};
+pub use persisted::{decode_kept, encode_kept, PersistenceView};
 pub use replication::{
     decode_replication_batch, decode_replication_response, encode_replication_batch,
     encode_replication_response, ReplicationAction, ReplicationItem, ReplicationResult,

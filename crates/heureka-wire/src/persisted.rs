@@ -101,3 +101,46 @@ fn millis(node: &Node, key: &'static str) -> Result<Millis, DecodeError> {
 
 #[cfg(test)]
 mod tests;
+
+/// Whether a node keeps its registry on disk, and how that goes: the `persistence` object of
+/// `/actuator/health`'s component and of the dashboard's summary.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PersistenceView {
+    pub enabled: bool,
+    /// The store's file.
+    pub path: String,
+    /// When the latest batch reached the disk (server clock, ms); `None` before the first.
+    pub last_write: Option<Millis>,
+    /// Writes acknowledged and not yet on disk.
+    pub pending: u64,
+    /// Instances restored at start-up.
+    pub restored: u64,
+    /// Why the latest batch failed, while it has not succeeded since.
+    pub last_error: Option<String>,
+}
+
+/// `{"enabled":true,"path":…,"lastWrite":…,"pendingRecords":…,"restoredInstances":…}`
+/// (`lastWrite` `null` before the first write, `lastError` only after a failed one); just
+/// `{"enabled":false}` when off.
+pub fn push_persistence_view(out: &mut Vec<u8>, view: &PersistenceView) {
+    if !view.enabled {
+        out.extend_from_slice(br#"{"enabled":false}"#);
+        return;
+    }
+    out.extend_from_slice(br#"{"enabled":true,"path":"#);
+    crate::json::encode::string(out, &view.path);
+    out.extend_from_slice(br#","lastWrite":"#);
+    match view.last_write {
+        Some(at) => push_i64(out, at),
+        None => out.extend_from_slice(b"null"),
+    }
+    out.extend_from_slice(br#","pendingRecords":"#);
+    crate::numbers::push_u64(out, view.pending);
+    out.extend_from_slice(br#","restoredInstances":"#);
+    crate::numbers::push_u64(out, view.restored);
+    if let Some(error) = &view.last_error {
+        out.extend_from_slice(br#","lastError":"#);
+        crate::json::encode::string(out, error);
+    }
+    out.push(b'}');
+}

@@ -14,8 +14,8 @@ use super::rules::Pending;
 use super::{
     AuditConfig, Config, ConfigError, ConnectionConfig, ConsumersConfig, DashboardConfig,
     EurekaClientConfig, EurekaInstanceConfig, EurekaServerConfig, EventStreamConfig, Exposure,
-    HealthChecksConfig, HeurekaConfig, LimitsConfig, ManagementConfig, RateLimiterConfig,
-    RegistryConfig, ReplicationConfig, ServerConfig, ShowDetails,
+    HealthChecksConfig, HeurekaConfig, LimitsConfig, ManagementConfig, PersistenceConfig,
+    RateLimiterConfig, RegistryConfig, ReplicationConfig, ServerConfig, ShowDetails,
 };
 
 /// The configuration being bound, and the inputs of the rules over several keys.
@@ -151,6 +151,10 @@ fn unbound() -> Config {
                 retention: Duration::ZERO,
                 active_within: Duration::ZERO,
                 behind_after: Duration::ZERO,
+            },
+            persistence: PersistenceConfig {
+                dir: None,
+                flush_interval: Duration::ZERO,
             },
         },
         dashboard: DashboardConfig {

@@ -937,6 +937,20 @@ pub(crate) const KEYS: &[Key] = &[
         Bound(&field(TIMEOUT, |c, v| c.heureka.consumers.behind_after = v)),
     ),
     key(
+        "heureka.persistence.dir",
+        "",
+        "keep the registry on disk here and restore it on start (off when empty)",
+        Bound(&field(OPTIONAL_TEXT, |c, v| c.heureka.persistence.dir = v)),
+    ),
+    key(
+        "heureka.persistence.flush-interval",
+        "1s",
+        "writes reach the disk in batches this often: at most this much is lost to a crash",
+        Bound(&field(TIMEOUT, |c, v| {
+            c.heureka.persistence.flush_interval = v
+        })),
+    ),
+    key(
         "heureka.security.allowed-origins",
         "",
         "browser origins whose pages may write (403 otherwise)",

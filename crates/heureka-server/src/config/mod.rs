@@ -319,6 +319,19 @@ pub struct HeurekaConfig {
     pub health_checks: HealthChecksConfig,
     /// `heureka.consumers.*`: who fetches the registry (`consumers.rs`).
     pub consumers: ConsumersConfig,
+    /// `heureka.persistence.*`: the registry kept on disk (`persistence.rs`).
+    pub persistence: PersistenceConfig,
+}
+
+/// `heureka.persistence.*`: keeping the registry on disk so that a restarted node comes back
+/// with it. Off by default: nothing changes for those who do not ask.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PersistenceConfig {
+    /// `.dir`, default none (off): the directory of the store (created if missing).
+    pub dir: Option<String>,
+    /// `.flush-interval`, default `1s`: how often acknowledged writes are made durable, in one
+    /// batch; at most this much is lost to a crash, nothing to a clean shutdown.
+    pub flush_interval: Duration,
 }
 
 /// `heureka.consumers.*`: the table of who fetches the registry, and what counts as active.

@@ -15,7 +15,7 @@ use crate::state::{AppState, SharedState};
 const EPOCH: i64 = 1_700_000_000_000;
 
 fn state(config: &Config) -> SharedState {
-    AppState::new(config, Clock::tokio(EPOCH), 8761)
+    AppState::new(config, Clock::tokio(EPOCH), 8761).expect("no persistence here")
 }
 
 fn register(state: &SharedState, app: &str, id: &str) {

@@ -126,6 +126,7 @@ fn components(state: &SharedState) -> HealthComponents {
             .iter()
             .map(peer_status)
             .collect(),
+        persistence: state.persistence_view(),
     }
 }
 

@@ -82,6 +82,7 @@ pub(crate) async fn summary(State(state): State<SharedState>, extensions: Extens
         node_status: node_status.to_owned(),
         version: env!("CARGO_PKG_VERSION").to_owned(),
         may_admin: principal::of(&extensions).grant().roles.has(Role::Admin),
+        persistence: state.persistence_view(),
     };
     json(heureka_wire::encode_dashboard_summary(&summary))
 }

@@ -15,7 +15,10 @@ fn state_without_self_preservation() -> (SharedState, Config) {
     let mut config = Config::default();
     config.eureka_server.enable_self_preservation = false;
     config.eureka_server.eviction_interval_timer_in_ms = 1_000;
-    (AppState::new(&config, Clock::tokio(EPOCH), 8761), config)
+    (
+        AppState::new(&config, Clock::tokio(EPOCH), 8761).expect("no persistence here"),
+        config,
+    )
 }
 
 fn register(state: &SharedState, id: &str) {

@@ -32,7 +32,7 @@ fn cluster(extra: &[&str]) -> Cluster {
     let Loaded::Run(config) = config::load(&args, &|_| None, &dir).unwrap() else {
         panic!("expected a runnable config");
     };
-    let state = AppState::new(&config, Clock::tokio(EPOCH), 9999);
+    let state = AppState::new(&config, Clock::tokio(EPOCH), 9999).expect("no persistence here");
     let peer = Arc::new(FakePeer::default());
     state.replication.client().install_fake(peer.clone());
     let tasks = crate::replication::spawn_all(&state.replicator(), None);

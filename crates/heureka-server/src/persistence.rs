@@ -1,0 +1,397 @@
+//! Persistence (`heureka.persistence.*`, off by default): the registry kept on disk, so that a
+//! node that restarts comes back with it instead of answering its first reads with an empty
+//! registry (which makes every client drop every instance until they re-register).
+//!
+//! * **What is written**: every change but a heartbeat marks its instance dirty (a sink on the
+//!   one write path, under the registry lock: a set insert, no I/O). Every
+//!   `flush-interval` the flush task takes the dirty set, reads what the registry now keeps
+//!   of each instance (`Registry::kept`: its stamped copy and lease times, or its tombstone),
+//!   and writes them in one transaction synced to disk (`file.rs`). An instance written ten
+//!   times in a window costs one row; a heartbeat costs nothing (a restored lease counts as
+//!   renewed at the restore). At most one window of acknowledged writes is lost to a crash;
+//!   a clean shutdown flushes once more after the last request.
+//! * **Restore** happens in `AppState::new`, before the node answers anything: each row goes
+//!   through `Registry::restore` (core `persisted.rs`), which records no change. Rows of
+//!   removals past the tombstone retention, and rows that do not read, are deleted.
+//! * **Damage** is survived (`file.rs`): a file that does not open, or is not Heureka's, is
+//!   moved aside; a row that does not read is skipped; a file that fails midway is rebuilt
+//!   from what was restored. Each is logged with what was lost; the node starts regardless.
+//! * **Size** stays bounded by the live registry: removed instances' rows go when their
+//!   tombstones would (the retention), and at start a file much larger than what it holds is
+//!   rebuilt (redb reuses freed pages but never shrinks its file).
+
+mod file;
+
+use std::collections::{HashSet, VecDeque};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use heureka_core::{Change, ChangeKind, Kept, KeptInstance, Millis, Registry, Restored};
+use heureka_wire::{decode_kept, encode_kept, PersistenceView};
+use parking_lot::Mutex;
+
+use crate::clock::every;
+use crate::config::PersistenceConfig;
+use crate::metrics::Metrics;
+use crate::store::{ChangeSink, Store};
+
+pub(crate) use file::FileError;
+use file::{Found, RegistryFile};
+
+/// (upper-cased application, instance id): a row's key.
+type Key = (String, String);
+
+/// A rebuild at start when the file is this many times larger than the records it holds.
+const REBUILD_FACTOR: u64 = 4;
+/// ...and larger than this: small files are not worth rewriting.
+const REBUILD_FLOOR_BYTES: u64 = 16 * 1024 * 1024;
+/// How many instances are read from the registry per lock: requests wait for at most that many.
+const READ_CHUNK: usize = 256;
+
+#[derive(Debug)]
+pub(crate) struct Persistence {
+    flush_interval: Duration,
+    /// Instances changed since the last flush (filled under the registry lock).
+    dirty: Mutex<HashSet<Key>>,
+    file: Arc<RegistryFile>,
+    /// One flush at a time (the task's and the shutdown's).
+    flushing: tokio::sync::Mutex<()>,
+    /// Rows of removed instances, oldest removal first, deleted once their tombstones expire.
+    removals: Mutex<VecDeque<(Millis, Key)>>,
+    tombstone_retention_ms: Millis,
+    status: Mutex<Status>,
+    metrics: Arc<Metrics>,
+}
+
+#[derive(Debug, Default)]
+struct Status {
+    last_write: Option<Millis>,
+    last_error: Option<String>,
+    restored: u64,
+}
+
+/// What a restore found, for its log line.
+#[derive(Debug, Default)]
+struct Restore {
+    instances: u64,
+    tombstones: u64,
+    forgotten: u64,
+    unreadable: u64,
+    refused: u64,
+    first_problem: Option<String>,
+    /// The reading stopped at a damaged part of the file.
+    damaged: Option<String>,
+    record_bytes: u64,
+    /// Rows to delete: expired removals and records that will never restore.
+    stale: Vec<Key>,
+    removals: Vec<(Millis, Key)>,
+}
+
+impl Persistence {
+    /// Opens the store in `config.dir` and restores what it holds into `registry` (which must
+    /// be empty), logging what was restored and what was lost. Only a store another process
+    /// holds is an error.
+    pub(crate) fn open(
+        config: &PersistenceConfig,
+        dir: &str,
+        registry: &mut Registry,
+        now: Millis,
+        tombstone_retention_ms: Millis,
+        metrics: Arc<Metrics>,
+    ) -> Result<Persistence, FileError> {
+        let started = std::time::Instant::now();
+        let (file, found) = RegistryFile::open(Path::new(dir))?;
+        log_found(&file, &found);
+        let mut restore = Restore::default();
+        let read = catch_unwind(AssertUnwindSafe(|| {
+            file.for_each(|row| restore.row(row, registry, now))
+        }));
+        if read.is_err() {
+            restore.damaged = Some("the store's reader failed".to_owned());
+        }
+        let file = settle(file, &restore, registry)?;
+        restore.log(file.path(), started.elapsed());
+        let persistence = Persistence {
+            flush_interval: config.flush_interval,
+            dirty: Mutex::new(HashSet::new()),
+            file: Arc::new(file),
+            flushing: tokio::sync::Mutex::new(()),
+            removals: Mutex::new(restore.removals.into_iter().collect()),
+            tombstone_retention_ms,
+            status: Mutex::new(Status {
+                restored: restore.instances,
+                ..Status::default()
+            }),
+            metrics,
+        };
+        Ok(persistence)
+    }
+
+    /// What the actuator's health and the dashboard show.
+    pub(crate) fn view(&self) -> PersistenceView {
+        let status = self.status.lock();
+        PersistenceView {
+            enabled: true,
+            path: self.file.path().display().to_string(),
+            last_write: status.last_write,
+            pending: self.dirty.lock().len() as u64,
+            restored: status.restored,
+            last_error: status.last_error.clone(),
+        }
+    }
+
+    /// Writes what changed since the last flush, in one synced transaction. On failure the
+    /// instances stay dirty, for the next flush to try again.
+    pub(crate) async fn flush(&self, store: &Store) {
+        let _one_at_a_time = self.flushing.lock().await;
+        let keys: Vec<Key> = std::mem::take(&mut *self.dirty.lock())
+            .into_iter()
+            .collect();
+        let now = store.now();
+        let expired = self.expired_removals(store, now);
+        if keys.is_empty() && expired.is_empty() {
+            return;
+        }
+        let (puts, deletes) = self.rows_of(store, &keys, expired);
+        let count = puts.len() + deletes.len();
+        let file = Arc::clone(&self.file);
+        let started = std::time::Instant::now();
+        let written = tokio::task::spawn_blocking(move || {
+            let result = file.write(&puts, &deletes);
+            (result, puts, deletes)
+        })
+        .await;
+        let elapsed = started.elapsed();
+        let (result, puts, deletes) = match written {
+            Ok(written) => written,
+            Err(join) => (Err(FileError::Store(join.to_string())), Vec::new(), keys),
+        };
+        self.metrics
+            .persistence_batch(count, elapsed, result.is_ok());
+        match result {
+            Ok(()) => {
+                let mut status = self.status.lock();
+                status.last_write = Some(store.now());
+                status.last_error = None;
+            }
+            Err(error) => {
+                tracing::error!(%error, records = count, "persistence: a batch did not reach the disk; retrying at the next flush");
+                self.status.lock().last_error = Some(error.to_string());
+                let mut dirty = self.dirty.lock();
+                dirty.extend(puts.into_iter().map(|(key, _)| key));
+                dirty.extend(deletes);
+            }
+        }
+    }
+
+    /// The rows of `keys` as the registry now keeps them: a record to write, or a row to
+    /// delete (the registry keeps nothing of it any more). Read in chunks under the lock;
+    /// encoded outside it.
+    fn rows_of(
+        &self,
+        store: &Store,
+        keys: &[Key],
+        mut deletes: Vec<Key>,
+    ) -> (Vec<(Key, Vec<u8>)>, Vec<Key>) {
+        let mut kept: Vec<(Key, KeptInstance)> = Vec::with_capacity(keys.len());
+        for chunk in keys.chunks(READ_CHUNK) {
+            let registry = store.read();
+            for key in chunk {
+                match registry.kept(&key.0, &key.1) {
+                    Some(instance) => kept.push((key.clone(), instance)),
+                    None => deletes.push(key.clone()),
+                }
+            }
+        }
+        let mut removals = Vec::new();
+        let puts = kept
+            .into_iter()
+            .map(|(key, instance)| {
+                if let Kept::Removed { at, .. } = instance.kept {
+                    removals.push((at, key.clone()));
+                }
+                let record = encode_kept(&instance);
+                (key, record)
+            })
+            .collect();
+        self.removals.lock().extend(removals);
+        (puts, deletes)
+    }
+
+    /// Rows of removals whose tombstones the registry has since forgotten.
+    fn expired_removals(&self, store: &Store, now: Millis) -> Vec<Key> {
+        let mut due = Vec::new();
+        {
+            let mut removals = self.removals.lock();
+            while let Some((at, _)) = removals.front() {
+                if now - *at <= self.tombstone_retention_ms {
+                    break;
+                }
+                if let Some((_, key)) = removals.pop_front() {
+                    due.push(key);
+                }
+            }
+        }
+        if due.is_empty() {
+            return due;
+        }
+        let registry = store.read();
+        due.retain(|(app, id)| registry.kept(app, id).is_none());
+        due
+    }
+}
+
+/// Marks every instance a change touched dirty; heartbeats touch nothing kept.
+impl ChangeSink for Persistence {
+    fn publish(&self, change: &Change, _registry: &Registry) {
+        if change.kind == ChangeKind::Renewed {
+            return;
+        }
+        let mut dirty = self.dirty.lock();
+        dirty.insert((change.app.clone(), change.id.clone()));
+        self.metrics.persistence_pending(dirty.len());
+    }
+}
+
+/// The flush task: a batch every `flush-interval`.
+pub(crate) async fn flush_every_interval(persistence: Arc<Persistence>, store: Arc<Store>) {
+    let mut timer = every(persistence.flush_interval.max(Duration::from_millis(10)));
+    loop {
+        timer.tick().await;
+        persistence.flush(&store).await;
+        persistence
+            .metrics
+            .persistence_pending(persistence.dirty.lock().len());
+    }
+}
+
+impl Restore {
+    /// Restores one row, or notes why not.
+    fn row(&mut self, row: file::Row<'_>, registry: &mut Registry, now: Millis) {
+        let (app, id, bytes) = match row {
+            Ok(row) => row,
+            Err(error) => {
+                self.damaged = Some(error);
+                return;
+            }
+        };
+        let key = (app.to_owned(), id.to_owned());
+        self.record_bytes += bytes.len() as u64;
+        let kept = match decode_kept(bytes) {
+            Ok(kept) => kept,
+            Err(error) => {
+                self.unreadable += 1;
+                self.note(format!("{app}/{id}: {error}"));
+                self.stale.push(key);
+                return;
+            }
+        };
+        let removed_at = match kept.kept {
+            Kept::Removed { at, .. } => Some(at),
+            Kept::Lease { .. } => None,
+        };
+        match registry.restore(kept, now) {
+            Restored::Lease => self.instances += 1,
+            Restored::Tombstone => {
+                self.tombstones += 1;
+                self.removals.push((removed_at.unwrap_or(now), key));
+            }
+            Restored::Expired => {
+                self.forgotten += 1;
+                self.stale.push(key);
+            }
+            Restored::Refused(why) => {
+                self.refused += 1;
+                self.note(format!("{app}/{id}: {why}"));
+                self.stale.push(key);
+            }
+        }
+    }
+
+    fn note(&mut self, problem: String) {
+        if self.first_problem.is_none() {
+            self.first_problem = Some(problem);
+        }
+    }
+
+    fn log(&self, path: &Path, elapsed: Duration) {
+        if let Some(damage) = &self.damaged {
+            tracing::error!(
+                path = %path.display(),
+                %damage,
+                restored = self.instances,
+                "persistence: the store is damaged; what followed the damage is lost; restored what came before it and rebuilt the store"
+            );
+        }
+        if self.unreadable + self.refused > 0 {
+            tracing::warn!(
+                unreadable = self.unreadable,
+                refused = self.refused,
+                first = self.first_problem.as_deref().unwrap_or(""),
+                "persistence: records not restored (dropped from the store)"
+            );
+        }
+        tracing::info!(
+            instances = self.instances,
+            tombstones = self.tombstones,
+            forgotten = self.forgotten,
+            unreadable = self.unreadable,
+            refused = self.refused,
+            elapsed_ms = elapsed.as_millis() as u64,
+            path = %path.display(),
+            "registry restored"
+        );
+    }
+}
+
+/// After the reading: rebuilds a damaged (or much oversized) file from what the registry now
+/// holds, else deletes the rows that will never restore.
+fn settle(
+    file: RegistryFile,
+    restore: &Restore,
+    registry: &Registry,
+) -> Result<RegistryFile, FileError> {
+    let oversized = file.size() > REBUILD_FLOOR_BYTES.max(REBUILD_FACTOR * restore.record_bytes);
+    if restore.damaged.is_none() && !oversized {
+        file.write(&[], &restore.stale)?;
+        return Ok(file);
+    }
+    let before = file.size();
+    let rows: Vec<(Key, Vec<u8>)> = registry
+        .kept_all()
+        .into_iter()
+        .map(|kept| {
+            (
+                (kept.copy.app.clone(), kept.copy.id.clone()),
+                encode_kept(&kept),
+            )
+        })
+        .collect();
+    let file = file.rebuild(&rows)?;
+    tracing::info!(
+        rows = rows.len(),
+        bytes_before = before,
+        bytes_after = file.size(),
+        "persistence: store rebuilt from the restored registry"
+    );
+    Ok(file)
+}
+
+fn log_found(file: &RegistryFile, found: &Found) {
+    let path = file.path().display();
+    match found {
+        Found::Existing => tracing::info!(%path, "persistence: restoring the registry"),
+        Found::New => tracing::info!(%path, "persistence: new store, nothing to restore"),
+        Found::MovedAside { reason, to } => tracing::error!(
+            %path,
+            %reason,
+            moved_to = %to.display(),
+            "persistence: the store could not be read and was moved aside; nothing was restored from it"
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests;
