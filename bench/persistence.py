@@ -77,6 +77,7 @@ PENDING = "heureka_persistence_pending_records"
 BATCHES = "heureka_persistence_batches_total"
 BATCH_SUM = "heureka_persistence_batch_seconds_sum"
 BATCH_COUNT = "heureka_persistence_batch_seconds_count"
+RECORDS = "heureka_persistence_records_total"  # rows written or deleted (changes coalesce per instance and window)
 REGISTRATIONS = "heureka_registrations_total"
 RENEWALS = "heureka_renewals_total"
 
@@ -253,7 +254,8 @@ def one_run(srv: R.Running, other: R.Running | None, name: str, n: int, cfg, log
     counter = REGISTRATIONS if base_of(name) == "register" else RENEWALS
     if counter in m0 and counter in m1:
         res["server_counted"] = int(m1[counter] - m0[counter])
-    for key, metric in (("batches", BATCHES), ("batch_seconds", BATCH_SUM), ("batch_count", BATCH_COUNT)):
+    for key, metric in (("batches", BATCHES), ("batch_seconds", BATCH_SUM), ("batch_count", BATCH_COUNT),
+                        ("records", RECORDS)):
         if metric in m0 and metric in m1:
             res[key] = round(m1[metric] - m0[metric], 6)
     return res
@@ -366,11 +368,14 @@ def cpu_workload(running: dict[str, R.Running], name: str, n: int, cfg, log_dir:
         off_w, on_w = (got.get(m, {}).get("server_cpu_us_per_req") for m in MODES)
         pair = {"round": rnd, "order": order, "off_us": off, "on_us": on,
                 "ratio": round(on / off, 4) if on and off else None,
-                "ratio_wrk_window": round(on_w / off_w, 4) if on_w and off_w else None}
+                "ratio_wrk_window": round(on_w / off_w, 4) if on_w and off_w else None,
+                "on_stats": {k: got["on"].get(k) for k in ("requests", "records", "batches", "batch_seconds")}
+                | {"pending_wait_s": got["on"]["durable"]["waited_s"]} if "on" in got else {}}
         wl["paired"].append(pair)
         log(f"  N={n:,} {name} round {rnd + 1}/{cfg.rounds} ({'-'.join(order)}): "
             + "  ".join(f"{m} {got[m].get('cpu_us_per_req', 0):.2f} µs ({got[m]['rps']:,.0f}/s"
-                        + (f", {got[m].get('batches', 0):.0f} batches, store waited "
+                        + (f", {got[m].get('records', 0):.0f} rows in {got[m].get('batches', 0):.0f} batches, "
+                           f"store waited "
                            f"{got[m]['durable']['waited_s']:.2f} s" if m == "on" else "") + ")"
                         for m in order if m in got)
             + (f"  on/off {pair['ratio']:.3f}" if pair["ratio"] else ""))
@@ -703,19 +708,21 @@ def write_reports(results: dict, out_md: Path, out_json: Path) -> str:
                           f"{fnum((s['off_rps'] or {}).get('median'), 0)} | {fnum((s['on_rps'] or {}).get('median'), 0)} | "
                           f"{fnum((s['off_p99_ms'] or {}).get('median'))} | {fnum((s['on_p99_ms'] or {}).get('median'))} | "
                           f"{fspread(scale(s['other_cpu_share'], 100), 0)} % |")
-        md += ["", "Per round (persistence on: store batches written during the round and their total time, "
-               "and how long after wrk ended the store still had records pending):", "",
-               "| Workload | N | Round | Order | Off µs | On µs | On / off | On: batches | On: batch time (ms) "
-               "| On: pending after wrk (s) |", "|---|--:|--:|---|--:|--:|--:|--:|--:|--:|"]
+        md += ["", "Per round (persistence on: the requests, the rows the store wrote for them (an instance "
+               "changed several times within one flush window is written once), the batches and their total "
+               "time, and how long after wrk ended the store still had records pending):", "",
+               "| Workload | N | Round | Order | Off µs | On µs | On / off | On: requests | On: records written "
+               "| On: batches | On: batch time (ms) | On: pending after wrk (s) |",
+               "|---|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|"]
         for n, run in results["cpu"].items():
             for name, wl in run.get("workloads", {}).items():
-                on_rounds = wl["rounds"].get("on", [])
-                for i, p in enumerate(wl["paired"]):
-                    r_on = on_rounds[i] if i < len(on_rounds) else {}
+                for p in wl["paired"]:
+                    r_on = p.get("on_stats") or {}
                     md.append(f"| {name} | {int(n):,} | {p['round'] + 1} | {'-'.join(p['order'])} | "
                               f"{fnum(p['off_us'])} | {fnum(p['on_us'])} | {fnum(p['ratio'], 3)} | "
+                              f"{fnum(r_on.get('requests'), 0)} | {fnum(r_on.get('records'), 0)} | "
                               f"{fnum(r_on.get('batches'), 0)} | {fnum(ms(r_on.get('batch_seconds')), 1)} | "
-                              f"{fnum((r_on.get('durable') or {}).get('waited_s'))} |")
+                              f"{fnum(r_on.get('pending_wait_s'))} |")
         md += ["", "Bulk loading (setup, one sample each, not interleaved: run.py's loader, 8 connections flat "
                "out, CPU counted until the store had written everything):", "",
                "| N | Off: µs CPU per registration | On: µs CPU per registration | On / off | On: load s | Off: load s "
@@ -878,6 +885,12 @@ def parse_args(argv: list[str]):
     return a
 
 
+def checkpoint(results: dict, t_begin: float, out_md: Path, out_json: Path) -> None:
+    """The reports so far: a run cut short still leaves what it measured."""
+    results["elapsed_s"] = round(time.time() - t_begin, 1)
+    write_reports(results, out_md, out_json)
+
+
 def main(argv: list[str]) -> int:
     cfg = parse_args(argv)
     out_md, out_json = cfg.out / "persistence.md", cfg.out / "persistence.json"
@@ -938,6 +951,7 @@ def main(argv: list[str]) -> int:
             for n in cfg.cpu_sizes:
                 log(f"CPU phase, N={n:,}: starting and loading persistence off and on")
                 cpu_phase(n, cfg, log_dir, data_root, results, failures)
+                checkpoint(results, t_begin, out_md, out_json)
                 if not cfg.keep_data:
                     shutil.rmtree(data_root / f"cpu-n{n}", ignore_errors=True)
         if "restore" in cfg.phases:
@@ -946,6 +960,7 @@ def main(argv: list[str]) -> int:
             for n in cfg.restore_sizes:
                 log(f"Restore phase, N={n:,}")
                 restore_phase(n, cfg, log_dir, data_root, results, failures)
+                checkpoint(results, t_begin, out_md, out_json)
     except KeyboardInterrupt:
         failures.append("interrupted")
     finally:

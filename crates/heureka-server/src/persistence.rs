@@ -25,6 +25,7 @@ mod file;
 use std::collections::{HashSet, VecDeque};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -55,6 +56,8 @@ pub(crate) struct Persistence {
     flush_interval: Duration,
     /// Instances changed since the last flush (filled under the registry lock).
     dirty: Mutex<HashSet<Key>>,
+    /// Rows of the batch being written: acknowledged, not yet on disk either.
+    in_flight: AtomicUsize,
     file: Arc<RegistryFile>,
     /// One flush at a time (the task's and the shutdown's).
     flushing: tokio::sync::Mutex<()>,
@@ -116,6 +119,7 @@ impl Persistence {
         let persistence = Persistence {
             flush_interval: config.flush_interval,
             dirty: Mutex::new(HashSet::new()),
+            in_flight: AtomicUsize::new(0),
             file: Arc::new(file),
             flushing: tokio::sync::Mutex::new(()),
             removals: Mutex::new(restore.removals.into_iter().collect()),
@@ -136,19 +140,27 @@ impl Persistence {
             enabled: true,
             path: self.file.path().display().to_string(),
             last_write: status.last_write,
-            pending: self.dirty.lock().len() as u64,
+            pending: self.pending() as u64,
             restored: status.restored,
             last_error: status.last_error.clone(),
         }
+    }
+
+    /// Instances changed and acknowledged whose rows are not on disk yet.
+    fn pending(&self) -> usize {
+        self.dirty.lock().len() + self.in_flight.load(Ordering::Acquire)
     }
 
     /// Writes what changed since the last flush, in one synced transaction. On failure the
     /// instances stay dirty, for the next flush to try again.
     pub(crate) async fn flush(&self, store: &Store) {
         let _one_at_a_time = self.flushing.lock().await;
-        let keys: Vec<Key> = std::mem::take(&mut *self.dirty.lock())
-            .into_iter()
-            .collect();
+        let keys: Vec<Key> = {
+            let mut dirty = self.dirty.lock();
+            // Counted before the set empties, so that `pending` never reads 0 meanwhile.
+            self.in_flight.store(dirty.len(), Ordering::Release);
+            std::mem::take(&mut *dirty).into_iter().collect()
+        };
         let now = store.now();
         let expired = self.expired_removals(store, now);
         if keys.is_empty() && expired.is_empty() {
@@ -175,6 +187,7 @@ impl Persistence {
                 let mut status = self.status.lock();
                 status.last_write = Some(store.now());
                 status.last_error = None;
+                self.in_flight.store(0, Ordering::Release);
             }
             Err(error) => {
                 tracing::error!(%error, records = count, "persistence: a batch did not reach the disk; retrying at the next flush");
@@ -182,6 +195,7 @@ impl Persistence {
                 let mut dirty = self.dirty.lock();
                 dirty.extend(puts.into_iter().map(|(key, _)| key));
                 dirty.extend(deletes);
+                self.in_flight.store(0, Ordering::Release);
             }
         }
     }
@@ -249,9 +263,13 @@ impl ChangeSink for Persistence {
         if change.kind == ChangeKind::Renewed {
             return;
         }
-        let mut dirty = self.dirty.lock();
-        dirty.insert((change.app.clone(), change.id.clone()));
-        self.metrics.persistence_pending(dirty.len());
+        let pending = {
+            let mut dirty = self.dirty.lock();
+            dirty.insert((change.app.clone(), change.id.clone()));
+            dirty.len()
+        };
+        self.metrics
+            .persistence_pending(pending + self.in_flight.load(Ordering::Acquire));
     }
 }
 
@@ -263,7 +281,7 @@ pub(crate) async fn flush_every_interval(persistence: Arc<Persistence>, store: A
         persistence.flush(&store).await;
         persistence
             .metrics
-            .persistence_pending(persistence.dirty.lock().len());
+            .persistence_pending(persistence.pending());
     }
 }
 

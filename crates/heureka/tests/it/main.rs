@@ -9,6 +9,7 @@ mod cli;
 mod cli_tls;
 mod hostile;
 mod logs;
+mod persistence;
 mod process;
 mod shutdown;
 mod start_together;

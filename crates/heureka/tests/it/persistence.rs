@@ -1,0 +1,350 @@
+//! Persistence against the real binary (`heureka.persistence.dir`): 10,000 instances, with
+//! overrides and metadata, survive a SIGKILL (all those acknowledged before the durability
+//! window) and a SIGTERM (all of them); after the restart no instance is asked to register
+//! again and none is evicted while it heartbeats, while one that stopped heartbeating is.
+//! Damaged stores: the node starts and says what it recovered.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::task::JoinSet;
+
+use crate::process::{HeurekaProcess, PATIENCE};
+use crate::support::spring_body;
+
+const INSTANCES: usize = 10_000;
+const APPS: usize = 20;
+/// Every 100th instance gets an override, every 100th (offset 50) a metadata update.
+const EVERY: usize = 100;
+/// Requests in flight at once.
+const CLIENTS: usize = 16;
+/// Short leases, so that "the next lease period" is seconds: renewed every 1 s, expiring 30 s
+/// after the last renewal (room for registering 10,000 in a debug build on a loaded machine).
+/// A restored lease counts as renewed at the restore: it lives the lease's duration (here
+/// longer than the renewal interval plus the 10 s margin).
+const RENEWAL_INTERVAL_S: u64 = 1;
+const DURATION_S: u64 = 30;
+
+fn key(n: usize) -> (String, String) {
+    (format!("APP-{}", n % APPS), format!("i-{n}"))
+}
+
+/// A Spring client's registration with this test's short lease.
+fn body(app: &str, id: &str) -> String {
+    spring_body(app, id).replace(
+        r#""renewalIntervalInSecs":30,"durationInSecs":90"#,
+        &format!(r#""renewalIntervalInSecs":{RENEWAL_INTERVAL_S},"durationInSecs":{DURATION_S}"#),
+    )
+}
+
+fn store_dir(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("persistence-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn start(dir: &Path) -> HeurekaProcess {
+    let dir = format!("--heureka.persistence.dir={}", dir.display());
+    HeurekaProcess::start(&[
+        &dir,
+        "--eureka.server.enable-self-preservation=false",
+        "--eureka.server.eviction-interval-timer-in-ms=500",
+    ])
+}
+
+/// Sends `requests` (method, path, body) with `CLIENTS` at a time; panics, with the server's
+/// log, on any answer but `expect`.
+async fn send_all(
+    server: &HeurekaProcess,
+    requests: Vec<(reqwest::Method, String, String)>,
+    expect: u16,
+) {
+    let client = reqwest::Client::new();
+    let base = format!("http://{}/eureka", server.address());
+    let queue = Arc::new(std::sync::Mutex::new(requests));
+    let mut workers = JoinSet::new();
+    for _ in 0..CLIENTS {
+        let (client, base, queue) = (client.clone(), base.clone(), queue.clone());
+        workers.spawn(async move {
+            let mut unexpected = Vec::new();
+            loop {
+                let Some((method, path, body)) = queue.lock().unwrap().pop() else {
+                    return unexpected;
+                };
+                let response = client
+                    .request(method.clone(), format!("{base}{path}"))
+                    .header("Content-Type", "application/json")
+                    .body(body)
+                    .send()
+                    .await
+                    .unwrap();
+                let status = response.status().as_u16();
+                if status != expect {
+                    unexpected.push(format!("{method} {path}: {status}"));
+                }
+            }
+        });
+    }
+    let mut unexpected = Vec::new();
+    while let Some(done) = workers.join_next().await {
+        unexpected.extend(done.unwrap());
+    }
+    assert!(
+        unexpected.is_empty(),
+        "{} answers were not {expect}, e.g. {:?}; log:\n{}",
+        unexpected.len(),
+        &unexpected[..unexpected.len().min(5)],
+        server.log()
+    );
+}
+
+fn registrations(range: std::ops::Range<usize>) -> Vec<(reqwest::Method, String, String)> {
+    range
+        .map(|n| {
+            let (app, id) = key(n);
+            (
+                reqwest::Method::POST,
+                format!("/apps/{app}"),
+                body(&app, &id),
+            )
+        })
+        .collect()
+}
+
+/// Overrides and metadata updates on every `EVERY`th instance of `range`.
+fn overrides_and_metadata(range: std::ops::Range<usize>) -> Vec<(reqwest::Method, String, String)> {
+    let mut writes = Vec::new();
+    for n in range.step_by(EVERY) {
+        let (app, id) = key(n);
+        writes.push((
+            reqwest::Method::PUT,
+            format!("/apps/{app}/{id}/status?value=OUT_OF_SERVICE"),
+            String::new(),
+        ));
+        let (app, id) = key(n + EVERY / 2);
+        writes.push((
+            reqwest::Method::PUT,
+            format!("/apps/{app}/{id}/metadata?zone=z{n}"),
+            String::new(),
+        ));
+    }
+    writes
+}
+
+fn heartbeats(range: std::ops::Range<usize>) -> Vec<(reqwest::Method, String, String)> {
+    range
+        .map(|n| {
+            let (app, id) = key(n);
+            (
+                reqwest::Method::PUT,
+                format!("/apps/{app}/{id}"),
+                String::new(),
+            )
+        })
+        .collect()
+}
+
+/// What a client reads of the registry: the hash code and, per instance of the test's
+/// applications, its status, override and metadata.
+#[derive(Debug, PartialEq)]
+struct Seen {
+    hashcode: String,
+    instances: BTreeMap<String, (String, String, Value)>,
+}
+
+async fn read(server: &HeurekaProcess) -> Seen {
+    let url = format!("http://{}/eureka/apps", server.address());
+    let body = reqwest::Client::new()
+        .get(url)
+        .header("Accept", "application/json")
+        .send()
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap();
+    let body: Value = serde_json::from_slice(&body).unwrap();
+    let applications = &body["applications"];
+    let mut instances = BTreeMap::new();
+    for application in applications["application"].as_array().unwrap() {
+        if !application["name"].as_str().unwrap().starts_with("APP-") {
+            continue; // the server's own instance
+        }
+        for instance in application["instance"].as_array().unwrap() {
+            instances.insert(
+                instance["instanceId"].as_str().unwrap().to_owned(),
+                (
+                    instance["status"].as_str().unwrap().to_owned(),
+                    instance["overriddenStatus"].as_str().unwrap().to_owned(),
+                    instance["metadata"].clone(),
+                ),
+            );
+        }
+    }
+    Seen {
+        hashcode: applications["apps__hashcode"].as_str().unwrap().to_owned(),
+        instances,
+    }
+}
+
+/// A value of the Prometheus exposition, summed over its labels' `filter`.
+async fn metric(server: &HeurekaProcess, name: &str, filter: &str) -> f64 {
+    let url = format!("http://{}/actuator/prometheus", server.address());
+    let text = reqwest::get(url).await.unwrap().text().await.unwrap();
+    text.lines()
+        .filter(|line| line.starts_with(name) && line.contains(filter))
+        .filter_map(|line| line.rsplit(' ').next()?.parse::<f64>().ok())
+        .sum()
+}
+
+/// Waits until every acknowledged write is on disk (`pendingRecords` 0 after a write).
+async fn wait_until_durable(server: &HeurekaProcess) {
+    let url = format!("http://{}/actuator/health", server.address());
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    loop {
+        let health = reqwest::get(&url).await.unwrap().bytes().await.unwrap();
+        let health: Value = serde_json::from_slice(&health).unwrap();
+        let details = &health["components"]["persistence"]["details"];
+        if details["pendingRecords"] == 0 && details["lastWrite"].is_i64() {
+            return;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "never durable: {health}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+fn kill(server: &mut HeurekaProcess) {
+    let status = std::process::Command::new("kill")
+        .args(["-KILL", &server.pid().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ten_thousand_instances_survive_a_kill_and_a_shutdown_and_keep_their_leases() {
+    let dir = store_dir("restart");
+    let mut first = start(&dir);
+    let t0 = std::time::Instant::now();
+    send_all(&first, registrations(0..INSTANCES), 204).await;
+    eprintln!("registered {INSTANCES} in {:?}", t0.elapsed());
+    send_all(&first, overrides_and_metadata(0..INSTANCES), 200).await;
+    let before = read(&first).await;
+    assert_eq!(before.instances.len(), INSTANCES);
+    assert_eq!(
+        before
+            .instances
+            .values()
+            .filter(|i| i.1 == "OUT_OF_SERVICE")
+            .count(),
+        INSTANCES / EVERY
+    );
+
+    // SIGKILL once the window has passed: everything acknowledged is there at the first read.
+    wait_until_durable(&first).await;
+    kill(&mut first);
+    first.wait_for_exit().await.expect("killed");
+    let mut second = start(&dir);
+    assert_eq!(
+        read(&second).await,
+        before,
+        "the first read after a SIGKILL"
+    );
+    let restored = format!("registry restored instances={INSTANCES} ");
+    assert!(second.log().contains(&restored), "{}", second.log());
+
+    // SIGTERM at once after more writes: a clean shutdown loses none of them.
+    send_all(&second, registrations(INSTANCES..INSTANCES + 500), 204).await;
+    send_all(
+        &second,
+        overrides_and_metadata(INSTANCES..INSTANCES + 500),
+        200,
+    )
+    .await;
+    let before = read(&second).await;
+    second.terminate();
+    assert!(second.wait_for_exit().await.expect("exits").success());
+    assert!(second.log().contains("persistence: flushed at shutdown"));
+    let third = start(&dir);
+    assert_eq!(read(&third).await, before, "the first read after a SIGTERM");
+
+    // The next lease period: every instance but one heartbeats; none is asked to register
+    // again (a 404 would say so, and `send_all` wants 200) and none is evicted; the one that
+    // stopped is, once its restored lease runs out.
+    let total = INSTANCES + 500;
+    let silent = key(total - 1);
+    let period_end = tokio::time::Instant::now() + Duration::from_secs(DURATION_S + 2);
+    while tokio::time::Instant::now() < period_end {
+        let round = std::time::Instant::now();
+        send_all(&third, heartbeats(0..total - 1), 200).await;
+        eprintln!("heartbeat round in {:?}", round.elapsed());
+    }
+    let after = read(&third).await;
+    assert_eq!(after.instances.len(), total - 1);
+    assert!(
+        !after.instances.contains_key(&silent.1),
+        "the silent instance was evicted"
+    );
+    assert_eq!(
+        metric(&third, "heureka_registrations_total", "client").await,
+        0.0
+    );
+    assert_eq!(metric(&third, "heureka_evictions_total", "").await, 1.0);
+}
+
+#[tokio::test]
+async fn a_garbage_store_is_moved_aside_and_the_node_starts_empty() {
+    let dir = store_dir("garbage");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("registry.redb"), b"not a database\n".repeat(4096)).unwrap();
+    let server = start(&dir);
+    assert_eq!(read(&server).await.instances.len(), 0);
+    let log = server.log();
+    assert!(
+        log.contains("the store could not be read and was moved aside"),
+        "{log}"
+    );
+    assert!(log.contains("registry restored instances=0"), "{log}");
+}
+
+#[tokio::test]
+async fn a_truncated_store_starts_the_node_with_what_it_could_read() {
+    let dir = store_dir("truncated");
+    let first = start(&dir);
+    send_all(&first, registrations(0..2_000), 204).await;
+    first.terminate();
+    let mut first = first;
+    assert!(first.wait_for_exit().await.expect("exits").success());
+    let file = dir.join("registry.redb");
+    let length = std::fs::metadata(&file).unwrap().len();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&file)
+        .unwrap()
+        .set_len(length / 2)
+        .unwrap();
+    let server = start(&dir);
+    let restored = read(&server).await.instances.len();
+    assert!(restored < 2_000, "{restored} instances from half a file");
+    let log = server.log();
+    assert!(log.contains("registry restored instances="), "{log}");
+    assert!(
+        log.contains("moved aside") || log.contains("the store is damaged"),
+        "the log says what was lost:\n{log}"
+    );
+    // Still a working store: what is registered now survives the next restart.
+    send_all(&server, registrations(5_000..5_010), 204).await;
+    wait_until_durable(&server).await;
+    server.terminate();
+    let mut server = server;
+    assert!(server.wait_for_exit().await.expect("exits").success());
+    let again = start(&dir);
+    let instances = read(&again).await.instances;
+    assert!(instances.contains_key("i-5009"));
+}
