@@ -58,6 +58,7 @@ class Options:
     log_dir: Optional[Path] = None
     verbose: bool = False
     java_jar: Optional[str] = None
+    persistence: bool = False
 
 
 @dataclass
@@ -166,11 +167,15 @@ def run_seed(seed: int, binary: str, opts: Options, log=print) -> SeedResult:
     kinds = ["heureka"] * 3
     if opts.java_jar:
         kinds[2] = "java"
-    cluster = Cluster(kinds, log_dir, proxied=True, extra=node_extra(opts), label="fz")
+    # --persistence: each Heureka node keeps its registry in a directory of its own, which its
+    # restart after a kill finds again (it restores, then merges with its peers by the stamps)
+    stores = {i: {"heureka.persistence.dir": str(log_dir / f"store-{i}")}
+              for i, kind in enumerate(kinds) if opts.persistence and kind == "heureka"}
+    cluster = Cluster(kinds, log_dir, proxied=True, extra=node_extra(opts), node_extra=stores, label="fz")
     if opts.java_jar:
         cluster.nodes[2].jar = Path(opts.java_jar)      # JavaNode.argv() reads it at each start
     names = [n.node_name for n in cluster.nodes]
-    log(f"=== seed {seed}: {'mixed (fz-c is Java), ' if opts.java_jar else ''}{opts.duration:.0f}s, anti-entropy {opts.anti_entropy_ms} ms, lease {opts.lease}s, "
+    log(f"=== seed {seed}: {'mixed (fz-c is Java), ' if opts.java_jar else ''}{'persistence, ' if opts.persistence else ''}{opts.duration:.0f}s, anti-entropy {opts.anti_entropy_ms} ms, lease {opts.lease}s, "
         f"{opts.instances} instances, {len(faults)} faults, logs {log_dir}")
     for f in faults:
         log(f"  fault {f.describe(names)}")
@@ -366,6 +371,9 @@ def main(argv=None) -> int:
                     help="node c is the Spring Cloud Eureka server from this jar (interop/java/eureka-server/"
                          "target/eureka-server.jar); checked against the weaker model (checker.py, MIXED)")
     ap.add_argument("--no-faults", action="store_true", help="nemesis off (a calm run: must pass)")
+    ap.add_argument("--persistence", action="store_true",
+                    help="each Heureka node keeps its registry on disk (heureka.persistence.dir) and restores it "
+                         "when the nemesis restarts it")
     ap.add_argument("--self-test", action="store_true",
                     help="resurrect a cancelled instance behind the checker's back: must be reported")
     ap.add_argument("--json", default=None, help="write a machine-readable report here")
@@ -387,7 +395,7 @@ def main(argv=None) -> int:
     opts = Options(duration=a.duration, anti_entropy_ms=a.anti_entropy_ms, lease=a.lease, instances=a.instances,
                    faults=not a.no_faults, self_test=a.self_test,
                    log_dir=Path(a.log_dir) if a.log_dir else Path(tempfile.mkdtemp(prefix="heureka-fault-")),
-                   verbose=a.verbose, java_jar=a.java_jar)
+                   verbose=a.verbose, java_jar=a.java_jar, persistence=a.persistence)
     # SIGTERM unwinds like Ctrl-C, so every process is cleaned up
     def on_term(*_):
         raise KeyboardInterrupt()

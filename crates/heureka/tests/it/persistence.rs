@@ -12,6 +12,8 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::task::JoinSet;
 
+use heureka_testkit::free_port;
+
 use crate::process::{HeurekaProcess, PATIENCE};
 use crate::support::spring_body;
 
@@ -347,4 +349,141 @@ async fn a_truncated_store_starts_the_node_with_what_it_could_read() {
     let again = start(&dir);
     let instances = read(&again).await.instances;
     assert!(instances.contains_key("i-5009"));
+}
+
+/// The statuses node `server` holds for ORDERS: (id, status, overriddenStatus).
+async fn orders(server: &HeurekaProcess) -> Vec<(String, String, String)> {
+    let url = format!("http://{}/eureka/apps/ORDERS", server.address());
+    let response = reqwest::Client::new()
+        .get(url)
+        .header("Accept", "application/json")
+        .send()
+        .await
+        .unwrap();
+    if response.status() == 404 {
+        return Vec::new();
+    }
+    let body: Value = serde_json::from_slice(&response.bytes().await.unwrap()).unwrap();
+    let mut instances: Vec<_> = body["application"]["instance"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            let text = |key: &str| i[key].as_str().unwrap().to_owned();
+            (text("instanceId"), text("status"), text("overriddenStatus"))
+        })
+        .collect();
+    instances.sort();
+    instances
+}
+
+async fn wait_for_orders(server: &HeurekaProcess, expected: &[(&str, &str, &str)]) {
+    let expected: Vec<(String, String, String)> = expected
+        .iter()
+        .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
+        .collect();
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    loop {
+        let seen = orders(server).await;
+        if seen == expected {
+            return;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "{seen:?}, not {expected:?}; log:\n{}",
+            server.log()
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_node_restored_from_an_old_store_takes_its_peers_later_cancel_and_override_removal() {
+    let dir = store_dir("cluster");
+    let (port_a, port_b) = (free_port(), free_port());
+    let peer = |port: u16| {
+        format!("--eureka.client.service-url.defaultZone=http://127.0.0.1:{port}/eureka/")
+    };
+    let store = format!("--heureka.persistence.dir={}", dir.display());
+    let fast = "--heureka.replication.anti-entropy-interval-ms=500";
+    let (to_b, to_a) = (peer(port_b), peer(port_a));
+    let a_args = [store.as_str(), to_b.as_str(), fast];
+    let mut a = HeurekaProcess::start_on(port_a, &a_args);
+    let b = HeurekaProcess::start_on(port_b, &[to_a.as_str(), fast]);
+    send_all(
+        &a,
+        vec![
+            (
+                reqwest::Method::POST,
+                "/apps/ORDERS".into(),
+                spring_body("ORDERS", "o1"),
+            ),
+            (
+                reqwest::Method::POST,
+                "/apps/ORDERS".into(),
+                spring_body("ORDERS", "o2"),
+            ),
+        ],
+        204,
+    )
+    .await;
+    send_all(
+        &a,
+        vec![(
+            reqwest::Method::PUT,
+            "/apps/ORDERS/o2/status?value=OUT_OF_SERVICE".into(),
+            String::new(),
+        )],
+        200,
+    )
+    .await;
+    let both = [
+        ("o1", "UP", "UNKNOWN"),
+        ("o2", "OUT_OF_SERVICE", "OUT_OF_SERVICE"),
+    ];
+    wait_for_orders(&b, &both).await;
+    wait_until_durable(&a).await;
+    a.terminate();
+    assert!(a.wait_for_exit().await.expect("exits").success());
+
+    // While A is down, its peer takes the cancel of o1 and the removal of o2's override.
+    send_all(
+        &b,
+        vec![(
+            reqwest::Method::DELETE,
+            "/apps/ORDERS/o1".into(),
+            String::new(),
+        )],
+        200,
+    )
+    .await;
+    send_all(
+        &b,
+        vec![(
+            reqwest::Method::DELETE,
+            "/apps/ORDERS/o2/status?value=UP".into(),
+            String::new(),
+        )],
+        200,
+    )
+    .await;
+    let later = [("o2", "UP", "UNKNOWN")];
+    wait_for_orders(&b, &later).await;
+
+    // A restores the older state, and takes the later writes from B by their stamps; B never
+    // takes A's older copies back.
+    let a = HeurekaProcess::start_on(port_a, &a_args);
+    assert!(
+        a.log().contains("registry restored instances=2 "),
+        "{}",
+        a.log()
+    );
+    wait_for_orders(&a, &later).await;
+    for _ in 0..20 {
+        assert_eq!(
+            orders(&b).await,
+            vec![("o2".to_owned(), "UP".to_owned(), "UNKNOWN".to_owned())]
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 }

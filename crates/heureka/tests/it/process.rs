@@ -27,6 +27,12 @@ impl HeurekaProcess {
         Self::start_command(Command::new(env!("CARGO_BIN_EXE_heureka")), args)
     }
 
+    /// Starts the binary on `port` of 127.0.0.1 (a node restarted where its peers and clients
+    /// know it).
+    pub fn start_on(port: u16, args: &[&str]) -> HeurekaProcess {
+        Self::spawn(Command::new(env!("CARGO_BIN_EXE_heureka")), port, args).serving()
+    }
+
     /// Starts the binary with its open-file limit (soft and hard) set to `limit`.
     pub fn start_with_open_file_limit(limit: u32, args: &[&str]) -> HeurekaProcess {
         let mut command = Command::new("/bin/sh");
