@@ -14,6 +14,8 @@ const USER = 'admin';
 const PASSWORD = 's3cret';
 const AUTH = 'Basic ' + Buffer.from(`${USER}:${PASSWORD}`).toString('base64');
 const SCREENSHOTS = process.env.SCREENSHOTS;
+// The registry's store for this run (heureka.persistence.dir): a fresh directory each time.
+const STORE = require('node:fs').mkdtempSync(path.join(require('node:os').tmpdir(), 'heureka-browser-'));
 // Spring Cloud Netflix's banner, word for word.
 const EMERGENCY = "EMERGENCY! EUREKA MAY BE INCORRECTLY CLAIMING INSTANCES ARE UP WHEN THEY'RE NOT. RENEWALS ARE LESSER THAN THRESHOLD AND HENCE THE INSTANCES ARE NOT BEING EXPIRED JUST TO BE SAFE.";
 
@@ -73,6 +75,7 @@ async function main() {
     // Spring shows the banner only 5 minutes after start; the test cannot wait that long.
     '--eureka.server.wait-time-in-ms-when-sync-empty=0',
     '--eureka.environment=browser-test',
+    `--heureka.persistence.dir=${STORE}`,
   ], 'heureka');
   for (let attempt = 0; ; attempt++) {
     try {
@@ -121,6 +124,8 @@ async function main() {
       await page.locator('#live', { hasText: 'live' }).waitFor({ timeout: 15000 });
       await row('PY-BROWSER').waitFor({ timeout: 30000 });
       await page.locator('#system-status', { hasText: 'browser-test' }).waitFor();
+      // Kept on disk (heureka.persistence.dir): the system status says where.
+      await page.locator('#persistence', { hasText: `on: ${STORE}/registry.redb` }).waitFor();
       // A marker that a reload would wipe: every later change must arrive without one.
       await page.evaluate(() => { window.notReloaded = true; });
     });

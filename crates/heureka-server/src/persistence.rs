@@ -33,7 +33,7 @@ use heureka_core::{Change, ChangeKind, Kept, KeptInstance, Millis, Registry, Res
 use heureka_wire::{decode_kept, encode_kept, PersistenceView};
 use parking_lot::Mutex;
 
-use crate::clock::every;
+use crate::clock::{self, every};
 use crate::config::PersistenceConfig;
 use crate::metrics::Metrics;
 use crate::store::{ChangeSink, Store};
@@ -104,8 +104,8 @@ impl Persistence {
         tombstone_retention_ms: Millis,
         metrics: Arc<Metrics>,
     ) -> Result<Persistence, FileError> {
-        let started = std::time::Instant::now();
-        let (file, found) = RegistryFile::open(Path::new(dir))?;
+        let started = clock::instant();
+        let (file, found) = RegistryFile::open(Path::new(dir), now)?;
         log_found(&file, &found);
         let mut restore = Restore::default();
         let read = catch_unwind(AssertUnwindSafe(|| {
@@ -115,7 +115,10 @@ impl Persistence {
             restore.damaged = Some("the store's reader failed".to_owned());
         }
         let file = settle(file, &restore, registry)?;
-        restore.log(file.path(), started.elapsed());
+        restore.log(
+            file.path(),
+            clock::instant().saturating_duration_since(started),
+        );
         let persistence = Persistence {
             flush_interval: config.flush_interval,
             dirty: Mutex::new(HashSet::new()),
@@ -169,13 +172,13 @@ impl Persistence {
         let (puts, deletes) = self.rows_of(store, &keys, expired);
         let count = puts.len() + deletes.len();
         let file = Arc::clone(&self.file);
-        let started = std::time::Instant::now();
+        let started = store.instant();
         let written = tokio::task::spawn_blocking(move || {
             let result = file.write(&puts, &deletes);
             (result, puts, deletes)
         })
         .await;
-        let elapsed = started.elapsed();
+        let elapsed = store.instant().saturating_duration_since(started);
         let (result, puts, deletes) = match written {
             Ok(written) => written,
             Err(join) => (Err(FileError::Store(join.to_string())), Vec::new(), keys),

@@ -329,7 +329,16 @@ function renderSystemStatus() {
     ['Lease expiration enabled', String(!sp.active)],
     ['Renews threshold', el('span', { id: 'renews-threshold' }, sp.renewsThreshold)],
     ['Renews (last min)', el('span', { id: 'renews-last-min' }, sp.renewsLastMin)],
+    ['Persistence', el('span', { id: 'persistence' }, persistenceText(summary.persistence))],
   ]);
+}
+
+// heureka.persistence.*: whether the registry is kept on disk, and how its writes go.
+function persistenceText(p) {
+  if (!p || !p.enabled) return 'off: the registry is in memory only (heureka.persistence.dir)';
+  const failing = p.lastError ? ` — writes failing: ${p.lastError}` : '';
+  return `on: ${p.path}, last write ${formatTime(p.lastWrite)}, ${p.pendingRecords} pending, ` +
+    `${p.restoredInstances} restored at start${failing}`;
 }
 
 function renderSelfPreservation() {

@@ -10,6 +10,8 @@
 
 use std::path::{Path, PathBuf};
 
+use heureka_core::Millis;
+
 use redb::{
     Database, DatabaseError, ReadableDatabase, ReadableTable, TableDefinition, TableHandle,
 };
@@ -65,8 +67,9 @@ pub(crate) enum Found {
 pub(crate) type Row<'a> = Result<(&'a str, &'a str, &'a [u8]), String>;
 
 impl RegistryFile {
-    /// Opens (or creates) the file in `dir`, creating the directory if needed.
-    pub(crate) fn open(dir: &Path) -> Result<(RegistryFile, Found), FileError> {
+    /// Opens (or creates) the file in `dir`, creating the directory if needed; a damaged file
+    /// moved aside is named with `now` (wall-clock ms).
+    pub(crate) fn open(dir: &Path, now: Millis) -> Result<(RegistryFile, Found), FileError> {
         std::fs::create_dir_all(dir)?;
         let path = dir.join(FILE_NAME);
         let existed = path.exists();
@@ -85,7 +88,7 @@ impl RegistryFile {
             }
             Err(error) => error.to_string(),
         };
-        let to = move_aside(&path)?;
+        let to = move_aside(&path, now)?;
         let db = open_database(&path).map_err(|e| FileError::Store(e.to_string()))?;
         check_format(&db, false).map_err(FileError::Store)?;
         let found = Found::MovedAside {
@@ -239,11 +242,8 @@ fn has_other_tables(txn: &redb::WriteTransaction) -> bool {
 }
 
 /// Renames a damaged or foreign file out of the way; returns where it went.
-fn move_aside(path: &Path) -> Result<PathBuf, FileError> {
-    let stamp = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis());
-    let to = path.with_extension(format!("redb.damaged-{stamp}"));
+fn move_aside(path: &Path, now: Millis) -> Result<PathBuf, FileError> {
+    let to = path.with_extension(format!("redb.damaged-{now}"));
     std::fs::rename(path, &to)?;
     Ok(to)
 }

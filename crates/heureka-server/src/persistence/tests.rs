@@ -58,7 +58,7 @@ fn store_with(dir: &Path, n: usize) {
         NOW - 900
     ));
     assert!(source.cancel("ORDERS", &format!("o{}", n - 1), Origin::Client, NOW - 800));
-    let (file, _) = RegistryFile::open(dir).expect("opens");
+    let (file, _) = RegistryFile::open(dir, NOW).expect("opens");
     let rows: Vec<(Key, Vec<u8>)> = source
         .kept_all()
         .iter()
@@ -128,7 +128,7 @@ fn a_garbage_file_is_moved_aside_and_the_node_starts_empty() {
     open(&dir, &mut restored);
     assert_eq!(restored.registry_size(), 0);
     assert_eq!(moved_aside(&dir), 1);
-    let (file, _) = RegistryFile::open(&dir).expect("the fresh store opens");
+    let (file, _) = RegistryFile::open(&dir, NOW).expect("the fresh store opens");
     assert_eq!(file.len().unwrap(), 0);
 }
 
@@ -147,7 +147,7 @@ fn a_truncated_file_starts_the_node_with_whatever_it_could_read() {
     open(&dir, &mut restored);
     assert!(restored.registry_size() < 2_000);
     // Whatever was restored is in the store again, and the store takes writes.
-    let (file, _) = RegistryFile::open(&dir).expect("the store opens");
+    let (file, _) = RegistryFile::open(&dir, NOW).expect("the store opens");
     assert!(file.len().unwrap() >= restored.registry_size() as u64);
 }
 
@@ -173,7 +173,7 @@ fn an_unreadable_record_is_dropped_and_the_rest_restored() {
     let dir = scratch("record");
     store_with(&dir, 5);
     {
-        let (file, _) = RegistryFile::open(&dir).unwrap();
+        let (file, _) = RegistryFile::open(&dir, NOW).unwrap();
         let bad = (
             ("ORDERS".to_owned(), "bad".to_owned()),
             b"{\"kept\":".to_vec(),
@@ -183,7 +183,7 @@ fn an_unreadable_record_is_dropped_and_the_rest_restored() {
     let mut restored = registry();
     open(&dir, &mut restored);
     assert_eq!(restored.registry_size(), 4);
-    let (file, _) = RegistryFile::open(&dir).unwrap();
+    let (file, _) = RegistryFile::open(&dir, NOW).unwrap();
     assert_eq!(
         file.len().unwrap(),
         5,
@@ -208,7 +208,7 @@ fn a_removal_older_than_the_retention_is_not_restored_and_its_row_goes() {
     )
     .expect("opens");
     assert!(restored.kept("ORDERS", "o2").is_none());
-    let (file, _) = RegistryFile::open(&dir).unwrap();
+    let (file, _) = RegistryFile::open(&dir, NOW).unwrap();
     assert_eq!(file.len().unwrap(), 2);
 }
 
@@ -216,7 +216,7 @@ fn a_removal_older_than_the_retention_is_not_restored_and_its_row_goes() {
 fn a_store_another_process_holds_is_an_error_not_a_fresh_start() {
     let dir = scratch("held");
     store_with(&dir, 3);
-    let (_held, _) = RegistryFile::open(&dir).unwrap();
+    let (_held, _) = RegistryFile::open(&dir, NOW).unwrap();
     let dir_text = dir.display().to_string();
     let error = Persistence::open(
         &config(&dir),

@@ -12,9 +12,9 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::task::JoinSet;
 
-use heureka_testkit::free_port;
+use heureka_testkit::{eventually, free_port};
 
-use crate::process::{HeurekaProcess, PATIENCE};
+use crate::process::HeurekaProcess;
 use crate::support::spring_body;
 
 const INSTANCES: usize = 10_000;
@@ -205,20 +205,13 @@ async fn metric(server: &HeurekaProcess, name: &str, filter: &str) -> f64 {
 /// Waits until every acknowledged write is on disk (`pendingRecords` 0 after a write).
 async fn wait_until_durable(server: &HeurekaProcess) {
     let url = format!("http://{}/actuator/health", server.address());
-    let deadline = tokio::time::Instant::now() + PATIENCE;
-    loop {
+    eventually("every acknowledged write is on disk", || async {
         let health = reqwest::get(&url).await.unwrap().bytes().await.unwrap();
         let health: Value = serde_json::from_slice(&health).unwrap();
         let details = &health["components"]["persistence"]["details"];
-        if details["pendingRecords"] == 0 && details["lastWrite"].is_i64() {
-            return;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "never durable: {health}"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+        details["pendingRecords"] == 0 && details["lastWrite"].is_i64()
+    })
+    .await;
 }
 
 fn kill(server: &mut HeurekaProcess) {
@@ -382,19 +375,8 @@ async fn wait_for_orders(server: &HeurekaProcess, expected: &[(&str, &str, &str)
         .iter()
         .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
         .collect();
-    let deadline = tokio::time::Instant::now() + PATIENCE;
-    loop {
-        let seen = orders(server).await;
-        if seen == expected {
-            return;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "{seen:?}, not {expected:?}; log:\n{}",
-            server.log()
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let what = format!("{} holds {expected:?}", server.address());
+    eventually(&what, || async { orders(server).await == expected }).await;
 }
 
 #[tokio::test]
@@ -479,11 +461,16 @@ async fn a_node_restored_from_an_old_store_takes_its_peers_later_cancel_and_over
         a.log()
     );
     wait_for_orders(&a, &later).await;
-    for _ in 0..20 {
+    // Twenty reads of B, a poll interval apart, over more than two anti-entropy rounds.
+    let reads = std::cell::Cell::new(0);
+    eventually("twenty reads of B in a row without o1", || async {
+        let seen = orders(&b).await;
         assert_eq!(
-            orders(&b).await,
+            seen,
             vec![("o2".to_owned(), "UP".to_owned(), "UNKNOWN".to_owned())]
         );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+        reads.set(reads.get() + 1);
+        reads.get() >= 20
+    })
+    .await;
 }
