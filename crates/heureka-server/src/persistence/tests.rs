@@ -233,3 +233,16 @@ fn a_store_another_process_holds_is_an_error_not_a_fresh_start() {
     );
     assert_eq!(moved_aside(&dir), 0);
 }
+
+#[tokio::test]
+async fn a_node_started_on_a_store_expects_renewals_from_what_it_restored() {
+    let dir = scratch("self-preservation");
+    store_with(&dir, 50);
+    let mut config = crate::config::Config::default();
+    config.heureka.persistence.dir = Some(dir.display().to_string());
+    let state = crate::state::AppState::new(&config, crate::clock::Clock::tokio(NOW), 8761)
+        .expect("the store opens");
+    let registry = state.store.read();
+    assert_eq!(registry.registry_size(), 49);
+    assert_eq!(registry.self_preservation().expected_clients, 49);
+}
