@@ -16,10 +16,11 @@ Spring Cloud LoadBalancer's cache is at its default 35 s). Per scenario:
   nothing is pending (``heureka_persistence_pending_records`` 0, the default 1 s flush
   interval); the SIGTERM node flushes only every ``SIGTERM_FLUSH_INTERVAL``, so both
   registrations are still pending when it gets the signal: what it restores is what it flushed
-  on the way down.
-  It restores the registry ("registry restored" with ``instances=2``), the clients' heartbeats
-  get 200 (``heureka_registrations_total{origin="client"}`` stays 0 on the restarted node, while
-  ``heureka_renewals_total`` shows their heartbeats) and not one call fails.
+  on the way down. The node restores the registry ("registry restored" with ``instances=2``),
+  the clients' heartbeats get 200 (``heureka_registrations_total{origin="client"}`` stays 0 on
+  the restarted node, while ``heureka_renewals_total`` shows their heartbeats), their delta
+  fetches match their own ``apps__hashcode`` (the node's access log shows no full fetch by a
+  client) and not one call fails.
 
 When the node is restarted matters: an empty registry only hurts when the consumer fetches from
 it before the provider's heartbeat has re-registered the provider, and the consumer only sees
@@ -49,13 +50,12 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Optional
 
 import pytest
 
 from support import procs, wire
-from support.procs import DeadlineExceeded, wait_until
+from support.procs import wait_until
 
 # Spring Cloud's defaults, written out: the spring-client app's application.yml has fast test
 # timings, which the apps here must not have.
@@ -161,7 +161,7 @@ def provider_calls_ok(summary: dict, provider: procs.SpringClient) -> int:
 # When to restart
 # ---------------------------------------------------------------------------------------
 def _next(phase: float, period: float, after: float) -> float:
-    """The first time ``phase + k * period`` (k >= 0 or < 0) strictly after ``after``."""
+    """The first time ``phase + k * period`` (any whole k) strictly after ``after``."""
     return phase + (int((after - phase) // period) + 1) * period
 
 
@@ -236,6 +236,8 @@ class Scenario:
     registrations: Optional[float] = None
     renewals: Optional[float] = None
     restored_line: str = ""
+    delta_fetches: int = 0      # GET /eureka/apps/delta answered by the restarted node
+    full_fetches: int = 0       # GET /eureka/apps/ by the clients (after a delta's hashcode mismatch)
     window_s: float = 0.0
 
     @property
@@ -253,7 +255,9 @@ class Scenario:
                 f"'no instances' failures, {self.other} other failures; outage {outage}; "
                 f"DiscoveryClient without the provider: {gaps}; restarted node: "
                 f"registrations(client)={self.registrations}, renewals(client)={self.renewals}, "
-                f"pending before the signal={self.pending_before}; last errors seen by the polls: {self.errors_seen or 'none'}"
+                f"delta fetches={self.delta_fetches}, full fetches={self.full_fetches}, "
+                f"pending before the signal={self.pending_before}; "
+                f"last errors seen by the polls: {self.errors_seen or 'none'}"
                 + (f"\n[{self.label}] {self.restored_line}" if self.restored_line else ""))
 
     # -- the run --------------------------------------------------------------------------
@@ -314,9 +318,12 @@ class Scenario:
         self._observe(before, end=max(self.killed_at + WINDOW_MIN_S, plan.second_fetch + 5.0))
         self.registrations = metric(srv, "heureka_registrations_total", origin="client")
         self.renewals = metric(srv, "heureka_renewals_total", origin="client")
-        if self.persistence:
-            text = srv.proc.log_paths[-1].read_text(errors="replace")
-            self.restored_line = next((line for line in text.splitlines() if "registry restored" in line), "")
+        text = srv.proc.log_paths[-1].read_text(errors="replace")
+        self.restored_line = next((line for line in text.splitlines() if "registry restored" in line), "")
+        # the access log of the restarted node; its first full read is the harness's readiness poll
+        answered = re.findall(r'method="GET" uri=(/eureka/apps(?:/|/delta)?) status=200', text)
+        self.delta_fetches = answered.count("/eureka/apps/delta")
+        self.full_fetches = max(0, len(answered) - self.delta_fetches - 1)
         for p in (provider, consumer):
             p.proc.assert_alive()
         print(self.figures(), flush=True)
@@ -430,6 +437,9 @@ def _assert_never_missed(s: Scenario) -> None:
     assert s.registrations == 0, f"a client registered again after the restart (a heartbeat got 404?)\n{s.figures()}"
     assert s.renewals is not None and s.renewals >= 2, \
         f"the window should have seen both apps' heartbeats to the restarted node\n{s.figures()}"
+    assert s.delta_fetches >= 4, f"the window should have seen both apps' fetches (two each)\n{s.figures()}"
+    assert s.full_fetches == 0, \
+        f"a client fetched the full registry: a delta's apps__hashcode did not match its own\n{s.figures()}"
     m = re.search(r"instances\D{0,3}(\d+)", s.restored_line)
     assert m and int(m.group(1)) == 2, f"expected a 'registry restored' log line with instances=2\n{s.figures()}"
     for app in (s.provider, s.consumer):
