@@ -474,3 +474,32 @@ async fn a_node_restored_from_an_old_store_takes_its_peers_later_cancel_and_over
     })
     .await;
 }
+
+#[tokio::test]
+async fn a_second_node_on_the_same_store_refuses_to_start_and_says_why() {
+    let dir = store_dir("shared");
+    let first = start(&dir);
+    let store = format!("--heureka.persistence.dir={}", dir.display());
+    let port = format!("--server.port={}", free_port());
+    let second = tokio::process::Command::new(env!("CARGO_BIN_EXE_heureka"))
+        .args([store.as_str(), port.as_str(), "--server.address=127.0.0.1"])
+        .args(["--eureka.client.register-with-eureka=false"])
+        .env_clear()
+        .stdin(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .output();
+    let second = tokio::time::timeout(crate::process::PATIENCE, second)
+        .await
+        .expect("the second node exits")
+        .unwrap();
+    assert_eq!(second.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&second.stderr);
+    assert!(stderr.contains("held open by another process"), "{stderr}");
+    // The first node's store was not moved aside.
+    assert_eq!(read(&first).await.instances.len(), 0);
+    assert!(!std::fs::read_dir(&dir).unwrap().any(|entry| entry
+        .unwrap()
+        .file_name()
+        .to_string_lossy()
+        .contains("damaged")));
+}
