@@ -747,9 +747,10 @@ def write_reports(results: dict, out_md: Path, out_json: Path) -> str:
                "logged) until the store has nothing pending, then stopped with SIGTERM and started again on the "
                "same directory. Timed from the spawn: the first `GET /eureka/apps` (JSON, gzip; polled every "
                "10 ms) answering 200, and the first answering with all N instances (from its apps__hashcode). "
-               "\"That fetch\" is the successful request alone: it builds the document, which takes about as long "
-               "as the loaded server's own first full fetch (shown for comparison). The log figure is the "
-               "server's own \"registry restored\" line. "
+               "\"That fetch\" is the successful request alone: a request sent while the server restores may wait "
+               "for the restore (when the port is open before it ends), and it builds the document, which takes "
+               "about as long as the loaded server's own first full fetch (the second table). The log figure is the "
+               "server's own \"registry restored\" line: the restore alone. "
                + ("Start-up of the same binary with nothing to restore: "
                   + ", ".join(f"{m} {fspread(v['startup_ms'], 1)} ms" for m, v in se.items() if 'startup_ms' in v)
                   + "." if se else ""), "",
