@@ -17,12 +17,10 @@ import pytest
 
 from support import cluster as cl
 from support import procs, wire
-from support.cluster import heureka_knows, new_instance
+from support.cluster import new_instance
 
 DEADLINE = 120.0        # three consumers starting on two cores, two of them JVMs
 
-pytestmark = pytest.mark.skipif(not heureka_knows("heureka.consumers.active-within"),
-                                reason="this heureka has no drain")
 
 
 class SourceProxy:

@@ -17,16 +17,13 @@ test's time. The consumer differs only in its fetch interval (``CONSUMER_FETCH_S
 * checks off (the default): a SIGKILLed instance stays UP on every node, as before health checks
   (until its lease expires, 90 s later, which the test does not wait for).
 
-The "on" tests need a Heureka that knows ``heureka.health-checks.*``; before it does (it refuses
-an unknown ``heureka.*`` key at start-up) they are skipped with a reason saying so, and the
-"off" test runs alone. Every wait is a bounded poll; the processes are shared by the module's
+Every wait is a bounded poll; the processes are shared by the module's
 tests (one cluster per setting, four Spring JVMs started in parallel).
 """
 from __future__ import annotations
 
 import http.client
 import json
-import subprocess
 import threading
 import time
 
@@ -67,31 +64,11 @@ HOLD_WINDOW = 5 * CHECK_INTERVAL_S
 STARTUP_DEADLINE = 120.0
 
 
-def _health_checks_known() -> bool:
-    """Whether this Heureka binary accepts ``heureka.health-checks.enabled``.
-
-    It refuses an unknown ``heureka.*`` key before it reads ``server.port``, so an invalid port
-    beside the key tells the two apart without starting a server."""
-    binary = str(procs.HeurekaServer.binary())
-    try:
-        out = subprocess.run([binary, "--heureka.health-checks.enabled=true", "--server.port=not-a-port"],
-                             capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return "heureka.health-checks" not in out.stderr
-
-
-HEALTH_CHECKS_KNOWN = _health_checks_known()
-needs_health_checks = pytest.mark.skipif(
-    not HEALTH_CHECKS_KNOWN,
-    reason="waiting for health checks: this heureka refuses heureka.health-checks.enabled (unknown key)")
-
-
 # ---------------------------------------------------------------------------------------
 # Processes
 # ---------------------------------------------------------------------------------------
 class Setup:
-    """The module's processes: a cluster with checks on (if known) and one with checks off,
+    """The module's processes: a cluster with checks on and one with checks off,
     each with its Spring instances."""
 
     def __init__(self):
@@ -107,10 +84,8 @@ class Setup:
 def setup(cluster_factory, client_factory) -> Setup:
     s = Setup()
     s.off = cluster_factory(["heureka"] * 3, label="checks-off", start=False)
-    clusters = [s.off]
-    if HEALTH_CHECKS_KNOWN:
-        s.on = cluster_factory(["heureka"] * 3, label="checks-on", extra=HEALTH_CHECKS_ON, start=False)
-        clusters.append(s.on)
+    s.on = cluster_factory(["heureka"] * 3, label="checks-on", extra=HEALTH_CHECKS_ON, start=False)
+    clusters = [s.off, s.on]
     procs.start_all([n for c in clusters for n in c])
 
     def spring(name, node, settings=DEFAULTS):
@@ -118,12 +93,11 @@ def setup(cluster_factory, client_factory) -> Setup:
 
     apps = [spring("hc-victim-off", s.off[0])]
     s.victim_off = apps[0]
-    if s.on is not None:
-        s.victim_on = spring("hc-victim", s.on[0])
-        s.flip = spring("hc-flip", s.on[1], {**DEFAULTS, **WITHOUT_REMOTE_STATUS_HEALTH})
-        s.consumer_on = spring("hc-consumer", s.on[2],
-                               {**DEFAULTS, "eureka.client.registry-fetch-interval-seconds": str(CONSUMER_FETCH_S)})
-        apps += [s.victim_on, s.flip, s.consumer_on]
+    s.victim_on = spring("hc-victim", s.on[0])
+    s.flip = spring("hc-flip", s.on[1], {**DEFAULTS, **WITHOUT_REMOTE_STATUS_HEALTH})
+    s.consumer_on = spring("hc-consumer", s.on[2],
+                           {**DEFAULTS, "eureka.client.registry-fetch-interval-seconds": str(CONSUMER_FETCH_S)})
+    apps += [s.victim_on, s.flip, s.consumer_on]
     procs.start_all(apps)
     return s
 
@@ -243,7 +217,6 @@ def test_checks_off_a_killed_instance_stays_up_on_every_node(setup):
         "a node with health checks off counted checks"
 
 
-@needs_health_checks
 def test_checks_on_a_killed_instance_is_down_on_every_node_and_leaves_the_consumer(setup):
     nodes, victim, consumer = list(setup.on), setup.victim_on, setup.consumer_on
     wait_on_all(nodes, f"{victim.instance_id} UP", reads_everywhere(victim, "UP"), deadline=STARTUP_DEADLINE)
@@ -272,7 +245,6 @@ def test_checks_on_a_killed_instance_is_down_on_every_node_and_leaves_the_consum
     print(f"DOWN on every node {down_after:.1f} s after SIGKILL (interval {CHECK_INTERVAL_S} s)")
 
 
-@needs_health_checks
 def test_checks_on_an_operators_out_of_service_survives_the_checks_recovery(setup):
     nodes, flip = list(setup.on), setup.flip
     inst = cl.Instance(flip.registry_app, flip.instance_id, flip.port)
@@ -298,7 +270,6 @@ def test_checks_on_an_operators_out_of_service_survives_the_checks_recovery(setu
         flip.proc.thaw()
 
 
-@needs_health_checks
 def test_checks_on_the_instances_own_down_wins_over_a_healthy_check(setup):
     nodes, flip = list(setup.on), setup.flip
     wait_on_all(nodes, f"{flip.instance_id} UP", reads_everywhere(flip, "UP"), deadline=STARTUP_DEADLINE)
@@ -319,7 +290,6 @@ def test_checks_on_the_instances_own_down_wins_over_a_healthy_check(setup):
         post(flip, "/interop/status?value=UP")
 
 
-@needs_health_checks
 def test_checks_on_a_spring_instance_whose_health_echoes_an_override_is_up_once_it_is_removed(setup):
     """The consumer runs Spring's health indicators as they come, so its /actuator/health reports
     the status the registry holds for it: with an operator's OUT_OF_SERVICE it answers 503

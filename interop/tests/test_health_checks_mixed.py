@@ -13,12 +13,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from support import cluster as cl
-from support.cluster import heureka_knows, new_instance, view, wait_on_all
+from support.cluster import new_instance, view, wait_on_all
 
 DEADLINE = 60.0
 
-pytestmark = pytest.mark.skipif(not heureka_knows("heureka.health-checks.enabled"),
-                                reason="this heureka has no health checks")
 
 
 class HealthEndpoint:

@@ -36,17 +36,13 @@ To keep the provider's heartbeat and the consumer's fetches apart (both timers s
 client starts), the consumers are started after the providers are up.
 
 The scenarios run side by side (each its own node and two JVMs), so the module takes about one
-scenario's time. The "on" tests need a Heureka that knows ``heureka.persistence.dir``; before
-it does (it refuses an unknown ``heureka.*`` key at start-up) they are skipped with a reason
-saying so and the "off" test runs alone. Every wait is a bounded poll, except the observation
+scenario's time. Every wait is a bounded poll, except the observation
 window after the restart, which is what is measured.
 """
 from __future__ import annotations
 
 import re
 import signal
-import subprocess
-import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
@@ -91,27 +87,6 @@ POLL_S = 0.25
 SIGTERM_FLUSH_INTERVAL = "10m"
 
 pytestmark = pytest.mark.timeout(900)
-
-
-def _persistence_known() -> bool:
-    """Whether this Heureka binary accepts ``heureka.persistence.dir``.
-
-    It refuses an unknown ``heureka.*`` key before it reads ``server.port``, so an invalid port
-    beside the key tells the two apart without starting a server."""
-    binary = str(procs.HeurekaServer.binary())
-    with tempfile.TemporaryDirectory() as d:
-        try:
-            out = subprocess.run([binary, f"--heureka.persistence.dir={d}", "--server.port=not-a-port"],
-                                 capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
-        except (OSError, subprocess.TimeoutExpired):
-            return False
-    return "heureka.persistence" not in out.stderr
-
-
-PERSISTENCE_KNOWN = _persistence_known()
-needs_persistence = pytest.mark.skipif(
-    not PERSISTENCE_KNOWN,
-    reason="waiting for persistence: this heureka refuses heureka.persistence.dir (unknown key)")
 
 
 # ---------------------------------------------------------------------------------------
@@ -381,7 +356,7 @@ def scenarios(request, server_factory, client_factory, tmp_path_factory) -> dict
     """The selected scenarios, run side by side; each test reads its own."""
     selected = {item.originalname for item in request.session.items}
     chosen = [Scenario(*v) for name, v in SCENARIOS.items()
-              if name in selected and (PERSISTENCE_KNOWN or not v[1])]
+              if name in selected]
     for s in chosen:
         settings = {"heureka.access-log": "true"}
         if s.persistence:
@@ -447,12 +422,10 @@ def _assert_never_missed(s: Scenario) -> None:
         assert inst is not None and inst["status"] == "UP", f"{app.instance_id}: {inst}"
 
 
-@needs_persistence
 def test_persistence_on_sigkill_the_consumer_never_misses_the_provider(scenarios):
     _assert_never_missed(finished(scenarios, "on-sigkill"))
 
 
-@needs_persistence
 def test_persistence_on_sigterm_the_consumer_never_misses_the_provider(scenarios):
     s = finished(scenarios, "on-sigterm")
     assert s.pending_before is not None and s.pending_before >= 2, \

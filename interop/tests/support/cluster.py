@@ -22,7 +22,6 @@ import base64
 import itertools
 import json
 import ssl
-import subprocess
 import threading
 import time
 import xml.etree.ElementTree as ET
@@ -52,26 +51,6 @@ EUREKA_SERVER_SECURE_JAR = procs.JAVA_DIR / "eureka-server-secure" / "target" / 
 
 JSON = {"Accept": "application/json"}
 JSON_BODY = {"Accept": "application/json", "Content-Type": "application/json"}
-
-_HELP_TEXT: dict[str, str] = {}
-
-
-def heureka_knows(key: str) -> bool:
-    """Whether this Heureka binary lists ``key`` in --help.
-
-    Heureka refuses unknown ``heureka.*`` keys, so a key that only the replication work adds is
-    passed only once the binary has it; before that the node starts without it and the tests
-    fail on what they assert (divergence), not on a node that would not start.
-    """
-    binary = str(procs.HeurekaServer.binary())
-    if binary not in _HELP_TEXT:
-        try:
-            out = subprocess.run([binary, "--help"], capture_output=True, text=True, timeout=30)
-            _HELP_TEXT[binary] = out.stdout + out.stderr
-        except OSError:
-            _HELP_TEXT[binary] = ""
-    return key in _HELP_TEXT[binary]
-
 
 def basic_auth(credentials: tuple[str, str]) -> str:
     return "Basic " + base64.b64encode(f"{credentials[0]}:{credentials[1]}".encode()).decode()
@@ -178,8 +157,7 @@ def node_settings(kind: str, port: int, peer_urls: list[str], self_url: str,
     if credentials:
         s["spring.security.user.name"], s["spring.security.user.password"] = credentials
     if kind == "heureka":
-        if heureka_knows("anti-entropy-interval-ms"):
-            s["heureka.replication.anti-entropy-interval-ms"] = str(ANTI_ENTROPY_MS)
+        s["heureka.replication.anti-entropy-interval-ms"] = str(ANTI_ENTROPY_MS)
     else:
         s.update({
             # exact-URL self recognition (see the module doc)
@@ -242,8 +220,7 @@ class Cluster:
                         for j in [i] + self.peers_of(i, topology)]
                 urls += (extra_peers or {}).get(i, [])
                 settings = {**(extra or {}), **(node_extra or {}).get(i, {})}
-                if topology == "chain" and i > 0 and kinds[i] == "heureka" \
-                        and heureka_knows("heureka.replication.allowed-addresses"):
+                if topology == "chain" and i > 0 and kinds[i] == "heureka":
                     # Heureka accepts replication only from its peers; in a chain a node is
                     # replicated to by the previous node, which it does not list: it names
                     # that node's address (the tail lists no peer at all).
