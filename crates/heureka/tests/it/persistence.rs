@@ -344,8 +344,9 @@ async fn a_truncated_store_starts_the_node_with_what_it_could_read() {
     assert!(instances.contains_key("i-5009"));
 }
 
-/// The statuses node `server` holds for ORDERS: (id, status, overriddenStatus).
-async fn orders(server: &HeurekaProcess) -> Vec<(String, String, String)> {
+/// The statuses node `server` holds for ORDERS: (id, status, overriddenStatus); `None` while
+/// it still refuses reads during its start-up sync from its peer.
+async fn orders(server: &HeurekaProcess) -> Option<Vec<(String, String, String)>> {
     let url = format!("http://{}/eureka/apps/ORDERS", server.address());
     let response = reqwest::Client::new()
         .get(url)
@@ -353,9 +354,13 @@ async fn orders(server: &HeurekaProcess) -> Vec<(String, String, String)> {
         .send()
         .await
         .unwrap();
-    if response.status() == 404 {
-        return Vec::new();
+    if response.status() == 403 && response.headers().contains_key("x-heureka-starting") {
+        return None;
     }
+    if response.status() == 404 {
+        return Some(Vec::new());
+    }
+    assert!(response.status().is_success(), "{}", response.status());
     let body: Value = serde_json::from_slice(&response.bytes().await.unwrap()).unwrap();
     let mut instances: Vec<_> = body["application"]["instance"]
         .as_array()
@@ -367,7 +372,7 @@ async fn orders(server: &HeurekaProcess) -> Vec<(String, String, String)> {
         })
         .collect();
     instances.sort();
-    instances
+    Some(instances)
 }
 
 async fn wait_for_orders(server: &HeurekaProcess, expected: &[(&str, &str, &str)]) {
@@ -376,7 +381,10 @@ async fn wait_for_orders(server: &HeurekaProcess, expected: &[(&str, &str, &str)
         .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
         .collect();
     let what = format!("{} holds {expected:?}", server.address());
-    eventually(&what, || async { orders(server).await == expected }).await;
+    eventually(&what, || async {
+        orders(server).await == Some(expected.clone())
+    })
+    .await;
 }
 
 #[tokio::test]
@@ -467,7 +475,11 @@ async fn a_node_restored_from_an_old_store_takes_its_peers_later_cancel_and_over
         let seen = orders(&b).await;
         assert_eq!(
             seen,
-            vec![("o2".to_owned(), "UP".to_owned(), "UNKNOWN".to_owned())]
+            Some(vec![(
+                "o2".to_owned(),
+                "UP".to_owned(),
+                "UNKNOWN".to_owned()
+            )])
         );
         reads.set(reads.get() + 1);
         reads.get() >= 20
