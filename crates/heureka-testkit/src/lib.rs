@@ -46,11 +46,23 @@ where
 }
 
 /// A port of 127.0.0.1 that was free a moment ago: bound, read and released.
+///
+/// Never the same port twice in one test process: the kernel may offer a port again as soon as
+/// its probe closes, and tests running side by side must not both start a node on it.
 pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|probe| probe.local_addr())
-        .map(|address| address.port())
-        .expect("a free port")
+    static HANDED_OUT: std::sync::Mutex<Vec<u16>> = std::sync::Mutex::new(Vec::new());
+    for _ in 0..1000 {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|probe| probe.local_addr())
+            .map(|address| address.port())
+            .expect("a free port");
+        let mut handed_out = HANDED_OUT.lock().unwrap_or_else(|e| e.into_inner());
+        if !handed_out.contains(&port) {
+            handed_out.push(port);
+            return port;
+        }
+    }
+    panic!("no port left that this test process has not handed out");
 }
 
 /// A Eureka URL on 127.0.0.1 where nothing listens: the port was bound and released.

@@ -15,6 +15,7 @@ import socket
 import ssl
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Callable, Iterable, Optional, TypeVar
@@ -41,11 +42,23 @@ class DeadlineExceeded(AssertionError):
     """A bounded wait ran out of time (an assertion, so pytest reports it as a failure)."""
 
 
+_handed_out: set[int] = set()
+_handed_out_lock = threading.Lock()
+
+
 def free_port() -> int:
-    """A TCP port on 127.0.0.1 that was free a moment ago."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind((HOST, 0))
-        return s.getsockname()[1]
+    """A TCP port on 127.0.0.1 that was free a moment ago and that this test run has not
+    handed out before: the kernel may offer a port again as soon as its probe socket closes,
+    and two apps started side by side (scenarios run in threads) must not both get it."""
+    for _ in range(1000):
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            s.bind((HOST, 0))
+            port = s.getsockname()[1]
+        with _handed_out_lock:
+            if port not in _handed_out:
+                _handed_out.add(port)
+                return port
+    raise RuntimeError(f"no port left that this run has not handed out ({len(_handed_out)} so far)")
 
 
 def wait_until(what: str, probe: Callable[[], T], timeout: float, interval: float = 0.25,
