@@ -92,6 +92,31 @@ THE PROPERTIES
     A crash-risk cancel needs no exemption: a node whose digest shows the tombstone has it,
     whatever became of the node that acknowledged it. After the final heal every cancelled
     instance is absent everywhere: that is property (1).
+(2b) "cancel-undone-after-restart": a restarted node serves no cancelled instance that a peer it
+    could reach had applied. (2) is per incarnation, so it says nothing of a node's first reads
+    after a restart; but a node, empty or restored from its store (run.py --persistence), merges
+    its peers' copies and tombstones by their stamps before its first read whenever a peer
+    answers, and serves what it holds alone only when none does. So, for a cancel acknowledged at
+    t and a restarted incarnation of node N (incarnation k >= 2: the process the nemesis started
+    after N's (k-1)-th kill; its start is taken as the kill fault's scheduled end, before which
+    the nemesis does not start it, or the kill itself when unknown): if a digest read of a node
+    M != N that started after t and ended before N's start showed the cancel applied (as in
+    (2)), M's incarnation went on (no kill of M, no later digest of M without the tombstone)
+    until N's first read, and N could reach M throughout its start (from its start to the end of
+    its first successful read: N and M running and not paused, the directed link N->M passing;
+    the nemesis's timeline says), then no read of N in that incarnation may show the instance, up
+    to the start of the client's next registration, within TOMBSTONE_RETENTION_S after the cancel
+    and until N's own digest shows the cancel applied (from there on (2) holds N to it). Excused
+    (counted, not violations): an indeterminate registration from before the cancel, when N's
+    digest shows a registration stamped after the cancel (as in (2)); a stale copy a third node
+    could have handed N: a node P != N showed the instance in a read started between N's start
+    and N's read, or P's last read started before N's start showed it and no digest of P since
+    showed the cancel applied (an empty node's start-up sync registers what its peers hold, and
+    a tombstone does not travel in it). When every node holding the tombstone was out of N's
+    reach at some moment of its start, N may serve its restored view: that is availability, not
+    a violation, and is listed as "restored-unconfirmed". The same check holds without
+    --persistence: a node restarted empty holds nothing before its sync, so it can show the
+    instance only from a peer's live copy, which is excused.
 (3) All nodes hold the same registry: the same instances with the same (status, overriddenStatus)
     and the same apps__hashcode.
 (4) Indeterminate ops are reported as such, and never counted either way (see above).
@@ -102,7 +127,7 @@ heartbeats carry registrations (404 -> re-register) and overrides but never an o
 or a cancel. So a mixed cluster is held only to: (1') every live instance present on every node
 and every other one absent (Java expires a lease after twice its duration); (1'') the status of
 live instances no operator ever touched is the model's (the heartbeats' lastDirtyTimestamp make
-an older copy re-register). Not checked: overrides, (2), (3).
+an older copy re-register). Not checked: overrides, (2), (2b), (3).
 """
 from __future__ import annotations
 
@@ -198,7 +223,8 @@ def model_of(ops: list[Op], at_risk: frozenset = frozenset()) -> Model:
 
 @dataclass
 class Violation:
-    prop: str                   # "final-state", "cancel-undone", "divergence", "node-unreachable"
+    prop: str                   # "final-state", "cancel-undone", "cancel-undone-after-restart",
+                                # "divergence", "node-unreachable"
     instance: Optional[Key]
     message: str
     history: list = field(default_factory=list)      # Op lines
@@ -230,6 +256,9 @@ class Report:
     cancels_applied_seen: int = 0   # (cancel, node incarnation) pairs whose digest showed it applied
     cancels_excused: int = 0        # revivals explained by an indeterminate earlier registration
     crash_risk: int = 0         # acknowledged writes a crash may have lost
+    restored_checked: int = 0       # (2b): (cancel, restarted node incarnation) pairs held to it
+    restored_excused: int = 0       # (2b): served, explained by a stale peer or a late registration
+    restored_unconfirmed: list = field(default_factory=list)   # (2b): (key, what): served while cut off
 
 
 # ---------------------------------------------------------------------------------------------
@@ -240,9 +269,11 @@ class Outage:
     """A fault interval as applied: a process fault on ``node``, or a link fault on (src, dst)."""
     kind: str                   # "kill", "pause", "link"
     start: float
-    end: float                  # inf if never healed
+    end: float                  # inf if never healed (a kill: healed once the new process answered reads)
     node: Optional[str] = None
     link: Optional[tuple] = None    # (src name, dst name), traffic from src to dst broken
+    restart: Optional[float] = None     # a kill: the earliest the new process can have started (the
+                                        # fault's scheduled end; None: unknown, the kill time is used)
 
 
 def healthy_windows(src: str, dst: str, outages: list[Outage], t0: float, t1: float) -> float:
@@ -452,6 +483,162 @@ def check_cancels(ops: list[Op], observations: list[Observation], digests: list,
     return violations, checked, unchecked, counters
 
 
+def restarts(outages: list[Outage]) -> dict:
+    """Per node, its kills in the order applied: incarnation k (k >= 2) of a node is the process
+    the nemesis started after its (k-1)-th kill."""
+    out: dict = {}
+    for o in sorted((o for o in outages if o.kind == "kill"), key=lambda o: o.start):
+        out.setdefault(o.node, []).append(o)
+    return out
+
+
+def blocked(src: str, dst: str, outages: list[Outage], t0: float, t1: float, skip=None) -> Optional[Outage]:
+    """The first outage (other than ``skip``) that kept src from reaching dst at some moment of
+    [t0, t1]: a kill or pause of either node, or the directed link src->dst broken."""
+    for o in sorted(outages, key=lambda o: o.start):
+        if o is skip or o.end < t0 or o.start > t1:
+            continue
+        if (o.kind in ("kill", "pause") and o.node in (src, dst)) or (o.kind == "link" and o.link == (src, dst)):
+            return o
+    return None
+
+
+def check_restored(ops: list[Op], observations: list[Observation], digests: list, outages: list[Outage],
+                   retention_s: float = TOMBSTONE_RETENTION_S) -> tuple[list, dict, list]:
+    """Property (2b), a restarted node serving a cancelled instance its peers had applied (see the
+    docstring). Returns (violations, counters, [(key, what)] restored-unconfirmed): ``checked``
+    (pairs of a cancel and a restarted node incarnation that could reach a node holding its
+    tombstone throughout its start) and ``excused`` (served, but a peer still showed the instance
+    live, or an indeterminate earlier registration is stamped after the cancel)."""
+    violations, unconfirmed = [], []
+    counters = {"checked": 0, "excused": 0}
+    if not digests:
+        return violations, counters, unconfirmed
+    per = ops_by_instance(ops)
+    kills = restarts(outages)
+    reads: dict = {}
+    for o in sorted(observations, key=lambda o: o.start):
+        reads.setdefault((o.node, o.incarnation), []).append(o)
+    reads_by_node: dict = {}
+    for o in sorted(observations, key=lambda o: o.start):
+        reads_by_node.setdefault(o.node, []).append(o)
+    digs: dict = {}
+    for d in sorted(digests, key=lambda d: d.start):
+        digs.setdefault((d.node, d.incarnation), []).append(d)
+    for key, iops in sorted(per.items()):
+        iops = sorted(iops, key=lambda o: o.seq)
+        for idx, c in enumerate(iops):
+            if c.kind != CANCEL or c.outcome != OK or not c.wall_start:
+                continue
+            cancel_ms = int(c.wall_start * 1000) - CANCEL_STAMP_SLACK_MS
+            nxt = next((o for o in iops[idx + 1:] if o.kind == REGISTER), None)
+            until = nxt.start if nxt else float("inf")
+            until_ms = int(nxt.wall_start * 1000) if nxt and nxt.wall_start else float("inf")
+            late = [o for o in iops[:idx] if o.kind == REGISTER and o.outcome in (INDETERMINATE, "")]
+            horizon = c.start + retention_s
+            # every (node, incarnation) whose digest showed the cancel applied, and the first proof
+            proofs = {}
+            for (m, minc), dl in digs.items():
+                proof = next((d for d in dl if d.start > c.end and d.end < until and d.start < horizon
+                              and cancel_applied(d.entries.get(key), cancel_ms)), None)
+                if proof is not None:
+                    proofs[(m, minc)] = proof
+            if not proofs:
+                continue
+            for (node, inc), rl in reads.items():
+                if inc < 2 or len(kills.get(node, [])) < inc - 1:
+                    continue        # the first process, or a restart the nemesis did not make
+                kill = kills[node][inc - 2]
+                t_s = kill.restart if kill.restart is not None else kill.start
+                first = rl[0]
+                if first.start >= until or first.start >= horizon:
+                    continue
+                # the nodes that held the tombstone when this process started, in an incarnation
+                # that went on running (and kept it) until its first read
+                holders = []
+                for (m, minc), proof in proofs.items():
+                    if m == node or proof.end > t_s:
+                        continue
+                    if any(k.start >= proof.start and k.start <= first.end for k in kills.get(m, [])):
+                        continue
+                    if any(d.start > proof.end and d.start <= first.end
+                           and not cancel_applied(d.entries.get(key), cancel_ms) for d in digs[(m, minc)]):
+                        continue
+                    holders.append((m, proof))
+                if not holders:
+                    continue
+                reachable = [(m, p) for m, p in holders if blocked(node, m, outages, t_s, first.end, skip=kill) is None]
+                # from its own proof on, the node is held to the cancel by property (2)
+                own = next((d for d in digs.get((node, inc), []) if d.start > c.end
+                            and cancel_applied(d.entries.get(key), cancel_ms)), None)
+                stop = min(until, horizon, own.end if own else float("inf"))
+                shown = next((o for o in rl if o.start < stop and key in o.instances), None)
+                if shown is None:
+                    counters["checked"] += bool(reachable)
+                    continue
+                stamp = min(tuple(p.entries[key].cancel) for _, p in holders)
+                if late and any((e := d.entries.get(key)) is not None and e.registration is not None
+                                and stamp < tuple(e.registration) and e.registration[0] < until_ms
+                                for d in digs.get((node, inc), [])):
+                    counters["excused"] += 1
+                    continue
+                stale = stale_source(key, node, t_s, shown.start, reads_by_node, digs, cancel_ms)
+                if stale is not None:
+                    counters["excused"] += 1
+                    continue
+                held = "; ".join(f"{m} (its digest at {p.start:.3f})" for m, p in holders)
+                if not reachable:
+                    why = "; ".join(f"{m}: {describe(blocked(node, m, outages, t_s, first.end, skip=kill))}"
+                                    for m, _ in holders)
+                    unconfirmed.append((key, f"cancel #{c.seq} acknowledged at {c.end:.3f}: {node} "
+                                             f"(incarnation {inc}, restarted from {t_s:.3f}) showed it at "
+                                             f"{shown.start:.3f}, cut off during its start from every node "
+                                             f"holding the tombstone ({why})"))
+                    continue
+                counters["checked"] += 1
+                m, p = reachable[0]
+                after = next((d for d in digs.get((node, inc), []) if d.start >= shown.end), None)
+                violations.append(Violation(
+                    "cancel-undone-after-restart", key,
+                    f"cancel acknowledged at {c.end:.3f} by {c.node}; {held} had applied it before {node} "
+                    f"restarted (incarnation {inc}, from {t_s:.3f}); {node} could reach "
+                    f"{', '.join(m for m, _ in reachable)} throughout its start (up to its first read at "
+                    f"{first.start:.3f}), yet showed the instance at {shown.start:.3f}, without a registration "
+                    "after the cancel or a peer still showing it live",
+                    relevant_lines(iops, around=(c.start, shown.end)),
+                    [p.line(key), first.line(key), shown.line(key)] + ([after.line(key)] if after else [])))
+    return violations, counters, unconfirmed
+
+
+def stale_source(key: Key, node: str, t_s: float, before: float, reads_by_node: dict, digs: dict,
+                 cancel_ms: int) -> Optional[Observation]:
+    """A read of a peer of ``node`` showing the instance live that could have handed ``node`` a
+    stale copy: one started between ``node``'s restart and ``before``, or the peer's last read
+    started before the restart if it showed the instance and no digest of the peer showed the
+    cancel applied between that read and the restart."""
+    for p, rl in reads_by_node.items():
+        if p == node:
+            continue
+        hit = next((q for q in rl if t_s <= q.start < before and key in q.instances), None)
+        if hit is not None:
+            return hit
+        last = next((q for q in reversed(rl) if q.start < t_s), None)
+        if last is None or key not in last.instances:
+            continue
+        if any(d.start > last.end and d.end <= t_s and cancel_applied(d.entries.get(key), cancel_ms)
+               for (n, _), dl in digs.items() if n == p for d in dl):
+            continue
+        return last
+    return None
+
+
+def describe(o: Optional[Outage]) -> str:
+    if o is None:
+        return "reachable"
+    what = f"link {o.link[0]}->{o.link[1]} broken" if o.kind == "link" else f"{o.kind} of {o.node}"
+    return f"{what} {o.start:.3f}..{o.end:.3f}"
+
+
 def check_cancels_inferred(ops: list[Op], observations: list[Observation],
                            at_risk: frozenset = frozenset()) -> tuple[list, int, list]:
     """The old inference of (2) from reads alone, for histories without digest reads (run.py
@@ -501,9 +688,11 @@ def check_cancels_inferred(ops: list[Op], observations: list[Observation],
 def check(ops: list[Op], observations: list[Observation], live: set, final_views: dict,
           keys: Optional[set] = None, at_risk: frozenset = frozenset(), mixed: bool = False,
           digests: Optional[list] = None, infer_cancels: bool = False,
-          retention_s: float = TOMBSTONE_RETENTION_S) -> Report:
+          retention_s: float = TOMBSTONE_RETENTION_S, outages: Optional[list] = None) -> Report:
     """Every property. ``digests``: the digest reads (None or empty: a history recorded before
-    them, where (2) is reported unchecked, or with ``infer_cancels`` inferred from reads)."""
+    them, where (2) is reported unchecked, or with ``infer_cancels`` inferred from reads).
+    ``outages``: the nemesis's faults as applied (None: (2b) not checked; without kills it has
+    nothing to check)."""
     # an op without an outcome (its thread was stopped mid-request) counts as indeterminate
     rep = check_final(ops, live, final_views, keys=keys, at_risk=at_risk, mixed=mixed)
     if mixed:
@@ -514,6 +703,11 @@ def check(ops: list[Op], observations: list[Observation], live: set, final_views
         v, n, unchecked, counters = check_cancels(ops, observations, digests or [], retention_s)
         rep.cancels_applied_seen = counters["applied_seen"]
         rep.cancels_excused = counters["excused"]
+        if outages is not None:
+            v2, counters2, rep.restored_unconfirmed = check_restored(ops, observations, digests or [], outages,
+                                                                     retention_s)
+            v = v + v2
+            rep.restored_checked, rep.restored_excused = counters2["checked"], counters2["excused"]
     rep.violations = v + rep.violations
     rep.cancels_checked = n
     rep.unchecked += unchecked

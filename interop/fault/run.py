@@ -75,6 +75,9 @@ class SeedResult:
     cancels_checked: int = 0
     cancels_applied_seen: int = 0
     cancels_excused: int = 0
+    restored_checked: int = 0
+    restored_excused: int = 0
+    restored_unconfirmed: list = field(default_factory=list)
     crash_risk: int = 0
     reads: int = 0
     digest_reads: int = 0
@@ -89,7 +92,10 @@ class SeedResult:
                 "override_unsure": self.override_unsure,
                 "unchecked": [[list(k), why] for k, why in self.unchecked],
                 "cancels_checked": self.cancels_checked, "cancels_applied_seen": self.cancels_applied_seen,
-                "cancels_excused": self.cancels_excused, "crash_risk_writes": self.crash_risk, "reads": self.reads,
+                "cancels_excused": self.cancels_excused, "restored_checked": self.restored_checked,
+                "restored_excused": self.restored_excused,
+                "restored_unconfirmed": [[list(k), what] for k, what in self.restored_unconfirmed],
+                "crash_risk_writes": self.crash_risk, "reads": self.reads,
                 "digest_reads": self.digest_reads,
                 "errors": self.errors, "log_dir": self.log_dir}
 
@@ -221,7 +227,7 @@ def run_seed(seed: int, binary: str, opts: Options, log=print) -> SeedResult:
         res.converge_deadline_s = deadline
         final: dict = {}
         rep = None
-        outages = nemesis.outages()
+        outages = with_restarts(nemesis.outages(), faults)
         durable_after = max(6.0, opts.anti_entropy_ms / 1000 + 1.0)
         while True:
             final = {a.name: read_view(a.port) for a in addrs}
@@ -244,12 +250,14 @@ def run_seed(seed: int, binary: str, opts: Options, log=print) -> SeedResult:
         at_risk = checker.crash_risk(ops, outages, names, durable_after)
         digests = history.digest_reads()
         rep = checker.check(ops, observations, clients.live(), final, keys=clients.keys(), at_risk=at_risk,
-                            mixed=mixed, digests=digests)
+                            mixed=mixed, digests=digests, outages=outages)
         res.crash_risk = rep.crash_risk
         res.violations = rep.violations
         res.uncertain, res.override_unsure = rep.uncertain, rep.override_unsure
         res.unchecked, res.cancels_checked = rep.unchecked, rep.cancels_checked
         res.cancels_applied_seen, res.cancels_excused = rep.cancels_applied_seen, rep.cancels_excused
+        res.restored_checked, res.restored_excused = rep.restored_checked, rep.restored_excused
+        res.restored_unconfirmed = rep.restored_unconfirmed
         res.reads = len(observations)
         res.digest_reads = len(digests)
         res.errors += nemesis.errors
@@ -281,12 +289,26 @@ def run_seed(seed: int, binary: str, opts: Options, log=print) -> SeedResult:
     return res
 
 
+def with_restarts(outages: list, faults: list) -> list:
+    """The nemesis's outages, each kill with the earliest its restart can have begun: the fault's
+    scheduled end (the nemesis waits for it before starting the node again). Property (2b) needs
+    it: the outage's end is when the new process already answered reads."""
+    for o in outages:
+        if o.kind != "kill":
+            continue
+        f = next((f for f in faults if f.kind == "kill" and f.applied == o.start and f.healed is not None), None)
+        if f is not None:
+            o.restart = max(f.end, o.start)
+    return outages
+
+
 def save_meta(path: Path, clients: Clients, outages, final: dict, durable_after: float, mixed: bool) -> None:
     """What --recheck needs besides history.jsonl."""
     path.write_text(json.dumps({
         "live": sorted(list(k) for k in clients.live()), "keys": sorted(list(k) for k in clients.keys()),
         "outages": [{"kind": o.kind, "start": o.start, "end": None if o.end == float("inf") else o.end,
-                     "node": o.node, "link": list(o.link) if o.link else None} for o in outages],
+                     "node": o.node, "link": list(o.link) if o.link else None, "restart": o.restart}
+                    for o in outages],
         "final": {n: None if v is None else {"hashcode": v.hashcode,
                                              "instances": [[k[0], k[1], st, ov] for k, (st, ov) in v.instances.items()]}
                   for n, v in final.items()},
@@ -303,7 +325,8 @@ def recheck(seed_dir: Path, infer_cancels: bool = False) -> int:
     ops, observations, digests = load_all(seed_dir / "history.jsonl")
     meta = json.loads((seed_dir / "meta.json").read_text())
     outages = [checker.Outage(o["kind"], o["start"], float("inf") if o["end"] is None else o["end"],
-                              o["node"], tuple(o["link"]) if o["link"] else None) for o in meta["outages"]]
+                              o["node"], tuple(o["link"]) if o["link"] else None, o.get("restart"))
+               for o in meta["outages"]]
     final = {n: None if v is None else View(v["hashcode"], {(a, i): (st, ov) for a, i, st, ov in v["instances"]})
              for n, v in meta["final"].items()}
     names = sorted(final)
@@ -311,13 +334,18 @@ def recheck(seed_dir: Path, infer_cancels: bool = False) -> int:
     rep = checker.check(ops, observations, {tuple(k) for k in meta["live"]}, final,
                         keys={tuple(k) for k in meta["keys"]}, at_risk=at_risk, mixed=meta["mixed"],
                         digests=digests, infer_cancels=infer_cancels,
-                        retention_s=meta.get("tombstone_retention_s", checker.TOMBSTONE_RETENTION_S))
+                        retention_s=meta.get("tombstone_retention_s", checker.TOMBSTONE_RETENTION_S),
+                        outages=outages)
     no_digest = not digests and not meta["mixed"]
     print(f"{seed_dir}: {len(rep.violations)} violation(s); crash-risk writes {rep.crash_risk}; "
           f"digest reads {len(digests)}; cancels checked {rep.cancels_checked} (seen applied "
-          f"{rep.cancels_applied_seen}, excused {rep.cancels_excused}); unchecked {len(rep.unchecked)}"
+          f"{rep.cancels_applied_seen}, excused {rep.cancels_excused}); after a restart (2b): checked "
+          f"{rep.restored_checked}, excused {rep.restored_excused}, restored-unconfirmed "
+          f"{len(rep.restored_unconfirmed)}; unchecked {len(rep.unchecked)}"
           + ("; no digest reads: property (2) " + ("inferred from reads (unsound)" if infer_cancels
                                                    else "unchecked") if no_digest else ""))
+    for k, what in rep.restored_unconfirmed:
+        print(f"    restored-unconfirmed {k[0]}/{k[1]}: {what}")
     for v in rep.violations:
         print("    " + v.render().replace("\n", "\n    "))
     return 1 if rep.violations else 0
@@ -332,6 +360,8 @@ def report_seed(res: SeedResult, faults, names, log) -> None:
     log(f"    faults applied {applied}/{len(faults)}; reads {res.reads} (digest {res.digest_reads}); "
         f"cancels checked {res.cancels_checked} (seen applied on a node {res.cancels_applied_seen}, "
         f"revivals excused {res.cancels_excused}); "
+        f"after a restart (2b): checked {res.restored_checked}, excused {res.restored_excused}, "
+        f"restored-unconfirmed {len(res.restored_unconfirmed)}; "
         f"instances with indeterminate/crash-risk writes {res.uncertain} (crash-risk writes {res.crash_risk}); "
         f"override-unsure {res.override_unsure}; "
         f"unchecked {len(res.unchecked)}")
@@ -340,6 +370,8 @@ def report_seed(res: SeedResult, faults, names, log) -> None:
     log(f"    convergence: {conv}")
     for e in res.errors:
         log(f"    error: {e}")
+    for k, what in res.restored_unconfirmed:
+        log(f"    restored-unconfirmed {k[0]}/{k[1]}: {what}")
     log(f"    violations: {len(res.violations)}")
     for v in res.violations:
         log("    " + v.render().replace("\n", "\n    "))
@@ -420,6 +452,7 @@ def main(argv=None) -> int:
           f"seeds={len(results)} violating={[r.seed for r in bad]} "
           f"violations={sum(len(r.violations) for r in results)} "
           f"by-property={dict(Counter(v.prop for r in results for v in r.violations))} "
+          f"restored-unconfirmed={sum(len(r.restored_unconfirmed) for r in results)} "
           f"convergence={('%.1f..%.1fs' % (min(conv), max(conv))) if conv else '-'} "
           f"not-converged={[r.seed for r in results if r.convergence_s is None]}", flush=True)
     if a.json:

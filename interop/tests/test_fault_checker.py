@@ -6,7 +6,11 @@ finds a resurrected cancel, a lost override removal, a divergence) and not to ov
 (indeterminate and crash-risk writes are not held against the system; a node without an instance
 because it evicted it, or never learnt the registration a cancel removed, has not applied that
 cancel). With run.py --self-test (a revival forged through a peer batch, caught end to end), they
-are the proof that property (2) is checked and does not over-report.
+are the proof that property (2) is checked and does not over-report. Property (2b), a restarted
+node serving a cancel its reachable peers held, is proven the same way here (flagged, and not
+flagged when the node was cut off, a peer still showed the instance live, or a late registration
+explains it); run.py --persistence against a server without the restored node's merge shows it
+end to end.
 """
 from __future__ import annotations
 
@@ -441,3 +445,175 @@ def test_an_override_over_an_own_down_may_settle_as_down():
     assert checker.check(h.ops, h.obs, {KEY}, views(("DOWN", OOS))).violations == []
     assert props(checker.check(h.ops, h.obs, {KEY}, views(("DOWN", UNKNOWN)))) == ["final-state"]
     assert props(checker.check(h.ops, h.obs, {KEY}, views((OOS, UNKNOWN)))) == ["final-state"]
+
+
+# -- property (2b): a restarted node serving a cancel its reachable peers had applied ----------------
+def restored_history(*, cancel_at=11.0, b_shows=("UP", UNKNOWN), c_applies=True):
+    """b is killed at 10 and started again from 14 (its store kept the instance); a acknowledges
+    the cancel at ``cancel_at`` and its digest shows the tombstone from then; c applies it too
+    (unless not ``c_applies``: c's link from a is cut, it still shows the instance live).
+    b's first read, at 14.3, shows the instance ``b_shows`` (None: absent)."""
+    h = H()
+    h.op(REGISTER, OK, own="UP", node="a", at=1)
+    h.read("b", 5.0, ("UP", UNKNOWN))
+    h.digest("b", 5.1, removed=False, reg=1)
+    h.op(CANCEL, OK, node="a", at=cancel_at)
+    for t in (cancel_at + 0.5, cancel_at + 1.5):
+        h.read("a", t, None)
+        h.digest("a", t + 0.1, removed=True, reg=1, cancel=cancel_at)
+        h.read("c", t + 0.2, None if c_applies else ("UP", UNKNOWN))
+        h.digest("c", t + 0.3, removed=c_applies, reg=1, cancel=cancel_at if c_applies else ZERO)
+    h.read("b", 14.3, b_shows, inc=2)
+    h.digest("b", 14.4, removed=False, reg=1, inc=2)
+    h.read("b", 14.8, b_shows, inc=2)
+    return h
+
+
+KILL_B = Outage("kill", 10.0, 15.0, node="b", restart=14.0)
+
+
+def test_a_restored_node_showing_an_instance_its_reachable_peers_cancelled_is_reported():
+    """The issue: b was down while a acknowledged the cancel; b came back from its store, every
+    peer reachable and holding the tombstone, and served the instance UP before hearing from them."""
+    h = restored_history()
+    rep = h.check(outages=[KILL_B])
+    assert props(rep) == ["cancel-undone-after-restart"]
+    v = rep.violations[0]
+    assert "b restarted (incarnation 2, from 14.000)" in v.message and "showed the instance at 14.300" in v.message
+    assert any(line.startswith("digest a#1") and "tombstone" in line for line in v.observations), v.observations
+    assert rep.restored_checked == 1 and rep.restored_unconfirmed == []
+    # property (2) alone (no outages given, or per incarnation) says nothing of it
+    assert h.check().violations == []
+
+
+def test_a_restored_node_that_dropped_the_instance_before_its_first_read_passes():
+    h = restored_history(b_shows=None)
+    rep = h.check(outages=[KILL_B])
+    assert rep.violations == [] and rep.restored_checked == 1
+
+
+def test_a_cancel_the_node_applied_just_before_its_kill_is_held_against_its_restored_view():
+    """Inside the flush window: b applied a's cancel 0.5 s before it was killed, restored without it."""
+    h = H()
+    h.op(REGISTER, OK, own="UP", node="a", at=1)
+    h.op(CANCEL, OK, node="a", at=9.4)
+    h.digest("a", 9.6, removed=True, reg=1, cancel=9.4)
+    h.digest("b", 9.7, removed=True, reg=1, cancel=9.4)
+    h.read("c", 9.8, None)
+    h.read("b", 14.3, ("UP", UNKNOWN), inc=2)
+    assert props(h.check(outages=[KILL_B])) == ["cancel-undone-after-restart"]
+
+
+def test_a_restored_node_cut_off_from_every_holder_is_restored_unconfirmed_not_a_violation():
+    h = restored_history()
+    cut = [Outage("link", 13.5, 16.0, link=("b", "a")), Outage("link", 13.5, 16.0, link=("b", "c"))]
+    rep = h.check(outages=[KILL_B] + cut)
+    assert rep.violations == [] and rep.restored_checked == 0
+    assert len(rep.restored_unconfirmed) == 1
+    assert "link b->a broken" in rep.restored_unconfirmed[0][1], rep.restored_unconfirmed
+    # one holder reachable is enough: its tombstone had to be merged before the first read
+    rep = h.check(outages=[KILL_B, cut[0]])
+    assert props(rep) == ["cancel-undone-after-restart"]
+    assert "could reach c throughout its start" in rep.violations[0].message
+    # a holder paused during the start, or killed after its digest showed the tombstone, is no help
+    rep = h.check(outages=[KILL_B, cut[0], Outage("pause", 14.2, 16.0, node="c")])
+    assert rep.violations == [] and len(rep.restored_unconfirmed) == 1
+    rep = h.check(outages=[KILL_B, cut[0], Outage("kill", 13.6, 13.9, node="c", restart=13.8)])
+    assert rep.violations == [] and len(rep.restored_unconfirmed) == 1
+    # the link the other way (a's connection to b) does not matter: b asks, a answers on b's connection
+    assert props(h.check(outages=[KILL_B, Outage("link", 13.5, 16.0, link=("a", "b")),
+                                  Outage("link", 13.5, 16.0, link=("c", "b"))])) == ["cancel-undone-after-restart"]
+
+
+def test_a_peer_still_showing_the_instance_live_may_hand_the_restored_node_a_stale_copy():
+    h = restored_history(c_applies=False)       # c lags: it still shows the instance after b's start
+    h.read("c", 14.1, ("UP", UNKNOWN))
+    rep = h.check(outages=[KILL_B])
+    assert rep.violations == [] and rep.restored_excused == 1
+    # c's last read before b's start showed it live, and no digest of c since showed the cancel
+    h2 = H()
+    h2.op(REGISTER, OK, own="UP", node="a", at=1)
+    h2.op(CANCEL, OK, node="a", at=11)
+    h2.digest("a", 11.6, removed=True, reg=1, cancel=11)
+    h2.read("c", 11.7, ("UP", UNKNOWN))
+    h2.read("b", 14.3, ("UP", UNKNOWN), inc=2)
+    assert h2.check(outages=[KILL_B]).violations == []
+    # once c's digest showed the cancel applied before b's start, c's earlier read excuses nothing
+    h2.digest("c", 12.5, removed=True, reg=1, cancel=11)
+    assert props(h2.check(outages=[KILL_B])) == ["cancel-undone-after-restart"]
+
+
+def test_a_restored_node_may_show_a_late_indeterminate_registration_stamped_after_the_cancel():
+    h = H()
+    h.op(REGISTER, INDETERMINATE, own="UP", node="c", at=1, took=1.5)
+    h.op(REGISTER, OK, own="UP", node="a", at=3)
+    h.op(CANCEL, OK, node="a", at=11)
+    h.digest("a", 11.6, removed=True, reg=3, cancel=11)
+    h.read("c", 11.8, None)
+    h.read("b", 14.3, ("UP", UNKNOWN), inc=2)
+    h.digest("b", 14.4, removed=False, reg=13.0, inc=2)    # stamped after the cancel
+    rep = h.check(outages=[KILL_B])
+    assert rep.violations == [] and rep.restored_excused == 1
+    # the restored (older) registration is no such excuse
+    h2 = H()
+    h2.op(REGISTER, INDETERMINATE, own="UP", node="c", at=1, took=1.5)
+    h2.op(REGISTER, OK, own="UP", node="a", at=3)
+    h2.op(CANCEL, OK, node="a", at=11)
+    h2.digest("a", 11.6, removed=True, reg=3, cancel=11)
+    h2.read("c", 11.8, None)
+    h2.read("b", 14.3, ("UP", UNKNOWN), inc=2)
+    h2.digest("b", 14.4, removed=False, reg=3, inc=2)
+    assert props(h2.check(outages=[KILL_B])) == ["cancel-undone-after-restart"]
+
+
+def test_a_cancel_applied_after_the_restart_began_or_a_new_registration_is_not_held_against_it():
+    # a's digest shows the tombstone only after b's process may have asked it
+    h = restored_history(cancel_at=13.8)
+    assert h.check(outages=[KILL_B]).violations == []
+    # the client registered again before b's read
+    h = restored_history()
+    h.op(REGISTER, OK, own="UP", node="a", at=14.0)
+    assert h.check(live={KEY}, final=views(("UP", UNKNOWN)), outages=[KILL_B]).violations == []
+    # beyond the tombstone retention the node may have forgotten it everywhere
+    h = restored_history()
+    assert h.check(outages=[KILL_B], retention_s=2.0).violations == []
+
+
+def test_an_unknown_restart_time_falls_back_to_the_kill():
+    """A meta.json written before restarts were recorded: the kill time stands for the start, so
+    a cancel acknowledged while the node was down is not held against it (nothing proves the
+    peer had applied it when the node started), one applied before the kill still is."""
+    kill = Outage("kill", 10.0, 15.0, node="b")
+    assert restored_history().check(outages=[kill]).violations == []
+    h = H()
+    h.op(REGISTER, OK, own="UP", node="a", at=1)
+    h.op(CANCEL, OK, node="a", at=9.4)
+    h.digest("a", 9.6, removed=True, reg=1, cancel=9.4)
+    h.read("c", 9.8, None)
+    h.read("b", 14.3, ("UP", UNKNOWN), inc=2)
+    assert props(h.check(outages=[kill])) == ["cancel-undone-after-restart"]
+
+
+def test_once_the_restored_node_shows_the_tombstone_property_2_takes_over():
+    h = restored_history(b_shows=None)
+    h.digest("b", 14.5, removed=True, reg=1, cancel=11, inc=2)
+    h.read("b", 15.0, ("UP", UNKNOWN), inc=2)
+    assert props(h.check(outages=[KILL_B])) == ["cancel-undone"]
+
+
+def test_the_restart_times_are_recorded_and_rechecked(tmp_path, capsys):
+    import json
+    from fault import run
+    from fault.nemesis import Fault
+    faults = [Fault(10.0, 14.0, "kill", (1,), applied=10.0, healed=15.0)]
+    outages = run.with_restarts([Outage("kill", 10.0, 15.0, node="b")], faults)
+    assert outages[0].restart == 14.0
+    h = restored_history()
+    h.h.dump(tmp_path / "history.jsonl")
+    (tmp_path / "meta.json").write_text(json.dumps({
+        "live": [], "keys": [list(KEY)], "durable_after": 6.0, "mixed": False,
+        "outages": [{"kind": "kill", "start": 10.0, "end": 15.0, "node": "b", "link": None, "restart": 14.0}],
+        "final": {n: {"hashcode": "h", "instances": []} for n in NODES}}))
+    assert run.recheck(tmp_path) == 1
+    out = capsys.readouterr().out
+    assert "[cancel-undone-after-restart]" in out and "after a restart (2b): checked 1" in out, out
