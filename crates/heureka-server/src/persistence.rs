@@ -169,6 +169,7 @@ impl Persistence {
         if keys.is_empty() && expired.is_empty() {
             return;
         }
+            restore_checked: None,
         let (puts, deletes) = self.rows_of(store, &keys, expired);
         let count = puts.len() + deletes.len();
         let file = Arc::clone(&self.file);

@@ -17,7 +17,7 @@ use crate::events::budget::StreamBudget;
 use crate::events::Events;
 use crate::metrics::{Metrics, Snapshot};
 use crate::persistence::{FileError, Persistence};
-use crate::replication::{OwnAddress, Replication, Replicator};
+use crate::replication::{OwnAddress, Replication, Replicator, RestoreCheck};
 use crate::store::{ChangeSink, Store};
 
 pub(crate) type SharedState = Arc<AppState>;
@@ -129,6 +129,9 @@ impl AppState {
         let events = Arc::new(Events::new(config));
         // Where every change goes, in this order, under the registry lock (`store.rs`).
         let mut sinks: Vec<Arc<dyn ChangeSink>> =
+        if restored > 0 {
+            replication.restored_from_store();
+        }
             vec![replication.clone(), events.clone(), metrics.clone()];
         if let Some(persistence) = &persistence {
             sinks.push(persistence.clone());
@@ -197,10 +200,16 @@ impl AppState {
 impl AppState {
     /// Whether the registry is kept on disk, and how that goes.
     pub(crate) fn persistence_view(&self) -> heureka_wire::PersistenceView {
-        self.persistence
-            .as_ref()
-            .map(|persistence| persistence.view())
-            .unwrap_or_default()
+        let Some(persistence) = &self.persistence else {
+            return Default::default();
+        };
+        let mut view = persistence.view();
+        view.restore_checked = match self.replication.restore_check() {
+            RestoreCheck::NotNeeded => None,
+            RestoreCheck::Unchecked => Some(false),
+            RestoreCheck::Checked => Some(true),
+        };
+        view
     }
 
     /// Whether registry reads are served (the start-up sync is done).

@@ -220,6 +220,7 @@ mod tests {
                 pending: 2,
                 restored: 10,
                 last_error: None,
+                restore_checked: Some(true),
             },
         };
         let text = encode_health(components.status(), Some(&components));

@@ -117,10 +117,15 @@ pub struct PersistenceView {
     pub restored: u64,
     /// Why the latest batch failed, while it has not succeeded since.
     pub last_error: Option<String>,
+    /// For a node with peers that restored instances: whether what it restored has been
+    /// compared with a peer's registry (`false`: it serves the restored view alone, as no
+    /// peer has answered since the start). `None` otherwise.
+    pub restore_checked: Option<bool>,
 }
 
 /// `{"enabled":true,"path":…,"lastWrite":…,"pendingRecords":…,"restoredInstances":…}`
-/// (`lastWrite` `null` before the first write, `lastError` only after a failed one); just
+/// (`lastWrite` `null` before the first write, `restoreCheckedWithPeers` only on a node with
+/// peers that restored instances, `lastError` only after a failed one); just
 /// `{"enabled":false}` when off.
 pub fn push_persistence_view(out: &mut Vec<u8>, view: &PersistenceView) {
     if !view.enabled {
@@ -138,6 +143,10 @@ pub fn push_persistence_view(out: &mut Vec<u8>, view: &PersistenceView) {
     crate::numbers::push_u64(out, view.pending);
     out.extend_from_slice(br#","restoredInstances":"#);
     crate::numbers::push_u64(out, view.restored);
+    if let Some(checked) = view.restore_checked {
+        out.extend_from_slice(br#","restoreCheckedWithPeers":"#);
+        out.extend_from_slice(if checked { b"true" } else { b"false" });
+    }
     if let Some(error) = &view.last_error {
         out.extend_from_slice(br#","lastError":"#);
         crate::json::encode::string(out, error);

@@ -16,7 +16,7 @@
 //! while one that was cancelled is not. This file pairs the two views and turns the rules'
 //! answers into repairs.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -346,11 +346,69 @@ async fn repair_with(state: &Replicator, peer: &Arc<Peer>) -> Result<Repairs, Pe
             )
         }
     };
+    let repairs = compare(&ours, &theirs, view, settled_before, renewal_lag(state));
+    let repairs = apply(state, peer, repairs, &theirs, full.as_ref()).await?;
+    if view == PeerView::Digest {
+        // Whatever this node restored has now been compared with a peer's stamps.
+        state.replication.restore_checked_with(peer);
+    }
+    Ok(repairs)
+}
+
+/// A node restored from its store, before its first read: the peer's copies and tombstones
+/// of the instances `restored` names are merged by their stamps, so that what a peer wrote
+/// while this node was down (a cancel above all) wins over the restored copy before anyone
+/// reads it. Nothing is settling yet (the node has served nothing), so every difference
+/// counts. Other instances come with the start-up sync's full fetch. `None`: the peer keeps
+/// no stamps (a Java server), so there is nothing to compare by.
+pub(crate) async fn reconcile_restored(
+    state: &Replicator,
+    peer: &Arc<Peer>,
+    restored: &HashSet<(String, String)>,
+) -> Result<Option<Repairs>, PeerError> {
+    let client = state.replication.client().clone();
+    let Some(theirs) = client.fetch_digest(&peer.url).await? else {
+        return Ok(None);
+    };
+    let among_restored =
+        |entry: &InstanceDigest| restored.contains(&(entry.app.clone(), entry.id.clone()));
+    let theirs: Vec<_> = theirs.into_iter().filter(among_restored).collect();
+    let ours: Vec<_> = state
+        .store
+        .read()
+        .digest()
+        .into_iter()
+        .filter(among_restored)
+        .collect();
+    let repairs = compare(
+        &ours,
+        &theirs,
+        PeerView::Digest,
+        Millis::MAX,
+        renewal_lag(state),
+    );
+    apply(state, peer, repairs, &theirs, None).await.map(Some)
+}
+
+/// Renewals further apart than this are repaired: [`RENEWAL_LAG_MS`], or one interval.
+fn renewal_lag(state: &Replicator) -> Millis {
     let interval = state.replication.settings().anti_entropy_interval;
     let interval_ms = interval.map_or(RENEWAL_LAG_MS, |i| i.as_millis() as Millis);
-    let renewal_lag = RENEWAL_LAG_MS.min(interval_ms);
-    let repairs = compare(&ours, &theirs, view, settled_before, renewal_lag);
-    let stamped = stamped_keys(&theirs);
+    RENEWAL_LAG_MS.min(interval_ms)
+}
+
+/// Carries out what a comparison decided: pushes queued for the peer, renewals and removals
+/// applied here, and the peer's copies fetched (from `full`, a Java peer's registry already
+/// read, or asked for) and adopted here as a peer's writes.
+async fn apply(
+    state: &Replicator,
+    peer: &Arc<Peer>,
+    repairs: Repairs,
+    theirs: &[InstanceDigest],
+    full: Option<&Applications>,
+) -> Result<Repairs, PeerError> {
+    let client = state.replication.client().clone();
+    let stamped = stamped_keys(theirs);
     if !stamped.is_empty() && peer.protocol() == PeerProtocol::Eureka {
         // A peer that once answered like a Java server now keeps stamps (upgraded in place):
         // the dispatcher asks it again.
@@ -378,7 +436,7 @@ async fn repair_with(state: &Replicator, peer: &Arc<Peer>) -> Result<Repairs, Pe
         .cloned()
         .partition(|key| stamped.contains(key));
     for (app, id) in &pulls {
-        let instance = match &full {
+        let instance = match full {
             Some(applications) => find(applications, app, id),
             None => client.fetch_instance(&peer.url, app, id).await.ok(),
         };
@@ -403,7 +461,7 @@ fn find(applications: &Applications, app: &str, id: &str) -> Option<heureka_core
 }
 
 /// The instances a peer's digest carries stamps for, whose copies are fetched stamped.
-fn stamped_keys(theirs: &[InstanceDigest]) -> std::collections::HashSet<(String, String)> {
+fn stamped_keys(theirs: &[InstanceDigest]) -> HashSet<(String, String)> {
     if theirs.iter().all(|entry| entry.stamps.is_none()) {
         return Default::default();
     }

@@ -172,6 +172,22 @@ pub(crate) struct Replication {
     synced: AtomicBool,
     /// The addresses replication is accepted from, kept by `senders::run`.
     senders: PeerAddresses,
+    /// Whether a registry restored from the store has been compared with a peer's.
+    restore_check: Mutex<RestoreCheck>,
+}
+
+/// A node restored from its store serves what it kept only once a peer's copies and
+/// tombstones have been merged into it, unless no peer answers: then it serves the restored
+/// view alone (available, possibly stale), says so, and checks it at the first anti-entropy
+/// round a peer answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RestoreCheck {
+    /// Nothing was restored, or the node has no peers to compare with.
+    NotNeeded,
+    /// Restored, and not yet compared (the start-up sync has not run or found no peer).
+    Unchecked,
+    /// Restored, and compared with at least one peer's digest.
+    Checked,
 }
 
 /// What replication's tasks share: the store they read and repair, the peers, and the event
@@ -210,6 +226,30 @@ impl Replication {
             client: PeerClient::new(settings.timeouts, settings.compress, peer_tls(config)),
             own,
             settings,
+            restore_check: Mutex::new(RestoreCheck::NotNeeded),
+        }
+    }
+
+    /// Marks the registry as restored from the store, to be checked against the peers.
+    pub(crate) fn restored_from_store(&self) {
+        if !self.peers.read().is_empty() {
+            *self.restore_check.lock() = RestoreCheck::Unchecked;
+        }
+    }
+
+    pub(crate) fn restore_check(&self) -> RestoreCheck {
+        *self.restore_check.lock()
+    }
+
+    /// A comparison with `peer`'s digest has been applied: a restored registry is checked.
+    pub(crate) fn restore_checked_with(&self, peer: &Peer) {
+        let mut check = self.restore_check.lock();
+        if *check == RestoreCheck::Unchecked {
+            *check = RestoreCheck::Checked;
+            tracing::info!(
+                peer = %peer.url.as_str(),
+                "restored registry checked against a peer: what peers wrote meanwhile is merged"
+            );
         }
     }
 

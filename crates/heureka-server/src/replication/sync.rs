@@ -19,18 +19,30 @@
 //! * any other answer without a registry (a Java server's 403 while it starts, 503, 500):
 //!   asked again, `registry-sync-retry-wait-ms` later, up to `registry-sync-retries` times.
 //!
+//! A node restored from its store (persistence) holds copies of real history, with stamps:
+//! the full fetch's `register_synced` replaces none of them. So before that fetch it compares
+//! what it restored with each peer's digest and merges the peers' later copies and tombstones
+//! (`anti_entropy::reconcile_restored`): a cancel acknowledged while it was down wins over the
+//! restored copy before the first read. With no peer answering it serves the restored view
+//! alone and says so (`RestoreCheck::Unchecked`: a WARN, the persistence health component)
+//! until an anti-entropy round with a peer checks it.
+//!
 //! So nodes started together open within a round trip of each other; a node that joins a
 //! running cluster still holds its running peers' registries before its first read. The race
 //! (a peer seen starting a moment before its sync ends) is harmless: what that peer is about
 //! to hold comes from running peers this node asks itself, unless that peer is the only way
 //! to them (a chain), and then anti-entropy brings it within one interval.
 
+use std::collections::HashSet;
+use std::sync::Arc;
+
 use heureka_core::Applications;
 use tokio::task::JoinSet;
 
+use super::anti_entropy;
 use super::transport::PeerError;
 use super::Peer;
-use super::Replicator;
+use super::{Replicator, RestoreCheck};
 
 /// What the start-up sync found.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -42,13 +54,97 @@ pub(crate) struct SyncReport {
     /// Heureka peers in their own start-up sync, not waited for.
     pub(crate) peers_starting: usize,
     pub(crate) peers_unready: usize,
+    /// Peers whose digests a registry restored from the store was compared with.
+    pub(crate) restored_checked_by: usize,
 }
 
 /// Syncs from every peer, then opens the registry for traffic with what was found.
 pub(crate) async fn sync_from_peers(state: &Replicator) -> SyncReport {
+    let mut report = SyncReport::default();
+    if state.replication.restore_check() == RestoreCheck::Unchecked {
+        report.restored_checked_by = check_restored(state).await;
+    }
+    fetch_registries(state, &mut report).await;
+    let count = u32::try_from(state.store.read().registry_size()).unwrap_or(u32::MAX);
+    state
+        .store
+        .write(|registry, now| registry.open_for_traffic(count, now));
+    state.replication.mark_synced();
+    tracing::info!(
+        instances = report.instances,
+        registry_size = count,
+        peers_answered = report.peers_answered,
+        peers_down = report.peers_down,
+        peers_starting = report.peers_starting,
+        peers_unready = report.peers_unready,
+        "start-up sync done: serving reads"
+    );
+    if state.replication.restore_check() == RestoreCheck::Unchecked {
+        tracing::warn!(
+            "start-up sync: no peer answered to check the registry restored from the store; \
+             serving the restored view alone until one does (it may hold instances a peer \
+             has cancelled meanwhile)"
+        );
+    }
+    report
+}
+
+/// A node restored from its store compares what it restored with every peer's digest, side
+/// by side, and merges their later copies and tombstones before its first read: a cancel a
+/// peer acknowledged while this node was down (or that this node applied and had not yet
+/// written) wins over the restored copy. Returns how many peers it was checked with.
+async fn check_restored(state: &Replicator) -> usize {
+    let restored: HashSet<(String, String)> = state
+        .store
+        .read()
+        .digest()
+        .into_iter()
+        .map(|entry| (entry.app, entry.id))
+        .collect();
+    let restored = Arc::new(restored);
+    let mut checks = JoinSet::new();
+    for peer in state.replication.peers() {
+        let (state, restored) = (state.clone(), restored.clone());
+        checks.spawn(async move {
+            let outcome = anti_entropy::reconcile_restored(&state, &peer, &restored).await;
+            (peer, outcome)
+        });
+    }
+    let mut checked = 0;
+    while let Some(joined) = checks.join_next().await {
+        let Ok((peer, outcome)) = joined else {
+            continue;
+        };
+        match outcome {
+            Ok(Some(repairs)) => {
+                checked += 1;
+                state.replication.restore_checked_with(&peer);
+                tracing::info!(
+                    peer = %peer.url.as_str(),
+                    pulled = repairs.pull.len(),
+                    pushed = repairs.push.len(),
+                    "start-up sync: restored registry compared with peer"
+                );
+            }
+            Ok(None) => tracing::info!(
+                peer = %peer.url.as_str(),
+                "start-up sync: peer keeps no stamps (a Java server); restored copies are compared by anti-entropy"
+            ),
+            Err(error) => tracing::info!(
+                peer = %peer.url.as_str(),
+                %error,
+                "start-up sync: restored registry not compared with peer"
+            ),
+        }
+    }
+    checked
+}
+
+/// Fetches every peer's registry, asking again those that may yet give one, and registers
+/// what they hold (`register_synced`: nothing already held is replaced).
+async fn fetch_registries(state: &Replicator, report: &mut SyncReport) {
     let settings = state.replication.settings();
     let mut pending = state.replication.peers();
-    let mut report = SyncReport::default();
     let attempts = if state.replication.settings().fetch_registry_at_start {
         settings.sync_attempts
     } else {
@@ -92,21 +188,6 @@ pub(crate) async fn sync_from_peers(state: &Replicator) -> SyncReport {
         }
         pending = still_unready;
     }
-    let count = u32::try_from(state.store.read().registry_size()).unwrap_or(u32::MAX);
-    state
-        .store
-        .write(|registry, now| registry.open_for_traffic(count, now));
-    state.replication.mark_synced();
-    tracing::info!(
-        instances = report.instances,
-        registry_size = count,
-        peers_answered = report.peers_answered,
-        peers_down = report.peers_down,
-        peers_starting = report.peers_starting,
-        peers_unready = report.peers_unready,
-        "start-up sync done: serving reads"
-    );
-    report
 }
 
 async fn fetch_all(

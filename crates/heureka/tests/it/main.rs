@@ -11,6 +11,7 @@ mod hostile;
 mod logs;
 mod persistence;
 mod process;
+mod restore_sync;
 mod shutdown;
 mod start_together;
 mod support;
