@@ -98,7 +98,9 @@ impl Limits {
         self.check_name("instanceId", id)
     }
 
-    /// The names, the VIP addresses and the metadata of a registration.
+    /// The names, the VIP addresses and the metadata of a registration: its own `metadata`, and
+    /// an AmazonInfo's `dataCenterInfo.metadata`, each within the same bounds on its own (no
+    /// real AmazonInfo comes near them: EC2's metadata is some fifteen short entries).
     pub fn check_instance(&self, instance: &Instance) -> Result<(), InvalidRegistration> {
         self.check_names(&instance.app, instance.id())?;
         for (field, vip) in [
@@ -109,7 +111,11 @@ impl Limits {
                 self.check_name(field, vip)?;
             }
         }
-        self.check_metadata(&instance.metadata)
+        self.check_metadata(&instance.metadata)?;
+        match &instance.data_center_info {
+            Some(data_center) => self.check_map("dataCenterInfo.metadata", &data_center.metadata),
+            None => Ok(()),
+        }
     }
 
     /// Metadata within the entry and byte limits (checked on a merged map for updates).
@@ -117,15 +123,25 @@ impl Limits {
         &self,
         metadata: &BTreeMap<String, String>,
     ) -> Result<(), InvalidRegistration> {
-        if metadata.len() > self.max_metadata_entries {
+        self.check_map("metadata", metadata)
+    }
+
+    fn check_map(
+        &self,
+        field: &'static str,
+        map: &BTreeMap<String, String>,
+    ) -> Result<(), InvalidRegistration> {
+        if map.len() > self.max_metadata_entries {
             return Err(InvalidRegistration::TooManyMetadataEntries {
-                entries: metadata.len(),
+                field,
+                entries: map.len(),
                 max: self.max_metadata_entries,
             });
         }
-        let bytes: usize = metadata.iter().map(|(k, v)| k.len() + v.len()).sum();
+        let bytes: usize = map.iter().map(|(k, v)| k.len() + v.len()).sum();
         if bytes > self.max_metadata_bytes {
             return Err(InvalidRegistration::MetadataTooLarge {
+                field,
                 bytes,
                 max: self.max_metadata_bytes,
             });

@@ -35,11 +35,15 @@ pub enum InvalidRegistration {
         length: usize,
         max: usize,
     },
+    /// `metadata` or `dataCenterInfo.metadata` with more entries than the limit.
     TooManyMetadataEntries {
+        field: &'static str,
         entries: usize,
         max: usize,
     },
+    /// `metadata` or `dataCenterInfo.metadata` with more bytes than the limit.
     MetadataTooLarge {
+        field: &'static str,
         bytes: usize,
         max: usize,
     },
@@ -85,14 +89,15 @@ impl fmt::Display for InvalidRegistration {
                     "{field} is {length} bytes long, over the limit of {max} bytes"
                 )
             }
-            InvalidRegistration::TooManyMetadataEntries { entries, max } => {
-                write!(f, "metadata has {entries} entries, over the limit of {max}")
+            InvalidRegistration::TooManyMetadataEntries {
+                field,
+                entries,
+                max,
+            } => {
+                write!(f, "{field} has {entries} entries, over the limit of {max}")
             }
-            InvalidRegistration::MetadataTooLarge { bytes, max } => {
-                write!(
-                    f,
-                    "metadata is {bytes} bytes, over the limit of {max} bytes"
-                )
+            InvalidRegistration::MetadataTooLarge { field, bytes, max } => {
+                write!(f, "{field} is {bytes} bytes, over the limit of {max} bytes")
             }
             InvalidRegistration::RegistryFull { max } => write!(
                 f,

@@ -56,6 +56,9 @@ pub struct Registry {
     pub(crate) clock: Hlc,
     /// What is kept of removed instances (`tombstones.rs`).
     pub(crate) tombstones: Tombstones,
+    /// Peers' copies of new instances refused for want of room since the caller last took
+    /// the count ([`Registry::take_copies_refused_for_room`]).
+    pub(crate) copies_refused_for_room: u64,
 }
 
 /// Which parts of an instance a registration writes (`merge.rs`).
@@ -85,6 +88,7 @@ impl Registry {
             statuses: StatusCounts::default(),
             clock: Hlc::new(0),
             tombstones: Tombstones::default(),
+            copies_refused_for_room: 0,
         }
     }
 
@@ -124,6 +128,27 @@ impl Registry {
         } else {
             Err(InvalidRegistration::RegistryFull { max })
         }
+    }
+
+    /// Whether a peer's copy may add `app/id` here: the same room a client's registration
+    /// needs ([`Registry::check_room`]), so that no path, anti-entropy's repairs and the
+    /// start-up sync included, grows the registry beyond `max-instances`. An instance held
+    /// already always has room: its updates, overrides and removals are never refused. A
+    /// refusal is counted for the caller to report ([`Registry::take_copies_refused_for_room`]);
+    /// the copy is taken by a later exchange once room is made.
+    pub(crate) fn room_for_peer_copy(&mut self, app: &str, id: &str) -> bool {
+        let room = self.check_room(app, id).is_ok();
+        if !room {
+            self.copies_refused_for_room += 1;
+        }
+        room
+    }
+
+    /// How many peers' copies of new instances were refused for want of room
+    /// (`max-instances`) since the last call: the server logs them as it logs a client's
+    /// refused registration.
+    pub fn take_copies_refused_for_room(&mut self) -> u64 {
+        std::mem::take(&mut self.copies_refused_for_room)
     }
 
     /// Register or re-register (§6.3). The instance has been validated by the caller.
@@ -523,6 +548,9 @@ impl Registry {
     fn adopt(&mut self, instance: Instance, absence: PeerOverrideAbsence, now: Millis) {
         if self.policy.limits.check_instance(&instance).is_err() {
             // A copy no request could have registered here is not taken from a peer either.
+            return;
+        }
+        if !self.room_for_peer_copy(&instance.app, instance.id()) {
             return;
         }
         // The stored copy carries the override in force (the map's entry), without a scan of

@@ -111,7 +111,9 @@ impl Registry {
     ///
     /// Refuses a copy stamped too far ahead of our clock (`hlc.rs`), changing nothing. A copy
     /// over the limits (`limits.rs`) changes nothing either: the request paths refuse it before
-    /// it gets here, and a copy a peer's answer or anti-entropy brings is not taken.
+    /// it gets here, and a copy a peer's answer or anti-entropy brings is not taken. Nor is a
+    /// copy that would add a lease beyond `max-instances` ([`Registry::room_for_peer_copy`]);
+    /// a removal or an update of an instance held here always is.
     pub fn merge_copy(&mut self, copy: StampedCopy, now: Millis) -> Result<Merged, TooFarAhead> {
         self.clock.observe(copy.parts.stamps.latest(), now)?;
         let app = app_key(&copy.app).into_owned();
@@ -141,6 +143,12 @@ impl Registry {
         };
         let changed = parts.merge(&copy.parts);
         let revive = copy.leased && !held && parts.is_live();
+        if revive && !self.room_for_peer_copy(&app, id) {
+            return Ok(Merged {
+                changed: false,
+                leased: false,
+            });
+        }
         if !changed && !revive {
             return Ok(Merged {
                 changed: false,
@@ -260,6 +268,9 @@ impl Registry {
             .get(&app)
             .is_some_and(|l| l.contains_key(id.as_str()));
         if held || self.tombstones.get(&app, &id).is_some() {
+            return false;
+        }
+        if !self.room_for_peer_copy(&app, &id) {
             return false;
         }
         let overridden = as_override(instance.overridden_status);

@@ -1,7 +1,8 @@
 //! Each limit at, below and above its bound, on the registration checks and in the registry.
 
 use super::*;
-use crate::registry::{Origin, RegistryPolicy};
+use crate::model::InstanceStatus;
+use crate::registry::{Origin, Registry, RegistryPolicy};
 use crate::test_util::{instance, registry_with};
 use crate::validate_registration;
 
@@ -141,7 +142,11 @@ fn metadata_at_the_entry_limit_registers_and_over_it_is_refused() {
     assert!(validated(with_metadata(&[("a", "1"), ("b", "2")])).is_ok());
     assert_eq!(
         validated(with_metadata(&[("a", "1"), ("b", "2"), ("c", "3")])).unwrap_err(),
-        InvalidRegistration::TooManyMetadataEntries { entries: 3, max: 2 }
+        InvalidRegistration::TooManyMetadataEntries {
+            field: "metadata",
+            entries: 3,
+            max: 2
+        }
     );
 }
 
@@ -151,7 +156,11 @@ fn metadata_bytes_count_keys_and_values_at_below_and_over_the_limit() {
     assert!(validated(with_metadata(&[("key", "1234567")])).is_ok());
     assert_eq!(
         validated(with_metadata(&[("key", "12345678")])).unwrap_err(),
-        InvalidRegistration::MetadataTooLarge { bytes: 11, max: 10 }
+        InvalidRegistration::MetadataTooLarge {
+            field: "metadata",
+            bytes: 11,
+            max: 10
+        }
     );
 }
 
@@ -172,11 +181,77 @@ fn a_metadata_update_is_checked_after_merging_and_refused_unchanged() {
     let entries = vec![("c".to_owned(), "3".to_owned())];
     assert_eq!(
         registry.update_metadata("A", "i", entries, 3),
-        Err(InvalidRegistration::TooManyMetadataEntries { entries: 3, max: 2 })
+        Err(InvalidRegistration::TooManyMetadataEntries {
+            field: "metadata",
+            entries: 3,
+            max: 2
+        })
     );
     let stored = registry.instance("A", "i", 3).unwrap();
     assert_eq!(stored.metadata.len(), 2);
     assert_eq!(registry.version(), version, "nothing changed");
+}
+
+fn in_amazon(entries: &[(&str, &str)]) -> Instance {
+    let mut instance = named("A", "i");
+    instance.data_center_info = Some(crate::model::DataCenterInfo {
+        class: crate::model::DataCenterClass::Amazon,
+        name: "Amazon".to_owned(),
+        metadata: entries
+            .iter()
+            .map(|(key, value)| ((*key).to_owned(), (*value).to_owned()))
+            .collect(),
+    });
+    instance
+}
+
+#[test]
+fn data_center_metadata_has_the_metadata_bounds_of_its_own_and_is_refused_naming_it() {
+    assert!(
+        validated(in_amazon(&[("instance-id", "i")])).is_err_and(|refused| refused
+            == InvalidRegistration::MetadataTooLarge {
+                field: "dataCenterInfo.metadata",
+                bytes: 12,
+                max: 10
+            })
+    );
+    let limits = Limits {
+        max_metadata_bytes: 100,
+        ..small()
+    };
+    let within = in_amazon(&[("instance-id", "i"), ("zone", "a")]);
+    assert_eq!(limits.check_instance(&within), Ok(()));
+    let over = in_amazon(&[("instance-id", "i"), ("zone", "a"), ("ami-id", "x")]);
+    let refused = limits.check_instance(&over).unwrap_err();
+    assert_eq!(
+        refused.to_string(),
+        "dataCenterInfo.metadata has 3 entries, over the limit of 2"
+    );
+    // Counted apart from the instance's own metadata, which stays within its bounds.
+    let mut both = within.clone();
+    both.metadata.insert("a".to_owned(), "1".to_owned());
+    both.metadata.insert("b".to_owned(), "2".to_owned());
+    assert_eq!(limits.check_instance(&both), Ok(()));
+}
+
+#[test]
+fn a_peer_copy_with_data_center_metadata_over_the_limit_is_refused() {
+    let copy = crate::stamped::StampedCopy {
+        app: "A".to_owned(),
+        id: "i".to_owned(),
+        parts: crate::merge::Parts {
+            registration: Some(in_amazon(&[("instance-id", "i"), ("b", "2"), ("c", "3")])),
+            ..Default::default()
+        },
+        leased: true,
+    };
+    assert!(matches!(
+        small().check_copy(&copy),
+        Err(InvalidRegistration::TooManyMetadataEntries {
+            field: "dataCenterInfo.metadata",
+            ..
+        })
+    ));
 }
 
 // === lease duration ===
@@ -273,6 +348,84 @@ fn re_registering_an_instance_always_has_room() {
 #[test]
 fn the_default_instance_limit_is_above_the_million_one_node_is_tested_with() {
     assert!(Limits::default().max_instances > 1_000_000);
+}
+
+/// A registry holding its limit of two instances (`A/1`, `B/2`), and a peer with the same
+/// two and a third, `C/3`, which the full one has no room for.
+fn full_and_peer() -> (Registry, Registry) {
+    let policy = RegistryPolicy {
+        limits: small(),
+        ..RegistryPolicy::default()
+    };
+    let mut full = registry_with(policy);
+    full.set_node_tag(1);
+    full.register(named("A", "1"), Origin::Client, 1_000);
+    full.register(named("B", "2"), Origin::Client, 1_000);
+    let mut peer = registry_with(RegistryPolicy::default());
+    peer.set_node_tag(2);
+    for (app, id) in [("A", "1"), ("B", "2")] {
+        let copy = full.stamped_copy(app, id, 1_000).unwrap();
+        peer.merge_copy(copy, 1_000).unwrap();
+    }
+    peer.register(named("C", "3"), Origin::Client, 2_000);
+    (full, peer)
+}
+
+#[test]
+fn a_peers_copy_of_a_new_instance_beyond_max_instances_is_refused_on_every_path_and_counted() {
+    let (mut full, peer) = full_and_peer();
+    let version = full.version();
+    full.take_changes();
+
+    let stamped = peer.stamped_copy("C", "3", 3_000).unwrap();
+    assert!(stamped.leased);
+    let merged = full.merge_copy(stamped, 3_000).unwrap();
+    assert!(!merged.changed && !merged.leased);
+    full.repair_from_peer(named("C", "3"), 3_000);
+    full.adopt_peer_copy(named("C", "3"), 3_000);
+    assert!(!full.register_synced(named("C", "3"), 3_000));
+
+    assert_eq!(full.registry_size(), 2);
+    assert_eq!(full.instance("C", "3", 3_000), None);
+    assert_eq!(full.version(), version, "nothing changed");
+    assert!(full.take_changes().is_empty());
+    assert_eq!(full.take_copies_refused_for_room(), 4);
+    assert_eq!(full.take_copies_refused_for_room(), 0, "taken once");
+}
+
+#[test]
+fn at_max_instances_a_peers_updates_and_removals_of_held_instances_are_still_merged() {
+    let (mut full, mut peer) = full_and_peer();
+    assert!(peer.set_status_override(
+        "A",
+        "1",
+        InstanceStatus::OutOfService,
+        None,
+        Origin::Client,
+        3_000
+    ));
+    let overridden = peer.stamped_copy("A", "1", 3_000).unwrap();
+    assert!(full.merge_copy(overridden, 3_000).unwrap().changed);
+    assert_eq!(
+        full.instance("A", "1", 3_000).unwrap().status,
+        InstanceStatus::OutOfService
+    );
+    // A Java peer's newer copy of a held instance is adopted too.
+    let mut newer = named("B", "2");
+    newer.metadata.insert("v".to_owned(), "2".to_owned());
+    full.repair_from_peer(newer, 3_500);
+    assert_eq!(full.instance("B", "2", 3_500).unwrap().metadata["v"], "2");
+
+    assert!(peer.cancel("A", "1", Origin::Client, 4_000));
+    let tombstone = peer.stamped_copy("A", "1", 4_000).unwrap();
+    assert!(full.merge_copy(tombstone, 4_000).unwrap().changed);
+    assert_eq!(full.instance("A", "1", 4_000), None);
+    assert_eq!(full.take_copies_refused_for_room(), 0);
+
+    // The removal made room: the copy refused before is taken now.
+    let stamped = peer.stamped_copy("C", "3", 5_000).unwrap();
+    assert!(full.merge_copy(stamped, 5_000).unwrap().leased);
+    assert_eq!(full.registry_size(), 2);
 }
 
 #[test]
