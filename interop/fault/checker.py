@@ -114,7 +114,8 @@ THE PROPERTIES
     showed the cancel applied (an empty node's start-up sync registers what its peers hold, and
     a tombstone does not travel in it). When every node holding the tombstone was out of N's
     reach at some moment of its start, N may serve its restored view: that is availability, not
-    a violation, and is listed as "restored-unconfirmed". The same check holds without
+    a violation, and is listed as "restored-unconfirmed" (even if a lagging peer could also
+    explain it; only the late registration is excused first). The same check holds without
     --persistence: a node restarted empty holds nothing before its sync, so it can show the
     instance only from a peer's live copy, which is excused.
 (3) All nodes hold the same registry: the same instances with the same (status, overriddenStatus)
@@ -582,11 +583,6 @@ def check_restored(ops: list[Op], observations: list[Observation], digests: list
                                 for d in digs.get((node, inc), [])):
                     counters["excused"] += 1
                     continue
-                stale = stale_source(key, node, t_s, shown.start, reads_by_node, digs, cancel_ms)
-                if stale is not None:
-                    counters["excused"] += 1
-                    continue
-                held = "; ".join(f"{m} (its digest at {p.start:.3f})" for m, p in holders)
                 if not reachable:
                     why = "; ".join(f"{m}: {describe(blocked(node, m, outages, t_s, first.end, skip=kill))}"
                                     for m, _ in holders)
@@ -596,6 +592,10 @@ def check_restored(ops: list[Op], observations: list[Observation], digests: list
                                              f"holding the tombstone ({why})"))
                     continue
                 counters["checked"] += 1
+                if stale_source(key, node, t_s, shown.start, reads_by_node, digs, cancel_ms) is not None:
+                    counters["excused"] += 1
+                    continue
+                held = "; ".join(f"{m} (its digest at {p.start:.3f})" for m, p in holders)
                 m, p = reachable[0]
                 after = next((d for d in digs.get((node, inc), []) if d.start >= shown.end), None)
                 violations.append(Violation(
