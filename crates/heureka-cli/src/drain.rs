@@ -1,13 +1,14 @@
 //! `heureka drain APP ID [--timeout S] [--deregister]`: takes an instance out of service
 //! (`PUT {base}/apps/APP/ID/drain`, an OUT_OF_SERVICE override), then waits until every consumer
-//! that fetched from the cluster recently has fetched a registry version holding it
-//! (`GET …/drain`, asked every second), or the timeout passes; prints who confirmed and who did
-//! not, and optionally deregisters the instance once all did. For a rolling deploy's step or a
-//! Kubernetes `preStop` hook (docs/deploy.md).
+//! that fetches periodically and fetched from the cluster recently has fetched a registry
+//! version holding it (`GET …/drain`, asked every second), or the timeout passes; prints who
+//! confirmed and who did not, the one-off readers apart (never waited for: they will not
+//! fetch again), and optionally deregisters the instance once all confirmed. For a rolling
+//! deploy's step or a Kubernetes `preStop` hook (docs/deploy.md).
 
 use std::time::Duration;
 
-use heureka_wire::ConsumersDoc;
+use heureka_wire::{ConsumerView, ConsumersDoc};
 use reqwest::Method;
 use serde_json::json;
 
@@ -103,33 +104,56 @@ fn all_confirmed(progress: &ConsumersDoc) -> bool {
         .all(|consumer| consumer.confirmed == Some(true))
 }
 
-/// One line per consumer, confirmed first, then the nodes whose consumers could not be asked.
+/// One line per consumer, confirmed first, then the one-off readers (not waited for), then
+/// the nodes whose consumers could not be asked.
 fn report(progress: &ConsumersDoc) -> String {
     let now = progress.now;
+    let row = |first: &str, consumer: &ConsumerView| {
+        let ago = (now - consumer.last_fetch).max(0) / 1000;
+        vec![
+            first.to_owned(),
+            consumer.address.clone(),
+            consumer.agent.clone(),
+            consumer.node.clone(),
+            format!("{ago} s ago"),
+        ]
+    };
     let mut rows: Vec<Vec<String>> = progress
         .consumers
         .iter()
         .map(|consumer| {
-            let ago = (now - consumer.last_fetch).max(0) / 1000;
-            vec![
-                if consumer.confirmed == Some(true) {
-                    "confirmed".to_owned()
-                } else {
-                    "NOT CONFIRMED".to_owned()
-                },
-                consumer.address.clone(),
-                consumer.agent.clone(),
-                consumer.node.clone(),
-                format!("{ago} s ago"),
-            ]
+            let first = if consumer.confirmed == Some(true) {
+                "confirmed"
+            } else {
+                "NOT CONFIRMED"
+            };
+            row(first, consumer)
         })
         .collect();
     rows.sort_by(|a, b| b[0].cmp(&a[0]).then(a[1].cmp(&b[1])));
+    // Last, so that a script reading the first column sees the consumers first.
+    let mut readers: Vec<Vec<String>> = progress
+        .readers
+        .iter()
+        .map(|reader| row("one-off read", reader))
+        .collect();
+    readers.sort_by(|a, b| a[1].cmp(&b[1]));
+    let none = rows.is_empty();
+    rows.extend(readers);
     let mut text = if rows.is_empty() {
         "no consumer fetched from the cluster recently\n".to_owned()
     } else {
         render::table(&["", "ADDRESS", "CLIENT", "NODE", "LAST FETCH"], &rows)
     };
+    if none && !progress.readers.is_empty() {
+        text.push_str("no consumer that fetches periodically fetched from the cluster recently\n");
+    }
+    if !progress.readers.is_empty() {
+        text.push_str(&format!(
+            "not waited for: {} one-off read(s) (curl, probes, browsers, `heureka apps`: no Eureka client, no steady pace)\n",
+            progress.readers.len()
+        ));
+    }
     for node in &progress.unseen {
         text.push_str(&format!(
             "warning: the consumers of {node} could not be asked (a Java server, or down)\n"

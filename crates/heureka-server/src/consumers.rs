@@ -6,8 +6,17 @@
 //! A consumer is told apart by its address and what it calls itself (`DiscoveryIdentity-*`
 //! headers, else its `User-Agent`); two clients on one host that send the same are one
 //! consumer. Other Eureka servers (`DiscoveryIdentity-Name: DefaultServer`, the peer user, a
-//! replication sender) are not consumers. The table is bounded: consumers quiet for longer
-//! than the retention age out, and at the cap the quietest makes room.
+//! replication sender) are not consumers, and the dashboard does not book its reads
+//! (`handlers/apps.rs`). The table is bounded: consumers quiet for longer than the retention
+//! age out, and at the cap the quietest makes room.
+//!
+//! Only a consumer that fetches periodically is waited for by a drain and counted by the
+//! metrics; the others made one-off reads (a `curl`, a probe, `heureka apps`, a browser) and
+//! are listed apart as readers, since they will never fetch the change a drain waits for. A
+//! consumer fetches periodically once any of its fetches is recognisably a Eureka client's
+//! ([`eureka_client`]: a delta, Eureka's identity headers, no `User-Agent`, Spring's or
+//! fargo's headers), so that a client is waited for from its first full fetch, or once it
+//! has fetched three times at a steady pace ([`steady`]), whatever it is.
 
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -33,6 +42,10 @@ struct Consumer {
     last_full: Option<Millis>,
     last_delta: Option<Millis>,
     version: u64,
+    /// It fetches periodically: a drain waits for it. Once set, kept.
+    periodic: bool,
+    /// The time between its last two fetches, to recognise a steady pace.
+    last_gap: Option<Millis>,
 }
 
 impl Consumer {
@@ -70,8 +83,8 @@ impl Consumers {
         }
     }
 
-    /// Books a fetch that returned (at least) registry `version`. `peer` says the request
-    /// came from another server, which is not a consumer.
+    /// Books a fetch that returned (at least) registry `version`. A request from another
+    /// server is not a consumer's and is not booked.
     pub(crate) fn record(
         &self,
         address: IpAddr,
@@ -84,16 +97,25 @@ impl Consumers {
             return;
         }
         let agent = agent_of(headers);
+        let client = fetch == Fetch::Delta || eureka_client(headers);
         let mut table = self.table.lock();
-        if !table.contains_key(&(address, agent.clone())) && table.len() >= self.max {
+        let key = (address, agent);
+        if let Some(consumer) = table.get_mut(&key) {
+            let gap = now - consumer.last_fetch();
+            consumer.periodic |= consumer.last_gap.is_some_and(|last| steady(last, gap));
+            consumer.last_gap = Some(gap);
+        } else if table.len() >= self.max {
             self.make_room(&mut table, now);
         }
-        let consumer = table.entry((address, agent)).or_insert(Consumer {
+        let consumer = table.entry(key).or_insert(Consumer {
             first_seen: now,
             last_full: None,
             last_delta: None,
             version,
+            periodic: false,
+            last_gap: None,
         });
+        consumer.periodic |= client;
         match fetch {
             Fetch::Full => consumer.last_full = Some(now),
             Fetch::Delta => consumer.last_delta = Some(now),
@@ -116,13 +138,18 @@ impl Consumers {
     }
 
     /// Every consumer within the retention, most recent fetch first, against the node's
-    /// `current` version.
-    pub(crate) fn views(&self, node: &str, current: u64, now: Millis) -> Vec<ConsumerView> {
+    /// `current` version: those that fetch periodically, then the one-off readers.
+    pub(crate) fn views(
+        &self,
+        node: &str,
+        current: u64,
+        now: Millis,
+    ) -> (Vec<ConsumerView>, Vec<ConsumerView>) {
         let mut table = self.table.lock();
         table.retain(|_, consumer| now - consumer.last_fetch() <= self.retention_ms);
-        let mut views: Vec<ConsumerView> = table
-            .iter()
-            .map(|((address, agent), consumer)| ConsumerView {
+        let (mut periodic, mut readers) = (Vec::new(), Vec::new());
+        for ((address, agent), consumer) in table.iter() {
+            let view = ConsumerView {
                 address: address.to_string(),
                 agent: agent.clone(),
                 node: node.to_owned(),
@@ -133,23 +160,31 @@ impl Consumers {
                 version: consumer.version,
                 behind: current.saturating_sub(consumer.version),
                 confirmed: None,
-            })
-            .collect();
-        views.sort_by(|a, b| {
-            b.last_fetch
-                .cmp(&a.last_fetch)
-                .then(a.address.cmp(&b.address))
-        });
-        views
+            };
+            if consumer.periodic {
+                periodic.push(view);
+            } else {
+                readers.push(view);
+            }
+        }
+        for views in [&mut periodic, &mut readers] {
+            views.sort_by(|a, b| {
+                b.last_fetch
+                    .cmp(&a.last_fetch)
+                    .then(a.address.cmp(&b.address))
+            });
+        }
+        (periodic, readers)
     }
 
-    /// For the metrics: consumers within the retention, and those of them behind `current`
-    /// that have not fetched for `behind-after`.
+    /// For the metrics: consumers within the retention that fetch periodically, and those of
+    /// them behind `current` that have not fetched for `behind-after` (a one-off reader is
+    /// always behind sooner or later, and says nothing about the clients).
     pub(crate) fn counts(&self, current: u64, now: Millis) -> (u64, u64) {
         let table = self.table.lock();
-        let live = table
-            .values()
-            .filter(|consumer| now - consumer.last_fetch() <= self.retention_ms);
+        let live = table.values().filter(|consumer| {
+            consumer.periodic && now - consumer.last_fetch() <= self.retention_ms
+        });
         live.fold((0, 0), |(all, behind), consumer| {
             let late =
                 consumer.version < current && now - consumer.last_fetch() > self.behind_after_ms;
@@ -169,6 +204,37 @@ fn is_server(headers: &HeaderMap) -> bool {
             .starts_with(b"Java-EurekaClient-Replication")
     });
     named_server || replicating
+}
+
+/// A fetch only a Eureka client makes, so that its consumer fetches periodically from its first
+/// full fetch on (`docs/deploy.md` lists who sends what):
+/// * Eureka's identity headers (`DiscoveryIdentity-Name`: Netflix's Java client);
+/// * no `User-Agent` at all: py-eureka-client, eureka-js-client and Heureka's own client send
+///   none, while curl, wget, browsers, probes and `heureka` do;
+/// * a `Content-Type` on the GET (Spring's RestClient and WebClient transports, fargo) or an
+///   `Accept` of `application/*+json` (Spring's RestTemplate transport, which asks for what its
+///   Jackson converter reads).
+///
+/// A delta is the fourth sign, checked by the caller: only a client holding a copy asks what
+/// changed.
+fn eureka_client(headers: &HeaderMap) -> bool {
+    let spring_accept = headers.get_all("Accept").iter().any(|accept| {
+        accept
+            .to_str()
+            .is_ok_and(|accept| accept.contains("*+json"))
+    });
+    headers.contains_key("DiscoveryIdentity-Name")
+        || !headers.contains_key("User-Agent")
+        || headers.contains_key("Content-Type")
+        || spring_accept
+}
+
+/// Whether two successive gaps between fetches are a steady pace: each at least a second (a
+/// burst of reads is no refresh interval) and within a quarter of each other (a timer's
+/// jitter, not a person running a command now and then).
+fn steady(last: Millis, gap: Millis) -> bool {
+    let (short, long) = (last.min(gap), last.max(gap));
+    short >= 1_000 && (long - short) * 4 <= long
 }
 
 /// What a consumer calls itself: Eureka's identity headers when it sends them, else its

@@ -8,12 +8,15 @@
 //!  "required":41,"consumers":[{"address":"10.0.0.7","agent":"Java-EurekaClient/v1.10.18",
 //!  "node":"http://eureka-1:8761/eureka/","firstSeen":1714550000000,"lastFull":1714550000000,
 //!  "lastDelta":1714550399000,"lastFetch":1714550399000,"version":42,"behind":0,"confirmed":true}],
-//!  "unseen":["http://eureka-java:8761/eureka/"]}
+//!  "readers":[{"address":"10.0.0.9","agent":"curl/8.5.0",…}],"unseen":["http://eureka-java:8761/eureka/"]}
 //! ```
 //!
 //! `status` and `required` (the registry version a consumer must hold to have seen the
-//! instance's change) are only in a drain's progress; `confirmed` only there too. `unseen`
-//! lists the peers whose consumers could not be asked (a Java server, a node that is down).
+//! instance's change) are only in a drain's progress; `confirmed` only there too. `consumers` are the clients that fetch periodically, which a drain waits for;
+//! `readers` made one-off reads (a curl, a probe, `heureka apps`), listed apart and not waited
+//! for (a document without `readers`, from an older node, lists everyone as a consumer).
+//! `unseen` lists the peers whose consumers could not be asked (a Java server, a node that is
+//! down).
 
 use heureka_core::Millis;
 
@@ -54,7 +57,10 @@ pub struct ConsumersDoc {
     pub status: Option<String>,
     /// In a drain's progress: the version a consumer of this node must hold.
     pub required: Option<u64>,
+    /// The clients that fetch periodically: what a drain waits for.
     pub consumers: Vec<ConsumerView>,
+    /// One-off readers: listed apart, never waited for.
+    pub readers: Vec<ConsumerView>,
     pub unseen: Vec<String>,
 }
 
@@ -71,29 +77,9 @@ pub fn encode_consumers(doc: &ConsumersDoc) -> Vec<u8> {
         field_u64(&mut out, "required", required);
     }
     out.extend_from_slice(br#","consumers":["#);
-    for (n, consumer) in doc.consumers.iter().enumerate() {
-        if n > 0 {
-            out.push(b',');
-        }
-        out.extend_from_slice(br#"{"address":"#);
-        crate::json::encode::string(&mut out, &consumer.address);
-        field_str(&mut out, "agent", &consumer.agent);
-        field_str(&mut out, "node", &consumer.node);
-        field_i64(&mut out, "firstSeen", consumer.first_seen);
-        if let Some(at) = consumer.last_full {
-            field_i64(&mut out, "lastFull", at);
-        }
-        if let Some(at) = consumer.last_delta {
-            field_i64(&mut out, "lastDelta", at);
-        }
-        field_i64(&mut out, "lastFetch", consumer.last_fetch);
-        field_u64(&mut out, "version", consumer.version);
-        field_u64(&mut out, "behind", consumer.behind);
-        if let Some(confirmed) = consumer.confirmed {
-            out.extend_from_slice(format!(r#","confirmed":{confirmed}"#).as_bytes());
-        }
-        out.push(b'}');
-    }
+    views(&mut out, &doc.consumers);
+    out.extend_from_slice(br#"],"readers":["#);
+    views(&mut out, &doc.readers);
     out.extend_from_slice(br#"],"unseen":["#);
     for (n, node) in doc.unseen.iter().enumerate() {
         if n > 0 {
@@ -105,16 +91,42 @@ pub fn encode_consumers(doc: &ConsumersDoc) -> Vec<u8> {
     out
 }
 
+fn views(out: &mut Vec<u8>, views: &[ConsumerView]) {
+    for (n, consumer) in views.iter().enumerate() {
+        if n > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(br#"{"address":"#);
+        crate::json::encode::string(out, &consumer.address);
+        field_str(out, "agent", &consumer.agent);
+        field_str(out, "node", &consumer.node);
+        field_i64(out, "firstSeen", consumer.first_seen);
+        if let Some(at) = consumer.last_full {
+            field_i64(out, "lastFull", at);
+        }
+        if let Some(at) = consumer.last_delta {
+            field_i64(out, "lastDelta", at);
+        }
+        field_i64(out, "lastFetch", consumer.last_fetch);
+        field_u64(out, "version", consumer.version);
+        field_u64(out, "behind", consumer.behind);
+        if let Some(confirmed) = consumer.confirmed {
+            out.extend_from_slice(format!(r#","confirmed":{confirmed}"#).as_bytes());
+        }
+        out.push(b'}');
+    }
+}
+
 /// Reads [`encode_consumers`]'s document (a peer's view, or the CLI's drain progress).
 pub fn decode_consumers(body: &[u8]) -> Result<ConsumersDoc, DecodeError> {
     let root = parse(body)?;
     let consumers = match root.get("consumers") {
-        Some(Node::Array(items)) => items
-            .iter()
-            .enumerate()
-            .map(|(n, item)| consumer(item).map_err(|e| e.within(&format!("consumers[{n}]"))))
-            .collect::<Result<Vec<_>, _>>()?,
+        Some(Node::Array(items)) => list(items, "consumers")?,
         _ => return Err(DecodeError::field("consumers", "is not an array")),
+    };
+    let readers = match root.get("readers") {
+        Some(Node::Array(items)) => list(items, "readers")?,
+        _ => Vec::new(),
     };
     let unseen = match root.get("unseen") {
         Some(Node::Array(items)) => items
@@ -133,8 +145,17 @@ pub fn decode_consumers(body: &[u8]) -> Result<ConsumersDoc, DecodeError> {
         status: text(&root, "status"),
         required: number(&root, "required")?.map(|v| v as u64),
         consumers,
+        readers,
         unseen,
     })
+}
+
+fn list(items: &[Node], name: &str) -> Result<Vec<ConsumerView>, DecodeError> {
+    items
+        .iter()
+        .enumerate()
+        .map(|(n, item)| consumer(item).map_err(|e| e.within(&format!("{name}[{n}]"))))
+        .collect()
 }
 
 fn consumer(node: &Node) -> Result<ConsumerView, DecodeError> {
@@ -194,6 +215,17 @@ mod tests {
                 behind: 2,
                 confirmed: Some(false),
             }],
+            readers: vec![ConsumerView {
+                address: "10.0.0.9".to_owned(),
+                agent: "curl/8.5.0".to_owned(),
+                node: "http://a:8761/eureka/".to_owned(),
+                first_seen: 3,
+                last_full: Some(3),
+                last_fetch: 3,
+                version: 39,
+                behind: 3,
+                ..ConsumerView::default()
+            }],
             unseen: vec!["http://java:8761/eureka/".to_owned()],
         };
         assert_eq!(decode_consumers(&encode_consumers(&doc)).unwrap(), doc);
@@ -209,8 +241,17 @@ mod tests {
         let text = String::from_utf8(encode_consumers(&doc)).unwrap();
         assert_eq!(
             text,
-            r#"{"node":"n","version":3,"now":0,"consumers":[],"unseen":[]}"#
+            r#"{"node":"n","version":3,"now":0,"consumers":[],"readers":[],"unseen":[]}"#
         );
         assert_eq!(decode_consumers(text.as_bytes()).unwrap(), doc);
+    }
+
+    #[test]
+    fn an_older_nodes_document_without_readers_lists_everyone_as_a_consumer() {
+        let text = r#"{"node":"n","version":3,"now":0,"consumers":[{"address":"a","agent":"curl/8"}],"unseen":[]}"#;
+
+        let doc = decode_consumers(text.as_bytes()).unwrap();
+
+        assert_eq!((doc.consumers.len(), doc.readers.len()), (1, 0));
     }
 }

@@ -1,4 +1,4 @@
-//! The consumers table: who counts, what is kept, and its bounds.
+//! The consumers table: who counts, who fetches periodically, what is kept, and its bounds.
 
 use std::net::Ipv4Addr;
 
@@ -23,14 +23,32 @@ fn ip(last: u8) -> IpAddr {
     IpAddr::V4(Ipv4Addr::new(10, 0, 0, last))
 }
 
+fn headers(pairs: &[(&str, &str)]) -> HeaderMap {
+    let mut headers = HeaderMap::new();
+    for (name, value) in pairs {
+        headers.append(
+            axum::http::HeaderName::from_bytes(name.as_bytes()).unwrap(),
+            value.parse().unwrap(),
+        );
+    }
+    headers
+}
+
+/// Consumers that fetch periodically and readers, by agent.
+fn agents(table: &Consumers, now: Millis) -> (Vec<String>, Vec<String>) {
+    let (periodic, readers) = table.views("n", 5, now);
+    let names = |views: Vec<ConsumerView>| views.into_iter().map(|v| v.agent).collect();
+    (names(periodic), names(readers))
+}
+
 #[test]
 fn a_fetch_is_booked_with_the_version_it_returned() {
     let table = consumers(10);
     table.record(ip(1), &agent("py"), Fetch::Full, 5, 1_000);
     table.record(ip(1), &agent("py"), Fetch::Delta, 7, 2_000);
 
-    let views = table.views("n", 9, 2_000);
-    assert_eq!(views.len(), 1);
+    let (views, readers) = table.views("n", 9, 2_000);
+    assert_eq!((views.len(), readers.len()), (1, 0));
     assert_eq!(
         (views[0].last_full, views[0].last_delta),
         (Some(1_000), Some(2_000))
@@ -45,7 +63,7 @@ fn another_server_is_not_a_consumer() {
     headers.insert("DiscoveryIdentity-Name", "DefaultServer".parse().unwrap());
     table.record(ip(1), &headers, Fetch::Full, 5, 1_000);
 
-    assert!(table.views("n", 5, 1_000).is_empty());
+    assert_eq!(agents(&table, 1_000), (vec![], vec![]));
 }
 
 #[test]
@@ -55,7 +73,8 @@ fn consumers_are_told_apart_by_address_and_agent() {
     table.record(ip(2), &agent("py"), Fetch::Full, 5, 1_000);
     table.record(ip(1), &agent("java"), Fetch::Full, 5, 1_000);
 
-    assert_eq!(table.views("n", 5, 1_000).len(), 3);
+    let (periodic, readers) = agents(&table, 1_000);
+    assert_eq!(periodic.len() + readers.len(), 3);
 }
 
 #[test]
@@ -63,7 +82,7 @@ fn a_consumer_quiet_for_longer_than_the_retention_ages_out() {
     let table = consumers(10);
     table.record(ip(1), &agent("py"), Fetch::Full, 5, 0);
 
-    assert!(table.views("n", 5, 300_001).is_empty());
+    assert_eq!(agents(&table, 300_001), (vec![], vec![]));
 }
 
 #[test]
@@ -75,6 +94,7 @@ fn at_the_cap_the_quietest_consumer_makes_room() {
 
     let addresses: Vec<String> = table
         .views("n", 5, 3_000)
+        .1
         .into_iter()
         .map(|v| v.address)
         .collect();
@@ -86,7 +106,7 @@ fn a_long_agent_is_cut_so_that_keys_stay_small() {
     let table = consumers(10);
     table.record(ip(1), &agent(&"x".repeat(5_000)), Fetch::Full, 5, 1_000);
 
-    assert_eq!(table.views("n", 5, 1_000)[0].agent.len(), 200);
+    assert_eq!(table.views("n", 5, 1_000).1[0].agent.len(), 200);
 }
 
 #[test]
@@ -97,4 +117,98 @@ fn behind_counts_only_consumers_that_stopped_keeping_up() {
     table.record(ip(3), &agent("stopped"), Fetch::Delta, 8, 10_000);
 
     assert_eq!(table.counts(9, 100_000), (3, 1));
+}
+
+#[test]
+fn a_one_off_read_is_listed_apart_from_the_clients() {
+    let table = consumers(10);
+    for (n, tool) in [
+        "curl/8.5.0",
+        "heureka-cli/0.1.0",
+        "kube-probe/1.30",
+        "Mozilla/5.0",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let read = headers(&[("User-Agent", tool), ("Accept", "application/json")]);
+        table.record(ip(n as u8), &read, Fetch::Full, 5, 1_000);
+    }
+    table.record(ip(9), &agent("java"), Fetch::Delta, 5, 1_000);
+
+    let (periodic, mut readers) = agents(&table, 1_000);
+    readers.sort();
+    assert_eq!(periodic, ["java"]);
+    assert_eq!(
+        readers,
+        [
+            "Mozilla/5.0",
+            "curl/8.5.0",
+            "heureka-cli/0.1.0",
+            "kube-probe/1.30"
+        ]
+    );
+}
+
+#[test]
+fn a_eureka_client_fetches_periodically_from_its_first_full_fetch() {
+    let table = consumers(10);
+    let first_fetches = [
+        // Netflix's Java client (Jersey): its identity headers.
+        headers(&[
+            ("User-Agent", "Java-EurekaClient/v2.0.6"),
+            ("DiscoveryIdentity-Name", "DefaultClient"),
+            ("DiscoveryIdentity-Version", "1.4"),
+        ]),
+        // py-eureka-client and eureka-js-client: no User-Agent.
+        headers(&[("Accept-Encoding", "gzip, deflate")]),
+        // Spring's RestClient and WebClient, fargo: a Content-Type on the GET.
+        headers(&[
+            ("User-Agent", "Go-http-client/1.1"),
+            ("Accept", "application/xml"),
+            ("Content-Type", "application/xml"),
+        ]),
+        // Spring's RestTemplate: what its Jackson converter reads.
+        headers(&[
+            ("User-Agent", "Apache-HttpClient/5.4.1 (Java/21.0.5)"),
+            ("Accept", "application/json, application/*+json"),
+        ]),
+    ];
+    for (n, fetch) in first_fetches.iter().enumerate() {
+        table.record(ip(n as u8), fetch, Fetch::Full, 5, 1_000);
+    }
+
+    let (periodic, readers) = agents(&table, 1_000);
+    assert_eq!((periodic.len(), readers), (4, Vec::<String>::new()));
+}
+
+#[test]
+fn a_reader_at_a_steady_pace_fetches_periodically_and_one_now_and_then_does_not() {
+    let table = consumers(10);
+    let probe = agent("kube-probe/1.30");
+    let person = agent("curl/8.5.0");
+    let burst = agent("python-requests/2.32");
+    for at in [1_000, 11_000, 21_500] {
+        table.record(ip(1), &probe, Fetch::Full, 5, at);
+    }
+    for at in [1_000, 13_000, 60_000] {
+        table.record(ip(2), &person, Fetch::Full, 5, at);
+    }
+    for at in [1_000, 1_005, 1_010] {
+        table.record(ip(3), &burst, Fetch::Full, 5, at);
+    }
+
+    let (periodic, mut readers) = agents(&table, 60_000);
+    readers.sort();
+    assert_eq!(periodic, ["kube-probe/1.30"]);
+    assert_eq!(readers, ["curl/8.5.0", "python-requests/2.32"]);
+}
+
+#[test]
+fn the_metrics_count_no_reader() {
+    let table = consumers(10);
+    table.record(ip(1), &agent("curl/8.5.0"), Fetch::Full, 1, 0);
+    table.record(ip(2), &agent("java"), Fetch::Delta, 1, 0);
+
+    assert_eq!(table.counts(9, 100_000), (1, 1));
 }

@@ -40,8 +40,13 @@ pub(crate) async fn all(
     Ok(response)
 }
 
+/// The header the dashboard's script sends with its reads: an operator's page is not a
+/// consumer, and a drain must not wait for it.
+const DASHBOARD_READ: &str = "X-Heureka-Dashboard";
+
 /// Books a registry fetch in the consumers' table (`consumers.rs`): the version read before
-/// the body was taken, which the body holds at least. A peer's fetch is not a consumer's.
+/// the body was taken, which the body holds at least. A peer's fetch is not a consumer's, nor
+/// the dashboard's.
 fn book(
     state: &SharedState,
     sender: Option<Extension<Sender>>,
@@ -53,6 +58,9 @@ fn book(
     let Some(Extension(Sender(address))) = sender else {
         return;
     };
+    if headers.contains_key(DASHBOARD_READ) {
+        return;
+    }
     // The peer user holds `peer` alone; a user with every role (Spring's one user, which
     // clients often share) is a consumer like any other.
     let roles = principal::of(extensions).grant().roles;

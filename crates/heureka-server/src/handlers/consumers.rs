@@ -1,14 +1,16 @@
 //! Who fetches the registry (`consumers.rs`) and a safe drain built on it:
 //!
-//! * `GET {base}/consumers`: this node's consumers, how far behind each is.
+//! * `GET {base}/consumers`: this node's consumers, how far behind each is; one-off readers
+//!   apart (`consumers.rs` says which are which).
 //! * `PUT {base}/apps/{app}/{id}/drain`: takes the instance out of service (an operator's
 //!   OUT_OF_SERVICE override, audited as one, through the override's own path), then answers
 //!   the progress below.
-//! * `GET {base}/apps/{app}/{id}/drain`: for every consumer that fetched from the cluster within
-//!   `heureka.consumers.active-within`, whether it holds a registry version with the instance's
-//!   change; the peers' consumers come from `GET {peer}peerreplication/drain`, this node's
-//!   local view, which a peer answers. A consumer seen on several nodes counts by its latest
-//!   fetch.
+//! * `GET {base}/apps/{app}/{id}/drain`: for every consumer that fetches periodically and
+//!   fetched from the cluster within `heureka.consumers.active-within`, whether it holds a
+//!   registry version with the instance's change; the one-off readers of that time listed
+//!   apart, not waited for. The peers' consumers come from `GET {peer}peerreplication/drain`,
+//!   this node's local view, which a peer answers. A consumer seen on several nodes counts by
+//!   its latest fetch, and fetches periodically if any node says so.
 
 use std::collections::HashMap;
 
@@ -28,11 +30,13 @@ use crate::state::SharedState;
 pub(crate) async fn list(State(state): State<SharedState>) -> Response {
     let now = state.store.now();
     let version = state.store.read().version();
+    let (consumers, readers) = state.consumers.views(&state.node_name, version, now);
     let doc = ConsumersDoc {
         node: state.node_name.clone(),
         version,
         now,
-        consumers: state.consumers.views(&state.node_name, version, now),
+        consumers,
+        readers,
         ..ConsumersDoc::default()
     };
     json(heureka_wire::encode_consumers(&doc))
@@ -68,31 +72,59 @@ pub(crate) async fn progress(
     Path((app, id)): Path<(String, String)>,
 ) -> Result<Response, ApiError> {
     let mut doc = local_progress(&state, &app, &id)?;
-    let mut latest: HashMap<(String, String), ConsumerView> = HashMap::new();
-    for consumer in doc.consumers.drain(..) {
-        latest.insert((consumer.address.clone(), consumer.agent.clone()), consumer);
-    }
+    let mut cluster = Cluster::default();
+    cluster.take(&mut doc);
     let client = state.replication.client().clone();
     for peer in state.replication.peers() {
         match client.fetch_drain_progress(&peer.url, &app, &id).await {
-            Ok(Some(theirs)) => {
-                for consumer in theirs.consumers {
-                    let key = (consumer.address.clone(), consumer.agent.clone());
-                    let newer = latest
-                        .get(&key)
-                        .is_none_or(|ours| consumer.last_fetch > ours.last_fetch);
-                    if newer {
-                        latest.insert(key, consumer);
-                    }
-                }
-            }
+            Ok(Some(mut theirs)) => cluster.take(&mut theirs),
             Ok(None) | Err(_) => doc.unseen.push(peer.url.as_str().to_owned()),
         }
     }
-    doc.consumers = latest.into_values().collect();
-    doc.consumers
-        .sort_by(|a, b| (&a.address, &a.agent).cmp(&(&b.address, &b.agent)));
+    (doc.consumers, doc.readers) = cluster.split();
     Ok(json(heureka_wire::encode_consumers(&doc)))
+}
+
+/// The consumers of every node's progress, one entry per address and client: its latest fetch,
+/// and whether any node saw it fetch periodically.
+#[derive(Default)]
+struct Cluster {
+    latest: HashMap<(String, String), (ConsumerView, bool)>,
+}
+
+impl Cluster {
+    fn take(&mut self, doc: &mut ConsumersDoc) {
+        let periodic = doc.consumers.drain(..).map(|view| (view, true));
+        let readers = doc.readers.drain(..).map(|view| (view, false));
+        for (view, periodic) in periodic.chain(readers) {
+            let key = (view.address.clone(), view.agent.clone());
+            match self.latest.get_mut(&key) {
+                Some((ours, seen_periodic)) => {
+                    if view.last_fetch > ours.last_fetch {
+                        *ours = view;
+                    }
+                    *seen_periodic |= periodic;
+                }
+                None => {
+                    self.latest.insert(key, (view, periodic));
+                }
+            }
+        }
+    }
+
+    /// Those that fetch periodically, then the readers, each by address and client.
+    fn split(self) -> (Vec<ConsumerView>, Vec<ConsumerView>) {
+        let (mut periodic, mut readers): (Vec<_>, Vec<_>) = self
+            .latest
+            .into_values()
+            .partition(|(_, periodic)| *periodic);
+        for views in [&mut periodic, &mut readers] {
+            views.sort_by(|(a, _), (b, _)| (&a.address, &a.agent).cmp(&(&b.address, &b.agent)));
+        }
+        let views =
+            |list: Vec<(ConsumerView, bool)>| list.into_iter().map(|(view, _)| view).collect();
+        (views(periodic), views(readers))
+    }
 }
 
 /// `GET {base}/peerreplication/drain?app=A&id=I`: this node's part of a drain's progress.
@@ -109,7 +141,7 @@ pub(crate) async fn peer_progress(
 
 /// The instance's status here and, once it is OUT_OF_SERVICE here, the version a consumer of
 /// this node must hold (its application's last change: at least the drain's own); each
-/// consumer active within `active-within`, confirmed or not.
+/// consumer and each reader active within `active-within`, confirmed or not.
 fn local_progress(state: &SharedState, app: &str, id: &str) -> Result<ConsumersDoc, ApiError> {
     state.settings.limits.check_names(app, id)?;
     let now = state.store.now();
@@ -121,23 +153,26 @@ fn local_progress(state: &SharedState, app: &str, id: &str) -> Result<ConsumersD
         (instance.status, required, registry.version())
     };
     let active_within = state.consumers.active_within_ms;
-    let consumers = state
-        .consumers
-        .views(&state.node_name, version, now)
-        .into_iter()
-        .filter(|consumer| now - consumer.last_fetch <= active_within)
-        .map(|consumer| ConsumerView {
-            confirmed: Some(required.is_some_and(|required| consumer.version >= required)),
-            ..consumer
-        })
-        .collect();
+    // Readers carry `confirmed` too: a peer's reader may be another node's periodic consumer.
+    let progress = |views: Vec<ConsumerView>| -> Vec<ConsumerView> {
+        views
+            .into_iter()
+            .filter(|consumer| now - consumer.last_fetch <= active_within)
+            .map(|consumer| ConsumerView {
+                confirmed: Some(required.is_some_and(|required| consumer.version >= required)),
+                ..consumer
+            })
+            .collect()
+    };
+    let (consumers, readers) = state.consumers.views(&state.node_name, version, now);
     Ok(ConsumersDoc {
         node: state.node_name.clone(),
         version,
         now,
         status: Some(status.as_str().to_owned()),
         required,
-        consumers,
+        consumers: progress(consumers),
+        readers: progress(readers),
         unseen: Vec::new(),
     })
 }

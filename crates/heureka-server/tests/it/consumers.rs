@@ -5,17 +5,27 @@ use tokio::net::TcpListener;
 
 use crate::support::TestServer;
 
-/// A fetch of the whole registry (or the delta) as a client calling itself `agent`.
+/// A fetch of the whole registry (or the delta) as a Eureka client calling itself `agent`: a
+/// `Content-Type` on the GET, as Spring's RestClient sends, says it is one from its first fetch.
 async fn fetch(server: &TestServer, path: &str, agent: &str) {
-    let response = server
+    read(
+        server,
+        path,
+        &[("User-Agent", agent), ("Content-Type", "application/json")],
+    )
+    .await;
+}
+
+/// A read of `path` with these headers besides `Accept: application/json`.
+async fn read(server: &TestServer, path: &str, headers: &[(&str, &str)]) {
+    let mut request = server
         .http
         .get(server.url(path))
-        .header("Accept", "application/json")
-        .header("User-Agent", agent)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), 200);
+        .header("Accept", "application/json");
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    assert_eq!(request.send().await.unwrap().status(), 200);
 }
 
 async fn json(server: &TestServer, method: reqwest::Method, path: &str) -> (u16, Value) {
@@ -32,7 +42,15 @@ async fn json(server: &TestServer, method: reqwest::Method, path: &str) -> (u16,
 }
 
 fn consumer<'a>(doc: &'a Value, agent: &str) -> Option<&'a Value> {
-    doc["consumers"]
+    listed(doc, "consumers", agent)
+}
+
+fn reader<'a>(doc: &'a Value, agent: &str) -> Option<&'a Value> {
+    listed(doc, "readers", agent)
+}
+
+fn listed<'a>(doc: &'a Value, list: &str, agent: &str) -> Option<&'a Value> {
+    doc[list]
         .as_array()?
         .iter()
         .find(|consumer| consumer["agent"] == agent)
@@ -89,6 +107,42 @@ async fn a_drain_takes_the_instance_out_of_service_and_confirms_a_consumer_once_
     assert_eq!(consumer(&progress, "caller").unwrap()["confirmed"], true);
     let (_, instance) = json(&server, reqwest::Method::GET, "/apps/ORDERS/o1").await;
     assert_eq!(instance["instance"]["overriddenStatus"], "OUT_OF_SERVICE");
+}
+
+#[tokio::test]
+async fn a_one_off_read_is_listed_apart_and_a_drain_does_not_wait_for_it() {
+    let server = TestServer::start(&[]).await;
+    server.register("ORDERS", "o1").await;
+    read(&server, "/apps", &[("User-Agent", "curl/8.5.0")]).await;
+
+    let (_, listed) = json(&server, reqwest::Method::GET, "/consumers").await;
+    assert!(reader(&listed, "curl/8.5.0").is_some(), "{listed}");
+    assert_eq!(listed["consumers"], serde_json::json!([]));
+
+    let (status, started) = json(&server, reqwest::Method::PUT, "/apps/ORDERS/o1/drain").await;
+    assert_eq!(status, 200);
+    assert_eq!(started["consumers"], serde_json::json!([]), "{started}");
+    assert!(reader(&started, "curl/8.5.0").is_some(), "{started}");
+}
+
+#[tokio::test]
+async fn the_dashboards_reads_are_not_booked() {
+    let server = TestServer::start(&[]).await;
+    let browser = "Mozilla/5.0 (X11; Linux x86_64) HeadlessChrome/131.0.0.0";
+    read(
+        &server,
+        "/apps",
+        &[("User-Agent", browser), ("X-Heureka-Dashboard", "1")],
+    )
+    .await;
+
+    let (_, listed) = json(&server, reqwest::Method::GET, "/consumers").await;
+
+    assert_eq!(
+        (&listed["consumers"], &listed["readers"]),
+        (&serde_json::json!([]), &serde_json::json!([])),
+        "{listed}"
+    );
 }
 
 #[tokio::test]

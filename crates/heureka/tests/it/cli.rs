@@ -963,6 +963,43 @@ async fn drain_exits_5_at_its_timeout_naming_the_consumer_that_stopped_fetching(
 }
 
 #[tokio::test]
+async fn drain_after_heureka_apps_lists_that_read_apart_and_does_not_wait_for_it() {
+    let server = TestServer::start(&[]).await;
+    server.register("ORDERS", "o1").await;
+    server.register("ORDERS", "o2").await;
+    ok(&server, &["apps"]).await;
+
+    let run = heureka(&server, &["drain", "ORDERS", "o1", "--timeout", "10"]).await;
+
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    let read = run
+        .stdout
+        .lines()
+        .find(|line| line.contains("heureka-cli/"))
+        .unwrap_or_else(|| panic!("the CLI's read is listed: {}", run.stdout));
+    assert!(read.starts_with("one-off read"), "{}", run.stdout);
+    assert!(!run.stdout.contains("NOT CONFIRMED"), "{}", run.stdout);
+
+    // The JSON progress lists it apart too.
+    let run = heureka(
+        &server,
+        &["drain", "ORDERS", "o2", "--timeout", "10", "--json"],
+    )
+    .await;
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    let progress = run.json();
+    assert_eq!(progress["consumers"], serde_json::json!([]), "{progress}");
+    let readers = progress["readers"].as_array().unwrap();
+    assert!(
+        readers[0]["agent"]
+            .as_str()
+            .unwrap()
+            .starts_with("heureka-cli/"),
+        "{progress}"
+    );
+}
+
+#[tokio::test]
 async fn drain_of_an_unknown_instance_exits_1() {
     let server = TestServer::start(&[]).await;
 
