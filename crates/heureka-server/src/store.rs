@@ -26,6 +26,7 @@ use heureka_core::{Change, ChangeKind, Millis, Registry};
 use parking_lot::{Mutex, MutexGuard};
 
 use crate::clock::{Clock, Instant};
+use crate::http::log_budget::LogBudget;
 
 /// A consumer of the registry's changes: replication, events, metrics. Called under the
 /// registry lock, once per change, in registry order; it must only queue, count or send.
@@ -38,7 +39,21 @@ pub(crate) struct Store {
     registry: Mutex<Registry>,
     clock: Clock,
     sinks: Vec<Arc<dyn ChangeSink>>,
+    refused_copies: Mutex<RefusedCopies>,
 }
+
+/// Peers' copies of new instances the registry refused for want of room (`max-instances`),
+/// reported as a client's refused registration is, within a budget of lines a minute: an
+/// anti-entropy round against a peer holding thousands more would otherwise log each.
+#[derive(Debug)]
+struct RefusedCopies {
+    budget: LogBudget,
+    /// Refused since the last line, told in the next.
+    unreported: u64,
+}
+
+/// Lines a minute about refused copies.
+const REFUSED_COPIES_LOGGED_PER_MINUTE: u32 = 10;
 
 /// The registry lent read-only: [`Store::read`]'s guard. Writes cannot go through it.
 pub(crate) struct ReadGuard<'a>(MutexGuard<'a, Registry>);
@@ -58,6 +73,10 @@ impl Store {
             registry: Mutex::new(registry),
             clock,
             sinks,
+            refused_copies: Mutex::new(RefusedCopies {
+                budget: LogBudget::new(REFUSED_COPIES_LOGGED_PER_MINUTE),
+                unreported: 0,
+            }),
         }
     }
 
@@ -70,7 +89,7 @@ impl Store {
     /// Applies one write to the registry at the current time and publishes what it changed.
     pub(crate) fn write<T>(&self, write: impl FnOnce(&mut Registry, Millis) -> T) -> T {
         let now = self.now();
-        let (result, changes) = {
+        let (result, changes, refused) = {
             let mut registry = self.registry.lock();
             let result = write(&mut registry, now);
             let changes = registry.take_changes();
@@ -79,13 +98,35 @@ impl Store {
                     sink.publish(change, &registry);
                 }
             }
-            (result, changes)
+            let refused = (
+                registry.take_copies_refused_for_room(),
+                registry.limits().max_instances,
+            );
+            (result, changes, refused)
         };
         // Logging writes to stdout, which may block: never under the lock.
         for change in &changes {
             log(change);
         }
+        if refused.0 > 0 {
+            self.report_refused_copies(refused.0, refused.1);
+        }
         result
+    }
+
+    fn report_refused_copies(&self, copies: u64, max: usize) {
+        let mut refused = self.refused_copies.lock();
+        refused.unreported += copies;
+        if refused.budget.take(self.instant()).is_some() {
+            let copies = std::mem::take(&mut refused.unreported);
+            drop(refused);
+            tracing::warn!(
+                copies,
+                max_instances = max,
+                "refused peers' copies of new instances: the registry holds \
+                 heureka.limits.max-instances (re-registrations, updates and removals are taken)"
+            );
+        }
     }
 
     /// The current time in Eureka's milliseconds since the epoch.

@@ -264,3 +264,39 @@ async fn a_peer_without_credentials_is_refused() {
         .unwrap();
     assert_eq!(response.status(), 404);
 }
+
+#[tokio::test]
+async fn anti_entropy_takes_no_new_instance_beyond_max_instances_but_updates_and_removals_of_held_ones(
+) {
+    // Y lists no peer and so replicates nothing to X: what X holds of Y's instances it takes
+    // by its own anti-entropy, the path `max-instances` once did not bound.
+    let (mut listeners, urls) = listeners(2).await;
+    let y_listener = listeners.pop().unwrap();
+    let y = node(
+        y_listener,
+        &[&urls[1]],
+        &["--heureka.replication.allowed-addresses=127.0.0.1"],
+    )
+    .await;
+    let x = node(
+        listeners.pop().unwrap(),
+        &[&urls[1]],
+        &["--heureka.limits.max-instances=2"],
+    )
+    .await;
+    x.register("a", "1").await;
+    y.register("b", "2").await;
+    everywhere(std::slice::from_ref(&x), "B", "2", Some("UP")).await;
+
+    // X is full. C/3 is registered on Y before B/2's override, so the round that brings the
+    // override has seen C/3 too.
+    y.register("c", "3").await;
+    assert_eq!(y.put("/apps/B/2/status?value=OUT_OF_SERVICE").await, 200);
+    everywhere(std::slice::from_ref(&x), "B", "2", Some("OUT_OF_SERVICE")).await;
+    assert_eq!(status_on(&x, "C", "3").await, None, "beyond max-instances");
+
+    // A removal of a held instance is taken, and the room it makes takes C/3.
+    assert_eq!(y.delete("/apps/B/2").await, 200);
+    everywhere(std::slice::from_ref(&x), "B", "2", None).await;
+    everywhere(std::slice::from_ref(&x), "C", "3", Some("UP")).await;
+}
