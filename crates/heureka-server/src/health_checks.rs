@@ -4,7 +4,9 @@
 //! write, so every node and every client sees it in seconds instead of when its lease lapses.
 //!
 //! * `targets.rs` — what to probe for an instance (its URL, its port, or nothing), pure.
-//! * `probe.rs` — making one probe.
+//! * `probe.rs` — making one probe, only to an address in
+//!   `heureka.health-checks.allowed-networks`: an instance outside is not probed, gets no
+//!   verdict, and is shown, counted and logged (once) as refused.
 //! * `streaks.rs` — from results to verdicts, and the guard against our own network, pure.
 //! * `owners.rs` — which node probes which instance (rendezvous hashing over the nodes that
 //!   check), and the task that keeps the set of those nodes.
@@ -29,11 +31,12 @@ use parking_lot::Mutex;
 use tokio::sync::{watch, Semaphore};
 use tokio::task::JoinSet;
 
-use self::probe::{ProbeResult, Prober};
+use self::probe::{Networks, ProbeResult, Prober};
 use self::streaks::{suspects_itself, Streak, Thresholds};
 use self::targets::{target_of, Target};
 use crate::config::{CheckMode, HealthChecksConfig};
 use crate::events::Events;
+use crate::http::log_budget::LogBudget;
 use crate::metrics::Metrics;
 use crate::replication::Replication;
 use crate::store::Store;
@@ -158,7 +161,12 @@ async fn run(checker: Checker, checkers: watch::Receiver<Vec<u32>>) {
         successes_before_up: config.successes_before_up,
         self_suspicion_percent: config.self_suspicion_percent,
     };
-    let prober = Prober::new(config.timeout, checker.tls.clone(), checker.checks.node());
+    let prober = Prober::new(
+        config.timeout,
+        checker.tls.clone(),
+        checker.checks.node(),
+        Networks::new(&config.allowed_networks),
+    );
     let permits = Arc::new(Semaphore::new(config.concurrency.max(1)));
     let mut round = Round::default();
     let mut timer = crate::clock::every(config.interval);
@@ -225,20 +233,41 @@ fn app_mode(config: &HealthChecksConfig, app: &str) -> Option<CheckMode> {
         .map(|(_, mode)| *mode)
 }
 
+/// Instances refused (outside the allowed networks) logged per minute at most: a client can
+/// register many; the rest are counted into the next line.
+const REFUSALS_LOGGED_PER_MINUTE: u32 = 10;
+
 /// What the probing task keeps between rounds: each owned instance's streak and latest probe,
 /// and whether it suspects its own network.
-#[derive(Default)]
 struct Round {
     streaks: HashMap<(String, String), Streak>,
     latest: HashMap<(String, String), ProbeView>,
     /// Of the latest probes of instances passing by verdict: how many failed, of how many.
     tally: (usize, usize),
     suspected: bool,
+    /// Instances whose probes are refused and whose refusal was logged: logged once, until
+    /// they are probed again or leave.
+    refused: std::collections::HashSet<(String, String)>,
+    refusals_logged: LogBudget,
 }
 
-/// What one latest probe adds to [`Round::tally`].
+impl Default for Round {
+    fn default() -> Round {
+        Round {
+            streaks: HashMap::new(),
+            latest: HashMap::new(),
+            tally: (0, 0),
+            suspected: false,
+            refused: std::collections::HashSet::new(),
+            refusals_logged: LogBudget::new(REFUSALS_LOGGED_PER_MINUTE),
+        }
+    }
+}
+
+/// What one latest probe adds to [`Round::tally`]. A refused probe says nothing of our
+/// network, so it is left out.
 fn tally_of(probe: &ProbeView) -> (usize, usize) {
-    if probe.health == Health::Passing {
+    if probe.health == Health::Passing && !probe.refused {
         (usize::from(!probe.passed), 1)
     } else {
         (0, 0)
@@ -255,6 +284,7 @@ impl Round {
         let keep = |key: &(String, String)| listed.contains(&(key.0.as_str(), key.1.as_str()));
         self.streaks.retain(|key, _| keep(key));
         self.latest.retain(|key, _| keep(key));
+        self.refused.retain(|key| keep(key));
         self.tally = self
             .latest
             .values()
@@ -325,10 +355,15 @@ impl Round {
             result,
         } = probed;
         let now = checker.store.now();
+        if result.refused {
+            self.refuse(checker, subject, target, result, now);
+            return;
+        }
         checker
             .metrics
             .health_check(result.passed, result.latency.as_secs_f64());
         let key = (subject.app.clone(), subject.id.clone());
+        self.refused.remove(&key);
         let streak = self.streaks.entry(key.clone()).or_default();
         streak.record(result.passed, now);
         let streak = streak.clone();
@@ -338,6 +373,7 @@ impl Round {
             target: target.to_string(),
             health: subject.health,
             passed: result.passed,
+            refused: false,
             detail: result.detail,
             latency_ms: result.latency.as_millis() as u64,
             at: now,
@@ -354,6 +390,53 @@ impl Round {
         if view.health == Health::Failing {
             evict_if_failing_too_long(checker, &subject, &streak, config.evict_after, now);
         }
+    }
+
+    /// Books a probe refused because the instance's address is outside the allowed networks:
+    /// no verdict (a failing one it had is lifted, as when its checks are turned off), no
+    /// streak, counted, shown with the reason, logged once.
+    fn refuse(
+        &mut self,
+        checker: &Checker,
+        subject: HealthSubject,
+        target: Target,
+        result: ProbeResult,
+        now: Millis,
+    ) {
+        checker.metrics.health_check_refused();
+        let key = (subject.app.clone(), subject.id.clone());
+        self.streaks.remove(&key);
+        let mut health = subject.health;
+        if health == Health::Failing {
+            if let HealthWrite::Written { .. } = write_verdict(checker, &subject, Health::Passing) {
+                health = Health::Passing;
+            }
+        }
+        if self.refused.insert(key.clone()) {
+            if let Some(left_out) = self.refusals_logged.take(checker.store.instant()) {
+                tracing::warn!(
+                    app = %subject.app,
+                    id = %subject.id,
+                    target = %target,
+                    left_out,
+                    "health check refused: {}",
+                    result.detail
+                );
+            }
+        }
+        let view = ProbeView {
+            app: subject.app,
+            id: subject.id,
+            target: target.to_string(),
+            health,
+            passed: false,
+            refused: true,
+            detail: result.detail,
+            latency_ms: 0,
+            at: now,
+            failing_since: None,
+        };
+        self.remember(key, view);
     }
 
     /// After a round: the view published for the dashboard, and the gauges.

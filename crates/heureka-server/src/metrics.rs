@@ -166,6 +166,8 @@ impl PersistenceMetrics {
 struct HealthCheckMetrics {
     passed: Counter,
     failed: Counter,
+    /// Not probed: the address is outside `heureka.health-checks.allowed-networks`.
+    refused: Counter,
     latency: Histogram,
     suspended: Gauge,
     failing: Gauge,
@@ -176,7 +178,7 @@ impl HealthCheckMetrics {
         let probes = Family::<[(&'static str, &'static str); 1], Counter>::default();
         registry.register(
             "heureka_health_checks",
-            "Health-check probes this server made, by outcome (passed, failed)",
+            "Health-check probes this server made, by outcome (passed, failed; refused: not made, the address is outside heureka.health-checks.allowed-networks)",
             probes.clone(),
         );
         let latency = Histogram::new(PROBE_BUCKETS);
@@ -200,9 +202,11 @@ impl HealthCheckMetrics {
         );
         let passed = probes.get_or_create(&[("outcome", "passed")]).clone();
         let failed = probes.get_or_create(&[("outcome", "failed")]).clone();
+        let refused = probes.get_or_create(&[("outcome", "refused")]).clone();
         HealthCheckMetrics {
             passed,
             failed,
+            refused,
             latency,
             suspended,
             failing,
@@ -344,6 +348,11 @@ impl Metrics {
             checks.failed.inc();
         }
         checks.latency.observe(seconds);
+    }
+
+    /// Counts one probe not made: the instance's address is outside the allowed networks.
+    pub(crate) fn health_check_refused(&self) {
+        self.health_checks.refused.inc();
     }
 
     /// The health checks' state after a round.

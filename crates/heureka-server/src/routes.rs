@@ -9,8 +9,9 @@
 //! metrics behind the same authentication as the API, health and its probes in front of it.
 //! Every request passes the observing layer (`http/observe.rs`): metrics, logs. Every answer
 //! with a body carries the security headers (`http/security_headers.rs`), and every write a browser sends
-//! from another site's page is refused before routing reaches a handler
-//! (`http/cross_site.rs`).
+//! from another site's page, and every browser request under a `Host` that is not one of this
+//! server's names (DNS rebinding), is refused before routing reaches a handler
+//! (`http/cross_site.rs`, `http/hosts.rs`).
 
 use axum::extract::DefaultBodyLimit;
 use axum::middleware;
@@ -38,6 +39,10 @@ pub(crate) fn router(state: SharedState, base_path: &str, max_body_bytes: usize)
         .merge(actuator_behind_auth(&state));
     // Outermost, so it times and logs every answer, 401s and unmatched paths included.
     let observing = observe::ObserveLayer(state.clone());
+    let cross_site = cross_site::CrossSiteLayer::new(
+        &state.settings.allowed_origins,
+        state.settings.allowed_hosts.clone(),
+    );
     // Without users configured every request passes with every role, so the check is not
     // installed.
     let auth = state.settings.users.is_some().then(|| {
@@ -53,11 +58,9 @@ pub(crate) fn router(state: SharedState, base_path: &str, max_body_bytes: usize)
         ServiceBuilder::new()
             .layer(observing.clone())
             .map_response(security_headers::add as fn(_) -> _)
-            // Before authentication and the body: a forged write is refused whatever it
-            // carries, and logged once, here.
-            .layer(cross_site::CrossSiteLayer::new(
-                &state.settings.allowed_origins,
-            ))
+            // Before authentication and the body: a forged write or a rebinding page's
+            // request is refused whatever it carries, and logged once, here.
+            .layer(cross_site.clone())
             // Peers may gzip request bodies (`Content-Encoding: gzip`); unknown encodings get
             // 415. Only requests that name an encoding pass through the decoder.
             .layer(decompress::lazy())
@@ -75,7 +78,9 @@ pub(crate) fn router(state: SharedState, base_path: &str, max_body_bytes: usize)
             actuator_open(&state).layer(
                 ServiceBuilder::new()
                     .layer(observing)
-                    .map_response(security_headers::add as fn(_) -> _),
+                    .map_response(security_headers::add as fn(_) -> _)
+                    // Health is open to anyone, but not to a rebinding page.
+                    .layer(cross_site),
             ),
         )
         .with_state(state)

@@ -89,6 +89,9 @@ pub(crate) struct Settings {
     pub(crate) event_streams: EventStreamConfig,
     /// `heureka.security.allowed-origins`, normalised: the foreign origins that may write.
     pub(crate) allowed_origins: Vec<String>,
+    /// The names a browser may reach this server under: its own, its peers',
+    /// `heureka.security.allowed-hosts` (`http/hosts.rs`).
+    pub(crate) allowed_hosts: crate::http::hosts::AllowedHosts,
 }
 
 impl AppState {
@@ -171,6 +174,7 @@ impl AppState {
                 limits: limits(config),
                 event_streams: config.heureka.events.clone(),
                 allowed_origins: config.heureka.allowed_origins.clone(),
+                allowed_hosts: crate::http::hosts::AllowedHosts::from_config(config, port),
             },
             audit,
             metrics,

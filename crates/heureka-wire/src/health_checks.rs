@@ -8,6 +8,10 @@
 //!   "id":"o1","target":"GET http://10.0.0.7:8080/actuator/health","health":"PASSING",
 //!   "passed":true,"detail":"200","latencyMs":3,"at":1714550400000}]}
 //! ```
+//!
+//! A probe refused because the instance's address is outside
+//! `heureka.health-checks.allowed-networks` is `"passed":false,"refused":true`, with the
+//! reason as its `detail`; `refused` is left out otherwise.
 
 use heureka_core::{Health, Millis};
 
@@ -60,6 +64,9 @@ pub struct ProbeView {
     /// The verdict the registry holds.
     pub health: Health,
     pub passed: bool,
+    /// Not probed: its address is outside the networks this node may probe (`detail` says
+    /// which); the instance gets no verdict.
+    pub refused: bool,
     /// The answer's status code, or why there was none.
     pub detail: String,
     pub latency_ms: u64,
@@ -85,6 +92,9 @@ pub fn encode_health_checks(view: &HealthChecksView) -> Vec<u8> {
         field_str(&mut out, "target", &probe.target);
         field_str(&mut out, "health", probe.health.as_str());
         out.extend_from_slice(format!(r#","passed":{}"#, probe.passed).as_bytes());
+        if probe.refused {
+            out.extend_from_slice(br#","refused":true"#);
+        }
         field_str(&mut out, "detail", &probe.detail);
         field_u64(&mut out, "latencyMs", probe.latency_ms);
         field_i64(&mut out, "at", probe.at);
@@ -126,6 +136,7 @@ mod tests {
                 target: "connect 10.0.0.7:8080".to_owned(),
                 health: Health::Failing,
                 passed: false,
+                refused: false,
                 detail: "connection refused".to_owned(),
                 latency_ms: 1,
                 at: 5,

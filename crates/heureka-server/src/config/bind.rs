@@ -129,6 +129,7 @@ fn unbound() -> Config {
                 max_age: Duration::ZERO,
             },
             allowed_origins: Vec::new(),
+            allowed_hosts: Vec::new(),
             users: Vec::new(),
             audit: AuditConfig {
                 enabled: false,
@@ -145,6 +146,7 @@ fn unbound() -> Config {
                 evict_after: None,
                 self_suspicion_percent: 0,
                 apps: Vec::new(),
+                allowed_networks: Vec::new(),
             },
             consumers: ConsumersConfig {
                 max: 0,

@@ -14,10 +14,10 @@ use super::rules;
 use super::values::{
     ACTUATOR_BASE_PATH, ADDRESS_RANGES, API_BASE_PATH, APP_NAMES, AS_WRITTEN, BODY_SIZE, BOOL,
     CHECK_MODE, CLIENT_NAMES, CONNECTION_COUNT, DASHBOARD_PATH, DURATION_OR_ZERO, ENDPOINT_NAMES,
-    EVENT_NAMES, FRACTION, HEADER_SIZE, HTTP_URL, IP_ADDRESS, LEASE_DURATION, LOG_LEVEL,
-    METADATA_SIZE, NAME_LENGTH, NEVER_OR_DURATION, OPTIONAL_IP_ADDRESS, OPTIONAL_TEXT, ORIGINS,
-    PERCENT, PORT, POSITIVE_COUNT, POSITIVE_U32, REGION, RENEWAL_INTERVAL_SECONDS, ROLE_NAMES,
-    SERVICE_URLS, SHOW_DETAILS, TEXT, TIMEOUT, WHOLE_U32, WHOLE_U64, ZONES,
+    EVENT_NAMES, FRACTION, HEADER_SIZE, HOST_NAMES, HTTP_URL, IP_ADDRESS, LEASE_DURATION,
+    LOG_LEVEL, METADATA_SIZE, NAME_LENGTH, NEVER_OR_DURATION, OPTIONAL_IP_ADDRESS, OPTIONAL_TEXT,
+    ORIGINS, PERCENT, PORT, POSITIVE_COUNT, POSITIVE_U32, REGION, RENEWAL_INTERVAL_SECONDS,
+    ROLE_NAMES, SERVICE_URLS, SHOW_DETAILS, TEXT, TIMEOUT, WHOLE_U32, WHOLE_U64, ZONES,
 };
 use Binding::{Bound, Inert, Loader, OlderNameOf};
 
@@ -50,6 +50,13 @@ pub(crate) enum Binding {
     /// Reads it in place of the named key when that one is not set: an older name of it.
     OlderNameOf(&'static str),
 }
+
+/// Where health checks may connect by default: loopback, the private ranges (RFC 1918), the
+/// carrier-grade NAT range Kubernetes networks use (100.64.0.0/10) and IPv6's unique local
+/// addresses. Not link-local (169.254.0.0/16 and fe80::/10 hold cloud metadata services), not
+/// public addresses.
+const DEFAULT_PROBE_NETWORKS: &str =
+    "127.0.0.0/8,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,100.64.0.0/10,::1/128,fc00::/7";
 
 const fn key(
     name: &'static str,
@@ -911,6 +918,14 @@ pub(crate) const KEYS: &[Key] = &[
         })),
     ),
     key(
+        "heureka.health-checks.allowed-networks",
+        DEFAULT_PROBE_NETWORKS,
+        "probe only addresses in these CIDRs (0.0.0.0/0,::/0 = any)",
+        Bound(&field(ADDRESS_RANGES, |c, v| {
+            c.heureka.health_checks.allowed_networks = v
+        })),
+    ),
+    key(
         "heureka.consumers.max",
         "10000",
         "consumers of the registry kept (the quietest make room)",
@@ -955,6 +970,12 @@ pub(crate) const KEYS: &[Key] = &[
         "",
         "browser origins whose pages may write (403 otherwise)",
         Bound(&field(ORIGINS, |c, v| c.heureka.allowed_origins = v)),
+    ),
+    key(
+        "heureka.security.allowed-hosts",
+        "",
+        "Host names browsers may use besides IPs, localhost, own and peer names (* = any)",
+        Bound(&field(HOST_NAMES, |c, v| c.heureka.allowed_hosts = v)),
     ),
     key(
         "heureka.security.users[<n>].name",

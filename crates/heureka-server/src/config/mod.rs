@@ -312,6 +312,10 @@ pub struct HeurekaConfig {
     /// server's own, whose pages may write (`http/cross_site.rs`). Each is normalised to
     /// `scheme://host:port`, lower case, with the scheme's default port written out.
     pub allowed_origins: Vec<String>,
+    /// `heureka.security.allowed-hosts`, default none: host names, besides the server's own
+    /// and its peers', that a browser may reach it under (`http/hosts.rs`). Lower case; `*`
+    /// is any name, `*.example.com` any name under `example.com`.
+    pub allowed_hosts: Vec<String>,
     /// `heureka.security.users[<n>].*`, in index order; default none. Any turns
     /// authentication on, as `spring.security.user` and the peer user do.
     pub users: Vec<UserConfig>,
@@ -380,6 +384,11 @@ pub struct HealthChecksConfig {
     /// default (`http` when the instance registered a `healthCheckUrl`, else `tcp`). An
     /// instance's own metadata `heureka.health-check` overrides both.
     pub apps: Vec<(String, CheckMode)>,
+    /// `.allowed-networks`, default loopback, RFC 1918, 100.64.0.0/10, `fc00::/7` and `::1`:
+    /// the only addresses a probe connects to. Anyone who may register names the address it
+    /// is probed at, so without a bound the checks would scan whatever this server can reach
+    /// (cloud metadata at 169.254.169.254 included) and report verdicts and latencies back.
+    pub allowed_networks: Vec<AddressRange>,
 }
 
 /// How an instance is checked.

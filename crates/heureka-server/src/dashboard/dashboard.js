@@ -553,6 +553,8 @@ function healthCheckText(key) {
   if (!checks || !checks.enabled) return 'off on this server (heureka.health-checks.enabled)';
   const probe = checks.probes.find((p) => keyOf(p.app, p.id) === key);
   if (!probe) return checks.checkers > 1 ? `checked by another of ${checks.checkers} nodes, or not checked` : 'not checked (no URL or port, or heureka.health-check=off)';
+  // Its address is outside heureka.health-checks.allowed-networks: no probe, no verdict.
+  if (probe.refused) return `refused, no verdict · ${probe.detail} at ${formatTime(probe.at)} · ${probe.target}`;
   const verdict = probe.health === 'FAILING' ? 'FAILING (reads DOWN)' : 'passing';
   const since = probe.failingSince ? `; failing since ${formatTime(probe.failingSince)}` : '';
   return `${verdict} · last probe ${probe.passed ? 'passed' : 'failed'} (${probe.detail}, ${probe.latencyMs} ms) at ${formatTime(probe.at)}${since} · ${probe.target}`;

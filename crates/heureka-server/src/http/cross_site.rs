@@ -1,6 +1,9 @@
 //! Writes a browser cannot be made to send: a request with a non-safe method (POST, PUT,
 //! DELETE, PATCH) that a browser marks as coming from another site's page is refused with 403
-//! before any handler runs, so the registry is left as it was.
+//! before any handler runs, so the registry is left as it was. The same layer first refuses
+//! any browser request, reads included, whose `Host` is not a name of this server (DNS
+//! rebinding, `hosts.rs`): such a page's origin would match its `Host` and pass the check
+//! below.
 //!
 //! A page on any site can make its visitor's browser send such a request to a registry it can
 //! reach (a form, or a `fetch` whose method and headers need no CORS preflight), with the
@@ -30,27 +33,42 @@ use std::task::{Context, Poll};
 use axum::extract::Request;
 use axum::http::{header, HeaderMap, HeaderValue, Method};
 use axum::response::{IntoResponse, Response};
+use parking_lot::Mutex;
 use pin_project_lite::pin_project;
 use tower::{Layer, Service};
 
 use crate::http::error::ApiError;
+use crate::http::hosts::{foreign_host, AllowedHosts};
+use crate::http::log_budget::LogBudget;
 
 /// The header a browser adds to say how the page's site relates to the target's.
 const SEC_FETCH_SITE: &str = "sec-fetch-site";
 
+/// Refusals of a foreign `Host` logged per minute at most: any page can make its visitors'
+/// browsers send them, so they are floodable; the rest are counted into the next line.
+const HOST_REFUSALS_LOGGED_PER_MINUTE: u32 = 10;
+
 /// The layer: see the module docs. A service of its own rather than `middleware::from_fn`,
-/// which boxes on every request; this one costs a heartbeat two header look-ups.
+/// which boxes on every request; this one costs a heartbeat a few header look-ups.
 #[derive(Clone)]
-pub(crate) struct CrossSiteLayer {
+pub(crate) struct CrossSiteLayer(Arc<Rules>);
+
+/// What the layer checks against.
+struct Rules {
     /// The allowed origins, normalised ([`normalise_origin`]).
-    allowed: Arc<[String]>,
+    allowed: Vec<String>,
+    /// The names a browser may reach this server under (`hosts.rs`).
+    hosts: AllowedHosts,
+    host_refusals: Mutex<LogBudget>,
 }
 
 impl CrossSiteLayer {
-    pub(crate) fn new(allowed: &[String]) -> CrossSiteLayer {
-        CrossSiteLayer {
-            allowed: allowed.into(),
-        }
+    pub(crate) fn new(allowed: &[String], hosts: AllowedHosts) -> CrossSiteLayer {
+        CrossSiteLayer(Arc::new(Rules {
+            allowed: allowed.to_vec(),
+            hosts,
+            host_refusals: Mutex::new(LogBudget::new(HOST_REFUSALS_LOGGED_PER_MINUTE)),
+        }))
     }
 }
 
@@ -59,7 +77,7 @@ impl<S> Layer<S> for CrossSiteLayer {
 
     fn layer(&self, inner: S) -> CrossSite<S> {
         CrossSite {
-            allowed: self.allowed.clone(),
+            rules: self.0.clone(),
             inner,
         }
     }
@@ -67,7 +85,7 @@ impl<S> Layer<S> for CrossSiteLayer {
 
 #[derive(Clone)]
 pub(crate) struct CrossSite<S> {
-    allowed: Arc<[String]>,
+    rules: Arc<Rules>,
     inner: S,
 }
 
@@ -84,7 +102,28 @@ where
     }
 
     fn call(&mut self, request: Request) -> Self::Future {
-        let Some(foreign) = foreign(request.method(), request.headers(), &self.allowed) else {
+        let rules = &self.rules;
+        if let Some(foreign) = foreign_host(request.headers(), &rules.hosts, &rules.allowed) {
+            // The host is the client's text: logged quoted and escaped.
+            if let Some(left_out) = rules.host_refusals.lock().take(crate::clock::instant()) {
+                tracing::info!(
+                    method = %request.method(),
+                    path = request.uri().path(),
+                    host = ?foreign.host,
+                    left_out,
+                    "refused a browser request under a foreign Host, DNS rebinding (403)"
+                );
+            }
+            let reason = format!(
+                "DNS rebinding refused: a browser request under Host {:?}, which is not a name of \
+                 this server; list it in heureka.security.allowed-hosts if it is",
+                foreign.host
+            );
+            return Checked::Refused {
+                response: Some(ApiError::CrossSite(reason).into_response()),
+            };
+        }
+        let Some(foreign) = foreign(request.method(), request.headers(), &rules.allowed) else {
             return Checked::Passed {
                 inner: self.inner.call(request),
             };

@@ -1,7 +1,8 @@
 //! HTTP plumbing shared by the handlers: content negotiation, errors, authentication, the
 //! observing layer (request metrics, access log, rejected-request log), Eureka's rate limiter
 //! on registry fetches, the gate that takes replication only from peers, the refusal of
-//! cross-site writes and the security headers on every answer.
+//! cross-site writes and of browser requests under a foreign `Host` (DNS rebinding), and the
+//! security headers on every answer.
 
 pub(crate) mod audit;
 pub(crate) mod auth;
@@ -9,6 +10,7 @@ pub(crate) mod basic;
 pub(crate) mod cross_site;
 pub(crate) mod decompress;
 pub(crate) mod error;
+pub(crate) mod hosts;
 pub(crate) mod log_budget;
 pub(crate) mod negotiate;
 pub(crate) mod observe;

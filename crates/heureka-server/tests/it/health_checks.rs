@@ -461,3 +461,128 @@ async fn evict_after_removes_nothing_while_self_preservation_holds() {
         Some("DOWN")
     );
 }
+
+/// The registration `Instance::body` makes, claiming `address` (an IP) as the instance's own.
+fn body_at(instance: &Instance, id: &str, address: &str) -> String {
+    instance.body("ORDERS", id).replace("127.0.0.1", address)
+}
+
+/// The instance's line of the node's health-checks view.
+async fn probe_line(server: &TestServer, id: &str) -> String {
+    let (_, view) = server.get_text("/dashboard/health-checks", None).await;
+    let start = view.find(&format!(r#""id":"{id}""#)).unwrap_or(0);
+    view[start..].split('}').next().unwrap_or("").to_owned()
+}
+
+/// `heureka_health_checks_total{outcome="refused"}`.
+async fn refused_probes(server: &TestServer) -> u64 {
+    let metrics = reqwest::get(server.root_url("/actuator/prometheus"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    metrics
+        .lines()
+        .find(|line| line.starts_with(r#"heureka_health_checks_total{outcome="refused"}"#))
+        .and_then(|line| line.split_whitespace().last()?.parse().ok())
+        .unwrap_or(0)
+}
+
+#[tokio::test]
+async fn an_instance_claiming_a_link_local_address_is_not_probed_by_default() {
+    // 169.254.169.254 is the cloud's metadata service: outside the default networks.
+    let server = TestServer::start(CHECKS).await;
+    let instance = Instance::start().await;
+    let body = body_at(&instance, "o1", "169.254.169.254");
+    assert_eq!(server.post_json("/apps/ORDERS", &body).await.status(), 204);
+    // A failing instance on loopback (allowed), to count rounds by.
+    instance.set_healthy(false);
+    register(&server, &instance, "ORDERS", "o2").await;
+
+    until_view(&server, "o1's probe refused", |view| {
+        view.contains(r#""refused":true"#)
+    })
+    .await;
+    let line = probe_line(&server, "o1").await;
+    assert!(
+        line.contains("169.254.169.254 is outside heureka.health-checks.allowed-networks"),
+        "{line}"
+    );
+    assert!(line.contains(r#""health":"PASSING""#), "{line}");
+    assert!(refused_probes(&server).await >= 1);
+    // No verdict: it keeps its own UP through the rounds that make o2 DOWN.
+    reads(&server, "o2", "DOWN").await;
+    assert_eq!(
+        status_on(&server, "ORDERS", "o1").await.as_deref(),
+        Some("UP")
+    );
+}
+
+#[tokio::test]
+async fn outside_the_allowed_networks_nothing_is_connected_to_not_even_by_name() {
+    let mut args = CHECKS.to_vec();
+    args.push("--heureka.health-checks.allowed-networks=10.0.0.0/8");
+    let server = TestServer::start(&args).await;
+    let instance = Instance::start().await;
+    instance.set_healthy(false);
+    // One by its IP (a TCP probe), one by a host name that resolves to loopback (its URL).
+    let by_ip = instance
+        .body("ORDERS", "o1")
+        .replace(r#""healthCheckUrl":"http"#, r#""healthCheckUrl":"ftp"#);
+    let by_name = instance
+        .body("ORDERS", "o2")
+        .replace(r#""hostName":"127.0.0.1""#, r#""hostName":"localhost""#)
+        .replace(
+            &format!(
+                "http://127.0.0.1:{}/actuator/health",
+                instance.address.port()
+            ),
+            &format!(
+                "http://localhost:{}/actuator/health",
+                instance.address.port()
+            ),
+        );
+    for body in [by_ip, by_name] {
+        assert_eq!(server.post_json("/apps/ORDERS", &body).await.status(), 204);
+    }
+
+    until_view(&server, "both probes refused", |view| {
+        view.matches(r#""refused":true"#).count() == 2
+    })
+    .await;
+    let by_name = probe_line(&server, "o2").await;
+    assert!(by_name.contains("localhost resolves to"), "{by_name}");
+    assert!(by_name.contains("GET http://localhost:"), "{by_name}");
+    assert!(probe_line(&server, "o1")
+        .await
+        .contains("connect 127.0.0.1:"));
+    assert!(
+        instance.take_probers().is_empty(),
+        "the instance was probed"
+    );
+    for id in ["o1", "o2"] {
+        assert_eq!(
+            status_on(&server, "ORDERS", id).await.as_deref(),
+            Some("UP")
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_failing_verdict_is_lifted_once_the_instance_moves_outside_the_allowed_networks() {
+    let server = TestServer::start(CHECKS).await;
+    let instance = Instance::start().await;
+    register(&server, &instance, "ORDERS", "o1").await;
+    instance.set_healthy(false);
+    reads(&server, "o1", "DOWN").await;
+
+    // It registers again claiming an address the checks may not probe: no verdict any more.
+    let body = body_at(&instance, "o1", "169.254.169.254");
+    assert_eq!(server.post_json("/apps/ORDERS", &body).await.status(), 204);
+
+    reads(&server, "o1", "UP").await;
+    assert!(probe_line(&server, "o1")
+        .await
+        .contains(r#""refused":true"#));
+}

@@ -11,6 +11,7 @@ mod hostile;
 mod logs;
 mod persistence;
 mod process;
+mod rebinding_and_probes;
 mod restore_sync;
 mod shutdown;
 mod start_together;
