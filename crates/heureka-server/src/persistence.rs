@@ -16,6 +16,13 @@
 //! * **Damage** is survived (`file.rs`): a file that does not open, or is not Heureka's, is
 //!   moved aside; a row that does not read is skipped; a file that fails midway is rebuilt
 //!   from what was restored. Each is logged with what was lost; the node starts regardless.
+//! * **A failed batch** (a full disk) loses nothing acknowledged: its instances go back to the
+//!   dirty set, which keeps every instance changed since the last batch that reached the disk
+//!   (one entry per instance: bounded by the registry). redb refuses every write on a handle
+//!   that saw an I/O error, so the next attempt closes and reopens the file first, then writes
+//!   all that is pending; attempts back off (one `flush-interval`, doubling up to
+//!   [`RETRY_WAIT_CAP`]). The failure is logged once and the recovery once; meanwhile the
+//!   health component is DOWN with the error.
 //! * **Size** stays bounded by the live registry: removed instances' rows go when their
 //!   tombstones would (the retention), and at start a file much larger than what it holds is
 //!   rebuilt (redb reuses freed pages but never shrinks its file).
@@ -33,7 +40,7 @@ use heureka_core::{Change, ChangeKind, Kept, KeptInstance, Millis, Registry, Res
 use heureka_wire::{decode_kept, encode_kept, PersistenceView};
 use parking_lot::Mutex;
 
-use crate::clock::{self, every};
+use crate::clock::{self, every, Instant};
 use crate::config::PersistenceConfig;
 use crate::metrics::Metrics;
 use crate::store::{ChangeSink, Store};
@@ -50,6 +57,9 @@ const REBUILD_FACTOR: u64 = 4;
 const REBUILD_FLOOR_BYTES: u64 = 16 * 1024 * 1024;
 /// How many instances are read from the registry per lock: requests wait for at most that many.
 const READ_CHUNK: usize = 256;
+/// The longest wait between two attempts while batches fail: a freed disk is written again
+/// within this, and a disk that stays full costs one reopen this often.
+const RETRY_WAIT_CAP: Duration = Duration::from_secs(30);
 
 #[derive(Debug)]
 pub(crate) struct Persistence {
@@ -65,7 +75,19 @@ pub(crate) struct Persistence {
     removals: Mutex<VecDeque<(Millis, Key)>>,
     tombstone_retention_ms: Millis,
     status: Mutex<Status>,
+    /// Batches failing in a row, and when to try again.
+    retry: Mutex<Retry>,
     metrics: Arc<Metrics>,
+}
+
+#[derive(Debug, Default)]
+struct Retry {
+    /// Failed attempts since the last batch that reached the disk (0: all is well).
+    failures: u32,
+    /// The flush task makes no attempt before this.
+    not_before: Option<Instant>,
+    /// The file had gone when it was reopened: the whole registry is written again.
+    rewrite_all: bool,
 }
 
 #[derive(Debug, Default)]
@@ -131,6 +153,7 @@ impl Persistence {
                 restored: restore.instances,
                 ..Status::default()
             }),
+            retry: Mutex::new(Retry::default()),
             metrics,
         };
         Ok(persistence)
@@ -146,6 +169,7 @@ impl Persistence {
             pending: self.pending() as u64,
             restored: status.restored,
             last_error: status.last_error.clone(),
+            restore_checked: None,
         }
     }
 
@@ -155,9 +179,13 @@ impl Persistence {
     }
 
     /// Writes what changed since the last flush, in one synced transaction. On failure the
-    /// instances stay dirty, for the next flush to try again.
+    /// instances stay dirty, and the next attempt reopens the file before writing them.
     pub(crate) async fn flush(&self, store: &Store) {
         let _one_at_a_time = self.flushing.lock().await;
+        let failing = self.retry.lock().failures > 0;
+        if failing && !self.reopen(store).await {
+            return;
+        }
         let keys: Vec<Key> = {
             let mut dirty = self.dirty.lock();
             // Counted before the set empties, so that `pending` never reads 0 meanwhile.
@@ -166,10 +194,11 @@ impl Persistence {
         };
         let now = store.now();
         let expired = self.expired_removals(store, now);
-        if keys.is_empty() && expired.is_empty() {
+        // While failing, even an empty batch is written: it is what says the disk takes
+        // writes again.
+        if keys.is_empty() && expired.is_empty() && !failing {
             return;
         }
-            restore_checked: None,
         let (puts, deletes) = self.rows_of(store, &keys, expired);
         let count = puts.len() + deletes.len();
         let file = Arc::clone(&self.file);
@@ -188,20 +217,85 @@ impl Persistence {
             .persistence_batch(count, elapsed, result.is_ok());
         match result {
             Ok(()) => {
-                let mut status = self.status.lock();
-                status.last_write = Some(store.now());
-                status.last_error = None;
+                {
+                    let mut status = self.status.lock();
+                    status.last_write = Some(store.now());
+                    status.last_error = None;
+                }
                 self.in_flight.store(0, Ordering::Release);
+                let retry = std::mem::take(&mut *self.retry.lock());
+                if retry.failures > 0 {
+                    tracing::info!(
+                        failed_attempts = retry.failures,
+                        records = count,
+                        "persistence: the store is written again; every write pending since the last batch that reached the disk is on it"
+                    );
+                }
             }
             Err(error) => {
-                tracing::error!(%error, records = count, "persistence: a batch did not reach the disk; retrying at the next flush");
-                self.status.lock().last_error = Some(error.to_string());
-                let mut dirty = self.dirty.lock();
-                dirty.extend(puts.into_iter().map(|(key, _)| key));
-                dirty.extend(deletes);
-                self.in_flight.store(0, Ordering::Release);
+                {
+                    let mut dirty = self.dirty.lock();
+                    dirty.extend(puts.into_iter().map(|(key, _)| key));
+                    dirty.extend(deletes);
+                    self.in_flight.store(0, Ordering::Release);
+                }
+                self.failed(store, &error);
             }
         }
+    }
+
+    /// Closes and reopens the file after a failed batch (redb writes nothing more on a handle
+    /// that saw an I/O error). Whether it is open again.
+    async fn reopen(&self, store: &Store) -> bool {
+        let file = Arc::clone(&self.file);
+        let gone = !file.path().exists();
+        let reopened = tokio::task::spawn_blocking(move || file.reopen()).await;
+        let error = match reopened {
+            Ok(Ok(())) => {
+                let rewrite_all = std::mem::take(&mut self.retry.lock().rewrite_all);
+                if gone || rewrite_all {
+                    // A file made again holds nothing: everything the registry keeps is pending.
+                    let kept = store.read().kept_all();
+                    let mut dirty = self.dirty.lock();
+                    dirty.extend(kept.into_iter().map(|kept| (kept.copy.app, kept.copy.id)));
+                }
+                return true;
+            }
+            Ok(Err(error)) => error,
+            Err(join) => FileError::Store(join.to_string()),
+        };
+        self.retry.lock().rewrite_all |= gone;
+        self.metrics
+            .persistence_batch(self.pending(), Duration::ZERO, false);
+        self.failed(store, &error);
+        false
+    }
+
+    /// Books a failed attempt: the error for the health component, the time of the next
+    /// attempt, and the log line (the first failure only: a full disk fails every attempt).
+    fn failed(&self, store: &Store, error: &FileError) {
+        self.status.lock().last_error = Some(error.to_string());
+        let failures = {
+            let mut retry = self.retry.lock();
+            retry.failures = retry.failures.saturating_add(1);
+            retry.not_before =
+                Some(store.instant() + retry_wait(self.flush_interval, retry.failures));
+            retry.failures
+        };
+        if failures == 1 {
+            tracing::error!(
+                %error,
+                records = self.pending(),
+                "persistence: a batch did not reach the disk; the acknowledged writes stay pending, and the store is reopened and written again once it can be (attempts back off)"
+            );
+        } else {
+            tracing::debug!(%error, failures, "persistence: still not written");
+        }
+    }
+
+    /// Whether the flush task should wait rather than attempt (backing off after failures).
+    fn backing_off(&self, now: Instant) -> bool {
+        self.retry.lock().not_before.is_some_and(|at| now < at)
     }
 
     /// The rows of `keys` as the registry now keeps them: a record to write, or a row to
@@ -282,11 +376,23 @@ pub(crate) async fn flush_every_interval(persistence: Arc<Persistence>, store: A
     let mut timer = every(persistence.flush_interval.max(Duration::from_millis(10)));
     loop {
         timer.tick().await;
+        if persistence.backing_off(store.instant()) {
+            continue;
+        }
         persistence.flush(&store).await;
         persistence
             .metrics
             .persistence_pending(persistence.pending());
     }
+}
+
+/// The wait before attempt `failures + 1`: one flush interval after the first failure,
+/// doubling, at most [`RETRY_WAIT_CAP`].
+fn retry_wait(flush_interval: Duration, failures: u32) -> Duration {
+    let doublings = failures.saturating_sub(1).min(16);
+    flush_interval
+        .saturating_mul(1 << doublings)
+        .min(RETRY_WAIT_CAP)
 }
 
 impl Restore {

@@ -7,10 +7,15 @@
 //! it) and a fresh file takes its place; rows that cannot be read end the reading, and the
 //! caller rebuilds the file from what it restored. Only a file another live process holds open
 //! is an error: moving it aside would take a running node's registry.
+//!
+//! A failed write (a full disk) is survived by [`RegistryFile::reopen`]: after an I/O error redb
+//! refuses every later transaction on the same handle, and only a new handle recovers the file
+//! to its last commit.
 
 use std::path::{Path, PathBuf};
 
 use heureka_core::Millis;
+use parking_lot::RwLock;
 
 use redb::{
     Database, DatabaseError, ReadableDatabase, ReadableTable, TableDefinition, TableHandle,
@@ -29,7 +34,8 @@ const CACHE_BYTES: usize = 32 * 1024 * 1024;
 
 /// The open file.
 pub(crate) struct RegistryFile {
-    db: Database,
+    /// `None` between a failed write's close and the reopen that succeeds.
+    db: RwLock<Option<Database>>,
     path: PathBuf,
 }
 
@@ -77,7 +83,7 @@ impl RegistryFile {
             Ok(db) => match check_format(&db, existed) {
                 Ok(()) => {
                     let found = if existed { Found::Existing } else { Found::New };
-                    return Ok((RegistryFile { db, path }, found));
+                    return Ok((RegistryFile::of(db, path), found));
                 }
                 Err(reason) => reason,
             },
@@ -95,7 +101,32 @@ impl RegistryFile {
             reason: problem,
             to,
         };
-        Ok((RegistryFile { db, path }, found))
+        Ok((RegistryFile::of(db, path), found))
+    }
+
+    fn of(db: Database, path: PathBuf) -> RegistryFile {
+        RegistryFile {
+            db: RwLock::new(Some(db)),
+            path,
+        }
+    }
+
+    /// Closes the database and opens it again, after a write failed. The file is never moved
+    /// aside here: what it holds is the registry up to its last commit, and a file that does
+    /// not open yet (the disk still full) stays closed for the next attempt. A file that has
+    /// gone is made again, empty (the caller then writes the whole registry).
+    pub(crate) fn reopen(&self) -> Result<(), FileError> {
+        let store = |e: &dyn std::fmt::Display| FileError::Store(e.to_string());
+        let mut db = self.db.write();
+        if let Some(old) = db.take() {
+            // Its error is the failure already reported; the next open recovers the file.
+            let _ = old.close();
+        }
+        let existed = self.path.exists();
+        let fresh = open_database(&self.path).map_err(|e| store(&e))?;
+        check_format(&fresh, existed).map_err(FileError::Store)?;
+        *db = Some(fresh);
+        Ok(())
     }
 
     pub(crate) fn path(&self) -> &Path {
@@ -106,10 +137,11 @@ impl RegistryFile {
     /// read (then once more with the error, and stops). Returns the number of rows read.
     pub(crate) fn for_each(&self, mut each: impl FnMut(Row<'_>)) -> usize {
         let mut read = 0;
-        let table = self
-            .db
-            .begin_read()
-            .map_err(|e| e.to_string())
+        let db = self.db.read();
+        let table = db
+            .as_ref()
+            .ok_or_else(closed)
+            .and_then(|db| db.begin_read().map_err(|e| e.to_string()))
             .and_then(|txn| txn.open_table(INSTANCES).map_err(|e| e.to_string()));
         let table = match table {
             Ok(table) => table,
@@ -149,7 +181,9 @@ impl RegistryFile {
         deletes: &[(String, String)],
     ) -> Result<(), FileError> {
         let store = |e: &dyn std::fmt::Display| FileError::Store(e.to_string());
-        let txn = self.db.begin_write().map_err(|e| store(&e))?;
+        let db = self.db.read();
+        let db = db.as_ref().ok_or_else(|| FileError::Store(closed()))?;
+        let txn = db.begin_write().map_err(|e| store(&e))?;
         {
             let mut table = txn.open_table(INSTANCES).map_err(|e| store(&e))?;
             for ((app, id), record) in puts {
@@ -170,7 +204,9 @@ impl RegistryFile {
     #[cfg(test)]
     pub(crate) fn len(&self) -> Result<u64, FileError> {
         let store = |e: &dyn std::fmt::Display| FileError::Store(e.to_string());
-        let txn = self.db.begin_read().map_err(|e| store(&e))?;
+        let db = self.db.read();
+        let db = db.as_ref().ok_or_else(|| FileError::Store(closed()))?;
+        let txn = db.begin_read().map_err(|e| store(&e))?;
         let table = txn.open_table(INSTANCES).map_err(|e| store(&e))?;
         redb::ReadableTableMetadata::len(&table).map_err(|e| store(&e))
     }
@@ -193,18 +229,20 @@ impl RegistryFile {
         let _ = std::fs::remove_file(&fresh_path);
         let fresh = open_database(&fresh_path).map_err(|e| FileError::Store(e.to_string()))?;
         check_format(&fresh, false).map_err(FileError::Store)?;
-        let fresh = RegistryFile {
-            db: fresh,
-            path: fresh_path.clone(),
-        };
+        let fresh = RegistryFile::of(fresh, fresh_path.clone());
         for chunk in rows.chunks(50_000) {
             fresh.write(chunk, &[])?;
         }
         drop(fresh);
         std::fs::rename(&fresh_path, &path)?;
         let db = open_database(&path).map_err(|e| FileError::Store(e.to_string()))?;
-        Ok(RegistryFile { db, path })
+        Ok(RegistryFile::of(db, path))
     }
+}
+
+/// Why a closed file was not read or written.
+fn closed() -> String {
+    "the store is closed after a failed write and did not open again yet".to_owned()
 }
 
 fn open_database(path: &Path) -> Result<Database, DatabaseError> {

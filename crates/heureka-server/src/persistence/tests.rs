@@ -246,3 +246,73 @@ async fn a_node_started_on_a_store_expects_renewals_from_what_it_restored() {
     assert_eq!(registry.registry_size(), 49);
     assert_eq!(registry.self_preservation().expected_clients, 49);
 }
+
+#[test]
+fn attempts_after_a_failure_back_off_doubling_up_to_the_cap() {
+    let interval = Duration::from_secs(1);
+    let waits: Vec<u64> = (1..=7)
+        .map(|failures| retry_wait(interval, failures).as_secs())
+        .collect();
+    assert_eq!(waits, [1, 2, 4, 8, 16, 30, 30]);
+    assert_eq!(retry_wait(interval, u32::MAX), RETRY_WAIT_CAP);
+}
+
+/// A node on a store in `dir` (nothing spawned: flushes are the test's), and a way to register.
+fn node(dir: &Path) -> crate::state::SharedState {
+    let mut config = crate::config::Config::default();
+    config.heureka.persistence.dir = Some(dir.display().to_string());
+    crate::state::AppState::new(&config, crate::clock::Clock::tokio(NOW), 8761)
+        .expect("the store opens")
+}
+
+fn register(state: &crate::state::SharedState, id: &str) {
+    let instance = heureka_core::Instance::new("ORDERS", id, "h", "10.0.0.1", 0);
+    state
+        .store
+        .write(|registry, now| registry.register(instance, Origin::Client, now));
+}
+
+fn rows(dir: &Path) -> u64 {
+    let (file, _) = RegistryFile::open(dir, NOW).expect("opens");
+    file.len().unwrap()
+}
+
+#[tokio::test]
+async fn after_a_failed_batch_the_store_is_reopened_and_everything_pending_written() {
+    let dir = scratch("reopened");
+    let state = node(&dir);
+    let persistence = state.persistence.clone().unwrap();
+    register(&state, "o1");
+    persistence.flush(&state.store).await;
+    persistence.failed(&state.store, &FileError::Store("disk full".to_owned()));
+    assert!(persistence.backing_off(state.store.instant()));
+    assert_eq!(persistence.view().last_error.as_deref(), Some("disk full"));
+    register(&state, "o2");
+    register(&state, "o3");
+
+    persistence.flush(&state.store).await;
+    let view = persistence.view();
+    assert_eq!((view.last_error, view.pending), (None, 0));
+    assert!(!persistence.backing_off(state.store.instant()));
+    drop((persistence, state));
+    assert_eq!(rows(&dir), 3);
+}
+
+#[tokio::test]
+async fn a_file_gone_while_writes_failed_is_written_whole_again() {
+    let dir = scratch("gone");
+    let state = node(&dir);
+    let persistence = state.persistence.clone().unwrap();
+    for id in ["o1", "o2", "o3"] {
+        register(&state, id);
+    }
+    persistence.flush(&state.store).await;
+    persistence.failed(&state.store, &FileError::Store("disk full".to_owned()));
+    std::fs::remove_file(file_path(&dir)).unwrap();
+    register(&state, "o4");
+
+    persistence.flush(&state.store).await;
+    assert_eq!(persistence.view().last_error, None);
+    drop((persistence, state));
+    assert_eq!(rows(&dir), 4, "not only the instance changed since");
+}

@@ -515,3 +515,189 @@ async fn a_second_node_on_the_same_store_refuses_to_start_and_says_why() {
         .to_string_lossy()
         .contains("damaged")));
 }
+
+/// A small disk: a tmpfs of `size` on `dir`, in a mount namespace of its own that a holder
+/// process keeps alive, so that it outlives the nodes started in it (`nsenter`) and a node
+/// killed there restarts from the same store. Root (as on CI) needs a mount namespace only,
+/// anyone else a user namespace too (`unshare -rm`). When neither can be made the test fails:
+/// it exists for this disk, and a skip would hide that it never ran.
+struct SmallDisk {
+    holder: std::process::Child,
+    /// The mount point, as the nodes see it.
+    dir: PathBuf,
+    /// Whether the holder made a user namespace, which `nsenter` must then enter too.
+    user_namespace: bool,
+}
+
+impl SmallDisk {
+    fn mount(dir: &Path, size: &str) -> SmallDisk {
+        use std::io::BufRead;
+        std::fs::create_dir_all(dir).unwrap();
+        let script = format!(
+            "mount -t tmpfs -o size={size} heureka-small-disk \"$0\" && echo mounted && exec cat"
+        );
+        let mut tried = Vec::new();
+        for flags in ["-m", "-rm"] {
+            let mut holder = std::process::Command::new(program("unshare"))
+                .args([flags, "sh", "-c", &script])
+                .arg(dir)
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .expect("unshare runs");
+            let mut line = String::new();
+            let stdout = holder.stdout.take().unwrap();
+            // `cat` writes nothing, so the line or the end of output comes at once.
+            std::io::BufReader::new(stdout)
+                .read_line(&mut line)
+                .unwrap();
+            if line.trim() == "mounted" {
+                return SmallDisk {
+                    holder,
+                    dir: dir.to_owned(),
+                    user_namespace: flags == "-rm",
+                };
+            }
+            let output = holder.wait_with_output().unwrap();
+            tried.push(format!(
+                "unshare {flags}: {}",
+                String::from_utf8_lossy(&output.stderr).trim()
+            ));
+        }
+        panic!("no mount namespace for a small tmpfs (root, or user namespaces, are needed): {tried:?}");
+    }
+
+    /// `name` on the small disk, as this test sees it (through the holder's root).
+    fn here(&self, name: &str) -> PathBuf {
+        Path::new(&format!("/proc/{}/root", self.holder.id()))
+            .join(self.dir.strip_prefix("/").unwrap())
+            .join(name)
+    }
+
+    /// A node whose store is on the small disk.
+    fn start(&self) -> HeurekaProcess {
+        let mut nsenter = std::process::Command::new(program("nsenter"));
+        nsenter.args(["-t", &self.holder.id().to_string(), "-m"]);
+        if self.user_namespace {
+            nsenter.args(["-U", "--preserve-credentials"]);
+        }
+        nsenter.arg("--").arg(env!("CARGO_BIN_EXE_heureka"));
+        let dir = format!("--heureka.persistence.dir={}", self.dir.display());
+        HeurekaProcess::start_command(
+            nsenter,
+            &[
+                &dir,
+                "--eureka.server.enable-self-preservation=false",
+                "--eureka.server.eviction-interval-timer-in-ms=500",
+            ],
+        )
+    }
+}
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        // The namespace, and the tmpfs with it, goes with its last process.
+        let _ = self.holder.kill();
+        let _ = self.holder.wait();
+    }
+}
+
+/// `name`'s full path on this test's PATH (the nodes run with an empty environment).
+fn program(name: &str) -> PathBuf {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .chain([PathBuf::from("/usr/bin"), PathBuf::from("/bin")])
+        .map(|dir| dir.join(name))
+        .find(|candidate| candidate.exists())
+        .unwrap_or_else(|| panic!("{name} is needed (util-linux)"))
+}
+
+/// Fills the disk holding `path` with a file there, until the disk says it is full.
+fn fill(path: &Path) {
+    use std::io::Write;
+    let mut filler = std::fs::File::create(path).unwrap();
+    let chunk = vec![0u8; 64 * 1024];
+    loop {
+        if let Err(error) = filler.write_all(&chunk) {
+            assert_eq!(error.raw_os_error(), Some(28), "ENOSPC, not {error}");
+            return;
+        }
+    }
+}
+
+/// The `persistence` component of `/actuator/health`.
+async fn persistence_health(server: &HeurekaProcess) -> Value {
+    let url = format!("http://{}/actuator/health", server.address());
+    let health = reqwest::get(&url).await.unwrap().bytes().await.unwrap();
+    let health: Value = serde_json::from_slice(&health).unwrap();
+    health["components"]["persistence"].clone()
+}
+
+#[tokio::test]
+async fn a_full_disk_freed_again_loses_nothing_acknowledged() {
+    let disk = SmallDisk::mount(&store_dir("full-disk"), "3m");
+    let mut server = disk.start();
+    send_all(&server, registrations(0..50), 204).await;
+    wait_until_durable(&server).await;
+    let written_before = persistence_health(&server).await["details"]["lastWrite"].clone();
+
+    // The disk fills: registrations are still acknowledged (they are in memory), the batches
+    // fail and the component says so.
+    fill(&disk.here("filler"));
+    send_all(&server, registrations(50..150), 204).await;
+    eventually(
+        "the persistence component is DOWN with its error",
+        || async {
+            let component = persistence_health(&server).await;
+            component["status"] == "DOWN" && component["details"]["lastError"].is_string()
+        },
+    )
+    .await;
+    send_all(&server, registrations(150..200), 204).await;
+    let before = read(&server).await;
+    assert_eq!(before.instances.len(), 200);
+    // Another attempt on the disk still full (a restart was the only way out before).
+    eventually("a second attempt fails too", || async {
+        metric(&server, "heureka_persistence_failed_batches_total", "").await >= 2.0
+    })
+    .await;
+
+    // Freed: the store is reopened and everything pending written, without a restart.
+    std::fs::remove_file(disk.here("filler")).unwrap();
+    eventually(
+        "the persistence component is UP again, nothing pending",
+        || async {
+            let component = persistence_health(&server).await;
+            let details = &component["details"];
+            component["status"] == "UP"
+                && details["pendingRecords"] == 0
+                && details["lastWrite"].is_i64()
+                && details["lastWrite"] != written_before
+        },
+    )
+    .await;
+    let log = server.log();
+    assert_eq!(
+        log.matches("a batch did not reach the disk").count(),
+        1,
+        "the failure is logged once:\n{log}"
+    );
+    assert_eq!(
+        log.matches("persistence: the store is written again")
+            .count(),
+        1,
+        "and the recovery once:\n{log}"
+    );
+
+    // Every acknowledged instance is on disk: a SIGKILL loses none.
+    kill(&mut server);
+    server.wait_for_exit().await.expect("killed");
+    let again = disk.start();
+    assert_eq!(read(&again).await, before, "the first read after a SIGKILL");
+    assert!(
+        again.log().contains("registry restored instances=200 "),
+        "{}",
+        again.log()
+    );
+}

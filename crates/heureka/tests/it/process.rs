@@ -43,7 +43,9 @@ impl HeurekaProcess {
         Self::start_command(command, args)
     }
 
-    fn start_command(command: Command, args: &[&str]) -> HeurekaProcess {
+    /// Starts the binary through `command`, a wrapper that execs the program and arguments
+    /// appended to it (e.g. `nsenter` into another mount namespace).
+    pub fn start_command(command: Command, args: &[&str]) -> HeurekaProcess {
         Self::spawn(command, free_port(), args).serving()
     }
 
