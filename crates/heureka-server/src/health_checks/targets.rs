@@ -4,7 +4,9 @@
 //! `heureka.health-checks.apps.<app>`, else from what it registered: a `healthCheckUrl` is
 //! fetched, otherwise its port is connected to. A URL is fetched only when its host is the
 //! instance's own `hostName` or `ipAddr`: the registry must not become a tool that sends GETs
-//! wherever a registration points it. Such an instance is checked on its port instead.
+//! wherever a registration points it. Such an instance is checked on its port instead. Which
+//! addresses a probe may connect to at all (`heureka.health-checks.allowed-networks`) is
+//! checked where it connects, in `probe.rs`.
 //!
 //! An instance registered by Spring Cloud's Eureka client (it always sends the metadata
 //! `management.port`) folds the registry's own view of it back into its `/actuator/health`:
