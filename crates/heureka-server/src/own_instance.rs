@@ -5,7 +5,9 @@
 //!
 //! Heureka registers itself in its own registry as a client would; the write path replicates
 //! the registration and each renewal to the peers like any other, which is where a Java
-//! server's client would have put them.
+//! server's client would have put them. Java's client goes through the first service URL that
+//! answers, so with the default URL only a server on 8761 lists itself; here a lone node lists
+//! itself on any port (`docs/compat.md` #45): it is alive and serving wherever it runs.
 
 use std::sync::Arc;
 use std::time::Duration;
