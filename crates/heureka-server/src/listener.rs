@@ -56,6 +56,7 @@ use tower::{Service, ServiceExt};
 use self::table::{Deadline, Slot, Table};
 use crate::config::ConnectionConfig;
 use crate::http::error::ApiError;
+use crate::http::log_budget::LogBudget;
 use crate::tls::ServerTls;
 use heureka_tls::rustls;
 
@@ -64,6 +65,10 @@ mod table;
 /// How long the accept loop pauses after an error such as "too many open files", once it has
 /// closed a waiting connection to free a descriptor.
 const ACCEPT_ERROR_PAUSE: Duration = Duration::from_millis(20);
+
+/// Refused TLS handshakes logged a minute: a client retrying with a certificate the server
+/// refuses, or a scanner, must not flood the log; the lines left out are counted.
+const REFUSED_HANDSHAKES_LOGGED_PER_MINUTE: u32 = 10;
 
 /// hyper's own read-buffer limit; raised only for a header limit above it.
 const HYPER_DEFAULT_MAX_BUF: usize = 8192 + 4096 * 100;
@@ -91,6 +96,9 @@ pub(crate) async fn serve<S>(
     let mut evicting = Throttle::default();
     let mut full = Throttle::default();
     let mut accept_errors = Throttle::default();
+    let refused_handshakes = Arc::new(parking_lot::Mutex::new(LogBudget::new(
+        REFUSED_HANDSHAKES_LOGGED_PER_MINUTE,
+    )));
     let mut shutdown = pin!(shutdown);
     'accept: loop {
         tokio::select! {
@@ -130,7 +138,7 @@ pub(crate) async fn serve<S>(
                     }
                     let task = serve_connection(
                         stream, slot, app.clone(), http.clone(), timeouts, stopped.clone(),
-                        tls.as_ref().map(|tls| tls.current()),
+                        tls.as_ref().map(|tls| (tls.current(), refused_handshakes.clone())),
                     );
                     connections.spawn(task);
                     if evicted {
@@ -235,7 +243,10 @@ async fn serve_connection<S>(
     http: http1::Builder,
     timeouts: Timeouts,
     stop: watch::Receiver<()>,
-    tls: Option<Arc<rustls::ServerConfig>>,
+    tls: Option<(
+        Arc<rustls::ServerConfig>,
+        Arc<parking_lot::Mutex<LogBudget>>,
+    )>,
 ) where
     S: Service<Request, Response = Response, Error = Infallible> + Clone + Send + 'static,
     S::Future: Send + 'static,
@@ -243,7 +254,7 @@ async fn serve_connection<S>(
     // As Tomcat does: responses are written whole, so Nagle's algorithm would only add delay.
     let _ = stream.set_nodelay(true);
     let sender = stream.peer_addr().ok().map(Sender);
-    let Some(tls) = tls else {
+    let Some((tls, refusals)) = tls else {
         let service = Exchange::new(app, &slot, timeouts, sender, None, &stop);
         return serve_http(TokioIo::new(stream), service, slot, http, timeouts, stop).await;
     };
@@ -252,6 +263,10 @@ async fn serve_connection<S>(
     slot.examined();
     let Some(stream) = handshake(stream, tls, &slot, stop.clone()).await else {
         return;
+    };
+    let stream = match stream {
+        Ok(stream) => stream,
+        Err(error) => return refused_handshake(&error, sender.as_ref(), &refusals),
     };
     let certificate = stream
         .get_ref()
@@ -264,14 +279,14 @@ async fn serve_connection<S>(
 }
 
 /// The TLS handshake of a new connection, within the connection's wait for its first request
-/// head; `None` if it failed, timed out, the connection was closed for room, or the server is
-/// stopping.
+/// head; `None` if it timed out, the connection was closed for room, or the server is
+/// stopping, else how it ended.
 async fn handshake(
     stream: TcpStream,
     tls: Arc<rustls::ServerConfig>,
     slot: &Slot,
     mut stop: watch::Receiver<()>,
-) -> Option<tokio_rustls::server::TlsStream<TcpStream>> {
+) -> Option<std::io::Result<tokio_rustls::server::TlsStream<TcpStream>>> {
     let mut accepting = pin!(tokio_rustls::TlsAcceptor::from(tls).accept(stream));
     loop {
         let Deadline::Waiting(deadline) = slot.deadline(clock::instant()) else {
@@ -279,19 +294,35 @@ async fn handshake(
         };
         tokio::select! {
             biased;
-            accepted = accepting.as_mut() => {
-                return match accepted {
-                    Ok(stream) => Some(stream),
-                    Err(error) => {
-                        tracing::debug!(%error, "TLS handshake failed");
-                        None
-                    }
-                };
-            }
+            accepted = accepting.as_mut() => return Some(accepted),
             () = sleep_until(deadline) => {}
             () = slot.wake.notified() => {}
             _ = stop.changed() => return None,
         }
+    }
+}
+
+/// A failed handshake: when the server refused it (a client certificate it does not accept, a
+/// client that does not speak TLS…), a WARN naming the client's address and the reason in
+/// plain words, within the budget; Tomcat logs nothing and the client is told only an alert
+/// such as `certificate_unknown`. A client that closed or reset the connection mid-handshake
+/// (a port probe, a load balancer's check) was refused nothing: debug only.
+fn refused_handshake(
+    error: &std::io::Error,
+    sender: Option<&Sender>,
+    budget: &parking_lot::Mutex<LogBudget>,
+) {
+    let Some(reason) = heureka_tls::explain_refusal(error) else {
+        tracing::debug!(%error, "TLS handshake ended by the client");
+        return;
+    };
+    if let Some(suppressed) = budget.lock().take(clock::instant()) {
+        tracing::warn!(
+            client = %sender.map_or_else(|| "unknown".to_owned(), |sender| sender.0.to_string()),
+            %reason,
+            suppressed,
+            "refused a TLS handshake"
+        );
     }
 }
 

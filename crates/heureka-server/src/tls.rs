@@ -47,7 +47,7 @@ impl ServerTls {
     /// Loads and checks everything `ssl` names, as of `now`.
     pub fn load(ssl: &SslConfig, now: SystemTime) -> Result<ServerTls, TlsError> {
         let spec = server_spec(ssl)?;
-        let (config, _) = heureka_tls::server_config(&spec, now)?;
+        let config = heureka_tls::server_config(&spec, now)?;
         let reload = ssl
             .reload_on_update
             .then(|| (files_of(ssl), ssl.quiet_period));
@@ -65,7 +65,7 @@ impl ServerTls {
 
     /// Re-reads the files; on success new connections get them.
     fn reload(&self, now: SystemTime) -> Result<(), TlsError> {
-        let (config, _) = heureka_tls::server_config(&self.spec, now)?;
+        let config = heureka_tls::server_config(&self.spec, now)?;
         *self.current.write() = config;
         Ok(())
     }

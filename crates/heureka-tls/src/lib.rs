@@ -44,6 +44,7 @@ mod pem;
 mod server;
 mod store;
 mod trust;
+mod verifier;
 
 use std::fmt;
 
@@ -51,13 +52,14 @@ pub use rustls;
 pub use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 
 pub use client::client_config;
-pub use explain::explain;
+pub use explain::{explain, explain_refusal};
 pub use identity::{Identity, IdentitySource};
 pub use names::certificate_names;
 pub use pem::{PemIdentitySpec, PemNaming};
-pub use server::{server_config, CertSwap, ClientAuth, ServerTlsSpec};
+pub use server::{server_config, ClientAuth, ServerTlsSpec};
 pub use store::{KeyStoreSpec, StoreKey, StoreKind, StoreNaming};
 pub use trust::{load_trust, TrustSource};
+pub use verifier::NotVersion3;
 
 /// A TLS setting that cannot be used: the key the user wrote and why, shown on one line as
 /// `"{key}: {reason}"`, e.g.

@@ -1,13 +1,14 @@
-//! The server's rustls configuration, and its certificate replaceable while serving.
+//! The server's rustls configuration.
 
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 use std::time::SystemTime;
 
 use rustls::crypto::CryptoProvider;
-use rustls::server::{ClientHello, ResolvesServerCert, WebPkiClientVerifier};
-use rustls::sign::CertifiedKey;
+use rustls::server::WebPkiClientVerifier;
+use rustls::sign::SingleCertAndKey;
 use rustls::{RootCertStore, SupportedProtocolVersion};
 
+use crate::verifier::ExplainingVerifier;
 use crate::{load_trust, provider, Identity, IdentitySource, TlsError, TrustSource};
 
 const PROTOCOLS_KEY: &str = "server.ssl.enabled-protocols";
@@ -51,57 +52,20 @@ pub struct ServerTlsSpec {
     pub ciphers: Vec<String>,
 }
 
-/// A server certificate that can be replaced while serving: new handshakes get the new one,
-/// open connections keep theirs (a handshake takes its own `Arc` of the key).
-#[derive(Debug)]
-pub struct CertSwap {
-    current: RwLock<Arc<CertifiedKey>>,
-}
-
-impl CertSwap {
-    pub fn new(key: Arc<CertifiedKey>) -> Arc<Self> {
-        Arc::new(CertSwap {
-            current: RwLock::new(key),
-        })
-    }
-
-    /// Serves `key` from the next handshake on.
-    pub fn replace(&self, key: Arc<CertifiedKey>) {
-        // A panic elsewhere cannot leave a half-written Arc: the value is still whole.
-        *self
-            .current
-            .write()
-            .unwrap_or_else(|poisoned| poisoned.into_inner()) = key;
-    }
-
-    /// The certificate new handshakes get.
-    pub fn current(&self) -> Arc<CertifiedKey> {
-        self.current
-            .read()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .clone()
-    }
-}
-
-impl ResolvesServerCert for CertSwap {
-    fn resolve(&self, _client_hello: ClientHello<'_>) -> Option<Arc<CertifiedKey>> {
-        Some(self.current())
-    }
-}
-
-/// The server's configuration (ALPN `http/1.1` only, since Heureka serves HTTP/1.1) and the
-/// handle replacing its certificate. The identity is loaded and checked at `now`.
+/// The server's configuration (ALPN `http/1.1` only, since Heureka serves HTTP/1.1). The
+/// identity is loaded and checked at `now`. A new certificate is served by building a new
+/// configuration for new connections (the server's `tls.rs`), so open ones keep theirs.
 pub fn server_config(
     spec: &ServerTlsSpec,
     now: SystemTime,
-) -> Result<(Arc<rustls::ServerConfig>, Arc<CertSwap>), TlsError> {
+) -> Result<Arc<rustls::ServerConfig>, TlsError> {
     let versions = protocol_versions(&spec.protocols)?;
     let provider = Arc::new(CryptoProvider {
         cipher_suites: cipher_suites(&spec.ciphers)?,
         ..(*provider()).clone()
     });
     let identity = Identity::load(&spec.identity, now)?;
-    let swap = CertSwap::new(identity.certified_key()?);
+    let certificate = SingleCertAndKey::from(identity.certified_key()?);
     let builder = rustls::ServerConfig::builder_with_provider(provider.clone())
         .with_protocol_versions(&versions)
         .map_err(|error| {
@@ -141,12 +105,12 @@ pub fn server_config(
             let verifier = verifier
                 .build()
                 .map_err(|error| TlsError::new(CLIENT_AUTH_KEY, error.to_string()))?;
-            builder.with_client_cert_verifier(verifier)
+            builder.with_client_cert_verifier(Arc::new(ExplainingVerifier(verifier)))
         }
     };
-    let mut config = builder.with_cert_resolver(swap.clone());
+    let mut config = builder.with_cert_resolver(Arc::new(certificate));
     config.alpn_protocols = vec![b"http/1.1".to_vec()];
-    Ok((Arc::new(config), swap))
+    Ok(Arc::new(config))
 }
 
 /// Spring's protocol names to rustls's versions; rustls offers nothing older than TLS 1.2.

@@ -76,6 +76,6 @@ fn needing_client_certificates_without_trust_is_refused_naming_the_trust_keys() 
 
 #[test]
 fn the_server_offers_http_1_1_only() {
-    let (config, _) = server_config(&spec(), in_2030()).unwrap();
+    let config = server_config(&spec(), in_2030()).unwrap();
     assert_eq!(config.alpn_protocols, vec![b"http/1.1".to_vec()]);
 }

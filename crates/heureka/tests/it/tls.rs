@@ -206,6 +206,138 @@ async fn mutual_tls_serves_a_client_with_a_trusted_certificate() {
     assert_eq!(status_over_https(&client, &server).await.unwrap(), 200);
 }
 
+/// Runs `openssl` with `args` in `dir`, failing the test with its stderr.
+fn openssl(dir: &Path, args: &[&str]) -> String {
+    let output = std::process::Command::new("openssl")
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .expect("openssl runs");
+    assert!(
+        output.status.success(),
+        "openssl {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// A client certificate as `openssl x509 -req` makes it without `-extfile`: X.509 v1, issued by
+/// the test CA (which Tomcat would accept).
+fn v1_client_identity(dir: &Path) -> IdentityFiles {
+    let (ca, ca_key) = (text(&pki().ca_pem), text(&pki().ca_key_pem));
+    openssl(
+        dir,
+        &[
+            "req",
+            "-new",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            "v1.key",
+            "-out",
+            "v1.csr",
+            "-subj",
+            "/CN=legacy",
+        ],
+    );
+    openssl(
+        dir,
+        &[
+            "x509",
+            "-req",
+            "-in",
+            "v1.csr",
+            "-CA",
+            ca,
+            "-CAkey",
+            ca_key,
+            "-set_serial",
+            "7",
+            "-days",
+            "30",
+            "-out",
+            "v1.pem",
+        ],
+    );
+    let shown = openssl(dir, &["x509", "-in", "v1.pem", "-noout", "-text"]);
+    assert!(
+        shown.contains("Version: 1"),
+        "not a v1 certificate: {shown}"
+    );
+    IdentityFiles {
+        cert_pem: dir.join("v1.pem"),
+        key_pem: dir.join("v1.key"),
+        ..pki().client.clone()
+    }
+}
+
+/// One handshake by `openssl s_client` presenting `identity`, ended as soon as it is made.
+async fn present_with_openssl(server: &HeurekaProcess, identity: &IdentityFiles) {
+    let connect = format!("127.0.0.1:{}", server.port);
+    let output = tokio::time::timeout(
+        Duration::from_secs(30),
+        Command::new("openssl")
+            .args(["s_client", "-connect", &connect, "-servername", "localhost"])
+            .args([
+                "-cert",
+                text(&identity.cert_pem),
+                "-key",
+                text(&identity.key_pem),
+            ])
+            .args(["-CAfile", text(&pki().ca_pem)])
+            .stdin(Stdio::null())
+            .kill_on_drop(true)
+            .output(),
+    )
+    .await
+    .expect("s_client ends with its input")
+    .expect("openssl runs");
+    let said = String::from_utf8_lossy(&output.stdout);
+    assert!(said.contains("CONNECTED"), "{said}");
+}
+
+#[tokio::test]
+async fn a_v1_client_certificate_is_refused_and_the_reason_logged_in_one_line_ten_times_a_minute() {
+    let v1 = v1_client_identity(&empty_dir!());
+    let server = start(&mutual_tls_args());
+    for _ in 0..12 {
+        // openssl presents it as Java does (rustls, reqwest's TLS, will not even load it).
+        present_with_openssl(&server, &v1).await;
+    }
+    // Written after the refusals' lines, which each connection logs as its handshake ends.
+    let client = client_with_certificate(&pki().client);
+    let registered = client
+        .post(format!(
+            "https://localhost:{}/eureka/apps/LATER",
+            server.port
+        ))
+        .header("Content-Type", "application/json")
+        .body(heureka_testkit::spring_body("later", "l1"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(registered.status().as_u16(), 204);
+    server.wait_for_log("registered instance").await;
+
+    let log = server.log();
+    let refusals: Vec<&str> = log
+        .lines()
+        .filter(|line| line.contains("refused a TLS handshake"))
+        .collect();
+    assert_eq!(refusals.len(), 10, "ten lines a minute:\n{log}");
+    for line in refusals {
+        assert!(line.contains("WARN"), "{line}");
+        assert!(line.contains("127.0.0.1:"), "the client's address: {line}");
+        assert!(
+            line.contains("client certificate is X.509 v1; only v3 certificates are accepted"),
+            "{line}"
+        );
+        assert!(line.contains("-extfile"), "what to do: {line}");
+    }
+}
+
 /// The certificate the server presents to a new connection.
 async fn presented_certificate(server: &HeurekaProcess) -> Vec<u8> {
     let client = reqwest::Client::builder()
