@@ -407,6 +407,69 @@ async fn a_peer_batch_refuses_metadata_over_the_limit_with_400() {
     assert_eq!(server.registry_json().await, before);
 }
 
+/// An AmazonInfo data centre carrying `entries` (an `instance-id` among them).
+fn in_amazon<'a>(entries: &'a [(&'a str, &'a str)]) -> impl FnOnce(&mut Instance) + 'a {
+    move |instance| {
+        instance.data_center_info = Some(heureka_core::DataCenterInfo {
+            class: heureka_core::DataCenterClass::Amazon,
+            name: "Amazon".to_owned(),
+            metadata: entries
+                .iter()
+                .map(|(key, value)| ((*key).to_owned(), (*value).to_owned()))
+                .collect(),
+        });
+    }
+}
+
+const AMAZON_TWO: &[(&str, &str)] = &[("instance-id", "i-1"), ("availability-zone", "a")];
+const AMAZON_THREE: &[(&str, &str)] = &[
+    ("instance-id", "i-1"),
+    ("availability-zone", "a"),
+    ("ami-id", "x"),
+];
+
+#[tokio::test]
+async fn amazon_data_center_metadata_over_the_metadata_limits_is_400_naming_it_in_json_and_xml() {
+    let server = with_small_metadata().await;
+    registers(
+        &server,
+        "A",
+        Format::Json,
+        body(Format::Json, "A", "two", in_amazon(AMAZON_TWO)),
+    )
+    .await;
+    let reason = "dataCenterInfo.metadata has 3 entries, over the limit of 2";
+    for format in [Format::Json, Format::Xml] {
+        let three = body(format, "A", "three", in_amazon(AMAZON_THREE));
+        refused(&server, "A", format, three, 400, reason).await;
+    }
+    let long = [("instance-id", "i-1"), ("user-data", &*"x".repeat(64))];
+    let large = body(Format::Json, "A", "large", in_amazon(&long));
+    let reason = "dataCenterInfo.metadata is 87 bytes, over the limit of 64 bytes";
+    refused(&server, "A", Format::Json, large, 400, reason).await;
+}
+
+#[tokio::test]
+async fn a_peer_batch_refuses_amazon_data_center_metadata_over_the_limit_with_400() {
+    let server = with_small_metadata().await;
+    let before = server.registry_json().await;
+    let codes = replicate(
+        &server,
+        &[
+            replicated_register("A", "three", in_amazon(AMAZON_THREE)),
+            replicated_register("A", "two", in_amazon(AMAZON_TWO)),
+        ],
+    )
+    .await;
+    assert_eq!(codes, [400, 200]);
+    assert!(instance(&server, "A", "three").await.is_none());
+    assert_ne!(
+        server.registry_json().await,
+        before,
+        "the element within applies"
+    );
+}
+
 // === instances in all ===
 
 #[tokio::test]
