@@ -56,14 +56,55 @@ async function shot(page, name) {
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
 }
 
+// Runs a command to its end: its exit code and output.
+function run(command, args) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => { stdout += chunk; });
+    child.stderr.on('data', (chunk) => { stderr += chunk; });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+// The mean brightness (0-255) of the bottom rows of a full-page capture of `page`, decoded by
+// a canvas in a blank page of the same browser.
+async function bottomBrightness(page) {
+  const png = await page.screenshot({ fullPage: true });
+  const blank = await page.context().newPage();
+  try {
+    return await blank.evaluate(async (data) => {
+      const image = new Image();
+      image.src = `data:image/png;base64,${data}`;
+      await image.decode();
+      const canvas = document.createElement('canvas');
+      canvas.width = image.width;
+      canvas.height = image.height;
+      const context = canvas.getContext('2d');
+      context.drawImage(image, 0, 0);
+      const rows = 8;
+      const pixels = context.getImageData(0, image.height - rows, image.width, rows).data;
+      let sum = 0;
+      for (let i = 0; i < pixels.length; i += 4) sum += (pixels[i] + pixels[i + 1] + pixels[i + 2]) / 3;
+      return sum / (pixels.length / 4);
+    }, png.toString('base64'));
+  } finally {
+    await blank.close();
+  }
+}
+
 async function main() {
   const port = await freePort();
   const clientPort = await freePort();
   const root = `http://127.0.0.1:${port}`;
   const api = `${root}/eureka`;
+  // A Content-Type only with a body: on a GET of the registry it is what Spring's and fargo's
+  // clients send, and would make this script a consumer a drain waits for.
   const call = (method, url, body) => fetch(api + url, {
     method,
-    headers: { Authorization: AUTH, Accept: 'application/json', 'Content-Type': 'application/json' },
+    headers: { Authorization: AUTH, Accept: 'application/json', ...(body ? { 'Content-Type': 'application/json' } : {}) },
     body,
   });
 
@@ -151,6 +192,20 @@ async function main() {
       await shot(page, 'dashboard');
     });
 
+    await step('the dashboard is not a consumer: a drain right after it opened waits for the real client only', async () => {
+      const drain = await run(process.env.HEUREKA_BIN, ['drain', 'API-ORDERS', 'orders-2', '--timeout', '20',
+        '--eureka', `http://${USER}:${PASSWORD}@127.0.0.1:${port}/eureka/`]);
+      assert.equal(drain.code, 0, drain.stdout + drain.stderr);
+      // The py-eureka-client, fetching every second, confirmed.
+      assert.match(drain.stdout, /^confirmed\s+127\.0\.0\.1\s/m, drain.stdout);
+      assert.doesNotMatch(drain.stdout, /Chrome|Mozilla/, drain.stdout);
+      const doc = await (await call('GET', '/consumers')).json();
+      const agents = [...doc.consumers, ...doc.readers].map((c) => c.agent);
+      assert.ok(doc.consumers.length > 0 && !agents.some((a) => /Chrome|Mozilla/.test(a)), agents.join(', '));
+      await page.locator('#consumers-table').waitFor();
+      assert.doesNotMatch(await page.locator('#consumers').textContent(), /Chrome|Mozilla/);
+    });
+
     await step('search and filters narrow the instances', async () => {
       await page.fill('#search', 'api-orders');
       await page.locator('#instances tbody tr').first().waitFor();
@@ -168,8 +223,13 @@ async function main() {
     });
 
     await step('an action changes the status and the page updates by itself', async () => {
+      const bright = await bottomBrightness(page);
       await row('PY-BROWSER').locator('.instance-link').first().click();
       await page.locator('#detail[open]').waitFor();
+      // The page behind the instance view is dimmed down to its bottom, not just the viewport.
+      assert.ok(await page.evaluate(() => document.documentElement.scrollHeight > window.innerHeight + 100), 'a long page');
+      const dimmed = await bottomBrightness(page);
+      assert.ok(dimmed < bright * 0.8, `the bottom of the page is dimmed (${Math.round(dimmed)} against ${Math.round(bright)})`);
       await page.locator('#detail-metadata', { hasText: 'payments' }).waitFor();
       await page.click('#detail-actions button[data-action="out-of-service"]');
       await page.locator('#detail-status', { hasText: 'OUT_OF_SERVICE' }).waitFor({ timeout: 15000 });
@@ -241,6 +301,16 @@ async function main() {
       assert.equal(await page.evaluate(() => window.notReloaded), true);
       await page.fill('#search', '');
       assert.deepEqual(blocked, []);
+    });
+
+    await step('a page opened later shows the recent history in Recent events', async () => {
+      const fresh = await context.newPage();
+      await fresh.goto(root + '/');
+      const timeline = fresh.locator('#timeline');
+      await timeline.locator('li[data-event="cancelled"]', { hasText: 'API-ORDERS orders-1' }).waitFor({ timeout: 15000 });
+      await timeline.locator('li[data-event="registered"]', { hasText: 'API-ORDERS orders-3' }).waitFor();
+      await timeline.locator('li[data-event="status-changed"]', { hasText: 'API-ORDERS orders-2 → OUT_OF_SERVICE (override)' }).waitFor();
+      await fresh.close();
     });
 
     await step('a page on another site cannot write to the registry through the browser', async () => {

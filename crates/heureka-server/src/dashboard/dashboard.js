@@ -5,7 +5,9 @@
 // arrive while the registry loads are applied after it, in order, so nothing is missed. On
 // `lagged` (the stream dropped events for this page, or it reconnected) the page loads once
 // more. Actions are the ordinary REST calls; with auth on, the browser sends the Basic
-// credentials it was asked for when the page loaded.
+// credentials it was asked for when the page loaded. Its reads say they are the dashboard's
+// (X-Heureka-Dashboard): an operator's page is not a consumer of the registry, and a drain
+// must not wait for it.
 'use strict';
 
 const BASE = document.body.dataset.base;
@@ -36,6 +38,7 @@ const state = {
   audit: [], // {base}/dashboard/audit's entries, newest first, then the stream's `audit` events
   healthChecks: null, // {base}/dashboard/health-checks: this node's probes and the guard
   consumers: null, // {base}/consumers: who fetches the registry from this node
+  history: null, // keys of the entries "Recent events" was opened with, once shown
 };
 
 // --- small helpers ------------------------------------------------------------------------
@@ -60,7 +63,10 @@ function rows(table, pairs) {
 }
 
 async function getJson(path) {
-  const response = await fetch(BASE + path, { headers: { Accept: 'application/json' }, cache: 'no-store' });
+  const response = await fetch(BASE + path, {
+    headers: { Accept: 'application/json', 'X-Heureka-Dashboard': '1' },
+    cache: 'no-store',
+  });
   if (!response.ok) throw new Error(`${path}: ${response.status}`);
   return response.json();
 }
@@ -125,6 +131,7 @@ async function loadAll() {
     await loadStatus();
     state.audit = (await getJson('/dashboard/audit')).entries;
     await loadHealthChecks();
+    if (!state.history) await showHistory();
   } catch (error) {
     document.getElementById('warnings').replaceChildren(el('div', { className: 'warning' }, `Could not load the registry: ${error.message}`));
   } finally {
@@ -156,19 +163,31 @@ async function loadConsumers() {
   renderConsumers();
 }
 
+// The clients that fetch periodically (what a drain waits for), then the one-off readers apart
+// (a curl, a probe, `heureka apps`: never waited for, and always behind sooner or later).
 function renderConsumers() {
   const box = document.getElementById('consumers');
   const doc = state.consumers;
-  if (!doc || doc.consumers.length === 0) {
+  const readers = (doc && doc.readers) || [];
+  if (!doc || (doc.consumers.length === 0 && readers.length === 0)) {
     box.replaceChildren(el('p', { className: 'muted' }, 'No client has fetched the registry from this server lately.'));
     return;
   }
   const ago = (ms) => (ms ? `${Math.max(0, Math.round((doc.now - ms) / 1000))} s ago` : '—');
-  box.replaceChildren(el('div', { className: 'scroll' }, el('table', { className: 'list', id: 'consumers-table' },
-    el('thead', {}, el('tr', {}, ['Address', 'Client', 'Last full', 'Last delta', 'Behind'].map((h) => el('th', {}, h)))),
-    el('tbody', {}, doc.consumers.map((c) => el('tr', { 'data-consumer': `${c.address} ${c.agent}` },
-      el('td', {}, c.address), el('td', {}, c.agent), el('td', {}, ago(c.lastFull)), el('td', {}, ago(c.lastDelta)),
-      el('td', { className: c.behind > 0 ? 'peer-down' : 'peer-up' }, c.behind > 0 ? `${c.behind} versions` : 'current')))))));
+  const clients = doc.consumers.length === 0
+    ? el('p', { className: 'muted' }, 'No client that fetches periodically has fetched the registry from this server lately.')
+    : el('div', { className: 'scroll' }, el('table', { className: 'list', id: 'consumers-table' },
+      el('thead', {}, el('tr', {}, ['Address', 'Client', 'Last full', 'Last delta', 'Behind'].map((h) => el('th', {}, h)))),
+      el('tbody', {}, doc.consumers.map((c) => el('tr', { 'data-consumer': `${c.address} ${c.agent}` },
+        el('td', {}, c.address), el('td', {}, c.agent), el('td', {}, ago(c.lastFull)), el('td', {}, ago(c.lastDelta)),
+        el('td', { className: c.behind > 0 ? 'peer-down' : 'peer-up' }, c.behind > 0 ? `${c.behind} versions` : 'current'))))));
+  const oneOff = readers.length === 0 ? null : el('details', { id: 'readers' },
+    el('summary', {}, `${readers.length} one-off read${readers.length === 1 ? '' : 's'}, not waited for by a drain (no Eureka client, no steady pace)`),
+    el('div', { className: 'scroll' }, el('table', { className: 'list', id: 'readers-table' },
+      el('thead', {}, el('tr', {}, ['Address', 'Client', 'Last read'].map((h) => el('th', {}, h)))),
+      el('tbody', {}, readers.map((r) => el('tr', { 'data-reader': `${r.address} ${r.agent}` },
+        el('td', {}, r.address), el('td', {}, r.agent), el('td', {}, ago(r.lastFetch))))))));
+  box.replaceChildren(clients, oneOff);
 }
 
 // This node's latest probes: read on load, on a verdict or the guard changing, and while the
@@ -470,13 +489,42 @@ function renderInstanceInfo() {
   ]);
 }
 
-function addToTimeline(name, data) {
-  const list = document.getElementById('timeline');
+// Rows of "Recent events"; the oldest go first.
+const TIMELINE_ROWS = 100;
+
+function timelineItem(name, data) {
   const what = data.app ? `${data.app} ${data.id}` : data.peer || (data.selfPreservation
     ? `renews ${data.selfPreservation.renewsLastMin}, threshold ${data.selfPreservation.renewsThreshold}` : '');
-  const extra = name === 'status-changed' ? ` → ${data.status} (${data.cause})` : '';
-  list.prepend(el('li', { 'data-event': name }, el('time', {}, formatTime(data.at || serverNow())), el('b', {}, name), ' ', what, extra));
-  while (list.children.length > 100) list.lastChild.remove();
+  const extra = name === 'status-changed' ? (data.status ? ` → ${data.status} (${data.cause})` : ` (${data.cause})`) : '';
+  return el('li', { 'data-event': name }, el('time', {}, formatTime(data.at || serverNow())), el('b', {}, name), ' ', what, extra);
+}
+
+// The same change seen in the history and then as an event (it happened while the page loaded).
+const historyKey = (name, data) => `${name === 'evicted' ? 'cancelled' : name} ${data.app} ${data.id} ${data.at}`;
+
+function addToTimeline(name, data) {
+  if (state.history && state.history.has(historyKey(name, data))) return;
+  const list = document.getElementById('timeline');
+  list.prepend(timelineItem(name, data));
+  while (list.children.length > TIMELINE_ROWS) list.lastChild.remove();
+}
+
+// "Recent events" opens with the history the server keeps, not empty until the next change:
+// the registered and cancelled leases (lastn; an eviction is booked as a cancel, as in Eureka)
+// and the status overrides of the audit trail, newest first. Shown once; events follow.
+async function showHistory() {
+  const lastn = await getJson('/dashboard/lastn');
+  const overrides = { 'status-override-set': 'override', 'status-override-removed': 'override-removed' };
+  const history = [
+    ...lastn.registered.map((lease) => ['registered', lease]),
+    ...lastn.cancelled.map((lease) => ['cancelled', lease]),
+    ...state.audit.filter((entry) => entry.applied && overrides[entry.action] && entry.app)
+      .map((entry) => ['status-changed', { at: entry.at, app: entry.app, id: entry.id, status: entry.status, cause: overrides[entry.action] }]),
+  ].sort((a, b) => b[1].at - a[1].at).slice(0, TIMELINE_ROWS);
+  state.history = new Set(history.map(([name, data]) => historyKey(name, data)));
+  const list = document.getElementById('timeline');
+  list.append(...history.map(([name, data]) => timelineItem(name, data)));
+  while (list.children.length > TIMELINE_ROWS) list.lastChild.remove();
 }
 
 // Who did what, from where, and how it ended; a summary of refusals shows its count.
