@@ -148,11 +148,14 @@ fn report(progress: &ConsumersDoc) -> String {
     if none && !progress.readers.is_empty() {
         text.push_str("no consumer that fetches periodically fetched from the cluster recently\n");
     }
-    if !progress.readers.is_empty() {
-        text.push_str(&format!(
-            "not waited for: {} one-off read(s) (curl, probes, browsers, `heureka apps`: no Eureka client, no steady pace)\n",
-            progress.readers.len()
-        ));
+    match progress.readers.len() {
+        0 => {}
+        1 => text.push_str(
+            "not waited for: 1 one-off read (not a Eureka client's, and not at a steady pace)\n",
+        ),
+        n => text.push_str(&format!(
+            "not waited for: {n} one-off reads (not Eureka clients', and not at a steady pace)\n"
+        )),
     }
     for node in &progress.unseen {
         text.push_str(&format!(
