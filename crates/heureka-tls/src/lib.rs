@@ -28,6 +28,9 @@
 //!   listing the aliases) where Java takes whichever its map yields first.
 //! * `client-auth` `want` without trust is refused as `need` is: Java would verify client
 //!   certificates against the public roots of its `cacerts`, never what a registry means.
+//! * Client certificates are verified by rustls's WebPKI verifier alone, so a chain holding an
+//!   X.509 v1 or v2 certificate (which Java accepts) is refused; `verifier.rs` only makes the
+//!   refusal say so, for [`explain_refusal`] and the server's log.
 //! * The keys named by errors: a store's and a PEM identity's as the spec's naming says
 //!   ([`StoreNaming`], [`PemNaming`]); `server.ssl.enabled-protocols`, `server.ssl.ciphers` and
 //!   `server.ssl.client-auth` for the server's options; `eureka.client.tls.trust-store` and
