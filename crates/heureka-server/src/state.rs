@@ -129,12 +129,12 @@ impl AppState {
             config,
             OwnAddress::from_config(config, port),
         ));
-        let events = Arc::new(Events::new(config));
-        // Where every change goes, in this order, under the registry lock (`store.rs`).
-        let mut sinks: Vec<Arc<dyn ChangeSink>> =
         if restored > 0 {
             replication.restored_from_store();
         }
+        let events = Arc::new(Events::new(config));
+        // Where every change goes, in this order, under the registry lock (`store.rs`).
+        let mut sinks: Vec<Arc<dyn ChangeSink>> =
             vec![replication.clone(), events.clone(), metrics.clone()];
         if let Some(persistence) = &persistence {
             sinks.push(persistence.clone());
