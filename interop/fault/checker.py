@@ -606,7 +606,8 @@ def check_restored(ops: list[Op], observations: list[Observation], digests: list
                     f"{first.start:.3f}), yet showed the instance at {shown.start:.3f}, without a registration "
                     "after the cancel or a peer still showing it live",
                     relevant_lines(iops, around=(c.start, shown.end)),
-                    [p.line(key), first.line(key), shown.line(key)] + ([after.line(key)] if after else [])))
+                    [p.line(key)] + ([first.line(key)] if first is not shown else [])
+                    + [shown.line(key)] + ([after.line(key)] if after else [])))
     return violations, counters, unconfirmed
 
 
