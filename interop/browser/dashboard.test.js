@@ -347,6 +347,42 @@ async function main() {
       await attacker.close();
     });
 
+    await step('a page whose name is rebound to the registry can neither read nor write it', async () => {
+      // DNS rebinding: the attacker's page is served under its own name, which then resolves
+      // to the registry (Chromium's resolver rules play the attacker's DNS; the browser's
+      // router serves the page). Over plain HTTP the page's reads carry no Origin and no
+      // Sec-Fetch-*, so what the server has to go on is the Host and the browser's own headers.
+      // Chromium's Local Network Access checks, which would stop this page's requests to
+      // loopback on their own, are off: the browser played is one without them (Firefox,
+      // Safari, older Chromium), which leaves the server to refuse.
+      const rebinding = await chromium.launch({
+        executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+        headless: true,
+        args: ['--no-sandbox', '--disable-gpu', '--host-resolver-rules=MAP rebind.test 127.0.0.1',
+          '--disable-features=LocalNetworkAccessChecks'],
+      });
+      try {
+        const operator = await rebinding.newContext({ httpCredentials: { username: USER, password: PASSWORD } });
+        const origin = `http://rebind.test:${port}`;
+        const attacker = await operator.newPage();
+        await attacker.route(origin + '/', (route) => route.fulfill({ contentType: 'text/html', body: '<title>rebound</title>' }));
+        await attacker.goto(origin + '/');
+        const [read, reason, write] = await attacker.evaluate(async () => {
+          const apps = await fetch('/eureka/apps', { headers: { Accept: 'application/json', 'Accept-Language': '*' } });
+          const override = await fetch('/eureka/apps/PY-BROWSER/x/status?value=OUT_OF_SERVICE', { method: 'PUT' });
+          return [apps.status, await apps.text(), override.status];
+        });
+        assert.equal(read, 403, reason);
+        assert.match(reason, /DNS rebinding refused/);
+        assert.equal(write, 403);
+        // The dashboard opened under that name is refused as well; under 127.0.0.1 it works (above).
+        const dashboard = await operator.newPage();
+        assert.equal((await dashboard.goto(origin + '/')).status(), 403);
+      } finally {
+        await rebinding.close();
+      }
+    });
+
     await step('an instance the health checks find failing shows DOWN, and its view says why', async () => {
       // A second server with checks on, so the first one's instances (which serve no health
       // endpoint) keep the statuses the steps above expect.
@@ -382,6 +418,27 @@ async function main() {
       await page.locator('#detail-health', { hasText: 'FAILING' }).waitFor({ timeout: 15000 });
       assert.match(await page.locator('#detail-health').textContent(), /connect 127\.0\.0\.1:\d+/);
       await shot(page, 'health-check-failing');
+      await page.keyboard.press('Escape');
+
+      // An instance that claims the cloud's metadata address is not probed, and says why.
+      const metadata = JSON.stringify(instanceBody('claims', 'claims-1', 'zone-a')).replaceAll('127.0.0.1', '169.254.169.254');
+      const registered = await fetch(`${checked}/eureka/apps/CLAIMS`, {
+        method: 'POST', body: metadata,
+        headers: { Authorization: AUTH, 'Content-Type': 'application/json' },
+      });
+      assert.equal(registered.status, 204);
+      // The instance view reads the probes when it opens: open it once a round has refused it.
+      for (let attempt = 0; ; attempt++) {
+        const view = await (await fetch(`${checked}/eureka/dashboard/health-checks`, { headers: { Authorization: AUTH } })).text();
+        if (view.includes('"refused":true')) break;
+        if (attempt > 100) throw new Error(`claims-1 was never refused: ${view}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      await page.locator('#instances tr[data-app="CLAIMS"] .instance-link').first().click();
+      await page.locator('#detail[open]').waitFor();
+      await page.locator('#detail-health', { hasText: 'refused' }).waitFor({ timeout: 15000 });
+      assert.match(await page.locator('#detail-health').textContent(), /169\.254\.169\.254 is outside heureka\.health-checks\.allowed-networks/);
+      await page.locator('#detail-status', { hasText: 'UP' }).waitFor();
       await page.keyboard.press('Escape');
     });
 

@@ -4,8 +4,8 @@
 //! address once loaded (DNS rebinding). The browser then treats the registry as that page's
 //! own origin: the page reads the registry and passes the origin check of `cross_site.rs`
 //! (its `Origin` matches the `Host` it was served under). What gives it away is that `Host`
-//! names the attacker's domain. So a request carrying a browser's marks (`Origin`, or any
-//! `Sec-Fetch-*` header) is refused with 403 unless its `Host` is
+//! names the attacker's domain. So a request carrying a browser's marks is refused with 403
+//! unless its `Host` is
 //!
 //! * an IP literal or `localhost` (no DNS answer is involved, so nothing to rebind; a page
 //!   served under such a name is the registry's own dashboard);
@@ -20,9 +20,17 @@
 //! Reads are refused too, not only writes: a rebinding page reads the registry (addresses,
 //! metadata) as its own. Requests without a browser's marks pass whatever their `Host`:
 //! Eureka clients and peers reach a registry under any DNS name (a Kubernetes service, a
-//! load balancer), and send neither header. Browsers mark every `fetch` with `Sec-Fetch-*`
-//! (Chrome 76, Firefox 90, Safari 16.4 onwards); an older browser's same-origin read carries
-//! no mark and is not caught.
+//! load balancer).
+//!
+//! The marks are what a page cannot take off its own requests. `Origin` and `Sec-Fetch-*`
+//! alone are not enough: a browser sends `Sec-Fetch-*` only to `https://` and loopback
+//! origins, and `Origin` not on a same-origin GET, so a rebinding page's reads over plain HTTP
+//! carry neither (measured with Chromium). Every browser sends `Accept-Language` on every
+//! request, which a page may set to any value but not remove, and a `User-Agent` starting
+//! `Mozilla/`, which Chromium does not let a page change; navigations add
+//! `Upgrade-Insecure-Requests`. No Eureka client or peer sends these; Node's built-in `fetch`
+//! does (`Accept-Language: *`, `Sec-Fetch-Mode: cors`), so a script using it under a name
+//! outside the set must have the name listed.
 
 use std::net::IpAddr;
 
@@ -32,15 +40,24 @@ use crate::config::Config;
 use crate::http::cross_site::normalise_origin;
 use crate::replication::OwnAddress;
 
-/// Headers only a browser sends, on every request a page makes (`Origin` on cross-origin
-/// and non-safe requests; the fetch metadata on all of them).
-const BROWSER_MARKS: [&str; 5] = [
+/// Headers a browser sends and clients do not (see the module docs).
+const BROWSER_MARKS: [&str; 7] = [
     "origin",
+    "accept-language",
+    "upgrade-insecure-requests",
     "sec-fetch-site",
     "sec-fetch-mode",
     "sec-fetch-dest",
     "sec-fetch-user",
 ];
+
+/// Whether a request carries a browser's marks.
+fn from_a_browser(headers: &HeaderMap) -> bool {
+    BROWSER_MARKS.iter().any(|mark| headers.contains_key(*mark))
+        || headers
+            .get(header::USER_AGENT)
+            .is_some_and(|agent| agent.as_bytes().starts_with(b"Mozilla/"))
+}
 
 /// The host names a browser may reach this server under (besides IP literals and
 /// `localhost`, always allowed).
@@ -130,7 +147,7 @@ pub(crate) fn foreign_host(
     hosts: &AllowedHosts,
     allowed_origins: &[String],
 ) -> Option<ForeignHost> {
-    if hosts.any || !BROWSER_MARKS.iter().any(|mark| headers.contains_key(*mark)) {
+    if hosts.any || !from_a_browser(headers) {
         return None;
     }
     let host = headers
@@ -253,8 +270,18 @@ mod tests {
 
     #[test]
     fn a_request_without_a_browsers_marks_passes_under_any_name() {
-        let request = headers(&[("host", "eureka-peer.internal:8761")]);
-        assert_eq!(foreign_host(&request, &allowed(&[]), &[]), None);
+        for agent in [
+            "Java-EurekaClient/v1.10.18",
+            "python-requests/2.31.0",
+            "curl/7.88.1",
+        ] {
+            let request = headers(&[
+                ("host", "eureka-peer.internal:8761"),
+                ("user-agent", agent),
+                ("accept-encoding", "gzip"),
+            ]);
+            assert_eq!(foreign_host(&request, &allowed(&[]), &[]), None, "{agent}");
+        }
     }
 
     #[test]
@@ -263,6 +290,13 @@ mod tests {
             ("sec-fetch-site", "same-origin"),
             ("sec-fetch-mode", "cors"),
             ("origin", "http://attacker.example:8761"),
+            // What a read over plain HTTP carries: no fetch metadata there.
+            ("accept-language", ""),
+            (
+                "user-agent",
+                "Mozilla/5.0 (X11; Linux x86_64) Chrome/156.0.0.0",
+            ),
+            ("upgrade-insecure-requests", "1"),
         ] {
             let request = headers(&[("host", "attacker.example:8761"), mark]);
             assert_eq!(

@@ -29,9 +29,23 @@ fn request(method: &str, path: &str, host: &str, headers: &str) -> String {
     format!("{method} {path} HTTP/1.1\r\nHost: {host}\r\n{headers}Connection: close\r\n\r\n")
 }
 
-/// What a page's `fetch` of its own origin carries in a current browser.
+/// What a rebinding page's `fetch` of its own origin carried in Chromium 156 over plain HTTP
+/// (recorded): no `Origin` and no `Sec-Fetch-*`, which a browser sends only to `https://` and
+/// loopback origins.
+const CHROMIUM_READ: &str = "User-Agent: Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 \
+                             (KHTML, like Gecko) HeadlessChrome/156.0.0.0 Safari/537.36\r\n\
+                             Accept: */*\r\nAccept-Encoding: gzip, deflate\r\n\
+                             Accept-Language: en-US,en;q=0.9\r\n";
+
+/// The same read from a browser that lets the page set `User-Agent` (Firefox), the page
+/// having set it, and `Accept-Language`, to look like a client's: it cannot drop the latter.
+const DISGUISED_READ: &str = "User-Agent: Java-EurekaClient/v1.10.18\r\nAccept: */*\r\n\
+                              Accept-Language: *\r\n";
+
+/// What a page's `fetch` carries in a browser at a loopback origin (fetch metadata included).
 const SAME_ORIGIN_FETCH: &str = "Sec-Fetch-Site: same-origin\r\nSec-Fetch-Mode: cors\r\n\
-                                 Sec-Fetch-Dest: empty\r\nUser-Agent: Mozilla/5.0\r\n";
+                                 Sec-Fetch-Dest: empty\r\nUser-Agent: Mozilla/5.0\r\n\
+                                 Accept-Language: en-US\r\n";
 
 async fn register(server: &HeurekaProcess, body: &str) {
     let response = reqwest::Client::new()
@@ -52,23 +66,22 @@ async fn a_dns_rebinding_page_can_neither_read_nor_write_the_registry() {
     let rebound = format!("attacker.example:{port}");
 
     // The page reads the registry as its own origin: refused, with a reason.
-    let (status, answer) = exchange(
-        &server,
-        &request("GET", "/eureka/apps", &rebound, SAME_ORIGIN_FETCH),
-    )
-    .await;
-    assert_eq!(status, Some(403), "{answer}");
-    assert!(answer.contains("DNS rebinding refused"), "{answer}");
-    assert!(
-        answer.contains("heureka.security.allowed-hosts"),
-        "{answer}"
-    );
-    assert!(
-        !answer.contains("10.0.0.5"),
-        "the registry leaked: {answer}"
-    );
+    for read in [CHROMIUM_READ, DISGUISED_READ, SAME_ORIGIN_FETCH] {
+        let (status, answer) =
+            exchange(&server, &request("GET", "/eureka/apps", &rebound, read)).await;
+        assert_eq!(status, Some(403), "{read}: {answer}");
+        assert!(answer.contains("DNS rebinding refused"), "{answer}");
+        assert!(
+            answer.contains("heureka.security.allowed-hosts"),
+            "{answer}"
+        );
+        assert!(
+            !answer.contains("10.0.0.5"),
+            "the registry leaked: {answer}"
+        );
+    }
     // The page writes with an Origin that matches the Host it was served under.
-    let origin = format!("Origin: http://attacker.example:{port}\r\n{SAME_ORIGIN_FETCH}");
+    let origin = format!("Origin: http://attacker.example:{port}\r\n{CHROMIUM_READ}");
     let (status, _) = exchange(
         &server,
         &request("DELETE", "/eureka/apps/ORDERS/o1", &rebound, &origin),
