@@ -1492,6 +1492,88 @@ fn allowed_origins_bind_from_the_environment_and_a_yaml_list() {
 }
 
 #[test]
+fn allowed_hosts_bind_lower_case_and_a_url_or_port_is_an_error_naming_the_key() {
+    let dir = Dir::new();
+    let config = config(
+        &dir,
+        &["--heureka.security.allowed-hosts=Eureka.Example.com, *.svc.cluster.local,*"],
+        &[],
+    );
+    assert_eq!(
+        config.heureka.allowed_hosts,
+        ["eureka.example.com", "*.svc.cluster.local", "*"]
+    );
+    for bad in [
+        "http://eureka.example.com",
+        "eureka.example.com:8761",
+        "*eureka",
+    ] {
+        let message = error(
+            &dir,
+            &[&format!("--heureka.security.allowed-hosts={bad}")],
+            &[],
+        );
+        assert!(
+            message.contains("heureka.security.allowed-hosts"),
+            "{message}"
+        );
+    }
+}
+
+#[test]
+fn health_checks_probe_private_networks_by_default_and_a_bad_block_is_an_error() {
+    let dir = Dir::new();
+    let allowed = |config: &Config, ip: &str| {
+        let ip = ip.parse().unwrap();
+        config
+            .heureka
+            .health_checks
+            .allowed_networks
+            .iter()
+            .any(|range| range.contains(ip))
+    };
+    let default = config(&dir, &[], &[]);
+    for ip in [
+        "127.0.0.1",
+        "10.1.2.3",
+        "172.31.0.1",
+        "192.168.1.1",
+        "100.64.0.1",
+        "::1",
+        "fd00::7",
+    ] {
+        assert!(allowed(&default, ip), "{ip}");
+    }
+    for ip in [
+        "169.254.169.254",
+        "fe80::1",
+        "8.8.8.8",
+        "192.0.2.2",
+        "0.0.0.0",
+        "2001:db8::1",
+    ] {
+        assert!(!allowed(&default, ip), "{ip}");
+    }
+    let any = config(
+        &dir,
+        &["--heureka.health-checks.allowed-networks=0.0.0.0/0,::/0"],
+        &[],
+    );
+    for ip in ["169.254.169.254", "8.8.8.8", "fe80::1", "2001:db8::1"] {
+        assert!(allowed(&any, ip), "{ip}");
+    }
+    let message = error(
+        &dir,
+        &["--heureka.health-checks.allowed-networks=10.0.0.0/33"],
+        &[],
+    );
+    assert!(
+        message.contains("heureka.health-checks.allowed-networks"),
+        "{message}"
+    );
+}
+
+#[test]
 fn an_allowed_origin_that_is_no_origin_is_an_error_naming_the_key() {
     let dir = Dir::new();
     for bad in ["*", "null", "https://ui.example.com/app", "ui.example.com"] {
