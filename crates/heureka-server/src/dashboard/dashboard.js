@@ -513,7 +513,12 @@ function addToTimeline(name, data) {
 // the registered and cancelled leases (lastn; an eviction is booked as a cancel, as in Eureka)
 // and the status overrides of the audit trail, newest first. Shown once; events follow.
 async function showHistory() {
-  const lastn = await getJson('/dashboard/lastn');
+  let lastn;
+  try {
+    lastn = await getJson('/dashboard/lastn');
+  } catch (error) {
+    return; // no history then, only the events from now on; tried again on the next load
+  }
   const overrides = { 'status-override-set': 'override', 'status-override-removed': 'override-removed' };
   const history = [
     ...lastn.registered.map((lease) => ['registered', lease]),
