@@ -476,7 +476,7 @@ impl Collector for ScrapeTime {
         gauge(
             &mut encoder,
             "heureka_consumers",
-            "Clients that fetched the registry from this server within heureka.consumers.retention",
+            "Clients that fetch the registry from this server periodically (one-off reads left out), seen within heureka.consumers.retention",
             snapshot.consumers.0 as i64,
         )?;
         gauge(
