@@ -634,10 +634,23 @@ async fn persistence_health(server: &HeurekaProcess) -> Value {
     health["components"]["persistence"].clone()
 }
 
+/// Prints the node's log if the test fails while it is held (`eventually` says only what never
+/// happened).
+struct LogOnPanic<'a>(&'a HeurekaProcess);
+
+impl Drop for LogOnPanic<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            eprintln!("log of {}:\n{}", self.0.address(), self.0.log());
+        }
+    }
+}
+
 #[tokio::test]
 async fn a_full_disk_freed_again_loses_nothing_acknowledged() {
     let disk = SmallDisk::mount(&store_dir("full-disk"), "3m");
     let mut server = disk.start();
+    let log_on_panic = LogOnPanic(&server);
     send_all(&server, registrations(0..50), 204).await;
     wait_until_durable(&server).await;
     let written_before = persistence_health(&server).await["details"]["lastWrite"].clone();
@@ -677,6 +690,10 @@ async fn a_full_disk_freed_again_loses_nothing_acknowledged() {
         },
     )
     .await;
+    // The log is written by a thread of its own: the line may follow the health's answer.
+    server
+        .wait_for_log("persistence: the store is written again")
+        .await;
     let log = server.log();
     assert_eq!(
         log.matches("a batch did not reach the disk").count(),
@@ -691,9 +708,11 @@ async fn a_full_disk_freed_again_loses_nothing_acknowledged() {
     );
 
     // Every acknowledged instance is on disk: a SIGKILL loses none.
+    drop(log_on_panic);
     kill(&mut server);
     server.wait_for_exit().await.expect("killed");
     let again = disk.start();
+    let _log_on_panic = LogOnPanic(&again);
     assert_eq!(read(&again).await, before, "the first read after a SIGKILL");
     assert!(
         again.log().contains("registry restored instances=200 "),
