@@ -203,7 +203,7 @@ async fn metric(server: &HeurekaProcess, name: &str, filter: &str) -> f64 {
 }
 
 /// Waits until every acknowledged write is on disk (`pendingRecords` 0 after a write).
-async fn wait_until_durable(server: &HeurekaProcess) {
+pub(crate) async fn wait_until_durable(server: &HeurekaProcess) {
     let url = format!("http://{}/actuator/health", server.address());
     eventually("every acknowledged write is on disk", || async {
         let health = reqwest::get(&url).await.unwrap().bytes().await.unwrap();

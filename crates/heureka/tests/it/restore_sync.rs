@@ -4,9 +4,8 @@
 //! serves the restored view alone and says so (the persistence health component and a WARN
 //! line), until a peer answers.
 //!
-//! B, the peer, replicates to no one (it takes A's replication through
-//! `heureka.replication.allowed-addresses`) and anti-entropy runs once a minute: the only way
-//! B's cancel can reach A before A's first read is A's start-up sync.
+//! B, the peer, replicates to no one and anti-entropy runs once a minute: the only way B's
+//! cancel can reach A before A's first read is A's start-up sync.
 
 use std::path::{Path, PathBuf};
 
@@ -14,6 +13,7 @@ use serde_json::Value;
 
 use heureka_testkit::{eventually, free_port};
 
+use crate::persistence::wait_until_durable;
 use crate::process::HeurekaProcess;
 use crate::support::spring_body;
 
@@ -38,7 +38,7 @@ fn start_a(port: u16, dir: &Path, port_b: u16) -> HeurekaProcess {
     )
 }
 
-/// Node B: no peers of its own; takes replication from this host.
+/// Node B: no peers of its own; takes replication (A's digest requests) from this host.
 fn start_b(port: u16) -> HeurekaProcess {
     HeurekaProcess::start_on(
         port,
@@ -110,19 +110,12 @@ async fn persistence_details(server: &HeurekaProcess) -> Value {
     health["components"]["persistence"]["details"].clone()
 }
 
-async fn wait_until_durable(server: &HeurekaProcess) {
-    eventually("every acknowledged write is on disk", || async {
-        let details = persistence_details(server).await;
-        details["pendingRecords"] == 0 && details["lastWrite"].is_i64()
-    })
-    .await;
-}
-
 fn up(ids: &[&str]) -> Vec<(String, String)> {
     ids.iter().map(|id| (id.to_string(), "UP".into())).collect()
 }
 
-/// A registers o1 and o2 (replicated to B) and writes them to its store, then stops.
+/// A registers o1 and o2 and writes them to its store, then stops. B holds o1 too, from its
+/// own client (a later registration than A's), so that it can take its cancel.
 async fn two_registered_then_a_stopped(a: &mut HeurekaProcess, b: &HeurekaProcess) {
     for id in ["o1", "o2"] {
         let status = send(
@@ -133,10 +126,13 @@ async fn two_registered_then_a_stopped(a: &mut HeurekaProcess, b: &HeurekaProces
         );
         assert_eq!(status.await, 204);
     }
-    eventually("B holds both", || async {
-        orders(b).await == Some(up(&["o1", "o2"]))
-    })
-    .await;
+    let status = send(
+        b,
+        reqwest::Method::POST,
+        "/apps/ORDERS",
+        spring_body("ORDERS", "o1"),
+    );
+    assert_eq!(status.await, 204);
     wait_until_durable(a).await;
     a.terminate();
     assert!(a.wait_for_exit().await.expect("exits").success());
