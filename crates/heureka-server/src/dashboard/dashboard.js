@@ -356,8 +356,11 @@ function renderSystemStatus() {
 function persistenceText(p) {
   if (!p || !p.enabled) return 'off: the registry is in memory only (heureka.persistence.dir)';
   const failing = p.lastError ? ` — writes failing: ${p.lastError}` : '';
+  // A restored node whose peers have not answered yet serves what it kept alone.
+  const unchecked = p.restoreCheckedWithPeers === false
+    ? ' — restored view not yet checked with any peer (may hold instances cancelled meanwhile)' : '';
   return `on: ${p.path}, last write ${formatTime(p.lastWrite)}, ${p.pendingRecords} pending, ` +
-    `${p.restoredInstances} restored at start${failing}`;
+    `${p.restoredInstances} restored at start${unchecked}${failing}`;
 }
 
 function renderSelfPreservation() {
