@@ -32,21 +32,44 @@ pub(crate) struct ProbeResult {
     pub(crate) latency: Duration,
 }
 
+/// Never probed, whatever `heureka.health-checks.allowed-networks` says: link-local addresses
+/// and the cloud metadata services (AWS's 169.254.169.254 and fd00:ec2::254, Alibaba's
+/// 100.100.100.200 inside the carrier-grade NAT range the default allows), which hand out
+/// credentials to whoever asks from the host. No instance serves its health there.
+const NEVER_PROBED: [&str; 4] = [
+    "169.254.0.0/16",
+    "fe80::/10",
+    "fd00:ec2::/32",
+    "100.100.100.200/32",
+];
+
 /// The networks probes may connect to.
 #[derive(Clone, Debug)]
-pub(crate) struct Networks(Arc<[AddressRange]>);
+pub(crate) struct Networks {
+    allowed: Arc<[AddressRange]>,
+    never: Arc<[AddressRange]>,
+}
 
 impl Networks {
     pub(crate) fn new(ranges: &[AddressRange]) -> Networks {
-        Networks(ranges.into())
+        let never = NEVER_PROBED
+            .iter()
+            .map(|range| AddressRange::parse(range).expect("a valid range"))
+            .collect();
+        Networks {
+            allowed: ranges.into(),
+            never,
+        }
+    }
+
+    fn allows(&self, address: IpAddr) -> bool {
+        let within = |ranges: &[AddressRange]| ranges.iter().any(|range| range.contains(address));
+        within(&self.allowed) && !within(&self.never)
     }
 
     /// `Ok` when every one of `addresses`, which `host` named, is allowed.
     fn check(&self, host: &str, addresses: &[SocketAddr]) -> Result<(), Outside> {
-        match addresses
-            .iter()
-            .find(|address| !self.0.iter().any(|range| range.contains(address.ip())))
-        {
+        match addresses.iter().find(|address| !self.allows(address.ip())) {
             Some(address) => Err(Outside {
                 host: host.to_owned(),
                 address: address.ip(),
@@ -273,3 +296,6 @@ fn connect_failure(error: &reqwest::Error) -> String {
         None => cause.to_string(),
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -148,7 +148,9 @@ async fn health_checks_probe_nothing_outside_the_allowed_networks() {
     args.push("--heureka.health-checks.allowed-networks=10.0.0.0/8");
     let server = HeurekaProcess::start(&args);
     let (port, accepted) = counting_port().await;
-    // An instance that claims this machine's loopback as its own address, by name.
+    // An instance that claims this machine's loopback as its own address (its port is
+    // connected to at its ipAddr; a name that resolves outside is the server's test
+    // `outside_the_allowed_networks_nothing_is_connected_to_not_even_by_name`).
     let body = spring_body("ORDERS", "o1")
         .replace("\"hostName\":\"10.0.0.5\"", "\"hostName\":\"localhost\"")
         .replace("\"ipAddr\":\"10.0.0.5\"", "\"ipAddr\":\"127.0.0.1\"")
