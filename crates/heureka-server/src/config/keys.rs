@@ -54,7 +54,8 @@ pub(crate) enum Binding {
 /// Where health checks may connect by default: loopback, the private ranges (RFC 1918), the
 /// carrier-grade NAT range Kubernetes networks use (100.64.0.0/10) and IPv6's unique local
 /// addresses. Not link-local (169.254.0.0/16 and fe80::/10 hold cloud metadata services), not
-/// public addresses.
+/// public addresses. Those and the metadata services inside allowed ranges are refused
+/// whatever this key says (`health_checks/probe.rs`, `NEVER_PROBED`).
 const DEFAULT_PROBE_NETWORKS: &str =
     "127.0.0.0/8,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,100.64.0.0/10,::1/128,fc00::/7";
 
@@ -920,7 +921,7 @@ pub(crate) const KEYS: &[Key] = &[
     key(
         "heureka.health-checks.allowed-networks",
         DEFAULT_PROBE_NETWORKS,
-        "probe only addresses in these CIDRs (0.0.0.0/0,::/0 = any)",
+        "probe only addresses in these CIDRs (0.0.0.0/0,::/0 = any but link-local and cloud metadata)",
         Bound(&field(ADDRESS_RANGES, |c, v| {
             c.heureka.health_checks.allowed_networks = v
         })),
@@ -940,7 +941,7 @@ pub(crate) const KEYS: &[Key] = &[
     key(
         "heureka.consumers.active-within",
         "90s",
-        "a drain waits for consumers that fetched this recently",
+        "a drain waits for periodic consumers that fetched this recently",
         Bound(&field(TIMEOUT, |c, v| {
             c.heureka.consumers.active_within = v
         })),
