@@ -97,7 +97,7 @@ impl Consumers {
             return;
         }
         let agent = agent_of(headers);
-        let client = fetch == Fetch::Delta || eureka_client(headers);
+        let client = fetch == Fetch::Delta || eureka_client(headers) || !one_off_tool(headers);
         let mut table = self.table.lock();
         let key = (address, agent);
         if let Some(consumer) = table.get_mut(&key) {
@@ -227,6 +227,32 @@ fn eureka_client(headers: &HeaderMap) -> bool {
         || !headers.contains_key("User-Agent")
         || headers.contains_key("Content-Type")
         || spring_accept
+}
+
+/// Agents of tools that read once when someone runs them (or a probe that reads now and
+/// then): their first fetch is a one-off read, listed apart and not waited for by a drain,
+/// until they fetch at a steady pace. Any other agent counts as a consumer from its first
+/// fetch: a drain waits for a client it does not recognise rather than report a consumer
+/// confirmed that may still route to the instance.
+const ONE_OFF_AGENTS: [&str; 9] = [
+    "curl/",
+    "Wget/",
+    "HTTPie/",
+    "PostmanRuntime/",
+    "insomnia/",
+    "Mozilla/",
+    "heureka-cli/",
+    "kube-probe/",
+    "python-requests/",
+];
+
+/// Whether the fetch comes from a tool of [`ONE_OFF_AGENTS`].
+fn one_off_tool(headers: &HeaderMap) -> bool {
+    headers.get("User-Agent").is_some_and(|agent| {
+        ONE_OFF_AGENTS
+            .iter()
+            .any(|tool| agent.as_bytes().starts_with(tool.as_bytes()))
+    })
 }
 
 /// Whether two successive gaps between fetches are a steady pace: each at least a second (a

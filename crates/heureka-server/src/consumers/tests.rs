@@ -94,7 +94,7 @@ fn at_the_cap_the_quietest_consumer_makes_room() {
 
     let addresses: Vec<String> = table
         .views("n", 5, 3_000)
-        .1
+        .0
         .into_iter()
         .map(|v| v.address)
         .collect();
@@ -106,7 +106,7 @@ fn a_long_agent_is_cut_so_that_keys_stay_small() {
     let table = consumers(10);
     table.record(ip(1), &agent(&"x".repeat(5_000)), Fetch::Full, 5, 1_000);
 
-    assert_eq!(table.views("n", 5, 1_000).1[0].agent.len(), 200);
+    assert_eq!(table.views("n", 5, 1_000).0[0].agent.len(), 200);
 }
 
 #[test]
@@ -180,6 +180,20 @@ fn a_eureka_client_fetches_periodically_from_its_first_full_fetch() {
 
     let (periodic, readers) = agents(&table, 1_000);
     assert_eq!((periodic.len(), readers), (4, Vec::<String>::new()));
+}
+
+#[test]
+fn a_client_of_an_agent_not_known_as_a_one_off_tool_is_waited_for_from_its_first_fetch() {
+    let table = consumers(10);
+    let unknown = headers(&[
+        ("User-Agent", "Apache-HttpClient/4.5.14 (Java/17.0.15)"),
+        ("Accept", "application/json"),
+    ]);
+    table.record(ip(1), &unknown, Fetch::Full, 5, 1_000);
+
+    let (periodic, readers) = agents(&table, 1_000);
+    assert_eq!(periodic, ["Apache-HttpClient/4.5.14 (Java/17.0.15)"]);
+    assert!(readers.is_empty());
 }
 
 #[test]
