@@ -348,10 +348,9 @@ async fn repair_with(state: &Replicator, peer: &Arc<Peer>) -> Result<Repairs, Pe
     };
     let repairs = compare(&ours, &theirs, view, settled_before, renewal_lag(state));
     let repairs = apply(state, peer, repairs, &theirs, full.as_ref()).await?;
-    if view == PeerView::Digest {
-        // Whatever this node restored has now been compared with a peer's stamps.
-        state.replication.restore_checked_with(peer);
-    }
+    // Whatever this node restored has now been compared with a peer's registry: by stamps with
+    // a Heureka peer, by Eureka's rules (all a Java peer allows) otherwise.
+    state.replication.restore_checked_with(peer);
     Ok(repairs)
 }
 

@@ -186,7 +186,7 @@ pub(crate) enum RestoreCheck {
     NotNeeded,
     /// Restored, and not yet compared (the start-up sync has not run or found no peer).
     Unchecked,
-    /// Restored, and compared with at least one peer's digest.
+    /// Restored, and compared with at least one peer's registry.
     Checked,
 }
 

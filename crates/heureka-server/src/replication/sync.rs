@@ -81,9 +81,9 @@ pub(crate) async fn sync_from_peers(state: &Replicator) -> SyncReport {
     );
     if state.replication.restore_check() == RestoreCheck::Unchecked {
         tracing::warn!(
-            "start-up sync: no peer answered to check the registry restored from the store; \
-             serving the restored view alone until one does (it may hold instances a peer \
-             has cancelled meanwhile)"
+            "start-up sync: no Heureka peer answered to check the registry restored from the \
+             store; serving the restored view alone until anti-entropy compares it with a \
+             peer's (it may hold instances a peer has cancelled meanwhile)"
         );
     }
     report
