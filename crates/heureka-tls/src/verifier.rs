@@ -73,12 +73,23 @@ impl ClientCertVerifier for ExplainingVerifier {
     ) -> Result<ClientCertVerified, rustls::Error> {
         self.0
             .verify_client_cert(end_entity, intermediates, now)
-            .map_err(|refused| match not_version_3(end_entity, intermediates) {
+            .map_err(|refused| {
+                // WebPKI's own word for a version it does not support is vague (an encoding
+                // or "other" error); a named reason (unknown issuer, expired…) is kept, so a
+                // v1 certificate elsewhere in the chain never hides it.
+                let vague = matches!(
+                    refused,
+                    rustls::Error::InvalidCertificate(
+                        CertificateError::BadEncoding | CertificateError::Other(_)
+                    )
+                );
                 // Only read once WebPKI has refused: an accepted handshake parses nothing more.
-                Some(found) => rustls::Error::InvalidCertificate(CertificateError::Other(
-                    OtherError(Arc::new(found)),
-                )),
-                None => refused,
+                match not_version_3(end_entity, intermediates).filter(|_| vague) {
+                    Some(found) => rustls::Error::InvalidCertificate(CertificateError::Other(
+                        OtherError(Arc::new(found)),
+                    )),
+                    None => refused,
+                }
             })
     }
 

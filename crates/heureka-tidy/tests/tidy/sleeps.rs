@@ -35,8 +35,7 @@ const REAL_TIME_SLEEPS_CEILING: usize = 8;
 /// 22 -> 26, issue 38: a restored node's first read after its start-up sync (it answers 403
 /// until then, on its own clock: `restore_sync.rs`), a store on a full disk failing twice and
 /// recovering once the disk is freed (the flush task's attempts back off on the process's own
-/// clock: three waits in `persistence.rs`'s full-disk test), and a refused TLS handshake's
-/// log line, written by the process after the client has gone (`tls.rs`).)
+/// clock: three waits in `persistence.rs`'s full-disk test).)
 const EVENTUALLY_CALLS_CEILING: usize = 26;
 
 /// `fn eventually` definitions in test code: the one in heureka-testkit.
