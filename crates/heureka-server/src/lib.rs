@@ -108,7 +108,14 @@ pub async fn serve_with_reload(
     if let Some(persistence) = &state.persistence {
         // After the last write this node makes: nothing acknowledged is lost to a shutdown.
         persistence.flush(&state.store).await;
-        tracing::info!("persistence: flushed at shutdown");
+        match persistence.view() {
+            view if view.pending == 0 => tracing::info!("persistence: flushed at shutdown"),
+            view => tracing::error!(
+                pending = view.pending,
+                error = view.last_error.as_deref().unwrap_or("unknown"),
+                "persistence: writes not on disk at shutdown are lost"
+            ),
+        }
     }
     background.abort_all();
     replicating.abort_all();
