@@ -346,7 +346,7 @@ async fn a_truncated_store_starts_the_node_with_what_it_could_read() {
 
 /// The statuses node `server` holds for ORDERS: (id, status, overriddenStatus); `None` while
 /// it still refuses reads during its start-up sync from its peer.
-async fn orders(server: &HeurekaProcess) -> Option<Vec<(String, String, String)>> {
+pub(crate) async fn orders(server: &HeurekaProcess) -> Option<Vec<(String, String, String)>> {
     let url = format!("http://{}/eureka/apps/ORDERS", server.address());
     let response = reqwest::Client::new()
         .get(url)

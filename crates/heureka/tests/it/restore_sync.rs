@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use heureka_testkit::{eventually, free_port};
 
-use crate::persistence::wait_until_durable;
+use crate::persistence::{orders, wait_until_durable};
 use crate::process::HeurekaProcess;
 use crate::support::spring_body;
 
@@ -61,42 +61,14 @@ async fn send(server: &HeurekaProcess, method: reqwest::Method, path: &str, body
         .as_u16()
 }
 
-/// The ids `server` holds for ORDERS, with their status; `None` while it still refuses reads
-/// during its start-up sync.
-async fn orders(server: &HeurekaProcess) -> Option<Vec<(String, String)>> {
-    let url = format!("http://{}/eureka/apps/ORDERS", server.address());
-    let response = reqwest::Client::new()
-        .get(url)
-        .header("Accept", "application/json")
-        .send()
-        .await
-        .unwrap();
-    if response.status() == 403 {
-        return None;
-    }
-    if response.status() == 404 {
-        return Some(Vec::new());
-    }
-    assert!(response.status().is_success(), "{}", response.status());
-    let body: Value = serde_json::from_slice(&response.bytes().await.unwrap()).unwrap();
-    let mut instances: Vec<_> = body["application"]["instance"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|i| {
-            let text = |key: &str| i[key].as_str().unwrap().to_owned();
-            (text("instanceId"), text("status"))
-        })
-        .collect();
-    instances.sort();
-    Some(instances)
-}
-
 /// The first answer `server` gives to a read of ORDERS once it serves reads.
 async fn first_read(server: &HeurekaProcess) -> Vec<(String, String)> {
     let first = std::cell::RefCell::new(None);
     eventually("the node serves reads", || async {
-        *first.borrow_mut() = orders(server).await;
+        *first.borrow_mut() = orders(server).await.map(|instances| {
+            let status = |(id, status, _): (String, String, String)| (id, status);
+            instances.into_iter().map(status).collect()
+        });
         first.borrow().is_some()
     })
     .await;
