@@ -222,6 +222,14 @@ def model_of(ops: list[Op], at_risk: frozenset = frozenset()) -> Model:
     return m
 
 
+def by_incarnation(items: Iterable) -> dict:
+    """Reads or digest reads grouped by (node, incarnation), each group in start order."""
+    grouped: dict = {}
+    for item in sorted(items, key=lambda item: item.start):
+        grouped.setdefault((item.node, item.incarnation), []).append(item)
+    return grouped
+
+
 @dataclass
 class Violation:
     prop: str                   # "final-state", "cancel-undone", "cancel-undone-after-restart",
@@ -423,12 +431,8 @@ def check_cancels(ops: list[Op], observations: list[Observation], digests: list,
     violations, unchecked, checked = [], [], 0
     counters = {"applied_seen": 0, "excused": 0}
     per = ops_by_instance(ops)
-    reads: dict = {}
-    for o in sorted(observations, key=lambda o: o.start):
-        reads.setdefault((o.node, o.incarnation), []).append(o)
-    digs: dict = {}
-    for d in sorted(digests, key=lambda d: d.start):
-        digs.setdefault((d.node, d.incarnation), []).append(d)
+    reads = by_incarnation(observations)
+    digs = by_incarnation(digests)
     for key, iops in sorted(per.items()):
         iops = sorted(iops, key=lambda o: o.seq)
         for idx, c in enumerate(iops):
@@ -517,15 +521,11 @@ def check_restored(ops: list[Op], observations: list[Observation], digests: list
         return violations, counters, unconfirmed
     per = ops_by_instance(ops)
     kills = restarts(outages)
-    reads: dict = {}
-    for o in sorted(observations, key=lambda o: o.start):
-        reads.setdefault((o.node, o.incarnation), []).append(o)
+    reads = by_incarnation(observations)
     reads_by_node: dict = {}
     for o in sorted(observations, key=lambda o: o.start):
         reads_by_node.setdefault(o.node, []).append(o)
-    digs: dict = {}
-    for d in sorted(digests, key=lambda d: d.start):
-        digs.setdefault((d.node, d.incarnation), []).append(d)
+    digs = by_incarnation(digests)
     for key, iops in sorted(per.items()):
         iops = sorted(iops, key=lambda o: o.seq)
         for idx, c in enumerate(iops):
