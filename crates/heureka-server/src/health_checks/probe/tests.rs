@@ -1,3 +1,6 @@
+//! Where probes may connect: the allowed networks, and the addresses never probed whatever
+//! they allow.
+
 use std::net::SocketAddr;
 
 use super::*;
