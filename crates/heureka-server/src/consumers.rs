@@ -234,7 +234,7 @@ fn eureka_client(headers: &HeaderMap) -> bool {
 /// until they fetch at a steady pace. Any other agent counts as a consumer from its first
 /// fetch: a drain waits for a client it does not recognise rather than report a consumer
 /// confirmed that may still route to the instance.
-const ONE_OFF_AGENTS: [&str; 9] = [
+const ONE_OFF_AGENTS: [&str; 10] = [
     "curl/",
     "Wget/",
     "HTTPie/",
@@ -244,14 +244,19 @@ const ONE_OFF_AGENTS: [&str; 9] = [
     "heureka-cli/",
     "kube-probe/",
     "python-requests/",
+    // Node's built-in fetch, whose agent is this one word (eureka-js-client sends none).
+    "node",
 ];
 
-/// Whether the fetch comes from a tool of [`ONE_OFF_AGENTS`].
+/// Whether the fetch comes from a tool of [`ONE_OFF_AGENTS`]: an entry ending in `/` starts
+/// the agent, any other is the whole agent.
 fn one_off_tool(headers: &HeaderMap) -> bool {
     headers.get("User-Agent").is_some_and(|agent| {
-        ONE_OFF_AGENTS
-            .iter()
-            .any(|tool| agent.as_bytes().starts_with(tool.as_bytes()))
+        let agent = agent.as_bytes();
+        ONE_OFF_AGENTS.iter().any(|tool| match tool.ends_with('/') {
+            true => agent.starts_with(tool.as_bytes()),
+            false => agent == tool.as_bytes(),
+        })
     })
 }
 

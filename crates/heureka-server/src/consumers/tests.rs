@@ -127,6 +127,7 @@ fn a_one_off_read_is_listed_apart_from_the_clients() {
         "heureka-cli/0.1.0",
         "kube-probe/1.30",
         "Mozilla/5.0",
+        "node",
     ]
     .into_iter()
     .enumerate()
@@ -145,7 +146,8 @@ fn a_one_off_read_is_listed_apart_from_the_clients() {
             "Mozilla/5.0",
             "curl/8.5.0",
             "heureka-cli/0.1.0",
-            "kube-probe/1.30"
+            "kube-probe/1.30",
+            "node"
         ]
     );
 }
