@@ -230,6 +230,20 @@ def by_incarnation(items: Iterable) -> dict:
     return grouped
 
 
+def cancel_window(iops: list, idx: int, retention_s: float) -> tuple:
+    """For the acknowledged cancel ``iops[idx]``: its stamp's lower bound (ms), when the window
+    in which it must hold ends (the client's next registration: run time and wall ms; and the
+    tombstone retention), and the registrations that may take effect after it (a paused node
+    applies a held request when it continues, stamped then, so legitimately later)."""
+    c = iops[idx]
+    cancel_ms = int(c.wall_start * 1000) - CANCEL_STAMP_SLACK_MS
+    nxt = next((o for o in iops[idx + 1:] if o.kind == REGISTER), None)
+    until = nxt.start if nxt else float("inf")
+    until_ms = int(nxt.wall_start * 1000) if nxt and nxt.wall_start else float("inf")
+    late = [o for o in iops[:idx] if o.kind == REGISTER and o.outcome in (INDETERMINATE, "")]
+    return cancel_ms, until, until_ms, late, c.start + retention_s
+
+
 @dataclass
 class Violation:
     prop: str                   # "final-state", "cancel-undone", "cancel-undone-after-restart",
@@ -446,15 +460,7 @@ def check_cancels(ops: list[Op], observations: list[Observation], digests: list,
                 unchecked.append((key, f"cancel #{c.seq}: no wall-clock time recorded"))
                 continue
             checked += 1
-            cancel_ms = int(c.wall_start * 1000) - CANCEL_STAMP_SLACK_MS
-            # the client's next registration after the cancel ends the window
-            nxt = next((o for o in iops[idx + 1:] if o.kind == REGISTER), None)
-            until = nxt.start if nxt else float("inf")
-            until_ms = int(nxt.wall_start * 1000) if nxt and nxt.wall_start else float("inf")
-            # registrations that may take effect after the cancel (a paused node applies a held
-            # request when it continues), stamped then, so legitimately later than the cancel
-            late = [o for o in iops[:idx] if o.kind == REGISTER and o.outcome in (INDETERMINATE, "")]
-            horizon = c.start + retention_s
+            cancel_ms, until, until_ms, late, horizon = cancel_window(iops, idx, retention_s)
             for (node, inc), dl in digs.items():
                 proof = next((d for d in dl if d.start > c.end and d.end < until and d.start < horizon
                               and cancel_applied(d.entries.get(key), cancel_ms)), None)
@@ -531,12 +537,7 @@ def check_restored(ops: list[Op], observations: list[Observation], digests: list
         for idx, c in enumerate(iops):
             if c.kind != CANCEL or c.outcome != OK or not c.wall_start:
                 continue
-            cancel_ms = int(c.wall_start * 1000) - CANCEL_STAMP_SLACK_MS
-            nxt = next((o for o in iops[idx + 1:] if o.kind == REGISTER), None)
-            until = nxt.start if nxt else float("inf")
-            until_ms = int(nxt.wall_start * 1000) if nxt and nxt.wall_start else float("inf")
-            late = [o for o in iops[:idx] if o.kind == REGISTER and o.outcome in (INDETERMINATE, "")]
-            horizon = c.start + retention_s
+            cancel_ms, until, until_ms, late, horizon = cancel_window(iops, idx, retention_s)
             # every (node, incarnation) whose digest showed the cancel applied, and the first proof
             proofs = {}
             for (m, minc), dl in digs.items():
