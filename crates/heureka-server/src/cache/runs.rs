@@ -1,0 +1,299 @@
+//! One format's runs of one document, as last planned: kept, re-encoded and compressed as the
+//! registry changes, and laid out as a gzip or a plain body.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use bytes::Bytes;
+use flate2::Crc;
+use heureka_wire::ApplicationsPieces;
+
+use super::age::younger;
+use super::body::CachedBody;
+use super::gzip::{crc_of, deflate, inflate_segment, GzipMember};
+use super::plan::{batches, encode_entries, Member, Planned, RunMembers};
+use super::source::Source;
+use crate::clock::Instant;
+use crate::store::Store;
+
+/// One format's runs, as last planned.
+#[derive(Debug, Default)]
+pub(super) struct Runs {
+    pub(super) version: u64,
+    pub(super) planned_at: Option<Instant>,
+    /// By the name of each run's first application.
+    pub(super) by_first_app: RunMap,
+    /// The document's runs in order, by first application, and its plain head.
+    order: Vec<String>,
+    head: Bytes,
+    /// When the oldest run was encoded, and the most instances a run holds: whether a build
+    /// can have much to encode ([`Runs::may_encode_much`]).
+    oldest_encoded_at: Option<Instant>,
+    largest_run: usize,
+}
+
+/// A run of consecutive applications, encoded and compressed together. Compressing each
+/// application alone would lose most of deflate's gain (its 32 KiB window would see one small
+/// application's instances only); compressing the whole document would redo megabytes per
+/// change. Runs end at content-defined boundaries (see [`ends_run`]), so a change to one
+/// application moves at most its own run's boundaries, and only that run is re-encoded.
+#[derive(Debug)]
+pub(super) struct Run {
+    /// Each application's name and key when the run was encoded.
+    members: RunMembers,
+    encoded_at: Instant,
+    /// CRC-32 and length of the uncompressed run, for the gzip trailer.
+    crc: Crc,
+    /// The members' entries, with separators, as one raw deflate segment: made when gzip is
+    /// first asked for, then kept.
+    pub(super) deflated: Option<Bytes>,
+    /// The uncompressed run: kept from its encoding until gzip is served without plain being
+    /// wanted. A run always holds one of the two.
+    pub(super) plain: Option<Bytes>,
+}
+
+impl Run {
+    /// A run just encoded: its members' keys and its entries with separators, uncompressed.
+    fn encoded(members: RunMembers, mut plain: Vec<u8>, encoded_at: Instant) -> Run {
+        // Plain runs stay while plain readers come; not their spare capacity.
+        plain.shrink_to_fit();
+        Run {
+            members,
+            encoded_at,
+            crc: crc_of(&plain),
+            deflated: None,
+            plain: Some(Bytes::from(plain)),
+        }
+    }
+
+    /// Makes the forms `wanted` and drops the plain bytes if they are not.
+    fn keep(&mut self, wanted: Wanted) {
+        if wanted.gzip {
+            self.deflated();
+        }
+        if !wanted.plain && self.deflated.is_some() {
+            self.plain = None;
+        }
+    }
+
+    fn deflated(&mut self) -> Bytes {
+        let plain = &self.plain;
+        self.deflated
+            .get_or_insert_with(|| {
+                Bytes::from(deflate(plain.as_deref().expect("a run holds one form")))
+            })
+            .clone()
+    }
+
+    /// The run uncompressed: kept, or inflated from its segment once (so it is byte for byte
+    /// what the gzip body holds, even where heartbeats moved a lease since).
+    fn plain(&mut self) -> Bytes {
+        let deflated = &self.deflated;
+        self.plain
+            .get_or_insert_with(|| {
+                inflate_segment(deflated.as_deref().expect("a run holds one form"))
+            })
+            .clone()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.crc.amount() == 0
+    }
+}
+
+/// Which forms of its runs the body being built needs: gzip for a gzip body; plain for a plain
+/// body, or while plain readers come ([`plain_wanted`]).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Wanted {
+    pub(super) gzip: bool,
+    pub(super) plain: bool,
+}
+
+/// Runs by their first application. foldhash, not SipHash: a build looks up every run (tens
+/// of thousands at 1,000,000 instances) under the registry lock. The names are clients'
+/// but the seed is random per process, as std's is.
+type RunMap = HashMap<String, Run, foldhash::fast::RandomState>;
+
+impl Runs {
+    /// Takes the registry's current runs: kept where their members' keys did not move (and
+    /// they have not aged), newly encoded (not compressed) where they did. Most of a large
+    /// build's encoding happens before the plan, between short registry locks
+    /// ([`Runs::encode_stale_unlocked`]); the plan itself holds the lock, so the document it
+    /// settles is one registry version's.
+    pub(super) fn replan<S: Source>(
+        &mut self,
+        store: &Store,
+        pieces: ApplicationsPieces,
+        max_age: Duration,
+        wanted: Wanted,
+    ) {
+        if self.may_encode_much(store.read().version(), store.instant(), max_age) {
+            self.encode_stale_unlocked::<S>(store, pieces, max_age, wanted);
+        }
+        let (version, head, plan) = {
+            let registry = store.read();
+            let now = store.instant();
+            let kept = |members: &[Member<'_>]| self.is_kept(members, now, max_age);
+            let (head, plan) = S::plan(&registry, pieces, &kept);
+            (registry.version(), head, plan)
+        };
+        let mut runs = RunMap::with_capacity_and_hasher(plan.len(), Default::default());
+        let mut order = Vec::with_capacity(plan.len());
+        for planned in plan {
+            let run = match planned {
+                Planned::Keep(first) => self
+                    .by_first_app
+                    .remove(&first)
+                    .expect("planned from this map"),
+                Planned::Encode { members, plain } => Run::encoded(members, plain, store.instant()),
+            };
+            order.push(run.members[0].0.clone());
+            runs.insert(run.members[0].0.clone(), run);
+        }
+        self.oldest_encoded_at = runs.values().map(|run| run.encoded_at).min();
+        self.largest_run = runs
+            .values()
+            .map(|run| run.members.iter().map(|(_, key)| key.1).sum())
+            .max()
+            .unwrap_or(0);
+        self.by_first_app = runs;
+        self.order = order;
+        self.head = Bytes::from(head);
+        self.version = version;
+        self.planned_at = Some(store.instant());
+    }
+
+    /// Whether the build for `version` may have enough to encode for
+    /// [`Runs::encode_stale_unlocked`] to pay: the first one, one where runs have aged, or
+    /// one after enough changes that their runs (a change moves at most its own run and the
+    /// boundaries beside it) may hold [`LOCKED_ENCODE_INSTANCES`]. Finding the stale runs
+    /// costs a pass over all applications, tens of milliseconds at 1,000,000 instances: the
+    /// build after a single registration should not pay it twice.
+    fn may_encode_much(&self, version: u64, now: Instant, max_age: Duration) -> bool {
+        let changes = usize::try_from(version.saturating_sub(self.version)).unwrap_or(usize::MAX);
+        self.by_first_app.is_empty()
+            || self
+                .oldest_encoded_at
+                .is_none_or(|at| !younger(at, now, max_age))
+            || changes.saturating_mul(3 * self.largest_run.max(1)) >= LOCKED_ENCODE_INSTANCES
+    }
+
+    /// Whether a run with these members, as kept, can stand in the next document.
+    fn is_kept(&self, members: &[Member<'_>], now: Instant, max_age: Duration) -> bool {
+        self.by_first_app.get(members[0].name).is_some_and(|old| {
+            younger(old.encoded_at, now, max_age)
+                && old
+                    .members
+                    .iter()
+                    .map(|(name, key)| (name.as_str(), *key))
+                    .eq(members.iter().map(|member| (member.name, member.key)))
+        })
+    }
+
+    /// Encodes the runs the plan would encode, a batch at a time: each batch is copied out of
+    /// the registry under a short lock and encoded after releasing it. A whole build is
+    /// seconds of work at a million instances (the first fetch, and every `max_age` after),
+    /// and heartbeats and registrations wait for the registry lock; they now wait for one
+    /// batch at most. Runs whose applications change meanwhile no longer match their keys,
+    /// so the plan encodes them again; a pass that finds few instances stale leaves them to
+    /// the plan, and after a few passes (writes outpacing the encoding) the plan takes the
+    /// rest under the lock.
+    ///
+    /// Each run is also compressed (if gzip is `wanted`) and its plain bytes dropped (if plain
+    /// is not) as soon as it is encoded, so a build holds one batch's plain bytes at a time,
+    /// not the whole document's: the allocator reuses them, where a document's worth (about
+    /// the payload's size) freed at once stays resident in the heap.
+    fn encode_stale_unlocked<S: Source>(
+        &mut self,
+        store: &Store,
+        pieces: ApplicationsPieces,
+        max_age: Duration,
+        wanted: Wanted,
+    ) {
+        for _ in 0..UNLOCKED_PASSES {
+            let stale = {
+                let registry = store.read();
+                let now = store.instant();
+                S::stale_runs(&registry, &|members| self.is_kept(members, now, max_age))
+            };
+            if stale.iter().map(|run| run.instances).sum::<usize>() < LOCKED_ENCODE_INSTANCES {
+                return;
+            }
+            for batch in batches(&stale, UNLOCKED_BATCH_INSTANCES) {
+                let copied: Vec<_> = {
+                    let registry = store.read();
+                    batch
+                        .iter()
+                        .map(|run| S::copy_run(&registry, run))
+                        .collect()
+                };
+                for (members, applications) in copied {
+                    let plain = encode_entries(&applications, pieces);
+                    let mut run = Run::encoded(members, plain, store.instant());
+                    run.keep(wanted);
+                    self.by_first_app.insert(run.members[0].0.clone(), run);
+                }
+            }
+        }
+    }
+
+    /// The gzip body: head, the runs' deflate segments (compressing those not yet compressed)
+    /// and stored separators, in one member. Drops plain copies nobody wants.
+    pub(super) fn gzip_body(&mut self, pieces: ApplicationsPieces, keep_plain: bool) -> Bytes {
+        let mut gzip = GzipMember::new();
+        gzip.push_deflated(&deflate(&self.head), &crc_of(&self.head));
+        let mut first = true;
+        for name in &self.order {
+            let run = self
+                .by_first_app
+                .get_mut(name)
+                .expect("the order lists this map's runs");
+            if !run.is_empty() {
+                if !first {
+                    gzip.push_stored(pieces.separator());
+                }
+                first = false;
+                gzip.push_deflated(&run.deflated(), &run.crc);
+            }
+            if !keep_plain {
+                run.plain = None;
+            }
+        }
+        gzip.push_stored(pieces.tail());
+        gzip.finish()
+    }
+
+    /// The plain body: head, runs and separators as kept, shared with the runs rather than
+    /// copied (runs kept only compressed are inflated once).
+    pub(super) fn plain_body(&mut self, pieces: ApplicationsPieces) -> CachedBody {
+        let separator = Bytes::from_static(pieces.separator());
+        let mut parts = Vec::with_capacity(self.order.len() * 2 + 2);
+        parts.push(self.head.clone());
+        for name in &self.order {
+            let run = self
+                .by_first_app
+                .get_mut(name)
+                .expect("the order lists this map's runs");
+            if run.is_empty() {
+                continue;
+            }
+            if parts.len() > 1 {
+                parts.push(separator.clone());
+            }
+            parts.push(run.plain());
+        }
+        parts.push(Bytes::from_static(pieces.tail()));
+        CachedBody::of(parts)
+    }
+}
+
+/// A build leaves a stale remainder this small (about 5 ms of encoding) to its plan, under the
+/// registry lock, rather than making another pass.
+const LOCKED_ENCODE_INSTANCES: usize = 4_096;
+/// Instances copied out of the registry per lock in [`Runs::encode_stale_unlocked`].
+const UNLOCKED_BATCH_INSTANCES: usize = 2_048;
+/// Passes of [`Runs::encode_stale_unlocked`] before the plan takes what is left.
+const UNLOCKED_PASSES: usize = 3;
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,126 @@
+//! A large build encodes its stale runs between registry locks, and its plan keeps them.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use heureka_wire::Format;
+
+use super::*;
+use crate::cache::delta::Delta;
+use crate::cache::encoding::Encoding;
+use crate::cache::fixtures::{read, register, registry_with, whole_delta, whole_full};
+use crate::cache::full::Full;
+
+const PLAIN: Wanted = Wanted {
+    gzip: false,
+    plain: true,
+};
+
+/// Runs' plain bytes by first application, to tell kept runs (same allocation) from
+/// re-encoded ones.
+fn plain_runs(runs: &Runs) -> HashMap<String, Bytes> {
+    let runs = runs.by_first_app.iter();
+    runs.map(|(name, run)| (name.clone(), run.plain.clone().expect("plain")))
+        .collect()
+}
+
+/// A large build's unlocked pass encodes its runs, the plan keeps every one of them, and
+/// the body equals a whole encoding (`whole`).
+fn assert_plan_keeps_the_unlocked_runs<S: Source>(whole: fn(&Store, Format) -> Vec<u8>) {
+    let registry = registry_with(1_500, 4);
+    let pieces = ApplicationsPieces {
+        format: Format::Json,
+    };
+    let max_age = Duration::from_secs(180);
+    let mut runs = Runs::default();
+    runs.encode_stale_unlocked::<S>(&registry, pieces, max_age, PLAIN);
+    let encoded = plain_runs(&runs);
+    assert!(encoded.len() > 10, "the pass encoded the runs");
+    runs.replan::<S>(&registry, pieces, max_age, PLAIN);
+    let planned = plain_runs(&runs);
+    assert_eq!(planned.len(), encoded.len());
+    assert!(planned
+        .iter()
+        .all(|(name, plain)| encoded[name].as_ptr() == plain.as_ptr()));
+    let body = CachedBody::one(runs.gzip_body(pieces, true));
+    assert_eq!(read(&body, Encoding::Gzip), whole(&registry, Format::Json));
+}
+
+#[test]
+fn a_large_build_encodes_before_its_plan_and_the_plan_keeps_all_of_it() {
+    assert_plan_keeps_the_unlocked_runs::<Full>(whole_full);
+}
+
+#[test]
+fn a_change_after_the_unlocked_encoding_is_encoded_again_by_the_plan() {
+    let registry = registry_with(1_500, 4);
+    let pieces = ApplicationsPieces {
+        format: Format::Xml,
+    };
+    let max_age = Duration::from_secs(180);
+    let mut runs = Runs::default();
+    runs.encode_stale_unlocked::<Full>(&registry, pieces, max_age, PLAIN);
+    let encoded = plain_runs(&runs);
+    register(&registry, "APP-42", "APP-42-new");
+    runs.replan::<Full>(&registry, pieces, max_age, PLAIN);
+    let re_encoded = plain_runs(&runs)
+        .iter()
+        .filter(|(name, plain)| encoded[*name].as_ptr() != plain.as_ptr())
+        .count();
+    assert_eq!(re_encoded, 1);
+    let body = CachedBody::one(runs.gzip_body(pieces, true));
+    assert_eq!(
+        read(&body, Encoding::Gzip),
+        whole_full(&registry, Format::Xml)
+    );
+}
+
+#[test]
+fn a_large_delta_build_encodes_before_its_plan_and_the_plan_keeps_all_of_it() {
+    assert_plan_keeps_the_unlocked_runs::<Delta>(whole_delta);
+}
+
+#[test]
+fn delta_changes_after_the_unlocked_encoding_are_encoded_again_by_the_plan() {
+    let registry = registry_with(1_500, 4);
+    let pieces = ApplicationsPieces {
+        format: Format::Xml,
+    };
+    let max_age = Duration::from_secs(180);
+    let mut runs = Runs::default();
+    runs.encode_stale_unlocked::<Delta>(&registry, pieces, max_age, PLAIN);
+    register(&registry, "APP-42", "APP-42-new");
+    // Replaces APP-7's live item by a DELETED one: same number of items.
+    let now = registry.read().version() as i64;
+    assert!(registry.write(|registry, _| registry.cancel(
+        "APP-7",
+        "APP-7-1",
+        heureka_core::Origin::Client,
+        now
+    )));
+    runs.replan::<Delta>(&registry, pieces, max_age, PLAIN);
+    let body = CachedBody::one(runs.gzip_body(pieces, true));
+    assert_eq!(
+        read(&body, Encoding::Gzip),
+        whole_delta(&registry, Format::Xml)
+    );
+}
+
+#[test]
+fn a_build_after_a_few_changes_skips_the_unlocked_pass_and_one_after_many_does_not() {
+    let registry = registry_with(1_500, 4);
+    let pieces = ApplicationsPieces {
+        format: Format::Json,
+    };
+    let max_age = Duration::from_secs(180);
+    let mut runs = Runs::default();
+    assert!(runs.may_encode_much(registry.read().version(), registry.instant(), max_age));
+    runs.replan::<Full>(&registry, pieces, max_age, PLAIN);
+    register(&registry, "APP-42", "APP-42-new");
+    assert!(!runs.may_encode_much(registry.read().version(), registry.instant(), max_age));
+    for n in 0..500 {
+        register(&registry, &format!("APP-{n}"), "another");
+    }
+    assert!(runs.may_encode_much(registry.read().version(), registry.instant(), max_age));
+    assert!(runs.may_encode_much(runs.version, registry.instant(), Duration::ZERO));
+}
