@@ -17,6 +17,7 @@
 mod change;
 mod delta;
 mod digest;
+mod element_outcome;
 mod eviction;
 mod health;
 mod hlc;
@@ -45,6 +46,7 @@ mod versions;
 pub use change::{Change, ChangeKind};
 pub use delta::apps_hashcode;
 pub use digest::InstanceDigest;
+pub use element_outcome::ElementOutcome;
 pub use eviction::eviction_limit;
 pub use health::{with_health, Health, HealthSubject, HealthWrite};
 pub use hlc::{Hlc, Stamp, TooFarAhead, MAX_DRIFT_MS};

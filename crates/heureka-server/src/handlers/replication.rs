@@ -12,7 +12,9 @@ use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::State;
 use axum::response::Response;
-use heureka_core::{instance_write_status_code, Limits, Millis, Origin, Registry, RenewOutcome};
+use heureka_core::{
+    instance_write_status_code, ElementOutcome, Limits, Millis, Origin, Registry, RenewOutcome,
+};
 use heureka_wire::{DecodeError, Format, ReplicationAction, ReplicationItem, ReplicationResult};
 
 use crate::handlers::{document, Headers, SenderAddress};
@@ -45,7 +47,7 @@ pub(crate) async fn batch(
             .into_iter()
             .map(|element| match element {
                 Element::Apply(item) => apply(registry, item, now),
-                Element::Answered(status_code) => ReplicationResult::status(status_code),
+                Element::Answered(outcome) => ReplicationResult::status(outcome.status()),
             })
             .collect::<Vec<_>>()
     });
@@ -69,7 +71,7 @@ pub(crate) async fn digest(State(state): State<SharedState>) -> Response {
 enum Element {
     Apply(ReplicationItem),
     /// Answered without the registry: an unreadable element, or an invalid registration.
-    Answered(u16),
+    Answered(ElementOutcome),
 }
 
 /// Decides what can be decided without the registry: unreadable elements are 500, and so is a
@@ -82,19 +84,19 @@ fn prepare(element: Result<ReplicationItem, DecodeError>, limits: &Limits) -> El
         Ok(item) => item,
         Err(error) => {
             tracing::warn!(%error, "replicated element cannot be read; answered 500");
-            return Element::Answered(500);
+            return Element::Answered(ElementOutcome::Failed);
         }
     };
     let (app, id) = (&item.app_name, &item.id);
     if let Err(reason) = limits.check_names(app, id) {
         tracing::warn!(%app, %id, %reason, "refused a replicated write over the limits: 400");
-        return Element::Answered(400);
+        return Element::Answered(ElementOutcome::Refused);
     }
     match item.action {
         ReplicationAction::Register => {
             let Some(instance) = item.instance.as_mut() else {
                 // The decoder refuses a register without its instance; kept total anyway.
-                return Element::Answered(500);
+                return Element::Answered(ElementOutcome::Failed);
             };
             match heureka_core::validate_registration(instance, app, limits) {
                 Ok(None) => {}
@@ -103,18 +105,18 @@ fn prepare(element: Result<ReplicationItem, DecodeError>, limits: &Limits) -> El
                 }
                 Err(reason) if reason.is_limit() => {
                     tracing::warn!(%app, %id, %reason, "refused a replicated registration over the limits: 400");
-                    return Element::Answered(400);
+                    return Element::Answered(ElementOutcome::Refused);
                 }
                 Err(reason) => {
                     // Answered 200 as Eureka does, so the sender does not retry it.
                     tracing::warn!(%app, %id, %reason, "ignored an invalid replicated registration");
-                    return Element::Answered(200);
+                    return Element::Answered(ElementOutcome::Done);
                 }
             }
         }
         ReplicationAction::DeleteStatusOverride if item.last_dirty_timestamp.is_none() => {
             tracing::warn!(%app, %id, "replicated override removal without lastDirtyTimestamp");
-            return Element::Answered(500);
+            return Element::Answered(ElementOutcome::Failed);
         }
         _ => {}
     }
@@ -136,16 +138,17 @@ fn apply(registry: &mut Registry, item: ReplicationItem, now: Millis) -> Replica
     } = item;
     let origin = Origin::Peer;
     let found = |found: bool| ReplicationResult::status(instance_write_status_code(found));
+    let answer = |outcome: ElementOutcome| ReplicationResult::status(outcome.status());
     match action {
         ReplicationAction::Register => match instance {
             // A peer's new instance is bounded like a client's: the limit guards this node's
             // memory whatever the origin (README § Limits).
-            Some(_) if registry.check_room(&app, &id).is_err() => ReplicationResult::status(403),
+            Some(_) if registry.check_room(&app, &id).is_err() => answer(ElementOutcome::Full),
             Some(instance) => {
                 registry.register(instance, origin, now);
-                ReplicationResult::status(200)
+                answer(ElementOutcome::Done)
             }
-            None => ReplicationResult::status(500),
+            None => answer(ElementOutcome::Failed),
         },
         ReplicationAction::Heartbeat => {
             let outcome = registry.renew(&app, &id, dirty, overridden_status, origin, now);
@@ -164,7 +167,7 @@ fn apply(registry: &mut Registry, item: ReplicationItem, now: Millis) -> Replica
             }
             // Eureka looks the instance up before it reads the status, then fails on null.
             None if registry.instance(&app, &id, now).is_none() => found(false),
-            None => ReplicationResult::status(500),
+            None => answer(ElementOutcome::Failed),
         },
         // A missing status means UNKNOWN, as on the client endpoint and in Eureka.
         ReplicationAction::DeleteStatusOverride => {

@@ -18,7 +18,7 @@ use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::State;
 use axum::response::Response;
-use heureka_core::{Limits, Millis, Registry, StampedCopy, StampedRenewal};
+use heureka_core::{ElementOutcome, Limits, Millis, Registry, StampedCopy};
 use heureka_wire::{DecodeError, Format, ReplicationAction, StampedItem, StampedResult};
 
 use crate::handlers::{document, Headers, SenderAddress};
@@ -42,7 +42,7 @@ pub(crate) async fn batch(
             .into_iter()
             .map(|element| match element {
                 Ok(item) => apply(registry, item, now),
-                Err(status_code) => answer(status_code, None),
+                Err(outcome) => answer(outcome, None),
             })
             .collect::<Vec<_>>()
     });
@@ -71,10 +71,10 @@ pub(crate) async fn copies(
             .iter()
             .map(|element| match element {
                 Ok(item) => match registry.stamped_copy(&item.copy.app, &item.copy.id, now) {
-                    Some(copy) => answer(200, Some(copy)),
-                    None => answer(404, None),
+                    Some(copy) => answer(ElementOutcome::Done, Some(copy)),
+                    None => answer(ElementOutcome::SendYours, None),
                 },
-                Err(status_code) => answer(*status_code, None),
+                Err(outcome) => answer(*outcome, None),
             })
             .collect()
     };
@@ -87,7 +87,10 @@ pub(crate) async fn copies(
 /// Reads a batch: a body that is no batch at all is a 400; an element that cannot be read or
 /// carries an invalid registration is answered without the registry (logged here, since
 /// nothing under the registry lock may write to the log).
-fn decode(state: &SharedState, body: &[u8]) -> Result<Vec<Result<StampedItem, u16>>, ApiError> {
+fn decode(
+    state: &SharedState,
+    body: &[u8],
+) -> Result<Vec<Result<StampedItem, ElementOutcome>>, ApiError> {
     let elements = heureka_wire::decode_stamped_batch(body, state.store.now())
         .map_err(|error| ApiError::BadRequest(format!("stamped replication batch: {error}")))?;
     let limits = &state.settings.limits;
@@ -97,16 +100,19 @@ fn decode(state: &SharedState, body: &[u8]) -> Result<Vec<Result<StampedItem, u1
         .collect())
 }
 
-fn prepare(element: Result<StampedItem, DecodeError>, limits: &Limits) -> Result<StampedItem, u16> {
+fn prepare(
+    element: Result<StampedItem, DecodeError>,
+    limits: &Limits,
+) -> Result<StampedItem, ElementOutcome> {
     let mut item = element.map_err(|error| {
         tracing::warn!(%error, "replicated element cannot be read; answered 400");
-        400u16
+        ElementOutcome::Refused
     })?;
     let copy = &mut item.copy;
     let (app, id) = (&copy.app, &copy.id);
     if let Err(reason) = limits.check_names(app, id) {
         tracing::warn!(%app, %id, %reason, "refused a replicated write over the limits: 400");
-        return Err(400);
+        return Err(ElementOutcome::Refused);
     }
     if let Some(registration) = &mut copy.parts.registration {
         match heureka_core::validate_registration(registration, app, limits) {
@@ -116,13 +122,13 @@ fn prepare(element: Result<StampedItem, DecodeError>, limits: &Limits) -> Result
             }
             Err(reason) if reason.is_limit() => {
                 tracing::warn!(%app, %id, %reason, "refused a replicated registration over the limits: 400");
-                return Err(400);
+                return Err(ElementOutcome::Refused);
             }
             Err(reason) => {
                 // Answered 200 as Eureka answers an invalid replicated registration, so the
                 // sender does not retry it.
                 tracing::warn!(%app, %id, %reason, "ignored an invalid replicated registration");
-                return Err(200);
+                return Err(ElementOutcome::Done);
             }
         }
     }
@@ -134,10 +140,11 @@ fn apply(registry: &mut Registry, item: StampedItem, now: Millis) -> StampedResu
     let StampedItem { action, copy } = item;
     if action == ReplicationAction::Heartbeat {
         return match registry.renew_stamped(&copy.app, &copy.id, &copy.parts.stamps, now) {
-            Ok(StampedRenewal::Renewed) => answer(200, None),
-            Ok(StampedRenewal::SendYours) => answer(404, None),
-            Ok(StampedRenewal::TakeOurs(ours)) => answer(409, Some(*ours)),
-            Err(_) => answer(400, None),
+            Ok(renewal) => {
+                let (outcome, ours) = renewal.into_answer();
+                answer(outcome, ours)
+            }
+            Err(_) => answer(ElementOutcome::Refused, None),
         };
     }
     let (app, id, theirs, they_lease) = (
@@ -148,20 +155,24 @@ fn apply(registry: &mut Registry, item: StampedItem, now: Millis) -> StampedResu
     );
     if they_lease && registry.check_room(&app, &id).is_err() {
         // A peer's new instance is bounded like a client's (README § Limits).
-        return answer(403, None);
+        return answer(ElementOutcome::Full, None);
     }
     let Ok(merged) = registry.merge_copy(copy, now) else {
-        return answer(400, None);
+        return answer(ElementOutcome::Refused, None);
     };
     match registry.stamps_of(&app, &id) {
-        Some(ours) if ours.has_newer_part_than(&theirs) => {
-            answer(409, registry.stamped_copy(&app, &id, now))
-        }
-        _ if they_lease && !merged.leased => answer(404, None),
-        _ => answer(200, None),
+        Some(ours) if ours.has_newer_part_than(&theirs) => answer(
+            ElementOutcome::TakeOurs,
+            registry.stamped_copy(&app, &id, now),
+        ),
+        _ if they_lease && !merged.leased => answer(ElementOutcome::SendYours, None),
+        _ => answer(ElementOutcome::Done, None),
     }
 }
 
-fn answer(status_code: u16, copy: Option<StampedCopy>) -> StampedResult {
-    StampedResult { status_code, copy }
+fn answer(outcome: ElementOutcome, copy: Option<StampedCopy>) -> StampedResult {
+    StampedResult {
+        status_code: outcome.status(),
+        copy,
+    }
 }

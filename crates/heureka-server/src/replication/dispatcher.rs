@@ -16,7 +16,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use heureka_core::{Instance, InstanceStatus, Millis};
+use heureka_core::{ElementOutcome, Instance, InstanceStatus, Millis};
 use heureka_wire::{
     ReplicationAction, ReplicationItem, ReplicationResult, StampedItem, StampedResult,
 };
@@ -257,9 +257,10 @@ fn build_stamped(state: &Replicator, batch: Vec<Task>) -> (Vec<Task>, Vec<Stampe
 /// Acts on a Heureka peer's answer to one stamped item (`handlers/stamped.rs`).
 fn on_stamped_result(state: &Replicator, peer: &Peer, item: &StampedItem, result: StampedResult) {
     let (app, id) = (&item.copy.app, &item.copy.id);
-    match (result.status_code, result.copy) {
-        (200..=299, _) => {}
-        (404, _) => {
+    let status = result.status_code;
+    match (ElementOutcome::from_status(status), result.copy) {
+        (Some(ElementOutcome::Done), _) => {}
+        (Some(ElementOutcome::SendYours), _) => {
             // The peer lacks the instance or writes we hold: send it our whole copy.
             let now = state.store.now();
             let leased = state.store.read().instance(app, id, now).is_some();
@@ -267,7 +268,7 @@ fn on_stamped_result(state: &Replicator, peer: &Peer, item: &StampedItem, result
                 peer.enqueue(app, id, ReplicationAction::Register, state.store.now());
             }
         }
-        (409, Some(theirs)) => {
+        (Some(ElementOutcome::TakeOurs), Some(theirs)) => {
             // The peer holds writes we do not: merge them; if we still hold some it lacks,
             // send it our copy.
             let theirs_stamps = theirs.parts.stamps;
@@ -281,7 +282,7 @@ fn on_stamped_result(state: &Replicator, peer: &Peer, item: &StampedItem, result
                 peer.enqueue(app, id, ReplicationAction::Register, state.store.now());
             }
         }
-        (status, _) => {
+        _ => {
             let action = item.action.as_str();
             tracing::warn!(peer = %peer.url.as_str(), %app, %id, action, status, "peer refused a stamped replicated write");
         }
@@ -359,14 +360,16 @@ fn delivered(state: &Replicator, peer: &Peer, tasks: &[Task], answered: usize) -
 
 fn on_result(state: &Replicator, peer: &Peer, item: &ReplicationItem, result: ReplicationResult) {
     let (app, id) = (&item.app_name, &item.id);
-    match (item.action, result.status_code, result.entity) {
-        (_, 200..=299, _) => {}
-        (ReplicationAction::Heartbeat, 404, _) => {
+    let status = result.status_code;
+    let outcome = ElementOutcome::from_status(status);
+    match (item.action, outcome, result.entity) {
+        (_, Some(ElementOutcome::Done), _) => {}
+        (ReplicationAction::Heartbeat, Some(ElementOutcome::SendYours), _) => {
             // The peer lost the instance, or holds an older copy: send it ours.
             tracing::debug!(peer = %peer.url.as_str(), %app, %id, "peer is missing the instance: registering it there");
             peer.enqueue(app, id, ReplicationAction::Register, state.store.now());
         }
-        (ReplicationAction::Heartbeat, status, Some(theirs))
+        (ReplicationAction::Heartbeat, _, Some(theirs))
             if state.replication.settings().adopt_newer_copies =>
         {
             tracing::info!(peer = %peer.url.as_str(), %app, %id, status, "peer holds a newer copy: adopting it");
@@ -374,10 +377,10 @@ fn on_result(state: &Replicator, peer: &Peer, item: &ReplicationItem, result: Re
                 .store
                 .write(|registry, now| registry.adopt_peer_copy(theirs, now));
         }
-        (ReplicationAction::Cancel, 404, _) => {
+        (ReplicationAction::Cancel, Some(ElementOutcome::SendYours), _) => {
             tracing::debug!(peer = %peer.url.as_str(), %app, %id, "peer had no instance to cancel");
         }
-        (action, status, _) => {
+        (action, _, _) => {
             tracing::warn!(peer = %peer.url.as_str(), %app, %id, action = action.as_str(), status, "peer refused a replicated write");
         }
     }
