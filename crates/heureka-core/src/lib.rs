@@ -14,6 +14,7 @@
 //! report and Eureka's status code for each, `eviction.rs` and `self_preservation.rs` the two
 //! timer-driven rules, `health.rs` how the server's health checks weigh on a status, `maps.rs` the hasher every map uses and the lease maps.
 
+mod anti_entropy;
 mod change;
 mod delta;
 mod digest;
@@ -43,6 +44,9 @@ mod test_util;
 mod tombstones;
 mod versions;
 
+pub use anti_entropy::{
+    compare_digests, PeerView, PeerWrite, Repairs, RENEWAL_LAG_MS, SETTLING_MS,
+};
 pub use change::{Change, ChangeKind};
 pub use delta::apps_hashcode;
 pub use digest::InstanceDigest;

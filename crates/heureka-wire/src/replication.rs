@@ -15,13 +15,14 @@
 //! choose the per-element failure so that peers of different versions can still replicate
 //! everything both understand.
 
-use heureka_core::{Instance, InstanceStatus, Millis};
+use heureka_core::{Instance, InstanceStatus, Millis, PeerWrite};
 
+use crate::error::DecodeError;
 use crate::json::decode::{parse, read_instance, scalar};
 use crate::json::encode::{instance_body, string, INSTANCE_MARKUP};
 use crate::json::tree::Node;
 use crate::numbers::{push_i64, push_u64};
-use crate::{size, DecodeError};
+use crate::size;
 
 /// What a replicated element does on the receiving peer. The names on the wire are Java's
 /// `PeerAwareInstanceRegistryImpl.Action` constants, exact and case-sensitive.
@@ -60,6 +61,19 @@ impl ReplicationAction {
         ReplicationAction::ALL
             .into_iter()
             .find(|action| action.as_str() == name)
+    }
+}
+
+/// The write anti-entropy decided to send a peer, as the action that carries it.
+impl From<PeerWrite> for ReplicationAction {
+    fn from(write: PeerWrite) -> ReplicationAction {
+        match write {
+            PeerWrite::Register => ReplicationAction::Register,
+            PeerWrite::Heartbeat => ReplicationAction::Heartbeat,
+            PeerWrite::Cancel => ReplicationAction::Cancel,
+            PeerWrite::StatusUpdate => ReplicationAction::StatusUpdate,
+            PeerWrite::DeleteStatusOverride => ReplicationAction::DeleteStatusOverride,
+        }
     }
 }
 

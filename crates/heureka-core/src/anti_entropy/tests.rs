@@ -1,12 +1,11 @@
 //! What anti-entropy repairs, decided from two digests.
 
-use heureka_core::InstanceDigest;
-use heureka_core::InstanceStatus::{self, OutOfService, Unknown, Up};
-use heureka_wire::ReplicationAction::{
-    Cancel, DeleteStatusOverride, Heartbeat, Register, StatusUpdate,
-};
-
-use super::{compare, PeerView, Repairs, RENEWAL_LAG_MS};
+use super::PeerWrite::{self, Cancel, DeleteStatusOverride, Heartbeat, Register, StatusUpdate};
+use super::{compare_digests as compare, PeerView, Repairs, RENEWAL_LAG_MS};
+use crate::digest::InstanceDigest;
+use crate::hlc::Stamp;
+use crate::merge::PartStamps;
+use crate::model::InstanceStatus::{self, OutOfService, Unknown, Up};
 
 /// Every change in these tests is older than the settling window.
 const SETTLED: i64 = i64::MAX;
@@ -38,10 +37,7 @@ fn overridden(mut entry: InstanceDigest, status: InstanceStatus) -> InstanceDige
     entry
 }
 
-fn push(
-    id: &str,
-    action: heureka_wire::ReplicationAction,
-) -> (String, String, heureka_wire::ReplicationAction) {
+fn push(id: &str, action: PeerWrite) -> (String, String, PeerWrite) {
     ("ORDERS".into(), id.into(), action)
 }
 
@@ -231,8 +227,8 @@ fn a_change_still_settling_is_left_to_replication() {
 
 // === between Heureka peers: by stamps ===
 
-fn at(ms: i64) -> heureka_core::Stamp {
-    heureka_core::Stamp {
+fn at(ms: i64) -> Stamp {
+    Stamp {
         ms,
         counter: 0,
         node: 1,
@@ -247,12 +243,12 @@ fn stamped(
     overridden: i64,
     cancelled: i64,
 ) -> InstanceDigest {
-    entry.stamps = Some(heureka_core::PartStamps {
+    entry.stamps = Some(PartStamps {
         registration: at(registered),
         status: at(registered),
         overridden: at(overridden),
         removed: at(cancelled),
-        health: heureka_core::Stamp::ZERO,
+        health: Stamp::ZERO,
     });
     entry
 }
