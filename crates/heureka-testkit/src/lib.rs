@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::pin::Pin;
 use std::time::Duration;
 
-use reqwest::{Client, Response};
+use reqwest::{Client, RequestBuilder, Response};
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
@@ -218,21 +218,19 @@ impl<S: Serve> TestServer<S> {
     }
 
     pub async fn post_json(&self, path: &str, body: &str) -> Response {
-        self.http
-            .post(self.url(path))
+        self.request(reqwest::Method::POST, path)
             .header("Content-Type", "application/json")
             .body(body.to_owned())
-            .send()
+            .sent()
             .await
-            .unwrap()
     }
 
     pub async fn get(&self, path: &str, accept: Option<&str>) -> Response {
-        let mut request = self.http.get(self.url(path));
+        let mut request = self.request(reqwest::Method::GET, path);
         if let Some(accept) = accept {
             request = request.header("Accept", accept);
         }
-        request.send().await.unwrap()
+        request.sent().await
     }
 
     pub async fn get_text(&self, path: &str, accept: Option<&str>) -> (u16, String) {
@@ -240,32 +238,86 @@ impl<S: Serve> TestServer<S> {
         (response.status().as_u16(), response.text().await.unwrap())
     }
 
+    /// [`TestServer::get_text`] asking for JSON.
+    pub async fn get_json(&self, path: &str) -> (u16, String) {
+        self.get_text(path, Some("application/json")).await
+    }
+
+    /// `path` read as JSON; asserts 200.
+    pub async fn json_ok(&self, path: &str) -> String {
+        let (status, body) = self.get_json(path).await;
+        assert_eq!(status, 200, "{path}: {body}");
+        body
+    }
+
+    /// The status `app/id` is served with; `None` when it is not (any answer but 200).
+    pub async fn instance_status(&self, app: &str, id: &str) -> Option<String> {
+        let (code, body) = self.get_json(&format!("/apps/{app}/{id}")).await;
+        if code != 200 {
+            return None;
+        }
+        let start = body.find("\"status\":\"")? + 10;
+        Some(body[start..].split('"').next()?.to_owned())
+    }
+
     /// The full registry as JSON: what "the registry is unchanged" is checked against.
     pub async fn registry_json(&self) -> String {
-        let (status, body) = self.get_text("/apps", Some("application/json")).await;
+        let (status, body) = self.get_json("/apps").await;
         assert_eq!(status, 200);
         body
     }
 
-    pub async fn put(&self, path: &str) -> u16 {
-        self.http
-            .put(self.url(path))
-            .send()
+    /// Overrides the status of `app/id` to `OUT_OF_SERVICE`; asserts 200.
+    pub async fn take_out_of_service(&self, app: &str, id: &str) {
+        let path = format!("/apps/{app}/{id}/status?value=OUT_OF_SERVICE");
+        assert_eq!(self.put(&path).await, 200, "{path}");
+    }
+
+    /// A request to `path` under the API's base, to be finished with headers and a body and
+    /// sent with [`Sent::sent`].
+    pub fn request(&self, method: reqwest::Method, path: &str) -> RequestBuilder {
+        self.http.request(method, self.url(path))
+    }
+
+    /// `GET path` authenticated as `user` with `password` (HTTP Basic).
+    pub async fn get_as(&self, path: &str, user: &str, password: &str) -> Response {
+        self.request(reqwest::Method::GET, path)
+            .basic_auth(user, Some(password))
+            .sent()
             .await
-            .unwrap()
-            .status()
-            .as_u16()
+    }
+
+    /// The status a bare `method` on `path` answers.
+    pub async fn status(&self, method: reqwest::Method, path: &str) -> u16 {
+        self.request(method, path).sent().await.status().as_u16()
+    }
+
+    pub async fn put(&self, path: &str) -> u16 {
+        self.status(reqwest::Method::PUT, path).await
     }
 
     pub async fn delete(&self, path: &str) -> u16 {
-        self.http
-            .delete(self.url(path))
-            .send()
-            .await
-            .unwrap()
-            .status()
-            .as_u16()
+        self.status(reqwest::Method::DELETE, path).await
     }
+}
+
+/// Sending a request a test built, where a failure to send is the test's failure.
+pub trait Sent {
+    /// Sends the request; panics if it cannot be sent or no answer comes.
+    fn sent(self) -> impl Future<Output = Response> + Send;
+}
+
+impl Sent for RequestBuilder {
+    async fn sent(self) -> Response {
+        self.send().await.unwrap()
+    }
+}
+
+/// Asserts `response` is a 401 that asks for HTTP Basic credentials.
+pub fn assert_basic_challenge(response: &Response) {
+    assert_eq!(response.status(), 401);
+    let challenge = response.headers()["www-authenticate"].to_str().unwrap();
+    assert!(challenge.starts_with("Basic"), "{challenge}");
 }
 
 /// A register body shaped like Spring Cloud's RestClient sends it (nulls, numeric timestamps).
@@ -284,4 +336,26 @@ pub fn spring_body(app: &str, id: &str) -> String {
 "metadata":{{"management.port":"8080"}}}}}}"#,
         vip = app.to_lowercase()
     )
+}
+
+/// A table of tests that differ only in their values: one `#[tokio::test]` per row
+/// `name => check;`, whose body awaits `check`, so that each row runs and is reported under its
+/// own name. Attributes and doc comments before a row go to its test.
+#[macro_export]
+macro_rules! async_tests {
+    ($($(#[$meta:meta])* $name:ident => $check:expr;)*) => {
+        $(
+            $(#[$meta])*
+            #[::tokio::test]
+            async fn $name() {
+                $check.await;
+            }
+        )*
+    };
+}
+
+/// [`spring_body`] with a `blob` of `size` bytes more in its metadata: a large registration.
+pub fn spring_body_with_blob(app: &str, id: &str, size: usize) -> String {
+    let metadata = format!(r#""management.port":"8080","blob":"{}""#, "b".repeat(size));
+    spring_body(app, id).replace(r#""management.port":"8080""#, &metadata)
 }
