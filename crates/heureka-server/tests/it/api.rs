@@ -1,14 +1,38 @@
 //! The HTTP contract of the Eureka API: routes, status codes, formats.
 
-use std::io::{Read, Write};
+use crate::support::{gunzip, gzip, holding_o1, spring_body, Method, Sent, TestServer};
 
-use crate::support::{spring_body, TestServer};
+/// The status a renew of `ORDERS/o-1` as `UP`, last changed at `last_dirty` by the client,
+/// answers on a server holding it.
+async fn renew_o1(last_dirty: u64) -> u16 {
+    let server = holding_o1(&[]).await;
+    let path = format!("/apps/ORDERS/o-1?status=UP&lastDirtyTimestamp={last_dirty}");
+    server.put(&path).await
+}
+
+/// `ORDERS/o-1` as JSON.
+async fn o1_json(server: &TestServer) -> String {
+    server.get_json("/apps/ORDERS/o-1").await.1
+}
+
+/// Registers `ORDERS/o-1` with its body in `encoding`; asserts 204 and that it is registered.
+async fn register_encoded(encoding: &str, body: Vec<u8>) {
+    let server = TestServer::start(&[]).await;
+    let response = server
+        .request(Method::POST, "/apps/ORDERS")
+        .header("Content-Type", "application/json")
+        .header("Content-Encoding", encoding)
+        .body(body)
+        .sent()
+        .await;
+    assert_eq!(response.status(), 204);
+    assert!(server.registry_json().await.contains("o-1"));
+}
 
 #[tokio::test]
 async fn full_fetch_answers_200_right_after_start() {
     let server = TestServer::start(&[]).await;
-    let (status, body) = server.get_text("/apps", Some("application/json")).await;
-    assert_eq!(status, 200);
+    let body = server.json_ok("/apps").await;
     assert_eq!(
         body,
         r#"{"applications":{"versions__delta":"1","apps__hashcode":"","application":[]}}"#
@@ -19,10 +43,7 @@ async fn full_fetch_answers_200_right_after_start() {
 async fn register_answers_204_with_no_body() {
     let server = TestServer::start(&[]).await;
     let response = server
-        .post_json(
-            "/apps/ORDERS",
-            &crate::support::spring_body("ORDERS", "o-1"),
-        )
+        .post_json("/apps/ORDERS", &spring_body("ORDERS", "o-1"))
         .await;
     assert_eq!(response.status(), 204);
     assert!(response.bytes().await.unwrap().is_empty());
@@ -41,8 +62,7 @@ async fn registration_is_visible_in_the_very_next_full_fetch() {
 
 #[tokio::test]
 async fn full_fetch_without_accept_is_xml() {
-    let server = TestServer::start(&[]).await;
-    server.register("ORDERS", "o-1").await;
+    let server = holding_o1(&[]).await;
     let response = server.get("/apps", None).await;
     assert_eq!(response.headers()["content-type"], "application/xml");
     let body = response.text().await.unwrap();
@@ -52,65 +72,36 @@ async fn full_fetch_without_accept_is_xml() {
 
 #[tokio::test]
 async fn full_fetch_is_gzipped_when_asked() {
-    let server = TestServer::start(&[]).await;
-    server.register("ORDERS", "o-1").await;
+    let server = holding_o1(&[]).await;
     let response = server
-        .http
-        .get(server.url("/apps/"))
+        .request(Method::GET, "/apps/")
         .header("Accept", "application/json")
         .header("Accept-Encoding", "gzip")
-        .send()
-        .await
-        .unwrap();
+        .sent()
+        .await;
     assert_eq!(response.headers()["content-encoding"], "gzip");
-    let compressed = response.bytes().await.unwrap();
-    let mut json = String::new();
-    flate2::read::GzDecoder::new(&compressed[..])
-        .read_to_string(&mut json)
-        .unwrap();
+    let json = gunzip(&response.bytes().await.unwrap());
     assert!(json.contains(r#""instanceId":"o-1""#));
 }
 
 #[tokio::test]
 async fn gzip_request_bodies_are_inflated() {
-    let server = TestServer::start(&[]).await;
-    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    encoder
-        .write_all(crate::support::spring_body("ORDERS", "o-1").as_bytes())
-        .unwrap();
-    let response = server
-        .http
-        .post(server.url("/apps/ORDERS"))
-        .header("Content-Type", "application/json")
-        .header("Content-Encoding", "gzip")
-        .body(encoder.finish().unwrap())
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), 204);
-    assert!(server.registry_json().await.contains("o-1"));
+    let body = spring_body("ORDERS", "o-1");
+    register_encoded(
+        "gzip",
+        gzip(body.as_bytes(), flate2::Compression::default()),
+    )
+    .await;
 }
 
 #[tokio::test]
 async fn identity_encoded_request_bodies_are_read_as_sent() {
-    let server = TestServer::start(&[]).await;
-    let response = server
-        .http
-        .post(server.url("/apps/ORDERS"))
-        .header("Content-Type", "application/json")
-        .header("Content-Encoding", "identity")
-        .body(crate::support::spring_body("ORDERS", "o-1"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), 204);
-    assert!(server.registry_json().await.contains("o-1"));
+    register_encoded("identity", spring_body("ORDERS", "o-1").into_bytes()).await;
 }
 
 #[tokio::test]
 async fn v2_prefix_and_trailing_slashes_reach_the_same_registry() {
-    let server = TestServer::start(&[]).await;
-    server.register("ORDERS", "o-1").await;
+    let server = holding_o1(&[]).await;
     for path in [
         "/v2/apps",
         "/v2/apps/",
@@ -118,8 +109,7 @@ async fn v2_prefix_and_trailing_slashes_reach_the_same_registry() {
         "/v2/apps/ORDERS/",
         "/apps/orders/o-1/",
     ] {
-        let (status, body) = server.get_text(path, Some("application/json")).await;
-        assert_eq!(status, 200, "{path}");
+        let body = server.json_ok(path).await;
         assert!(body.contains("o-1"), "{path}: {body}");
     }
 }
@@ -128,12 +118,8 @@ async fn v2_prefix_and_trailing_slashes_reach_the_same_registry() {
 async fn percent_encoded_instance_ids_are_decoded() {
     let server = TestServer::start(&[]).await;
     server.register("PY-APP", "127.0.0.1:py-app:9090").await;
-    assert_eq!(
-        server
-            .put("/apps/PY-APP/127.0.0.1%3Apy-app%3A9090?status=UP")
-            .await,
-        200
-    );
+    let encoded = "/apps/PY-APP/127.0.0.1%3Apy-app%3A9090?status=UP";
+    assert_eq!(server.put(encoded).await, 200);
     assert_eq!(server.put("/apps/PY-APP/127.0.0.1:py-app:9090").await, 200);
 }
 
@@ -141,36 +127,19 @@ async fn percent_encoded_instance_ids_are_decoded() {
 async fn app_names_are_case_insensitive_in_paths() {
     let server = TestServer::start(&[]).await;
     server.register("js-app", "js-1").await;
-    let (status, body) = server
-        .get_text("/apps/JS-APP", Some("application/json"))
-        .await;
-    assert_eq!(status, 200);
+    let body = server.json_ok("/apps/JS-APP").await;
     assert!(body.contains(r#""name":"JS-APP""#), "{body}");
     assert_eq!(server.put("/apps/js-app/js-1").await, 200);
 }
 
 #[tokio::test]
 async fn renew_of_a_registered_instance_answers_200() {
-    let server = TestServer::start(&[]).await;
-    server.register("ORDERS", "o-1").await;
-    assert_eq!(
-        server
-            .put("/apps/ORDERS/o-1?status=UP&lastDirtyTimestamp=1714550399000")
-            .await,
-        200
-    );
+    assert_eq!(renew_o1(1714550399000).await, 200);
 }
 
 #[tokio::test]
 async fn renew_with_a_newer_client_copy_answers_404_so_the_client_reregisters() {
-    let server = TestServer::start(&[]).await;
-    server.register("ORDERS", "o-1").await;
-    assert_eq!(
-        server
-            .put("/apps/ORDERS/o-1?status=UP&lastDirtyTimestamp=1714550399001")
-            .await,
-        404
-    );
+    assert_eq!(renew_o1(1714550399001).await, 404);
 }
 
 #[tokio::test]
@@ -181,8 +150,7 @@ async fn renew_of_an_unknown_instance_answers_404() {
 
 #[tokio::test]
 async fn cancel_answers_200_then_404() {
-    let server = TestServer::start(&[]).await;
-    server.register("ORDERS", "o-1").await;
+    let server = holding_o1(&[]).await;
     assert_eq!(server.delete("/apps/ORDERS/o-1").await, 200);
     assert_eq!(server.delete("/apps/ORDERS/o-1").await, 404);
     assert!(!server.registry_json().await.contains("o-1"));
@@ -190,37 +158,23 @@ async fn cancel_answers_200_then_404() {
 
 #[tokio::test]
 async fn cancelled_instance_appears_in_delta_as_deleted() {
-    let server = TestServer::start(&[]).await;
-    server.register("ORDERS", "o-1").await;
+    let server = holding_o1(&[]).await;
     server.delete("/apps/ORDERS/o-1").await;
-    let (status, delta) = server
-        .get_text("/apps/delta", Some("application/json"))
-        .await;
-    assert_eq!(status, 200);
+    let delta = server.json_ok("/apps/delta").await;
     assert!(delta.contains(r#""actionType":"DELETED""#), "{delta}");
 }
 
 #[tokio::test]
 async fn status_override_is_served_and_removable() {
-    let server = TestServer::start(&[]).await;
-    server.register("ORDERS", "o-1").await;
-    assert_eq!(
-        server
-            .put("/apps/ORDERS/o-1/status?value=OUT_OF_SERVICE")
-            .await,
-        200
-    );
-    let (_, body) = server
-        .get_text("/apps/ORDERS/o-1", Some("application/json"))
-        .await;
+    let server = holding_o1(&[]).await;
+    server.take_out_of_service("ORDERS", "o-1").await;
+    let body = o1_json(&server).await;
     assert!(
         body.contains(r#""status":"OUT_OF_SERVICE","overriddenStatus":"OUT_OF_SERVICE""#),
         "{body}"
     );
     assert_eq!(server.delete("/apps/ORDERS/o-1/status").await, 200);
-    let (_, body) = server
-        .get_text("/apps/ORDERS/o-1", Some("application/json"))
-        .await;
+    let body = o1_json(&server).await;
     assert!(
         body.contains(r#""status":"UNKNOWN","overriddenStatus":"UNKNOWN""#),
         "{body}"
@@ -229,29 +183,18 @@ async fn status_override_is_served_and_removable() {
 
 #[tokio::test]
 async fn metadata_update_merges_query_parameters() {
-    let server = TestServer::start(&[]).await;
-    server.register("ORDERS", "o-1").await;
-    assert_eq!(
-        server
-            .put("/apps/ORDERS/o-1/metadata?zone=eu-1&team=core")
-            .await,
-        200
-    );
-    let (_, body) = server
-        .get_text("/apps/ORDERS/o-1", Some("application/json"))
-        .await;
+    let server = holding_o1(&[]).await;
+    let metadata = "/apps/ORDERS/o-1/metadata?zone=eu-1&team=core";
+    assert_eq!(server.put(metadata).await, 200);
+    let body = o1_json(&server).await;
     assert!(body.contains(r#""management.port":"8080""#), "{body}");
     assert!(body.contains(r#""zone":"eu-1""#), "{body}");
 }
 
 #[tokio::test]
 async fn instance_lookup_by_id_searches_all_apps() {
-    let server = TestServer::start(&[]).await;
-    server.register("ORDERS", "o-1").await;
-    let (status, body) = server
-        .get_text("/instances/o-1", Some("application/json"))
-        .await;
-    assert_eq!(status, 200);
+    let server = holding_o1(&[]).await;
+    let body = server.json_ok("/instances/o-1").await;
     assert!(
         body.starts_with(r#"{"instance":{"instanceId":"o-1""#),
         "{body}"
@@ -261,20 +204,13 @@ async fn instance_lookup_by_id_searches_all_apps() {
 
 #[tokio::test]
 async fn vip_lookup_selects_by_vip_address_and_never_404s() {
-    let server = TestServer::start(&[]).await;
-    server.register("ORDERS", "o-1").await;
-    let (status, body) = server
-        .get_text("/vips/orders", Some("application/json"))
-        .await;
-    assert_eq!(status, 200);
+    let server = holding_o1(&[]).await;
+    let body = server.json_ok("/vips/orders").await;
     assert!(
         body.contains("o-1") && body.contains(r#""versions__delta":"-1""#),
         "{body}"
     );
-    let (status, body) = server
-        .get_text("/svips/nothing", Some("application/json"))
-        .await;
-    assert_eq!(status, 200);
+    let body = server.json_ok("/svips/nothing").await;
     assert!(body.contains(r#""application":[]"#), "{body}");
 }
 
@@ -286,8 +222,7 @@ async fn delta_answers_403_when_disabled() {
 
 #[tokio::test]
 async fn single_instance_reads_prefer_xml_without_accept() {
-    let server = TestServer::start(&[]).await;
-    server.register("ORDERS", "o-1").await;
+    let server = holding_o1(&[]).await;
     let response = server.get("/apps/ORDERS/o-1", None).await;
     assert_eq!(response.headers()["content-type"], "application/xml");
     assert!(response.text().await.unwrap().starts_with("<instance>"));
@@ -295,21 +230,16 @@ async fn single_instance_reads_prefer_xml_without_accept() {
 
 async fn full_fetch(server: &TestServer, accept: &str, gzip: bool) -> String {
     let mut request = server
-        .http
-        .get(server.url("/apps"))
+        .request(Method::GET, "/apps")
         .header("Accept", accept);
     if gzip {
         request = request.header("Accept-Encoding", "gzip");
     }
-    let body = request.send().await.unwrap().bytes().await.unwrap();
+    let body = request.sent().await.bytes().await.unwrap();
     if !gzip {
         return String::from_utf8(body.to_vec()).unwrap();
     }
-    let mut text = String::new();
-    flate2::read::GzDecoder::new(&body[..])
-        .read_to_string(&mut text)
-        .unwrap();
-    text
+    gunzip(&body)
 }
 
 #[tokio::test]
@@ -344,14 +274,10 @@ async fn full_fetch_after_changes_to_some_apps_is_the_whole_current_registry() {
 async fn a_title_case_app_name_is_found_at_the_path_it_registered_at() {
     // Issue 7, defect 5: `ǅ` was stored as `Ǆ`, but renew and GET at `/apps/%C7%85` got 404.
     let server = TestServer::start(&[]).await;
-    let response = server
-        .post_json("/apps/%C7%85", &spring_body("ǅ", "t1"))
-        .await;
+    let title_case = spring_body("ǅ", "t1");
+    let response = server.post_json("/apps/%C7%85", &title_case).await;
     assert_eq!(response.status(), 204);
     assert_eq!(server.put("/apps/%C7%85/t1").await, 200, "renew");
-    let (status, body) = server
-        .get_text("/apps/%C7%85/t1", Some("application/json"))
-        .await;
-    assert_eq!(status, 200);
+    let body = server.json_ok("/apps/%C7%85/t1").await;
     assert!(body.contains("\"app\":\"Ǆ\""), "{body}");
 }
