@@ -1,83 +1,88 @@
 //! Bad input gets a clear error, and nothing is lost: every case checks the status code and
 //! that the registry is exactly as before.
 
-use crate::support::{spring_body, TestServer};
+use crate::support::{spring_body, with_one_instance, Method, Sent, TestServer};
 
-/// A server holding one registered instance, and its registry as JSON.
-async fn with_one_instance(args: &[&str]) -> (TestServer, String) {
-    let server = TestServer::start(args).await;
-    server.register("ORDERS", "o-1").await;
-    let before = server.registry_json().await;
-    (server, before)
-}
+const JSON: &str = "application/json";
+const XML: &str = "application/xml";
+
+/// An external entity reading a local file.
+const XXE: &str = r#"<?xml version="1.0"?><!DOCTYPE instance [<!ENTITY xxe SYSTEM "file:///etc/passwd">]><instance><hostName>&xxe;</hostName></instance>"#;
+
+/// Entities expanding into more entities.
+const ENTITY_BOMB: &str = r#"<!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;">]><instance><app>&lol2;</app></instance>"#;
+
+/// The data center field of [`spring_body`], with the comma after it.
+const DATA_CENTER_INFO: &str = r#""dataCenterInfo":{"@class":"com.netflix.appinfo.InstanceInfo$DefaultDataCenterInfo","name":"MyOwn"},"#;
 
 async fn post(server: &TestServer, content_type: &str, body: &str) -> (u16, String) {
     let response = server
-        .http
-        .post(server.url("/apps/ORDERS"))
+        .request(Method::POST, "/apps/ORDERS")
         .header("Content-Type", content_type)
         .body(body.to_owned())
-        .send()
-        .await
-        .unwrap();
+        .sent()
+        .await;
     (response.status().as_u16(), response.text().await.unwrap())
 }
 
-async fn assert_refused(
-    server: &TestServer,
-    before: &str,
-    content_type: &str,
-    body: &str,
-    status: u16,
-    reason: &str,
-) {
-    let (got, text) = post(server, content_type, body).await;
+/// Registers `body` as `content_type` on a server holding one instance: asserts `status`, a
+/// one-line reason containing `reason`, and the registry as it was.
+async fn refused(content_type: &str, body: &str, status: u16, reason: &str) {
+    let (server, before) = with_one_instance(&[]).await;
+    let (got, text) = post(&server, content_type, body).await;
     assert_eq!(got, status, "body: {text}");
     assert!(text.contains(reason), "expected {reason:?} in {text:?}");
     assert!(!text.contains('\n'), "the reason is one line: {text:?}");
     assert_eq!(server.registry_json().await, before, "the registry changed");
 }
 
-#[tokio::test]
-async fn malformed_json_is_400_and_changes_nothing() {
-    let (server, before) = with_one_instance(&[]).await;
-    assert_refused(
-        &server,
-        &before,
-        "application/json",
-        r#"{"instance": {"app": "ORDERS""#,
-        400,
-        "",
-    )
-    .await;
+/// [`refused`]: a Spring body for `ORDERS/o-2` without `field` (its text, with the comma after
+/// it) is 400 naming it in `reason`.
+async fn refused_without(field: &str, reason: &str) {
+    let body = spring_body("ORDERS", "o-2").replace(field, "");
+    refused(JSON, &body, 400, reason).await;
 }
 
-#[tokio::test]
-async fn malformed_xml_is_400_and_changes_nothing() {
-    let (server, before) = with_one_instance(&[]).await;
-    assert_refused(
-        &server,
-        &before,
-        "application/xml",
-        "<instance><app>ORDERS</instance>",
-        400,
-        "",
-    )
-    .await;
+/// A Spring body for `ORDERS/o-2` without its `{"instance": ...}` wrapper is 400 naming it.
+async fn refused_unwrapped() {
+    let body = spring_body("ORDERS", "o-2");
+    let unwrapped = &body[r#"{"instance":"#.len()..body.len() - 1];
+    refused(JSON, unwrapped, 400, "instance").await;
 }
 
-#[tokio::test]
-async fn xml_with_a_doctype_is_refused_and_never_expanded() {
+/// `method` on `path` on a server holding one instance: asserts `status` and the registry as
+/// it was.
+async fn answers_and_changes_nothing(method: Method, path: &str, status: u16) {
     let (server, before) = with_one_instance(&[]).await;
-    let body = r#"<?xml version="1.0"?><!DOCTYPE instance [<!ENTITY xxe SYSTEM "file:///etc/passwd">]><instance><hostName>&xxe;</hostName></instance>"#;
-    assert_refused(&server, &before, "application/xml", body, 400, "DOCTYPE").await;
+    assert_eq!(server.status(method, path).await, status, "{path}");
+    assert_eq!(server.registry_json().await, before);
 }
 
-#[tokio::test]
-async fn xml_entity_bomb_is_refused() {
-    let (server, before) = with_one_instance(&[]).await;
-    let body = r#"<!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;">]><instance><app>&lol2;</app></instance>"#;
-    assert_refused(&server, &before, "application/xml", body, 400, "DOCTYPE").await;
+heureka_testkit::async_tests! {
+    malformed_json_is_400_and_changes_nothing =>
+        refused(JSON, r#"{"instance": {"app": "ORDERS""#, 400, "");
+    malformed_xml_is_400_and_changes_nothing =>
+        refused(XML, "<instance><app>ORDERS</instance>", 400, "");
+    xml_with_a_doctype_is_refused_and_never_expanded => refused(XML, XXE, 400, "DOCTYPE");
+    xml_entity_bomb_is_refused => refused(XML, ENTITY_BOMB, 400, "DOCTYPE");
+    unsupported_content_type_is_415_and_changes_nothing =>
+        refused("text/plain", &spring_body("ORDERS", "o-2"), 415, "content type");
+    app_name_differing_from_the_path_is_400_and_changes_nothing =>
+        refused(JSON, &spring_body("PAYMENTS", "p-1"), 400, "Mismatched appName");
+    missing_hostname_is_400_naming_the_field =>
+        refused_without(r#""hostName":"10.0.0.5","#, "Missing hostname");
+    missing_ip_address_is_400_naming_the_field =>
+        refused_without(r#""ipAddr":"10.0.0.5","#, "Missing ip address");
+    missing_data_center_info_is_400_naming_the_field =>
+        refused_without(DATA_CENTER_INFO, "Missing dataCenterInfo");
+    missing_app_is_400_naming_the_field =>
+        refused_without(r#""app":"ORDERS","#, "Missing appName");
+    unwrapped_instance_body_is_400 => refused_unwrapped();
+    missing_status_value_is_400 =>
+        answers_and_changes_nothing(Method::PUT, "/apps/ORDERS/o-1/status", 400);
+    non_numeric_last_dirty_timestamp_is_400 => answers_and_changes_nothing(
+        Method::PUT, "/apps/ORDERS/o-1?lastDirtyTimestamp=yesterday", 400);
+    unknown_app_is_404 => answers_and_changes_nothing(Method::GET, "/apps/NOPE", 404);
 }
 
 #[tokio::test]
@@ -88,23 +93,9 @@ async fn oversized_body_is_413_and_changes_nothing() {
         body.len() - 2,
         &format!(r#","padding":"{}""#, "x".repeat(4096)),
     );
-    let (status, _) = post(&server, "application/json", &body).await;
+    let (status, _) = post(&server, JSON, &body).await;
     assert_eq!(status, 413);
     assert_eq!(server.registry_json().await, before);
-}
-
-#[tokio::test]
-async fn unsupported_content_type_is_415_and_changes_nothing() {
-    let (server, before) = with_one_instance(&[]).await;
-    assert_refused(
-        &server,
-        &before,
-        "text/plain",
-        &spring_body("ORDERS", "o-2"),
-        415,
-        "content type",
-    )
-    .await;
 }
 
 /// Only requests that declare an encoding pass through the decoder; one it does not know is
@@ -113,164 +104,39 @@ async fn unsupported_content_type_is_415_and_changes_nothing() {
 async fn unknown_content_encoding_is_415_and_changes_nothing() {
     let (server, before) = with_one_instance(&[]).await;
     let response = server
-        .http
-        .post(server.url("/apps/ORDERS"))
-        .header("Content-Type", "application/json")
+        .request(Method::POST, "/apps/ORDERS")
+        .header("Content-Type", JSON)
         .header("Content-Encoding", "x-bogus")
         .body(spring_body("ORDERS", "o-2"))
-        .send()
-        .await
-        .unwrap();
+        .sent()
+        .await;
     assert_eq!(response.status(), 415);
     assert_eq!(server.registry_json().await, before);
 }
 
 #[tokio::test]
-async fn app_name_differing_from_the_path_is_400_and_changes_nothing() {
-    let (server, before) = with_one_instance(&[]).await;
-    let body = spring_body("PAYMENTS", "p-1");
-    assert_refused(
-        &server,
-        &before,
-        "application/json",
-        &body,
-        400,
-        "Mismatched appName",
-    )
-    .await;
-}
-
-#[tokio::test]
-async fn missing_hostname_is_400_naming_the_field() {
-    let (server, before) = with_one_instance(&[]).await;
-    let body = spring_body("ORDERS", "o-2").replace(r#""hostName":"10.0.0.5","#, "");
-    assert_refused(
-        &server,
-        &before,
-        "application/json",
-        &body,
-        400,
-        "Missing hostname",
-    )
-    .await;
-}
-
-#[tokio::test]
-async fn missing_ip_address_is_400_naming_the_field() {
-    let (server, before) = with_one_instance(&[]).await;
-    let body = spring_body("ORDERS", "o-2").replace(r#""ipAddr":"10.0.0.5","#, "");
-    assert_refused(
-        &server,
-        &before,
-        "application/json",
-        &body,
-        400,
-        "Missing ip address",
-    )
-    .await;
-}
-
-#[tokio::test]
-async fn missing_data_center_info_is_400_naming_the_field() {
-    let (server, before) = with_one_instance(&[]).await;
-    let body = spring_body("ORDERS", "o-2").replace(
-        r#""dataCenterInfo":{"@class":"com.netflix.appinfo.InstanceInfo$DefaultDataCenterInfo","name":"MyOwn"},"#,
-        "",
-    );
-    assert_refused(
-        &server,
-        &before,
-        "application/json",
-        &body,
-        400,
-        "Missing dataCenterInfo",
-    )
-    .await;
-}
-
-#[tokio::test]
-async fn missing_app_is_400_naming_the_field() {
-    let (server, before) = with_one_instance(&[]).await;
-    let body = spring_body("ORDERS", "o-2").replace(r#""app":"ORDERS","#, "");
-    assert_refused(
-        &server,
-        &before,
-        "application/json",
-        &body,
-        400,
-        "Missing appName",
-    )
-    .await;
-}
-
-#[tokio::test]
-async fn unwrapped_instance_body_is_400() {
-    let (server, before) = with_one_instance(&[]).await;
-    let body = spring_body("ORDERS", "o-2");
-    let unwrapped = &body[r#"{"instance":"#.len()..body.len() - 1];
-    assert_refused(
-        &server,
-        &before,
-        "application/json",
-        unwrapped,
-        400,
-        "instance",
-    )
-    .await;
-}
-
-#[tokio::test]
 async fn unknown_status_value_is_400_and_changes_nothing() {
     let (server, before) = with_one_instance(&[]).await;
-    let response = server
-        .http
-        .put(server.url("/apps/ORDERS/o-1/status?value=SLEEPY"))
-        .send()
-        .await
-        .unwrap();
+    let path = "/apps/ORDERS/o-1/status?value=SLEEPY";
+    let response = server.request(Method::PUT, path).sent().await;
     assert_eq!(response.status(), 400);
     assert!(response.text().await.unwrap().contains("SLEEPY"));
     assert_eq!(server.registry_json().await, before);
 }
 
 #[tokio::test]
-async fn missing_status_value_is_400() {
-    let (server, before) = with_one_instance(&[]).await;
-    assert_eq!(server.put("/apps/ORDERS/o-1/status").await, 400);
-    assert_eq!(server.registry_json().await, before);
-}
-
-#[tokio::test]
-async fn non_numeric_last_dirty_timestamp_is_400() {
-    let (server, before) = with_one_instance(&[]).await;
-    assert_eq!(
-        server
-            .put("/apps/ORDERS/o-1?lastDirtyTimestamp=yesterday")
-            .await,
-        400
-    );
-    assert_eq!(server.registry_json().await, before);
-}
-
-#[tokio::test]
-async fn unknown_app_is_404() {
-    let (server, before) = with_one_instance(&[]).await;
-    assert_eq!(server.get_text("/apps/NOPE", None).await.0, 404);
-    assert_eq!(server.registry_json().await, before);
-}
-
-#[tokio::test]
 async fn unknown_instance_is_404_for_every_instance_operation() {
     let (server, before) = with_one_instance(&[]).await;
-    assert_eq!(server.get_text("/apps/ORDERS/nobody", None).await.0, 404);
-    assert_eq!(server.put("/apps/ORDERS/nobody").await, 404);
-    assert_eq!(server.delete("/apps/ORDERS/nobody").await, 404);
-    assert_eq!(
-        server.put("/apps/ORDERS/nobody/status?value=DOWN").await,
-        404
-    );
-    assert_eq!(server.delete("/apps/ORDERS/nobody/status").await, 404);
-    assert_eq!(server.put("/apps/ORDERS/nobody/metadata?a=b").await, 404);
+    for (method, path) in [
+        (Method::GET, "/apps/ORDERS/nobody"),
+        (Method::PUT, "/apps/ORDERS/nobody"),
+        (Method::DELETE, "/apps/ORDERS/nobody"),
+        (Method::PUT, "/apps/ORDERS/nobody/status?value=DOWN"),
+        (Method::DELETE, "/apps/ORDERS/nobody/status"),
+        (Method::PUT, "/apps/ORDERS/nobody/metadata?a=b"),
+    ] {
+        assert_eq!(server.status(method, path).await, 404, "{path}");
+    }
     assert_eq!(server.registry_json().await, before);
 }
 
