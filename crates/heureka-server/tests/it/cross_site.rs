@@ -2,29 +2,48 @@
 //! headers on every answer (`http/security_headers.rs`). Every refusal is checked to leave the
 //! registry exactly as it was.
 
-use crate::support::{spring_body, TestServer};
-
-/// A server holding one registered instance, and its registry as JSON.
-async fn with_one_instance(args: &[&str]) -> (TestServer, String) {
-    let server = TestServer::start(args).await;
-    server.register("ORDERS", "o-1").await;
-    let before = server.registry_json().await;
-    (server, before)
-}
+use crate::support::{spring_body, with_one_instance, Method, Sent, TestServer};
 
 /// A replication batch that would cancel `ORDERS/o-1`.
 const CANCEL_BATCH: &str = r#"{"replicationList":[{"appName":"ORDERS","id":"o-1","lastDirtyTimestamp":1,"action":"Cancel"}]}"#;
+
+/// Takes `ORDERS/o-1` out of service.
+const OUT_OF_SERVICE: &str = "/apps/ORDERS/o-1/status?value=OUT_OF_SERVICE";
+
+/// [`CANCEL_BATCH`] sent as a peer sends it, typed `content_type` if any.
+async fn cancel_batch(server: &TestServer, content_type: Option<&str>) -> reqwest::Response {
+    let mut request = server
+        .request(Method::POST, "/peerreplication/batch")
+        .header("x-netflix-discovery-replication", "true")
+        .body(CANCEL_BATCH);
+    if let Some(content_type) = content_type {
+        request = request.header("Content-Type", content_type);
+    }
+    request.sent().await
+}
+
+/// `method` on `path` with `headers`: a write as a page in a browser would send it.
+async fn write(
+    server: &TestServer,
+    method: Method,
+    path: &str,
+    headers: &[(&str, &str)],
+) -> reqwest::Response {
+    let mut request = server.request(method, path);
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    request.sent().await
+}
 
 #[tokio::test]
 async fn a_register_without_content_type_is_415_and_changes_nothing() {
     let (server, before) = with_one_instance(&[]).await;
     let response = server
-        .http
-        .post(server.url("/apps/ORDERS"))
+        .request(Method::POST, "/apps/ORDERS")
         .body(spring_body("ORDERS", "o-2"))
-        .send()
-        .await
-        .unwrap();
+        .sent()
+        .await;
     assert_eq!(response.status(), 415);
     assert!(response
         .text()
@@ -45,28 +64,12 @@ async fn a_peer_batch_of_a_type_a_form_can_send_is_415_and_changes_nothing() {
         Some("multipart/form-data; boundary=x"),
         None,
     ] {
-        let mut request = server
-            .http
-            .post(server.url("/peerreplication/batch"))
-            .header("x-netflix-discovery-replication", "true")
-            .body(CANCEL_BATCH);
-        if let Some(form_type) = form_type {
-            request = request.header("Content-Type", form_type);
-        }
-        let response = request.send().await.unwrap();
+        let response = cancel_batch(&server, form_type).await;
         assert_eq!(response.status(), 415, "{form_type:?}");
         assert_eq!(server.registry_json().await, before, "{form_type:?}");
     }
     // The same batch as JSON does cancel: the refusals above were of the type alone.
-    let response = server
-        .http
-        .post(server.url("/peerreplication/batch"))
-        .header("x-netflix-discovery-replication", "true")
-        .header("Content-Type", "application/json")
-        .body(CANCEL_BATCH)
-        .send()
-        .await
-        .unwrap();
+    let response = cancel_batch(&server, Some("application/json")).await;
     assert_eq!(response.status(), 200);
     assert!(!server.registry_json().await.contains("o-1"));
 }
@@ -75,13 +78,13 @@ async fn a_peer_batch_of_a_type_a_form_can_send_is_415_and_changes_nothing() {
 async fn a_write_from_a_foreign_origin_is_403_with_a_reason_and_changes_nothing() {
     let (server, before) = with_one_instance(&[]).await;
     for origin in ["http://evil.example", "null"] {
-        let response = server
-            .http
-            .delete(server.url("/apps/ORDERS/o-1"))
-            .header("Origin", origin)
-            .send()
-            .await
-            .unwrap();
+        let response = write(
+            &server,
+            Method::DELETE,
+            "/apps/ORDERS/o-1",
+            &[("Origin", origin)],
+        )
+        .await;
         assert_eq!(response.status(), 403, "{origin}");
         let reason = response.text().await.unwrap();
         assert!(reason.contains("cross-site write refused"), "{reason}");
@@ -93,13 +96,8 @@ async fn a_write_from_a_foreign_origin_is_403_with_a_reason_and_changes_nothing(
 #[tokio::test]
 async fn a_write_marked_sec_fetch_site_cross_site_is_403() {
     let (server, before) = with_one_instance(&[]).await;
-    let response = server
-        .http
-        .put(server.url("/apps/ORDERS/o-1/status?value=OUT_OF_SERVICE"))
-        .header("Sec-Fetch-Site", "cross-site")
-        .send()
-        .await
-        .unwrap();
+    let cross_site = [("Sec-Fetch-Site", "cross-site")];
+    let response = write(&server, Method::PUT, OUT_OF_SERVICE, &cross_site).await;
     assert_eq!(response.status(), 403);
     assert_eq!(server.registry_json().await, before);
 }
@@ -107,14 +105,12 @@ async fn a_write_marked_sec_fetch_site_cross_site_is_403() {
 #[tokio::test]
 async fn a_write_from_the_servers_own_origin_passes() {
     let (server, _) = with_one_instance(&[]).await;
-    let response = server
-        .http
-        .put(server.url("/apps/ORDERS/o-1/status?value=OUT_OF_SERVICE"))
-        .header("Origin", format!("http://127.0.0.1:{}", server.port))
-        .header("Sec-Fetch-Site", "same-origin")
-        .send()
-        .await
-        .unwrap();
+    let origin = format!("http://127.0.0.1:{}", server.port);
+    let own = [
+        ("Origin", origin.as_str()),
+        ("Sec-Fetch-Site", "same-origin"),
+    ];
+    let response = write(&server, Method::PUT, OUT_OF_SERVICE, &own).await;
     assert_eq!(response.status(), 200);
     assert!(server.registry_json().await.contains("OUT_OF_SERVICE"));
 }
@@ -123,14 +119,11 @@ async fn a_write_from_the_servers_own_origin_passes() {
 async fn a_write_from_an_allowed_origin_passes() {
     let (server, _) =
         with_one_instance(&["--heureka.security.allowed-origins=https://ops.example"]).await;
-    let response = server
-        .http
-        .delete(server.url("/apps/ORDERS/o-1"))
-        .header("Origin", "https://ops.example")
-        .header("Sec-Fetch-Site", "cross-site")
-        .send()
-        .await
-        .unwrap();
+    let allowed = [
+        ("Origin", "https://ops.example"),
+        ("Sec-Fetch-Site", "cross-site"),
+    ];
+    let response = write(&server, Method::DELETE, "/apps/ORDERS/o-1", &allowed).await;
     assert_eq!(response.status(), 200);
     assert!(!server.registry_json().await.contains("o-1"));
 }
@@ -140,15 +133,12 @@ async fn a_preflight_is_granted_no_cors() {
     let server =
         TestServer::start(&["--heureka.security.allowed-origins=https://ops.example"]).await;
     for origin in ["http://evil.example", "https://ops.example"] {
-        let response = server
-            .http
-            .request(reqwest::Method::OPTIONS, server.url("/apps/ORDERS"))
-            .header("Origin", origin)
-            .header("Access-Control-Request-Method", "POST")
-            .header("Access-Control-Request-Headers", "content-type")
-            .send()
-            .await
-            .unwrap();
+        let preflight = [
+            ("Origin", origin),
+            ("Access-Control-Request-Method", "POST"),
+            ("Access-Control-Request-Headers", "content-type"),
+        ];
+        let response = write(&server, Method::OPTIONS, "/apps/ORDERS", &preflight).await;
         let granted: Vec<_> = response
             .headers()
             .keys()
@@ -163,25 +153,17 @@ async fn every_answer_with_a_body_carries_the_security_headers() {
     let (server, _) = with_one_instance(&[]).await;
     let registry = server.get("/apps", Some("application/json")).await;
     let untyped = server
-        .http
-        .post(server.url("/apps/ORDERS"))
+        .request(Method::POST, "/apps/ORDERS")
         .body("{}")
-        .send()
-        .await
-        .unwrap();
-    let refused = server
-        .http
-        .post(server.url("/apps/ORDERS"))
-        .header("Origin", "http://evil.example")
-        .send()
-        .await
-        .unwrap();
+        .sent()
+        .await;
+    let evil = [("Origin", "http://evil.example")];
+    let refused = write(&server, Method::POST, "/apps/ORDERS", &evil).await;
     let health = server
         .http
         .get(server.root_url("/actuator/health"))
-        .send()
-        .await
-        .unwrap();
+        .sent()
+        .await;
     for response in [registry, untyped, refused, health] {
         let headers = response.headers();
         let what = response.url().path().to_owned();
@@ -199,7 +181,7 @@ async fn every_answer_with_a_body_carries_the_security_headers() {
 #[tokio::test]
 async fn the_dashboard_page_may_load_only_its_own_assets_and_no_inline_script() {
     let server = TestServer::start(&[]).await;
-    let response = server.http.get(server.root_url("/")).send().await.unwrap();
+    let response = server.http.get(server.root_url("/")).sent().await;
     let policy = response.headers()["content-security-policy"]
         .to_str()
         .unwrap()
