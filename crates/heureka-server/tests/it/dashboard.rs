@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::support::TestServer;
+use crate::support::{assert_basic_challenge, Sent, TestServer};
 
 fn root(server: &TestServer) -> String {
     server.base.trim_end_matches("/eureka").to_owned()
@@ -13,9 +13,8 @@ async fn get(server: &TestServer, path: &str) -> (u16, String) {
     let response = server
         .http
         .get(format!("{}{path}", root(server)))
-        .send()
-        .await
-        .unwrap();
+        .sent()
+        .await;
     (response.status().as_u16(), response.text().await.unwrap())
 }
 
@@ -56,17 +55,8 @@ async fn the_dashboard_needs_credentials_when_auth_is_on() {
         "--spring.security.user.password=secret",
     ])
     .await;
-    let response = server
-        .http
-        .get(format!("{}/", root(&server)))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), 401);
-    assert!(response.headers()["www-authenticate"]
-        .to_str()
-        .unwrap()
-        .starts_with("Basic"));
+    let response = server.http.get(format!("{}/", root(&server))).sent().await;
+    assert_basic_challenge(&response);
 }
 
 #[tokio::test]

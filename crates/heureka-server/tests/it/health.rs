@@ -9,19 +9,14 @@ use axum::response::IntoResponse;
 use heureka_testkit::eventually;
 use serde_json::Value;
 
-use crate::support::TestServer;
-
-const CREDENTIALS: [&str; 2] = [
-    "--spring.security.user.name=eureka",
-    "--spring.security.user.password=s3cret",
-];
+use crate::support::{Sent, TestServer, CREDENTIALS};
 
 async fn get(server: &TestServer, path: &str, credentials: bool) -> (u16, Value) {
     let mut request = server.http.get(server.root_url(path));
     if credentials {
         request = request.basic_auth("eureka", Some("s3cret"));
     }
-    let response = request.send().await.unwrap();
+    let response = request.sent().await;
     let status = response.status().as_u16();
     let text = response.text().await.unwrap();
     let body = serde_json::from_str(&text).unwrap_or(Value::String(text));
@@ -48,7 +43,7 @@ async fn health_is_up_with_its_components_in_spring_boots_shape() {
 async fn health_is_served_as_the_actuator_media_type_unless_json_is_asked_for() {
     let server = TestServer::start(&[]).await;
     let url = server.root_url("/actuator/health");
-    let default = server.http.get(&url).send().await.unwrap();
+    let default = server.http.get(&url).sent().await;
     assert_eq!(
         default.headers()["content-type"],
         "application/vnd.spring-boot.actuator.v3+json"
@@ -57,34 +52,32 @@ async fn health_is_served_as_the_actuator_media_type_unless_json_is_asked_for() 
         .http
         .get(&url)
         .header("Accept", "application/json")
-        .send()
-        .await
-        .unwrap();
+        .sent()
+        .await;
     assert_eq!(json.headers()["content-type"], "application/json");
+}
+
+/// Both probes of a server started with `args` answer a request without credentials with
+/// `200 {"status":"UP"}` and nothing more.
+async fn probes_answer_up_to_anyone(args: &[&str]) {
+    let server = TestServer::start(args).await;
+    for probe in ["/actuator/health/liveness", "/actuator/health/readiness"] {
+        let (status, body) = get(&server, probe, false).await;
+        assert_eq!(
+            (status, body.to_string()),
+            (200, r#"{"status":"UP"}"#.to_owned())
+        );
+    }
 }
 
 #[tokio::test]
 async fn probes_answer_their_status_only() {
-    let server = TestServer::start(&[]).await;
-    for probe in ["/actuator/health/liveness", "/actuator/health/readiness"] {
-        let (status, body) = get(&server, probe, false).await;
-        assert_eq!(
-            (status, body.to_string()),
-            (200, r#"{"status":"UP"}"#.to_owned())
-        );
-    }
+    probes_answer_up_to_anyone(&[]).await;
 }
 
 #[tokio::test]
 async fn with_auth_on_probes_answer_without_credentials() {
-    let server = TestServer::start(&CREDENTIALS).await;
-    for probe in ["/actuator/health/liveness", "/actuator/health/readiness"] {
-        let (status, body) = get(&server, probe, false).await;
-        assert_eq!(
-            (status, body.to_string()),
-            (200, r#"{"status":"UP"}"#.to_owned())
-        );
-    }
+    probes_answer_up_to_anyone(&CREDENTIALS).await;
 }
 
 #[tokio::test]

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use crate::support::TestServer;
+use crate::support::{Sent, TestServer, CREDENTIALS};
 
 /// The value of the first sample named `name` whose labels include every one of `labels`.
 /// Also read by the paused-time tests in `timers.rs`.
@@ -26,9 +26,8 @@ pub(crate) async fn scrape(server: &TestServer) -> String {
     let response = server
         .http
         .get(server.root_url("/actuator/prometheus"))
-        .send()
-        .await
-        .unwrap();
+        .sent()
+        .await;
     assert_eq!(response.status(), 200);
     response.text().await.unwrap()
 }
@@ -63,12 +62,7 @@ async fn instances_are_counted_by_application_and_status() {
         server.register("ORDERS", id).await;
     }
     server.register("BILLING", "b-1").await;
-    assert_eq!(
-        server
-            .put("/apps/ORDERS/o-3/status?value=OUT_OF_SERVICE")
-            .await,
-        200
-    );
+    server.take_out_of_service("ORDERS", "o-3").await;
     let text = scrape(&server).await;
     let count = |app: &str, status: &str| {
         sample(
@@ -157,7 +151,7 @@ async fn requests_are_labelled_by_route_template_method_and_status() {
 async fn requests_no_route_takes_share_one_series() {
     let server = TestServer::start(&[]).await;
     for path in ["/nope", "/nope/again"] {
-        let response = server.http.get(server.root_url(path)).send().await.unwrap();
+        let response = server.http.get(server.root_url(path)).sent().await;
         assert_eq!(response.status(), 404);
     }
     let text = scrape(&server).await;
@@ -202,9 +196,8 @@ async fn get_plain(server: &TestServer, path: &str, accept: &str) -> String {
     let response = plain
         .get(server.url(path))
         .header("Accept", accept)
-        .send()
-        .await
-        .unwrap();
+        .sent()
+        .await;
     assert_eq!(response.status(), 200);
     assert!(response.headers().get("content-encoding").is_none());
     let length: usize = response.headers()["content-length"]
@@ -292,12 +285,7 @@ async fn a_dead_peers_queue_and_failures_are_reported_by_its_url() {
 #[tokio::test]
 async fn metrics_are_also_served_at_slash_metrics() {
     let server = TestServer::start(&[]).await;
-    let response = server
-        .http
-        .get(server.root_url("/metrics"))
-        .send()
-        .await
-        .unwrap();
+    let response = server.http.get(server.root_url("/metrics")).sent().await;
     assert_eq!(response.status(), 200);
     assert_eq!(
         response.headers()["content-type"],
@@ -313,9 +301,8 @@ async fn openmetrics_is_served_to_scrapers_that_ask_for_it() {
         .http
         .get(server.root_url("/actuator/prometheus"))
         .header("Accept", "application/openmetrics-text;version=1.0.0")
-        .send()
-        .await
-        .unwrap();
+        .sent()
+        .await;
     assert!(response.headers()["content-type"]
         .to_str()
         .unwrap()
@@ -325,22 +312,17 @@ async fn openmetrics_is_served_to_scrapers_that_ask_for_it() {
 
 #[tokio::test]
 async fn with_auth_on_metrics_need_credentials() {
-    let server = TestServer::start(&[
-        "--spring.security.user.name=eureka",
-        "--spring.security.user.password=s3cret",
-    ])
-    .await;
+    let server = TestServer::start(&CREDENTIALS).await;
     for path in ["/actuator/prometheus", "/metrics"] {
         let url = server.root_url(path);
-        let anonymous = server.http.get(&url).send().await.unwrap();
+        let anonymous = server.http.get(&url).sent().await;
         assert_eq!(anonymous.status(), 401);
         let authorized = server
             .http
             .get(&url)
             .basic_auth("eureka", Some("s3cret"))
-            .send()
-            .await
-            .unwrap();
+            .sent()
+            .await;
         assert_eq!(authorized.status(), 200);
     }
 }
@@ -353,7 +335,7 @@ async fn metrics_can_be_turned_off() {
     ] {
         let server = TestServer::start(&[off]).await;
         for path in ["/actuator/prometheus", "/metrics"] {
-            let response = server.http.get(server.root_url(path)).send().await.unwrap();
+            let response = server.http.get(server.root_url(path)).sent().await;
             assert_eq!(response.status(), 404, "{path} with {off}");
         }
     }

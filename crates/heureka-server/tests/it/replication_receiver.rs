@@ -11,7 +11,7 @@ use heureka_wire::{
     decode_instance, decode_registry_digest, decode_replication_response, Format, ReplicationResult,
 };
 
-use crate::support::{spring_body, TestServer};
+use crate::support::{spring_body, Method, Sent, TestServer, CREDENTIALS};
 
 /// A lone node (it has no peers) that accepts replication from this test process, which
 /// plays its peer from 127.0.0.1: without the allowed address it would accept none
@@ -400,14 +400,12 @@ async fn gzip_batch_is_inflated_and_applied() {
         .write_all(batch(&[register("ORDERS", "o-1")]).as_bytes())
         .unwrap();
     let response = server
-        .http
-        .post(server.url("/peerreplication/batch/"))
+        .request(Method::POST, "/peerreplication/batch/")
         .header("Content-Type", "application/json")
         .header("Content-Encoding", "gzip")
         .body(encoder.finish().unwrap())
-        .send()
-        .await
-        .unwrap();
+        .sent()
+        .await;
     assert_eq!(response.status(), 200);
     let results = decode_replication_response(&response.bytes().await.unwrap()).unwrap();
     assert_eq!(codes(&results), [200]);
@@ -440,14 +438,12 @@ async fn gzip_bomb_batch_is_413_on_its_inflated_size() {
     let compressed = encoder.finish().unwrap();
     assert!(compressed.len() < 4096);
     let response = server
-        .http
-        .post(server.url("/peerreplication/batch/"))
+        .request(Method::POST, "/peerreplication/batch/")
         .header("Content-Type", "application/json")
         .header("Content-Encoding", "gzip")
         .body(compressed)
-        .send()
-        .await
-        .unwrap();
+        .sent()
+        .await;
     assert_eq!(response.status(), 413);
 }
 
@@ -502,15 +498,10 @@ async fn replicated_writes_show_in_the_digest() {
 
 #[tokio::test]
 async fn batch_and_digest_need_credentials_when_auth_is_configured() {
-    let server = receiver(&[
-        "--spring.security.user.name=eureka",
-        "--spring.security.user.password=s3cret",
-    ])
-    .await;
+    let server = receiver(&CREDENTIALS).await;
     let post = |credentials: Option<&str>| {
         let mut request = server
-            .http
-            .post(server.url("/peerreplication/batch/"))
+            .request(Method::POST, "/peerreplication/batch/")
             .header("Content-Type", "application/json")
             .body(batch(&[register("ORDERS", "o-1")]));
         if let Some(password) = credentials {
@@ -527,12 +518,8 @@ async fn batch_and_digest_need_credentials_when_auth_is_configured() {
 
     assert_eq!(post(Some("s3cret")).await.unwrap().status(), 200);
     let digest = server
-        .http
-        .get(server.url("/peerreplication/digest"))
-        .basic_auth("eureka", Some("s3cret"))
-        .send()
-        .await
-        .unwrap();
+        .get_as("/peerreplication/digest", "eureka", "s3cret")
+        .await;
     assert_eq!(digest.status(), 200);
     let digest = decode_registry_digest(&digest.bytes().await.unwrap(), 0).unwrap();
     assert_eq!(digest.len(), 1, "the authenticated batch was applied");
