@@ -9,7 +9,7 @@ use std::time::Duration;
 use heureka_testkit::eventually;
 use tokio::net::TcpListener;
 
-use crate::support::{spring_body, TestServer};
+use crate::support::{spring_body, Sent, TestServer};
 
 /// Fast timers, so convergence takes milliseconds; every other setting is the default.
 const FAST: &[&str] = &[
@@ -56,22 +56,10 @@ async fn full_mesh(extra: &[&str]) -> Vec<TestServer> {
     nodes
 }
 
-/// The status of `app/id` on a node, `None` when absent.
-async fn status_on(node: &TestServer, app: &str, id: &str) -> Option<String> {
-    let (code, body) = node
-        .get_text(&format!("/apps/{app}/{id}"), Some("application/json"))
-        .await;
-    if code != 200 {
-        return None;
-    }
-    let start = body.find("\"status\":\"")? + 10;
-    Some(body[start..].split('"').next()?.to_owned())
-}
-
 async fn everywhere(nodes: &[TestServer], app: &str, id: &str, status: Option<&str>) {
     for (n, node) in nodes.iter().enumerate() {
         eventually(&format!("{app}/{id} is {status:?} on node {n}"), || async {
-            status_on(node, app, id).await.as_deref() == status
+            node.instance_status(app, id).await.as_deref() == status
         })
         .await;
     }
@@ -217,18 +205,11 @@ async fn replication_works_with_credentials_in_the_peer_urls() {
         .basic_auth("admin", Some("s3cret"))
         .header("Content-Type", "application/json")
         .body(body)
-        .send()
-        .await
-        .unwrap();
+        .sent()
+        .await;
     assert_eq!(response.status(), 204);
     eventually("o1 replicated to the second node", || async {
-        let response = nodes[1]
-            .http
-            .get(nodes[1].url("/apps/ORDERS/o1"))
-            .basic_auth("admin", Some("s3cret"))
-            .send()
-            .await
-            .unwrap();
+        let response = nodes[1].get_as("/apps/ORDERS/o1", "admin", "s3cret").await;
         response.status() == 200
     })
     .await;
@@ -255,13 +236,7 @@ async fn a_peer_without_credentials_is_refused() {
         body.contains("401")
     })
     .await;
-    let response = guarded
-        .http
-        .get(guarded.url("/apps/ORDERS/o1"))
-        .basic_auth("admin", Some("s3cret"))
-        .send()
-        .await
-        .unwrap();
+    let response = guarded.get_as("/apps/ORDERS/o1", "admin", "s3cret").await;
     assert_eq!(response.status(), 404);
 }
 
@@ -293,7 +268,11 @@ async fn anti_entropy_takes_no_new_instance_beyond_max_instances_but_updates_and
     y.register("c", "3").await;
     assert_eq!(y.put("/apps/B/2/status?value=OUT_OF_SERVICE").await, 200);
     everywhere(std::slice::from_ref(&x), "B", "2", Some("OUT_OF_SERVICE")).await;
-    assert_eq!(status_on(&x, "C", "3").await, None, "beyond max-instances");
+    assert_eq!(
+        x.instance_status("C", "3").await,
+        None,
+        "beyond max-instances"
+    );
 
     // A removal of a held instance is taken, and the room it makes takes C/3.
     assert_eq!(y.delete("/apps/B/2").await, 200);

@@ -113,15 +113,33 @@ async fn register(server: &TestServer, instance: &Instance, app: &str, id: &str)
     assert_eq!(response.status(), 204);
 }
 
-async fn status_on(server: &TestServer, app: &str, id: &str) -> Option<String> {
-    let (code, body) = server
-        .get_text(&format!("/apps/{app}/{id}"), Some("application/json"))
-        .await;
-    if code != 200 {
-        return None;
-    }
-    let start = body.find("\"status\":\"")? + 10;
-    Some(body[start..].split('"').next()?.to_owned())
+/// Registers `body` as an `ORDERS` instance; asserts 204.
+async fn register_body(server: &TestServer, body: &str) {
+    assert_eq!(server.post_json("/apps/ORDERS", body).await.status(), 204);
+}
+
+/// Asserts `ORDERS/id` reads `status` on the node now.
+async fn reads_now(server: &TestServer, id: &str, status: &str) {
+    assert_eq!(
+        server.instance_status("ORDERS", id).await.as_deref(),
+        Some(status)
+    );
+}
+
+/// A node started with `args` where `ORDERS/o1`, an [`Instance`], is registered.
+async fn checked_o1(args: &[&str]) -> (TestServer, Instance) {
+    let server = TestServer::start(args).await;
+    let instance = Instance::start().await;
+    register(&server, &instance, "ORDERS", "o1").await;
+    (server, instance)
+}
+
+/// [`checked_o1`], once `o1` has failed its checks and reads `DOWN`.
+async fn failed_o1(args: &[&str]) -> (TestServer, Instance) {
+    let (server, instance) = checked_o1(args).await;
+    instance.set_healthy(false);
+    reads(&server, "o1", "DOWN").await;
+    (server, instance)
 }
 
 async fn reads(server: &TestServer, id: &str, status: &str) {
@@ -131,7 +149,7 @@ async fn reads(server: &TestServer, id: &str, status: &str) {
 /// Waits until `ORDERS/id` reads `status` on the node (`None`: is not registered).
 async fn until_status(server: &TestServer, id: &str, status: Option<&str>) {
     eventually(&format!("{id} reads {status:?}"), || async {
-        status_on(server, "ORDERS", id).await.as_deref() == status
+        server.instance_status("ORDERS", id).await.as_deref() == status
     })
     .await;
 }
@@ -143,6 +161,11 @@ async fn until_view(server: &TestServer, what: &str, holds: impl Fn(&str) -> boo
         holds(&view)
     })
     .await;
+}
+
+/// Waits until the node's `/dashboard/health-checks` contains `needle`.
+async fn until_view_contains(server: &TestServer, what: &str, needle: &str) {
+    until_view(server, what, |view| view.contains(needle)).await;
 }
 
 /// Waits until every instance has been probed `n` more times (by any node).
@@ -162,12 +185,7 @@ async fn until_probed(instances: &[&Instance], n: usize) {
 
 #[tokio::test]
 async fn an_instance_whose_health_endpoint_fails_reads_down_and_comes_back_up() {
-    let server = TestServer::start(CHECKS).await;
-    let instance = Instance::start().await;
-    register(&server, &instance, "ORDERS", "o1").await;
-
-    instance.set_healthy(false);
-    reads(&server, "o1", "DOWN").await;
+    let (server, instance) = failed_o1(CHECKS).await;
     instance.set_healthy(true);
 
     reads(&server, "o1", "UP").await;
@@ -182,10 +200,7 @@ async fn an_instance_that_stops_listening_reads_down_in_the_full_and_delta_docum
         &instance.address.port().to_string(),
         &heureka_testkit::free_port().to_string(),
     );
-    assert_eq!(
-        server.post_json("/apps/ORDERS", &crashed).await.status(),
-        204
-    );
+    register_body(&server, &crashed).await;
 
     reads(&server, "o1", "DOWN").await;
 
@@ -199,28 +214,13 @@ async fn an_instance_that_stops_listening_reads_down_in_the_full_and_delta_docum
 
 #[tokio::test]
 async fn an_operators_out_of_service_survives_the_checks_recovery() {
-    let server = TestServer::start(CHECKS).await;
-    let instance = Instance::start().await;
-    register(&server, &instance, "ORDERS", "o1").await;
-    instance.set_healthy(false);
-    reads(&server, "o1", "DOWN").await;
+    let (server, instance) = failed_o1(CHECKS).await;
 
-    assert_eq!(
-        server
-            .put("/apps/ORDERS/o1/status?value=OUT_OF_SERVICE")
-            .await,
-        200
-    );
+    server.take_out_of_service("ORDERS", "o1").await;
     instance.set_healthy(true);
-    until_view(&server, "the verdict recovers", |view| {
-        view.contains(r#""health":"PASSING""#)
-    })
-    .await;
+    until_view_contains(&server, "the verdict recovers", r#""health":"PASSING""#).await;
 
-    assert_eq!(
-        status_on(&server, "ORDERS", "o1").await.as_deref(),
-        Some("OUT_OF_SERVICE")
-    );
+    reads_now(&server, "o1", "OUT_OF_SERVICE").await;
 }
 
 #[tokio::test]
@@ -230,17 +230,11 @@ async fn the_instances_own_down_wins_over_a_passing_check() {
     let down = instance
         .body("ORDERS", "o1")
         .replace(r#""status":"UP""#, r#""status":"DOWN""#);
-    assert_eq!(server.post_json("/apps/ORDERS", &down).await.status(), 204);
+    register_body(&server, &down).await;
 
-    until_view(&server, "probed and passing", |view| {
-        view.contains(r#""passed":true"#)
-    })
-    .await;
+    until_view_contains(&server, "probed and passing", r#""passed":true"#).await;
 
-    assert_eq!(
-        status_on(&server, "ORDERS", "o1").await.as_deref(),
-        Some("DOWN")
-    );
+    reads_now(&server, "o1", "DOWN").await;
 }
 
 #[tokio::test]
@@ -265,12 +259,7 @@ async fn when_every_probe_fails_at_once_the_server_suspects_itself_and_marks_non
     until_probed(&[&instance], 20).await;
 
     for n in 0..4 {
-        assert_eq!(
-            status_on(&server, "ORDERS", &format!("o{n}"))
-                .await
-                .as_deref(),
-            Some("UP")
-        );
+        reads_now(&server, &format!("o{n}"), "UP").await;
     }
 }
 
@@ -286,10 +275,7 @@ async fn a_spring_cloud_instance_that_answers_its_health_is_alive_whatever_statu
     instance.set_healthy(false);
     until_probed(&[&instance], 5).await;
 
-    assert_eq!(
-        status_on(&server, "ORDERS", "o1").await.as_deref(),
-        Some("UP")
-    );
+    reads_now(&server, "o1", "UP").await;
 }
 
 #[tokio::test]
@@ -300,7 +286,7 @@ async fn a_spring_boot_503_from_an_instance_without_spring_clouds_client_fails()
     let body = instance
         .body("ORDERS", "o1")
         .replace("management.port", "team");
-    assert_eq!(server.post_json("/apps/ORDERS", &body).await.status(), 204);
+    register_body(&server, &body).await;
 
     instance.set_healthy(false);
 
@@ -435,9 +421,7 @@ const EVICTING: &[&str] = &[
 async fn an_instance_failing_longer_than_evict_after_is_removed() {
     let mut args = EVICTING.to_vec();
     args.push("--eureka.server.enable-self-preservation=false");
-    let server = TestServer::start(&args).await;
-    let instance = Instance::start().await;
-    register(&server, &instance, "ORDERS", "o1").await;
+    let (server, instance) = checked_o1(&args).await;
 
     instance.set_healthy(false);
 
@@ -447,19 +431,12 @@ async fn an_instance_failing_longer_than_evict_after_is_removed() {
 #[tokio::test]
 async fn evict_after_removes_nothing_while_self_preservation_holds() {
     // One instance, no renewals yet: below the renewal threshold, so self-preservation holds.
-    let server = TestServer::start(EVICTING).await;
-    let instance = Instance::start().await;
-    register(&server, &instance, "ORDERS", "o1").await;
-    instance.set_healthy(false);
-    reads(&server, "o1", "DOWN").await;
+    let (server, instance) = failed_o1(EVICTING).await;
 
     // Well past evict-after: ten more rounds.
     until_probed(&[&instance], 10).await;
 
-    assert_eq!(
-        status_on(&server, "ORDERS", "o1").await.as_deref(),
-        Some("DOWN")
-    );
+    reads_now(&server, "o1", "DOWN").await;
 }
 
 /// The registration `Instance::body` makes, claiming `address` (an IP) as the instance's own.
@@ -495,15 +472,12 @@ async fn an_instance_claiming_a_link_local_address_is_not_probed_by_default() {
     let server = TestServer::start(CHECKS).await;
     let instance = Instance::start().await;
     let body = body_at(&instance, "o1", "169.254.169.254");
-    assert_eq!(server.post_json("/apps/ORDERS", &body).await.status(), 204);
+    register_body(&server, &body).await;
     // A failing instance on loopback (allowed), to count rounds by.
     instance.set_healthy(false);
     register(&server, &instance, "ORDERS", "o2").await;
 
-    until_view(&server, "o1's probe refused", |view| {
-        view.contains(r#""refused":true"#)
-    })
-    .await;
+    until_view_contains(&server, "o1's probe refused", r#""refused":true"#).await;
     let line = probe_line(&server, "o1").await;
     assert!(
         line.contains("169.254.169.254 is outside heureka.health-checks.allowed-networks"),
@@ -513,10 +487,7 @@ async fn an_instance_claiming_a_link_local_address_is_not_probed_by_default() {
     assert!(refused_probes(&server).await >= 1);
     // No verdict: it keeps its own UP through the rounds that make o2 DOWN.
     reads(&server, "o2", "DOWN").await;
-    assert_eq!(
-        status_on(&server, "ORDERS", "o1").await.as_deref(),
-        Some("UP")
-    );
+    reads_now(&server, "o1", "UP").await;
 }
 
 #[tokio::test]
@@ -544,7 +515,7 @@ async fn outside_the_allowed_networks_nothing_is_connected_to_not_even_by_name()
             ),
         );
     for body in [by_ip, by_name] {
-        assert_eq!(server.post_json("/apps/ORDERS", &body).await.status(), 204);
+        register_body(&server, &body).await;
     }
 
     until_view(&server, "both probes refused", |view| {
@@ -562,24 +533,17 @@ async fn outside_the_allowed_networks_nothing_is_connected_to_not_even_by_name()
         "the instance was probed"
     );
     for id in ["o1", "o2"] {
-        assert_eq!(
-            status_on(&server, "ORDERS", id).await.as_deref(),
-            Some("UP")
-        );
+        reads_now(&server, id, "UP").await;
     }
 }
 
 #[tokio::test]
 async fn a_failing_verdict_is_lifted_once_the_instance_moves_outside_the_allowed_networks() {
-    let server = TestServer::start(CHECKS).await;
-    let instance = Instance::start().await;
-    register(&server, &instance, "ORDERS", "o1").await;
-    instance.set_healthy(false);
-    reads(&server, "o1", "DOWN").await;
+    let (server, instance) = failed_o1(CHECKS).await;
 
     // It registers again claiming an address the checks may not probe: no verdict any more.
     let body = body_at(&instance, "o1", "169.254.169.254");
-    assert_eq!(server.post_json("/apps/ORDERS", &body).await.status(), 204);
+    register_body(&server, &body).await;
 
     reads(&server, "o1", "UP").await;
     assert!(probe_line(&server, "o1")
