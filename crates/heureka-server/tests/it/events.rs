@@ -9,23 +9,21 @@ use axum::http::StatusCode;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use crate::support::TestServer;
+use crate::support::{Method, Sent, TestServer};
 
 /// A subscription to `GET {base}/events`, parsed as Server-Sent Events; shared with
 /// `audit.rs`.
 pub(crate) struct Subscription {
     response: reqwest::Response,
-    buffer: String,
+    buffer: SseBuffer,
 }
 
 impl Subscription {
     pub(crate) async fn open(server: &TestServer, query: &str) -> Subscription {
         let response = server
-            .http
-            .get(server.url(&format!("/events{query}")))
-            .send()
-            .await
-            .unwrap();
+            .request(Method::GET, &format!("/events{query}"))
+            .sent()
+            .await;
         assert_eq!(response.status(), 200);
         assert_eq!(
             response.headers()["content-type"],
@@ -34,26 +32,22 @@ impl Subscription {
         );
         Subscription {
             response,
-            buffer: String::new(),
+            buffer: SseBuffer::default(),
         }
     }
 
     /// The next event (name, payload); the bounded wait only guards against a hang.
     pub(crate) async fn next(&mut self) -> (String, Value) {
         loop {
-            if let Some(end) = self.buffer.find("\n\n") {
-                let block: String = self.buffer.drain(..end + 2).collect();
-                if let Some(event) = parse_event(&block) {
-                    return event;
-                }
-                continue;
+            if let Some(event) = self.buffer.take_event() {
+                return event;
             }
             let chunk = tokio::time::timeout(Duration::from_secs(20), self.response.chunk())
                 .await
                 .expect("an event within 20 s")
                 .unwrap()
                 .expect("the stream stays open");
-            self.buffer.push_str(std::str::from_utf8(&chunk).unwrap());
+            self.buffer.push(&chunk);
         }
     }
 
@@ -69,9 +63,31 @@ impl Subscription {
     }
 }
 
+/// Server-Sent Events as their chunks arrive, read block by block; shared with the paused-time
+/// subscription in `timers.rs`.
+#[derive(Default)]
+pub(crate) struct SseBuffer(String);
+
+impl SseBuffer {
+    /// The first whole event received and not yet taken, keep-alive comments skipped.
+    pub(crate) fn take_event(&mut self) -> Option<(String, Value)> {
+        while let Some(end) = self.0.find("\n\n") {
+            let block: String = self.0.drain(..end + 2).collect();
+            if let Some(event) = parse_event(&block) {
+                return Some(event);
+            }
+        }
+        None
+    }
+
+    pub(crate) fn push(&mut self, chunk: &[u8]) {
+        self.0.push_str(std::str::from_utf8(chunk).unwrap());
+    }
+}
+
 /// One Server-Sent Events block as (event name, JSON payload); `None` for a keep-alive
-/// comment, which has neither. Shared with the paused-time subscription in `timers.rs`.
-pub(crate) fn parse_event(block: &str) -> Option<(String, Value)> {
+/// comment, which has neither.
+fn parse_event(block: &str) -> Option<(String, Value)> {
     let mut name = None;
     let mut data = String::new();
     for line in block.lines() {

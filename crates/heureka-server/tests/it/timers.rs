@@ -16,7 +16,7 @@ use heureka_server::testing::Server;
 use serde_json::Value;
 use tokio_stream::StreamExt;
 
-use crate::events::parse_event;
+use crate::events::SseBuffer;
 use crate::metrics::sample;
 use crate::support::spring_body;
 
@@ -54,7 +54,7 @@ fn short_lease_body(app: &str, id: &str) -> String {
 /// A subscription to `GET /eureka/events` through the router, parsed as Server-Sent Events.
 struct Subscription {
     body: BodyDataStream,
-    buffer: String,
+    buffer: SseBuffer,
 }
 
 impl Subscription {
@@ -65,7 +65,7 @@ impl Subscription {
         assert_eq!(response.headers()["content-type"], "text/event-stream");
         Subscription {
             body: response.into_body().into_data_stream(),
-            buffer: String::new(),
+            buffer: SseBuffer::default(),
         }
     }
 
@@ -73,19 +73,15 @@ impl Subscription {
     /// timer; the bound, 20 s of paused time, only turns a missing event into a failure.
     async fn next(&mut self) -> (String, Value) {
         loop {
-            if let Some(end) = self.buffer.find("\n\n") {
-                let block: String = self.buffer.drain(..end + 2).collect();
-                if let Some(event) = parse_event(&block) {
-                    return event;
-                }
-                continue;
+            if let Some(event) = self.buffer.take_event() {
+                return event;
             }
             let chunk = tokio::time::timeout(Duration::from_secs(20), self.body.next())
                 .await
                 .expect("an event within 20 s")
                 .expect("the stream stays open")
                 .unwrap();
-            self.buffer.push_str(std::str::from_utf8(&chunk).unwrap());
+            self.buffer.push(&chunk);
         }
     }
 
