@@ -13,7 +13,7 @@ use reqwest::{Client, Method, RequestBuilder};
 use serde_json::Value;
 
 use crate::events::Subscription;
-use crate::support::{spring_body, TestServer};
+use crate::support::{spring_body, Sent, TestServer};
 
 const USER: &str = "admin";
 const PASSWORD: &str = "s3cret-pa55";
@@ -42,7 +42,7 @@ fn request(server: &TestServer, client: &Client, method: Method, path: &str) -> 
 }
 
 async fn send(request: RequestBuilder) -> u16 {
-    request.send().await.unwrap().status().as_u16()
+    request.sent().await.status().as_u16()
 }
 
 /// Registers `app`/`id` at [`INSTANCE_ADDRESS`].
@@ -60,9 +60,8 @@ async fn register(server: &TestServer, app: &str, id: &str) {
 /// `GET {base}/dashboard/audit`'s entries, and its body as text.
 async fn audit_entries(server: &TestServer) -> (Vec<Value>, String) {
     let response = request(server, &server.http, Method::GET, "/dashboard/audit")
-        .send()
-        .await
-        .unwrap();
+        .sent()
+        .await;
     assert_eq!(response.status(), 200);
     let body = response.text().await.unwrap();
     let document: Value = serde_json::from_str(&body).unwrap();
@@ -195,8 +194,7 @@ async fn twenty_wrong_passwords_leave_one_entry_counting_twenty() {
     let server = server(&[]).await;
     for _ in 0..20 {
         let guess = server
-            .http
-            .get(server.url("/apps"))
+            .request(Method::GET, "/apps")
             .basic_auth("mallory", Some("guess-pa55word"));
         assert_eq!(send(guess).await, 401);
     }
@@ -304,8 +302,7 @@ async fn no_password_or_authorization_value_reaches_an_entry() {
     set_override(&server, "o1", "OUT_OF_SERVICE").await;
     for _ in 0..3 {
         let guess = server
-            .http
-            .get(server.url("/apps"))
+            .request(Method::GET, "/apps")
             .basic_auth("mallory", Some("guess-pa55word"));
         assert_eq!(send(guess).await, 401);
     }

@@ -3,7 +3,7 @@
 use serde_json::Value;
 use tokio::net::TcpListener;
 
-use crate::support::TestServer;
+use crate::support::{Method, Sent, TestServer};
 
 /// A fetch of the whole registry (or the delta) as a Eureka client calling itself `agent`: a
 /// `Content-Type` on the GET, as Spring's RestClient sends, says it is one from its first fetch.
@@ -19,23 +19,21 @@ async fn fetch(server: &TestServer, path: &str, agent: &str) {
 /// A read of `path` with these headers besides `Accept: application/json`.
 async fn read(server: &TestServer, path: &str, headers: &[(&str, &str)]) {
     let mut request = server
-        .http
-        .get(server.url(path))
+        .request(Method::GET, path)
         .header("Accept", "application/json");
     for (name, value) in headers {
         request = request.header(*name, *value);
     }
-    assert_eq!(request.send().await.unwrap().status(), 200);
+    assert_eq!(request.sent().await.status(), 200);
 }
 
-async fn json(server: &TestServer, method: reqwest::Method, path: &str) -> (u16, Value) {
+async fn json(server: &TestServer, method: Method, path: &str) -> (u16, Value) {
     let response = server
         .http
         .request(method, server.url(path))
         .header("Accept", "application/json")
-        .send()
-        .await
-        .unwrap();
+        .sent()
+        .await;
     let status = response.status().as_u16();
     let text = response.text().await.unwrap();
     (status, serde_json::from_str(&text).unwrap_or(Value::Null))
@@ -64,7 +62,7 @@ async fn a_client_that_fetches_is_listed_with_the_version_it_holds() {
     server.register("ORDERS", "o2").await;
     fetch(&server, "/apps/delta", "py-eureka-client").await;
 
-    let (status, doc) = json(&server, reqwest::Method::GET, "/consumers").await;
+    let (status, doc) = json(&server, Method::GET, "/consumers").await;
 
     assert_eq!(status, 200);
     let py = consumer(&doc, "py-eureka-client").expect("listed");
@@ -78,16 +76,14 @@ async fn a_client_that_fetches_is_listed_with_the_version_it_holds() {
 async fn another_servers_fetch_is_not_a_consumer() {
     let server = TestServer::start(&[]).await;
     let response = server
-        .http
-        .get(server.url("/apps"))
+        .request(Method::GET, "/apps")
         .header("Accept", "application/json")
         .header("DiscoveryIdentity-Name", "DefaultServer")
-        .send()
-        .await
-        .unwrap();
+        .sent()
+        .await;
     assert_eq!(response.status(), 200);
 
-    let (_, doc) = json(&server, reqwest::Method::GET, "/consumers").await;
+    let (_, doc) = json(&server, Method::GET, "/consumers").await;
     assert_eq!(doc["consumers"], serde_json::json!([]));
 }
 
@@ -97,15 +93,15 @@ async fn a_drain_takes_the_instance_out_of_service_and_confirms_a_consumer_once_
     server.register("ORDERS", "o1").await;
     fetch(&server, "/apps", "caller").await;
 
-    let (status, started) = json(&server, reqwest::Method::PUT, "/apps/ORDERS/o1/drain").await;
+    let (status, started) = json(&server, Method::PUT, "/apps/ORDERS/o1/drain").await;
     assert_eq!(status, 200);
     assert_eq!(started["status"], "OUT_OF_SERVICE");
     assert_eq!(consumer(&started, "caller").unwrap()["confirmed"], false);
 
     fetch(&server, "/apps/delta", "caller").await;
-    let (_, progress) = json(&server, reqwest::Method::GET, "/apps/ORDERS/o1/drain").await;
+    let (_, progress) = json(&server, Method::GET, "/apps/ORDERS/o1/drain").await;
     assert_eq!(consumer(&progress, "caller").unwrap()["confirmed"], true);
-    let (_, instance) = json(&server, reqwest::Method::GET, "/apps/ORDERS/o1").await;
+    let (_, instance) = json(&server, Method::GET, "/apps/ORDERS/o1").await;
     assert_eq!(instance["instance"]["overriddenStatus"], "OUT_OF_SERVICE");
 }
 
@@ -115,11 +111,11 @@ async fn a_one_off_read_is_listed_apart_and_a_drain_does_not_wait_for_it() {
     server.register("ORDERS", "o1").await;
     read(&server, "/apps", &[("User-Agent", "curl/8.5.0")]).await;
 
-    let (_, listed) = json(&server, reqwest::Method::GET, "/consumers").await;
+    let (_, listed) = json(&server, Method::GET, "/consumers").await;
     assert!(reader(&listed, "curl/8.5.0").is_some(), "{listed}");
     assert_eq!(listed["consumers"], serde_json::json!([]));
 
-    let (status, started) = json(&server, reqwest::Method::PUT, "/apps/ORDERS/o1/drain").await;
+    let (status, started) = json(&server, Method::PUT, "/apps/ORDERS/o1/drain").await;
     assert_eq!(status, 200);
     assert_eq!(started["consumers"], serde_json::json!([]), "{started}");
     assert!(reader(&started, "curl/8.5.0").is_some(), "{started}");
@@ -136,7 +132,7 @@ async fn the_dashboards_reads_are_not_booked() {
     )
     .await;
 
-    let (_, listed) = json(&server, reqwest::Method::GET, "/consumers").await;
+    let (_, listed) = json(&server, Method::GET, "/consumers").await;
 
     assert_eq!(
         (&listed["consumers"], &listed["readers"]),
@@ -149,7 +145,7 @@ async fn the_dashboards_reads_are_not_booked() {
 async fn draining_an_unknown_instance_is_404() {
     let server = TestServer::start(&[]).await;
 
-    let (status, _) = json(&server, reqwest::Method::PUT, "/apps/ORDERS/nope/drain").await;
+    let (status, _) = json(&server, Method::PUT, "/apps/ORDERS/nope/drain").await;
 
     assert_eq!(status, 404);
 }
@@ -181,17 +177,17 @@ async fn a_drain_on_one_node_sees_the_consumers_of_its_peers() {
     a.register("ORDERS", "o1").await;
     fetch(&b, "/apps", "on-b").await;
 
-    let (_, started) = json(&a, reqwest::Method::PUT, "/apps/ORDERS/o1/drain").await;
+    let (_, started) = json(&a, Method::PUT, "/apps/ORDERS/o1/drain").await;
     assert_eq!(consumer(&started, "on-b").unwrap()["confirmed"], false);
     assert_eq!(started["unseen"], serde_json::json!([]));
     // Once the override has reached b, b's consumer's next fetch confirms it.
     heureka_testkit::eventually("b holds the drain", || async {
-        let (_, instance) = json(&b, reqwest::Method::GET, "/apps/ORDERS/o1").await;
+        let (_, instance) = json(&b, Method::GET, "/apps/ORDERS/o1").await;
         instance["instance"]["status"] == "OUT_OF_SERVICE"
     })
     .await;
     fetch(&b, "/apps/delta", "on-b").await;
 
-    let (_, progress) = json(&a, reqwest::Method::GET, "/apps/ORDERS/o1/drain").await;
+    let (_, progress) = json(&a, Method::GET, "/apps/ORDERS/o1/drain").await;
     assert_eq!(consumer(&progress, "on-b").unwrap()["confirmed"], true);
 }

@@ -5,7 +5,7 @@
 use heureka_core::Instance;
 use heureka_wire::{decode_replication_response, Format};
 
-use crate::support::{spring_body, TestServer};
+use crate::support::{spring_body, Method, Sent, TestServer};
 
 /// A lone node that also takes replication from this test process, which plays its peer
 /// from 127.0.0.1 for the batch tests (`peers_only.rs`).
@@ -29,13 +29,11 @@ async fn post(server: &TestServer, app: &str, format: Format, body: String) -> (
         Format::Xml => "application/xml",
     };
     let response = server
-        .http
-        .post(server.url(&format!("/apps/{app}")))
+        .request(Method::POST, &format!("/apps/{app}"))
         .header("Content-Type", content_type)
         .body(body)
-        .send()
-        .await
-        .unwrap();
+        .sent()
+        .await;
     (response.status().as_u16(), response.text().await.unwrap())
 }
 
@@ -144,15 +142,13 @@ async fn names_at_the_default_limit_can_be_heartbeated_within_the_default_header
         "/apps/{app}/{encoded}?status=OUT_OF_SERVICE&lastDirtyTimestamp=1714550399000&overriddenstatus=OUT_OF_SERVICE"
     );
     let response = server
-        .http
-        .put(server.url(&path))
+        .request(Method::PUT, &path)
         .header("DiscoveryIdentity-Name", "DefaultClient")
         .header("DiscoveryIdentity-Version", "1.4")
         .header("DiscoveryIdentity-Id", "10.0.0.5")
         .header("Accept", "application/json")
-        .send()
-        .await
-        .unwrap();
+        .sent()
+        .await;
     assert_eq!(response.status(), 200);
 }
 
@@ -262,13 +258,11 @@ async fn a_stamped_batch_refuses_names_over_the_limit_with_400() {
     };
     let batch = heureka_wire::encode_stamped_batch(&[item]);
     let response = server
-        .http
-        .post(server.url("/peerreplication/stamped"))
+        .request(Method::POST, "/peerreplication/stamped")
         .header("Content-Type", "application/json")
         .body(batch)
-        .send()
-        .await
-        .unwrap();
+        .sent()
+        .await;
     assert_eq!(response.status(), 200);
     let results = heureka_wire::decode_stamped_response(&response.bytes().await.unwrap()).unwrap();
     assert_eq!(results[0].status_code, 400);
@@ -386,11 +380,9 @@ async fn a_metadata_update_is_checked_after_merging_and_refused_unchanged() {
     assert_eq!(server.put("/apps/A/i/metadata?b=2").await, 200);
     let before = server.registry_json().await;
     let response = server
-        .http
-        .put(server.url("/apps/A/i/metadata?c=3"))
-        .send()
-        .await
-        .unwrap();
+        .request(Method::PUT, "/apps/A/i/metadata?c=3")
+        .sent()
+        .await;
     assert_eq!(response.status(), 400);
     let reason = response.text().await.unwrap();
     assert_eq!(reason, "metadata has 3 entries, over the limit of 2");
@@ -505,13 +497,11 @@ async fn a_peer_batch_register_of_a_new_instance_beyond_the_limit_is_403() {
 
 async fn fetch(server: &TestServer, path: &str, client: &str) -> u16 {
     server
-        .http
-        .get(server.url(path))
+        .request(Method::GET, path)
         .header("Accept", "application/json")
         .header("DiscoveryIdentity-Name", client)
-        .send()
+        .sent()
         .await
-        .unwrap()
         .status()
         .as_u16()
 }

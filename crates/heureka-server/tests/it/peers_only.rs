@@ -11,7 +11,7 @@ use std::net::IpAddr;
 
 use reqwest::{Client, Method};
 
-use crate::support::{spring_body, TestServer};
+use crate::support::{spring_body, Sent, TestServer};
 
 const PEER: &str = "127.0.0.1";
 const FORGER: &str = "127.0.0.2";
@@ -150,7 +150,7 @@ async fn send(
     if let Some((user, password)) = credentials {
         request = request.basic_auth(user, Some(password));
     }
-    let response = request.send().await.unwrap();
+    let response = request.sent().await;
     (response.status().as_u16(), response.text().await.unwrap())
 }
 
@@ -222,12 +222,12 @@ async fn a_client_write_or_a_read_from_anywhere_is_no_replication_and_is_accepte
     let request = forger
         .delete(server.url("/apps/ORDERS/o-9"))
         .header("x-netflix-discovery-replication", "false");
-    assert_eq!(request.send().await.unwrap().status(), 200);
+    assert_eq!(request.sent().await.status(), 200);
     // A read changes nothing, whatever headers it carries.
     let request = forger
         .get(server.url("/apps"))
         .header("x-netflix-discovery-replication", "true");
-    assert_eq!(request.send().await.unwrap().status(), 200);
+    assert_eq!(request.sent().await.status(), 200);
 }
 
 #[tokio::test]

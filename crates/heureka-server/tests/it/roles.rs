@@ -4,7 +4,7 @@
 
 use reqwest::{Method, StatusCode};
 
-use crate::support::{spring_body, TestServer};
+use crate::support::{spring_body, Sent, TestServer};
 
 /// A node with a user of each kind; replication is taken from any address, so that only the
 /// roles decide.
@@ -106,7 +106,7 @@ async fn send(
     if let Some((name, password)) = user {
         request = request.basic_auth(name, Some(password));
     }
-    let response = request.send().await.unwrap();
+    let response = request.sent().await;
     (response.status().as_u16(), response.text().await.unwrap())
 }
 
@@ -231,8 +231,7 @@ async fn a_replicated_write_needs_the_peer_role() {
     fresh_instance(&server, "ORDERS").await;
     let renew = |user: &str, password: &str| {
         server
-            .http
-            .put(server.url("/apps/ORDERS/ORDERS-1"))
+            .request(Method::PUT, "/apps/ORDERS/ORDERS-1")
             .header("x-netflix-discovery-replication", "true")
             .basic_auth(user, Some(password))
             .send()
@@ -269,14 +268,7 @@ async fn with_authentication_off_the_dashboard_offers_the_admin_actions() {
 
 /// `GET /apps` as `user`; the status.
 async fn fetch_as(server: &TestServer, user: &str, password: &str) -> StatusCode {
-    server
-        .http
-        .get(server.url("/apps"))
-        .basic_auth(user, Some(password))
-        .send()
-        .await
-        .unwrap()
-        .status()
+    server.get_as("/apps", user, password).await.status()
 }
 
 #[tokio::test]

@@ -9,7 +9,7 @@ use heureka_testkit::{eventually, PATIENCE};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpSocket, TcpStream};
 
-use crate::support::{spring_body, TestServer};
+use crate::support::{spring_body_with_blob, TestServer};
 
 /// A stream request's answer: its status, the head (and whatever followed it in the same
 /// reads), and the connection.
@@ -182,13 +182,8 @@ async fn a_subscriber_that_stops_reading_is_closed() {
     assert_eq!(stalled.status, 200, "{}", stalled.head);
     // About 8 MB of events (each registration's carries the instance): more than the socket
     // buffers and hyper's between the server and a client that reads no more.
-    let metadata = format!(
-        r#""management.port":"8080","blob":"{}""#,
-        "b".repeat(80_000)
-    );
     for i in 0..100 {
-        let body = spring_body("ORDERS", &format!("o-{i}"))
-            .replace(r#""management.port":"8080""#, &metadata);
+        let body = spring_body_with_blob("ORDERS", &format!("o-{i}"), 80_000);
         let response = server.post_json("/apps/ORDERS", &body).await;
         assert_eq!(response.status(), 204);
     }
