@@ -7,8 +7,8 @@
 
 use heureka_core::Millis;
 
-use crate::events::{field_str, field_u64};
 use crate::json::encode::string;
+use crate::json::object::{bool_text, field_str, field_u64};
 
 /// What was done, or refused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -141,7 +141,7 @@ pub(crate) fn audit_fields(out: &mut Vec<u8>, entry: &AuditEntry) {
     }
     field_u64(out, "outcome", u64::from(entry.outcome));
     out.extend_from_slice(br#","applied":"#);
-    out.extend_from_slice(crate::events::bool_text(entry.applied()));
+    out.extend_from_slice(bool_text(entry.applied()));
     field_u64(out, "count", entry.count);
 }
 

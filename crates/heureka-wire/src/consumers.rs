@@ -20,10 +20,10 @@
 
 use heureka_core::Millis;
 
-use crate::events::{field_i64, field_str, field_u64};
+use crate::error::DecodeError;
 use crate::json::decode::parse;
+use crate::json::object::{field_i64, field_str, field_u64};
 use crate::json::tree::Node;
-use crate::DecodeError;
 
 /// One consumer of the registry, as the node that served it saw it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

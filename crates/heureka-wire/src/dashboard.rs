@@ -3,8 +3,9 @@
 
 use heureka_core::Millis;
 
-use crate::events::{field_i64, field_str, self_preservation_object, SelfPreservationStatus};
+use crate::events::{self_preservation_object, SelfPreservationStatus};
 use crate::json::encode::string;
+use crate::json::object::{field_i64, field_str};
 
 /// `GET {base}/dashboard/summary`.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -22,12 +22,12 @@
 
 use heureka_core::{InstanceDigest, InstanceStatus, Millis};
 
+use crate::error::DecodeError;
 use crate::json::decode::parse;
 use crate::json::encode::string;
 use crate::json::tree::Node;
 use crate::numbers::push_i64;
 use crate::stamped::{decode_part_stamps, push_part_stamps};
-use crate::DecodeError;
 
 /// A peer's digest, as [`decode_registry_digest`] reads it.
 pub type RegistryDigest = Vec<InstanceDigest>;

@@ -13,7 +13,7 @@ use heureka_core::{
     ActionType, DataCenterClass, DataCenterInfo, Instance, InstanceStatus, LeaseInfo, Millis, Port,
 };
 
-use crate::DecodeError;
+use crate::error::DecodeError;
 
 /// `@class` of the non-Amazon data centre, as every server writes it.
 pub(crate) const DEFAULT_DC_CLASS: &str = "com.netflix.appinfo.InstanceInfo$DefaultDataCenterInfo";

@@ -15,10 +15,10 @@
 
 use heureka_core::{Health, Millis};
 
-use crate::events::{field_i64, field_str, field_u64};
+use crate::error::DecodeError;
 use crate::json::decode::parse;
+use crate::json::object::{field_i64, field_str, field_u64};
 use crate::json::tree::Node;
-use crate::DecodeError;
 
 /// `{"node":…,"checking":…}`: the node's tag and whether it checks instances.
 pub fn encode_checker(node: u32, checking: bool) -> Vec<u8> {

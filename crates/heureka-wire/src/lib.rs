@@ -17,6 +17,7 @@ mod digest;
 mod error;
 mod events;
 mod fields;
+mod format;
 mod health_checks;
 mod json;
 mod numbers;
@@ -41,6 +42,7 @@ pub use events::{
     decode_instance_event, encode_event, Event, EventBody, InstanceEvent, InstanceEventKind,
     SelfPreservationStatus,
 };
+pub use format::Format;
 pub use health_checks::{
     decode_checker, encode_checker, encode_health_checks, HealthChecksView, ProbeView,
 };
@@ -56,23 +58,6 @@ pub use stamped::{
 };
 pub use status::{encode_status, PeerStatus, StatusInfo};
 pub use xml::metadata_key_fits_xml;
-
-/// Which of Eureka's two encodings.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Format {
-    Json,
-    Xml,
-}
-
-impl Format {
-    /// The `Content-Type` to send with a body in this format.
-    pub fn content_type(self) -> &'static str {
-        match self {
-            Format::Json => "application/json",
-            Format::Xml => "application/xml",
-        }
-    }
-}
 
 /// A registry document: `{"applications":{…}}` or `<applications>…</applications>`.
 pub fn encode_applications(apps: &Applications, format: Format) -> Vec<u8> {
@@ -150,7 +135,7 @@ pub fn decode_instance(body: &[u8], format: Format, now: Millis) -> Result<Insta
 /// Instances without timestamps get `0`.
 pub fn decode_application(body: &[u8], format: Format) -> Result<Application, DecodeError> {
     match format {
-        Format::Json => json::decode::application(body),
+        Format::Json => json::stream::application(body),
         Format::Xml => xml::decode::application(body),
     }
 }
@@ -159,7 +144,7 @@ pub fn decode_application(body: &[u8], format: Format) -> Result<Application, De
 /// be an array or a single object. Instances without timestamps get `0`.
 pub fn decode_applications(body: &[u8], format: Format) -> Result<Applications, DecodeError> {
     match format {
-        Format::Json => json::decode::applications(body),
+        Format::Json => json::stream::applications(body),
         Format::Xml => xml::decode::applications(body),
     }
 }

@@ -16,11 +16,11 @@
 
 use heureka_core::{Kept, KeptInstance, Millis, Removal};
 
+use crate::error::DecodeError;
 use crate::json::decode::parse;
 use crate::json::tree::Node;
 use crate::numbers::push_i64;
 use crate::stamped::{copy_fields, copy_size, decode_copy};
-use crate::DecodeError;
 
 /// The record of one kept instance.
 pub fn encode_kept(kept: &KeptInstance) -> Vec<u8> {

@@ -38,12 +38,13 @@
 
 use heureka_core::{Health, InstanceStatus, Millis, PartStamps, Parts, Stamp, StampedCopy};
 
+use crate::error::DecodeError;
 use crate::json::decode::{parse, read_instance};
 use crate::json::encode::{instance_body, string, INSTANCE_MARKUP};
 use crate::json::tree::Node;
 use crate::numbers::{push_i64, push_u64};
 use crate::replication::ReplicationAction;
-use crate::{size, DecodeError};
+use crate::size;
 
 /// One element of a stamped batch: a write, and the sender's copy of the instance after it.
 ///

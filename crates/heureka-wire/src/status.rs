@@ -7,9 +7,9 @@
 
 use heureka_core::{Instance, Millis};
 
+use crate::format::Format;
 use crate::json::encode::{instance_body, string};
 use crate::numbers::{push_i64, push_u64};
-use crate::Format;
 
 /// What the status document shows.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

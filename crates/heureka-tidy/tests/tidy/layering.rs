@@ -23,7 +23,6 @@ const PENDING_CRATES: &[&str] = &[
     "crates/heureka-core",
     "crates/heureka-server",
     "crates/heureka-tls",
-    "crates/heureka-wire",
 ];
 
 /// A crate's production files by module path (`["a", "b"]` for `a/b.rs` or `a/b/mod.rs`).

@@ -3,10 +3,10 @@
 
 use heureka_core::{InstanceStatus, Origin};
 
-use super::{Event, EventBody, InstanceEvent, InstanceEventKind};
+use super::event::{Event, EventBody, InstanceEvent, InstanceEventKind};
+use crate::error::DecodeError;
 use crate::json::decode::{parse, read_instance, scalar};
 use crate::json::tree::Node;
-use crate::DecodeError;
 
 /// Reads one `data:` line of the event stream into an [`EventBody::Instance`] event. `Ok(None)` for an event that is not about one
 /// instance (`renewals`, `self-preservation-*`, `peer-*`, `lagged`) or of a type this version

@@ -10,12 +10,14 @@
 
 use std::collections::BTreeMap;
 
-use heureka_core::{Application, Applications, Instance, Millis};
+#[cfg(test)]
+use heureka_core::{Application, Applications};
+use heureka_core::{Instance, Millis};
 
 use super::tree::Node;
 use crate::error::one_line;
+use crate::error::DecodeError;
 use crate::fields::{self, InstanceBuilder, Scalar};
-use crate::DecodeError;
 
 /// `versions__delta` when a document has none (the default of Java's `Applications`).
 pub(crate) const NO_VERSION: i64 = -1;
@@ -26,17 +28,6 @@ pub(crate) fn instance(body: &[u8], now: Millis) -> Result<Instance, DecodeError
     let root = parse(body)?;
     let node = unwrap_root(&root, "instance", r#"a JSON object {"instance":{…}}"#)?;
     read_instance(node, now)
-}
-
-/// A single-application document, read without a tree by [`super::stream::application`].
-pub(crate) fn application(body: &[u8]) -> Result<Application, DecodeError> {
-    super::stream::application(body)
-}
-
-/// A registry document, read without a tree by [`super::stream::applications`]: at 1,000,000
-/// instances the tree of a full fetch took several times the registry's own memory.
-pub(crate) fn applications(body: &[u8]) -> Result<Applications, DecodeError> {
-    super::stream::applications(body)
 }
 
 /// The tree reader's single-application document, which the streaming one must match exactly.

@@ -2,5 +2,6 @@
 
 pub(crate) mod decode;
 pub(crate) mod encode;
+pub(crate) mod object;
 pub(crate) mod stream;
 pub(crate) mod tree;

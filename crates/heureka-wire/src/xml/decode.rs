@@ -18,11 +18,11 @@ use heureka_core::{Application, Applications, Instance, Millis};
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
 
-use super::is_xml_char;
+use super::name_chars::is_xml_char;
 use super::names::decode_name;
 use crate::error::one_line;
+use crate::error::DecodeError;
 use crate::fields::{self, InstanceBuilder, Scalar};
-use crate::DecodeError;
 
 /// `versions__delta` when a document has none (the default of Java's `Applications`).
 const NO_VERSION: i64 = -1;

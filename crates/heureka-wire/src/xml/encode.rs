@@ -11,8 +11,7 @@ use std::collections::BTreeMap;
 
 use heureka_core::{Application, Applications, DataCenterClass, Instance, Port};
 
-use super::metadata_key_fits_xml;
-use super::names::push_encoded_name;
+use super::names::{metadata_key_fits_xml, push_encoded_name};
 use crate::fields::{AMAZON_DC_CLASS, DEFAULT_DC_CLASS, EMPTY_MAP_CLASS};
 use crate::numbers::{push_i64, push_u64};
 use crate::size;

@@ -1,5 +1,6 @@
-//! The character classes of XML 1.0 (fourth edition) names, which XStream's
-//! `XmlFriendlyNameCoder` uses to decide which characters of a name to escape.
+//! The characters XML 1.0 allows in a document at all ([`is_xml_char`]), and the character
+//! classes of its (fourth edition) names, which XStream's `XmlFriendlyNameCoder` uses to decide
+//! which characters of a name to escape.
 //!
 //! XStream intersects the fourth edition's classes (Appendix B: `Letter`, `Digit`,
 //! `CombiningChar`, `Extender`) with the fifth edition's far wider `NameStartChar` and `NameChar`.
@@ -108,6 +109,13 @@ const NAME_REST: &[(u16, u16)] = &[
     (0x0FB1, 0x0FB7), (0x0FB9, 0x0FB9), (0x20D0, 0x20DC), (0x20E1, 0x20E1), (0x3005, 0x3005),
     (0x302A, 0x302F), (0x3031, 0x3035), (0x3099, 0x309A), (0x309D, 0x309E), (0x30FC, 0x30FE),
 ];
+
+/// Whether XML 1.0 allows `c` in a document at all (its `Char` production): tab, line feed,
+/// carriage return, and everything from U+0020 up except U+FFFE and U+FFFF. (The surrogates it
+/// also excludes cannot occur in a Rust string.)
+pub(crate) fn is_xml_char(c: char) -> bool {
+    !matches!(c, '\0'..='\u{8}' | '\u{B}' | '\u{C}' | '\u{E}'..='\u{1F}' | '\u{FFFE}' | '\u{FFFF}')
+}
 
 #[cfg(test)]
 mod tests {

@@ -11,10 +11,11 @@
 use heureka_core::{Application, Applications};
 use serde::de::{MapAccess, SeqAccess};
 
-use super::{document, entries, Handler, InstanceObject, ObjectReader, OnScalar, Skip, Value};
+use super::instance::InstanceObject;
+use super::visit::{document, entries, Handler, ObjectReader, OnScalar, Skip, Value};
+use crate::error::DecodeError;
 use crate::fields::Scalar;
 use crate::json::decode::NO_VERSION;
-use crate::DecodeError;
 
 /// `{"applications":{…}}` read straight into a registry.
 pub(crate) fn applications(body: &[u8]) -> Result<Applications, DecodeError> {
