@@ -36,7 +36,7 @@ use self::streaks::{suspects_itself, Streak, Thresholds};
 use self::targets::{target_of, Target};
 use crate::config::{CheckMode, HealthChecksConfig};
 use crate::events::Events;
-use crate::http::log_budget::LogBudget;
+use crate::log_budget::LogBudget;
 use crate::metrics::Metrics;
 use crate::replication::Replication;
 use crate::store::Store;

@@ -31,7 +31,6 @@
 
 use std::convert::Infallible;
 use std::future::Future;
-use std::net::SocketAddr;
 use std::pin::{pin, Pin};
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -55,8 +54,9 @@ use tower::{Service, ServiceExt};
 
 use self::table::{Deadline, Slot, Table};
 use crate::config::ConnectionConfig;
+use crate::connection::{ClientCertificate, Sender};
 use crate::http::error::ApiError;
-use crate::http::log_budget::LogBudget;
+use crate::log_budget::LogBudget;
 use crate::tls::ServerTls;
 use heureka_tls::rustls;
 
@@ -388,19 +388,6 @@ async fn serve_http<S, I>(
         }
     }
 }
-
-/// The address a request's connection comes from, in the request's extensions: replication
-/// is accepted by sender (`http/peers_only.rs`), event streams are limited per sender's IP
-/// address (`handlers/events.rs`). Absent for requests that never crossed a
-/// socket (the in-process test and fuzzing servers).
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Sender(pub(crate) SocketAddr);
-
-/// The names of the certificate a client presented over TLS (its subject's common name, then
-/// its alternative names), in the request's extensions; absent without one. Authentication
-/// (`http/auth.rs`) maps it to a user.
-#[derive(Clone, Debug)]
-pub(crate) struct ClientCertificate(pub(crate) Arc<Vec<String>>);
 
 /// The hyper service of one connection: marks the connection busy for each request, bounds the
 /// time its body may take, tags it with its sender, and hands back a body that marks the end

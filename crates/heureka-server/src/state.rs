@@ -20,6 +20,8 @@ use crate::persistence::{FileError, Persistence};
 use crate::replication::{OwnAddress, Replication, Replicator, RestoreCheck};
 use crate::store::{ChangeSink, Store};
 
+pub(crate) mod security;
+
 pub(crate) type SharedState = Arc<AppState>;
 
 #[derive(Debug)]
@@ -51,8 +53,8 @@ pub(crate) struct AppState {
     pub(crate) node_name: String,
     /// The server's health checks of instances: this node's tag and the latest probes.
     pub(crate) health_checks: Arc<crate::health_checks::HealthChecks>,
-    /// Eureka's rate limiter on registry fetches (`http/rate_limit.rs`).
-    pub(crate) rate_limiter: crate::http::rate_limit::RateLimiter,
+    /// Eureka's rate limiter on registry fetches (`rate_limiter.rs`).
+    pub(crate) rate_limiter: crate::rate_limiter::RateLimiter,
     /// `spring.application.name`: the app this server (and its peers) register as.
     pub(crate) application_name: String,
     /// When the server started, on its clock.
@@ -69,7 +71,7 @@ pub(crate) struct Settings {
     /// `heureka.refuse-takeovers`: a client may not move a live instance to another endpoint.
     pub(crate) refuse_takeovers: bool,
     /// The users authentication knows; `None` when none is configured: authentication off.
-    pub(crate) users: Option<crate::http::users::Users>,
+    pub(crate) users: Option<crate::security::users::Users>,
     /// The `Authorization` header value only peers send (`heureka.replication.peer-user.*`).
     pub(crate) peer_auth_header: Option<String>,
     /// `heureka.replication.peers-only`: replication only from peers (`http/peers_only.rs`).
@@ -90,8 +92,8 @@ pub(crate) struct Settings {
     /// `heureka.security.allowed-origins`, normalised: the foreign origins that may write.
     pub(crate) allowed_origins: Vec<String>,
     /// The names a browser may reach this server under: its own, its peers',
-    /// `heureka.security.allowed-hosts` (`http/hosts.rs`).
-    pub(crate) allowed_hosts: crate::http::hosts::AllowedHosts,
+    /// `heureka.security.allowed-hosts` (`security/hosts.rs`).
+    pub(crate) allowed_hosts: crate::security::hosts::AllowedHosts,
 }
 
 impl AppState {
@@ -158,13 +160,10 @@ impl AppState {
             settings: Settings {
                 disable_delta: config.eureka_server.disable_delta,
                 refuse_takeovers: config.heureka.refuse_takeovers,
-                users: crate::http::users::Users::from_config(config),
-                peer_auth_header: config
-                    .heureka
-                    .replication
-                    .peer_user
-                    .as_ref()
-                    .map(|auth| crate::http::basic::basic_auth_header(&auth.name, &auth.password)),
+                users: security::users(config),
+                peer_auth_header: config.heureka.replication.peer_user.as_ref().map(|auth| {
+                    crate::security::basic::basic_auth_header(&auth.name, &auth.password)
+                }),
                 peers_only: config.heureka.replication.peers_only,
                 access_log: config.management.access_log,
                 metrics_enabled: config.management.exposed.prometheus,
@@ -174,7 +173,7 @@ impl AppState {
                 limits: limits(config),
                 event_streams: config.heureka.events.clone(),
                 allowed_origins: config.heureka.allowed_origins.clone(),
-                allowed_hosts: crate::http::hosts::AllowedHosts::from_config(config, port),
+                allowed_hosts: security::allowed_hosts(config, port),
             },
             audit,
             metrics,
@@ -187,7 +186,7 @@ impl AppState {
                 &config.heureka.health_checks,
                 tag,
             )),
-            rate_limiter: crate::http::rate_limit::RateLimiter::new(
+            rate_limiter: crate::rate_limiter::RateLimiter::new(
                 config.eureka_server.rate_limiter.clone(),
             ),
             replication,

@@ -26,7 +26,7 @@ use heureka_core::{Change, ChangeKind, Millis, Registry};
 use parking_lot::{Mutex, MutexGuard};
 
 use crate::clock::{Clock, Instant};
-use crate::http::log_budget::LogBudget;
+use crate::log_budget::LogBudget;
 
 /// A consumer of the registry's changes: replication, events, metrics. Called under the
 /// registry lock, once per change, in registry order; it must only queue, count or send.

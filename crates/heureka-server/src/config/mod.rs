@@ -40,7 +40,7 @@ pub use self::address::AddressRange;
 pub use self::ssl::{
     ClientAuth, ClientTlsConfig, KeySource, Named, Secret, SslConfig, StoreConfig, TrustSource,
 };
-pub use crate::http::roles::Role;
+pub use crate::security::roles::Role;
 pub use heureka_config::{
     ConfigError, ENV_SPRING_CONFIG_ADDITIONAL_LOCATION, ENV_SPRING_CONFIG_LOCATION,
     ENV_SPRING_PROFILES_ACTIVE,

@@ -10,7 +10,7 @@ use heureka_config::{ConfigError, Origin, Setting};
 use super::keys::DEFAULT_ZONE;
 use super::ssl;
 use super::{BasicAuth, Config, Exposure, Role, UserConfig, WebhookConfig};
-use crate::http::users::Password;
+use crate::security::password::Password;
 
 /// The values of keys that a rule over several keys turns into configuration.
 pub(crate) struct Pending {

@@ -151,13 +151,13 @@ pub(crate) const EVENT_NAMES: ListOf<String> = ListOf(Type::new(
 /// an allowance names whole origins, one by one.
 pub(crate) const ORIGINS: ListOf<String> = ListOf(Type::new(
     "origins such as https://ui.example.com or http://localhost:3000",
-    crate::http::cross_site::normalise_origin,
+    crate::security::origins::normalise_origin,
 ));
 /// `heureka.security.allowed-hosts`: host names (`*` any, `*.example.com` any under it), no
 /// ports or URLs.
 pub(crate) const HOST_NAMES: ListOf<String> = ListOf(Type::new(
     "host names such as eureka.example.com, *.svc.cluster.local or *",
-    crate::http::hosts::normalise_pattern,
+    crate::security::hosts::normalise_pattern,
 ));
 
 /// Spring's `DataSize.parse` (a bare number is bytes). Zero and sizes beyond `usize` are

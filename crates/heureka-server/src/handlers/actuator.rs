@@ -14,9 +14,9 @@ use axum::Extension;
 use heureka_wire::{BuildInfo, HealthComponents, HealthStatus, RegistryHealth};
 
 use crate::config::ShowDetails;
+use crate::connection::ClientCertificate;
 use crate::handlers::{status::peer_status, Headers};
 use crate::http::auth;
-use crate::listener::ClientCertificate;
 use crate::state::SharedState;
 
 /// Boot's actuator media type, sent unless the client asked for plain JSON.

@@ -7,14 +7,14 @@ use axum::Extension;
 use tokio::runtime::{Handle, RuntimeFlavor};
 
 use crate::cache::{Encoding, Selection};
+use crate::connection::Sender;
 use crate::consumers::Fetch as Consumed;
 use crate::handlers::{document, Headers};
 use crate::http::error::ApiError;
 use crate::http::negotiate;
 use crate::http::principal;
 use crate::http::rate_limit::{self, Fetch};
-use crate::http::roles::Role;
-use crate::listener::Sender;
+use crate::security::roles::Role;
 use crate::state::SharedState;
 
 /// `GET {base}/apps`: the whole registry. The `regions` parameter is accepted and, with no

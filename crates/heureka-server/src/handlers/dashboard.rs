@@ -12,8 +12,8 @@ use heureka_wire::DashboardSummary;
 use crate::dashboard::{SCRIPT, STYLE};
 use crate::handlers::json;
 use crate::http::principal;
-use crate::http::roles::Role;
 use crate::http::security_headers::PAGE_POLICY;
+use crate::security::roles::Role;
 use crate::state::SharedState;
 
 /// The page's two routes, `{path}` and `{path}/lastn`, or none when the dashboard is off.

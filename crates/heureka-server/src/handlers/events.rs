@@ -14,9 +14,10 @@ use axum::response::{IntoResponse, Response};
 use axum::Extension;
 use tokio_stream::StreamExt;
 
+use crate::connection::Sender;
 use crate::events::stream::subscriber_events;
 use crate::http::error::ApiError;
-use crate::listener::{EventStreamLimits, Sender};
+use crate::listener::EventStreamLimits;
 use crate::state::SharedState;
 
 pub(crate) async fn stream(

@@ -23,7 +23,7 @@ use axum::http::request::Parts;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
-use heureka_core::{InstanceStatus, Millis, Origin};
+use heureka_core::{InstanceStatus, Millis};
 use heureka_wire::Format;
 
 use crate::http::error::ApiError;
@@ -42,7 +42,7 @@ impl<S: Send + Sync> FromRequestParts<S> for Headers {
     }
 }
 
-/// The address the request came from, when it crossed a socket (`listener::Sender`): peer
+/// The address the request came from, when it crossed a socket (`connection::Sender`): peer
 /// batches are traced to their sender.
 #[derive(Debug)]
 pub(crate) struct SenderAddress(pub(crate) Option<std::net::SocketAddr>);
@@ -57,7 +57,7 @@ impl<S: Send + Sync> FromRequestParts<S> for SenderAddress {
         Ok(SenderAddress(
             parts
                 .extensions
-                .get::<crate::listener::Sender>()
+                .get::<crate::connection::Sender>()
                 .map(|sender| sender.0),
         ))
     }
@@ -95,16 +95,8 @@ impl QueryParams {
     }
 }
 
-/// The header peers put on replicated writes; they are applied but never replicated again.
-const REPLICATION_HEADER: &str = "x-netflix-discovery-replication";
-
-/// Eureka treats a write as a replica only when the header is exactly `true`.
-pub(crate) fn origin(headers: &HeaderMap) -> Origin {
-    match headers.get(REPLICATION_HEADER) {
-        Some(value) if value.as_bytes() == b"true" => Origin::Peer,
-        _ => Origin::Client,
-    }
-}
+/// Whether a write is a peer's replica or a client's, by its replication header.
+pub(crate) use crate::http::origin::origin;
 
 /// A 200 response carrying an encoded document.
 pub(crate) fn document(format: Format, body: impl Into<Bytes>) -> Response {

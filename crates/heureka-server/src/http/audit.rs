@@ -1,7 +1,7 @@
 //! What the HTTP side records in the audit trail (`audit.rs`), and who it says asked.
 //!
 //! **Who** is the principal authentication put in the request (`principal::of`), by name;
-//! **from where** is the IP address of the request's connection (`listener::Sender`), absent
+//! **from where** is the IP address of the request's connection (`connection::Sender`), absent
 //! for requests that crossed no socket.
 //!
 //! **An act "by the instance itself" is not audited**: a cancel or metadata update whose
@@ -21,11 +21,11 @@ use axum::response::IntoResponse;
 use heureka_core::{Millis, Origin};
 use heureka_wire::{AuditAction, AuditEntry};
 
-use crate::handlers::origin;
-use crate::http::basic::Credentials;
+use crate::connection::Sender;
 use crate::http::error::ApiError;
+use crate::http::origin::origin;
 use crate::http::principal;
-use crate::listener::Sender;
+use crate::security::basic::Credentials;
 use crate::state::AppState;
 
 /// Who made a request, and from which address.

@@ -3,9 +3,9 @@
 //!
 //! A request proves who it is with HTTP Basic credentials (what Spring Security's default
 //! setup reads, and what clients with `http://user:pass@host/eureka/` in their service URL
-//! send; `basic.rs`), or, without them, with a client certificate a user is mapped to. The
-//! [`Principal`] goes into the request; then the request must be within the user's roles
-//! (`roles.rs`), named by its matched route.
+//! send; `security/basic.rs`), or, without them, with a client certificate a user is mapped
+//! to (`security/users.rs`). The [`Principal`] goes into the request; then the request must be
+//! within the user's roles (`security/roles.rs`), named by its matched route.
 
 use std::sync::Arc;
 
@@ -16,13 +16,13 @@ use axum::response::{IntoResponse, Response};
 use parking_lot::Mutex;
 
 use crate::clock;
-use crate::handlers::origin;
-use crate::http::basic::Credentials;
+use crate::connection::ClientCertificate;
 use crate::http::error::ApiError;
-use crate::http::log_budget::LogBudget;
-use crate::http::principal::Principal;
-use crate::http::roles::{self, Refusal, Role};
-use crate::listener::ClientCertificate;
+use crate::http::origin::origin;
+use crate::log_budget::LogBudget;
+use crate::security::principal::Principal;
+use crate::security::roles::{self, Refusal, Role};
+use crate::security::users::authenticate;
 use crate::state::SharedState;
 use heureka_core::Origin;
 
@@ -56,7 +56,13 @@ pub(crate) async fn require_user(
 ) -> Response {
     let presented = request.headers().get(header::AUTHORIZATION).cloned();
     let certificate = request.extensions().get::<ClientCertificate>().cloned();
-    let Some(principal) = authenticate(&guard.state, presented.as_ref(), certificate).await else {
+    let Some(principal) = authenticate(
+        guard.state.settings.users.as_ref(),
+        presented.as_ref().map(HeaderValue::as_bytes),
+        certificate.as_ref().map(|names| names.0.as_slice()),
+    )
+    .await
+    else {
         return unauthenticated(&guard.state, &request);
     };
     if let Err(reason) = guard.authorise(&principal, &request) {
@@ -173,34 +179,6 @@ fn reason(
     format!("{who} may not {method} {path}: {why}")
 }
 
-/// Who the request is: the user its Basic credentials name and prove, else the user its client
-/// certificate stands for; `Anonymous` when authentication is off; `None` when it is on and the
-/// request proves neither.
-async fn authenticate(
-    state: &SharedState,
-    presented: Option<&HeaderValue>,
-    certificate: Option<ClientCertificate>,
-) -> Option<Principal> {
-    let Some(users) = &state.settings.users else {
-        return Some(Principal::Anonymous);
-    };
-    if let Some(presented) = presented {
-        let credentials = Credentials::from_header(presented.as_bytes())?;
-        let account = users.by_password(&credentials).await?;
-        return Some(Principal::User {
-            name: account.name.clone(),
-            grant: account.grant.clone(),
-        });
-    }
-    let certificate = certificate?;
-    let (name, account) = users.by_certificate(&certificate.0)?;
-    Some(Principal::Certificate {
-        name: name.to_owned(),
-        user: account.name.clone(),
-        grant: account.grant.clone(),
-    })
-}
-
 /// Whether a request counts as authorized: authentication is off, or it proves a user. For
 /// endpoints that answer everyone but show details only to authorized callers
 /// (`/actuator/health`).
@@ -209,20 +187,13 @@ pub(crate) async fn is_authorized(
     headers: &HeaderMap,
     certificate: Option<ClientCertificate>,
 ) -> bool {
-    let presented = headers.get(header::AUTHORIZATION);
-    authenticate(state, presented, certificate).await.is_some()
-}
-
-/// Whether `presented` carries the credentials of `expected` (an `Authorization` value this
-/// module encoded); never when none are expected.
-pub(crate) fn presents(expected: &Option<String>, presented: Option<&HeaderValue>) -> bool {
-    let Some(expected) = expected else {
-        return false;
-    };
-    let presented = presented.and_then(|value| Credentials::from_header(value.as_bytes()));
-    // The expected value is this module's own encoding, so it always parses.
-    let expected = Credentials::from_header(expected.as_bytes());
-    matches!((presented, expected), (Some(presented), Some(expected)) if presented.matches(&expected))
+    let presented = headers
+        .get(header::AUTHORIZATION)
+        .map(HeaderValue::as_bytes);
+    let names = certificate.as_ref().map(|names| names.0.as_slice());
+    authenticate(state.settings.users.as_ref(), presented, names)
+        .await
+        .is_some()
 }
 
 #[cfg(test)]

@@ -38,8 +38,10 @@ use pin_project_lite::pin_project;
 use tower::{Layer, Service};
 
 use crate::http::error::ApiError;
-use crate::http::hosts::{foreign_host, AllowedHosts};
-use crate::http::log_budget::LogBudget;
+use crate::http::hosts::foreign_host;
+use crate::log_budget::LogBudget;
+use crate::security::hosts::AllowedHosts;
+use crate::security::origins::normalise_origin;
 
 /// The header a browser adds to say how the page's site relates to the target's.
 const SEC_FETCH_SITE: &str = "sec-fetch-site";
@@ -252,26 +254,6 @@ fn host_text(value: &HeaderValue) -> Option<&str> {
         .filter(|host| !host.is_empty() && !host.contains(['/', '@', '?', '#']))
 }
 
-/// An origin as `scheme://host:port`: lower case, the scheme's default port written out, so
-/// that two spellings of one origin compare equal. `None` for anything but an `http` or
-/// `https` origin without path, query or credentials (a trailing `/` is allowed, as people
-/// write it in configuration).
-pub(crate) fn normalise_origin(text: &str) -> Option<String> {
-    let url = url::Url::parse(text.trim()).ok()?;
-    let plain = matches!(url.scheme(), "http" | "https")
-        && url.path() == "/"
-        && url.query().is_none()
-        && url.fragment().is_none()
-        && url.username().is_empty()
-        && url.password().is_none();
-    if !plain {
-        return None;
-    }
-    let host = url.host_str()?;
-    let port = url.port_or_known_default()?;
-    Some(format!("{}://{host}:{port}", url.scheme()))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -405,33 +387,5 @@ mod tests {
             ("origin", "http://ui.example.com"),
         ]);
         assert!(foreign(&Method::POST, &other, &allowed).is_some());
-    }
-
-    #[test]
-    fn origins_normalise_to_scheme_host_and_port() {
-        assert_eq!(
-            normalise_origin("HTTPS://Ui.Example.com").as_deref(),
-            Some("https://ui.example.com:443")
-        );
-        assert_eq!(
-            normalise_origin("http://localhost:3000/").as_deref(),
-            Some("http://localhost:3000")
-        );
-    }
-
-    #[test]
-    fn anything_but_a_plain_http_origin_is_no_origin() {
-        for text in [
-            "null",
-            "*",
-            "ui.example.com",
-            "ftp://ui.example.com",
-            "https://ui.example.com/app",
-            "https://user@ui.example.com",
-            "https://ui.example.com?x",
-            "",
-        ] {
-            assert_eq!(normalise_origin(text), None, "{text}");
-        }
     }
 }

@@ -12,9 +12,7 @@ use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use heureka_core::InvalidRegistration;
 
-/// The header on the 403 of a node whose start-up sync is running: a peer's start-up sync
-/// does not wait for a node that is itself waiting (`replication/sync.rs`).
-pub(crate) const STARTING_HEADER: &str = "x-heureka-starting";
+use crate::replication::STARTING_HEADER;
 
 #[derive(Debug)]
 pub(crate) enum ApiError {

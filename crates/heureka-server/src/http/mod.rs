@@ -6,17 +6,14 @@
 
 pub(crate) mod audit;
 pub(crate) mod auth;
-pub(crate) mod basic;
 pub(crate) mod cross_site;
 pub(crate) mod decompress;
 pub(crate) mod error;
 pub(crate) mod hosts;
-pub(crate) mod log_budget;
 pub(crate) mod negotiate;
 pub(crate) mod observe;
+pub(crate) mod origin;
 pub(crate) mod peers_only;
 pub(crate) mod principal;
 pub(crate) mod rate_limit;
-pub(crate) mod roles;
 pub(crate) mod security_headers;
-pub(crate) mod users;

@@ -21,18 +21,18 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use axum::extract::Request;
-use axum::http::header;
+use axum::http::{header, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use parking_lot::Mutex;
 use pin_project_lite::pin_project;
 use tower::{Layer, Service};
 
 use crate::clock;
-use crate::handlers::origin;
-use crate::http::auth::presents;
+use crate::connection::Sender;
 use crate::http::error::ApiError;
-use crate::http::log_budget::LogBudget;
-use crate::listener::Sender;
+use crate::http::origin::origin;
+use crate::log_budget::LogBudget;
+use crate::security::basic::presents;
 use crate::state::SharedState;
 use heureka_core::Origin;
 
@@ -144,7 +144,8 @@ impl Gate {
             return Ok(());
         }
         let credentials = request.headers().get(header::AUTHORIZATION);
-        if presents(&self.state.settings.peer_auth_header, credentials) {
+        let expected = self.state.settings.peer_auth_header.as_deref();
+        if presents(expected, credentials.map(HeaderValue::as_bytes)) {
             return Ok(());
         }
         let sender = request

@@ -40,6 +40,7 @@ pub(crate) use self::peers::{OwnAddress, PeerUrl};
 use self::queue::{InstanceKey, QueueLimits, ReplicationQueue};
 pub(crate) use self::senders::PeerAddresses;
 pub(crate) use self::sync::sync_from_peers;
+pub(crate) use self::transport::STARTING_HEADER;
 use self::transport::{PeerClient, Timeouts};
 
 /// The replication settings, resolved from configuration once.

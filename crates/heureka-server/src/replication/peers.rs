@@ -12,8 +12,8 @@ use std::net::IpAddr;
 use url::Url;
 
 use crate::config::{BasicAuth, Config};
-use crate::http::basic::basic_auth_header;
 use crate::own_instance::system_host_name;
+use crate::security::basic::basic_auth_header;
 
 /// One peer server.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -10,7 +10,11 @@ use reqwest::header::{ACCEPT, ACCEPT_ENCODING, AUTHORIZATION, CONTENT_TYPE, USER
 use reqwest::StatusCode;
 
 use super::peers::PeerUrl;
-use crate::http::error::STARTING_HEADER;
+
+/// The header on the 403 of a node whose start-up sync is running: a peer's start-up sync
+/// does not wait for a node that is itself waiting (`sync.rs`). The HTTP side's error type
+/// puts it on that answer; this side reads it.
+pub(crate) const STARTING_HEADER: &str = "x-heureka-starting";
 
 /// Why a request to a peer did not produce an answer to act on.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,6 +1,6 @@
 //! The roles matrix: which role each kind of request needs, and whether what a user was granted
-//! covers it. Pure: the authentication layer (`auth.rs`) names the request by its matched route
-//! and asks [`required_role`] and [`allows`].
+//! covers it. Pure: the authentication layer (`http/auth.rs`) names the request by its matched
+//! route and asks [`required_role`] and [`allows`].
 //!
 //! Four roles (`heureka.security.users[<n>].roles`): `read` fetches the registry; `register`
 //! also registers, renews and cancels, and updates metadata, for every app or only those its

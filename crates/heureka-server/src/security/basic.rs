@@ -65,6 +65,18 @@ impl Credentials {
     }
 }
 
+/// Whether `presented` (an `Authorization` value) carries the credentials of `expected` (an
+/// `Authorization` value [`basic_auth_header`] encoded); never when none are expected.
+pub(crate) fn presents(expected: Option<&str>, presented: Option<&[u8]>) -> bool {
+    let Some(expected) = expected else {
+        return false;
+    };
+    let presented = presented.and_then(Credentials::from_header);
+    // The expected value is this module's own encoding, so it always parses.
+    let expected = Credentials::from_header(expected.as_bytes());
+    matches!((presented, expected), (Some(presented), Some(expected)) if presented.matches(&expected))
+}
+
 /// Standard alphabet, padding optional, and trailing bits ignored as Java's decoder ignores
 /// them.
 const LENIENT_BASE64: GeneralPurpose = GeneralPurpose::new(
