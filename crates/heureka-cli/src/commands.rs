@@ -8,10 +8,11 @@ use reqwest::Method;
 use serde_json::json;
 
 use crate::args::{Cli, Command, MetadataCommand, StatusCommand, WireFormat};
+use crate::error::CliError;
 use crate::eureka::{Call, Eureka};
 use crate::render;
 use crate::tls::CliTls;
-use crate::{sidecar, target, watch, CliError};
+use crate::{sidecar, target, watch};
 
 pub(crate) async fn run(cli: Cli, env: &dyn Fn(&str) -> Option<String>) -> Result<(), CliError> {
     let tls = CliTls::resolve(&cli.global, env)?;

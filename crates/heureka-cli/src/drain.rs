@@ -12,8 +12,9 @@ use heureka_wire::{ConsumerView, ConsumersDoc};
 use reqwest::Method;
 use serde_json::json;
 
+use crate::error::CliError;
 use crate::eureka::{Call, Eureka};
-use crate::{render, CliError};
+use crate::render;
 
 /// How often the progress is asked.
 const ASK_EVERY: Duration = Duration::from_secs(1);

@@ -7,8 +7,8 @@ use heureka_core::{Application, Applications, Instance};
 use heureka_wire::Format;
 use reqwest::{Method, Response, StatusCode};
 
+use crate::error::CliError;
 use crate::target::Server;
-use crate::CliError;
 
 /// A client for a list of Eureka servers, speaking one wire format.
 pub(crate) struct Eureka {

@@ -14,8 +14,8 @@ use heureka_client::tls::TrustSource;
 use heureka_client::{ClientConfig, ClientError};
 
 use crate::args::SidecarArgs;
+use crate::error::CliError;
 use crate::tls::CliTls;
-use crate::CliError;
 
 /// The environment variable the other subcommands read the server from; the sidecar honours it
 /// too, below `--eureka` and above Spring's own `EUREKA_CLIENT_SERVICEURL_DEFAULTZONE`.

@@ -4,7 +4,7 @@
 
 use reqwest::Url;
 
-use crate::CliError;
+use crate::error::CliError;
 
 /// The first of these set wins when no `--eureka` is given. The second is how Spring Boot
 /// users already have the URL (`eureka.client.service-url.defaultZone` in relaxed form).

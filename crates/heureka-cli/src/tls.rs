@@ -13,7 +13,7 @@ use heureka_client::ClientTls;
 use heureka_tls::rustls;
 
 use crate::args::Global;
-use crate::CliError;
+use crate::error::CliError;
 
 /// One setting: its flag (the suffix of its `eureka.client.tls.*` key) and the variables that
 /// give it when the flag is absent, the first set winning.

@@ -3,7 +3,9 @@
 use rustls::pki_types::CertificateDer;
 use rustls::RootCertStore;
 
-use crate::{provider, Identity, TlsError};
+use crate::error::TlsError;
+use crate::identity::Identity;
+use crate::provider::provider;
 
 /// The keys errors name: what a client is configured by.
 const TRUST_KEY: &str = "eureka.client.tls.trust-store";

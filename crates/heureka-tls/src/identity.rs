@@ -6,8 +6,10 @@ use std::time::SystemTime;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 
 use crate::cert::{self, unix_seconds, utc};
-use crate::store::StoreKey;
-use crate::{provider, KeyStoreSpec, PemIdentitySpec, TlsError};
+use crate::error::TlsError;
+use crate::pem::PemIdentitySpec;
+use crate::provider::provider;
+use crate::store::{KeyStoreSpec, StoreKey};
 
 /// Where an identity comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]

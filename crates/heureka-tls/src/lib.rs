@@ -39,22 +39,24 @@
 
 mod cert;
 mod client;
+mod error;
 mod explain;
+mod files;
 mod identity;
 mod jks;
 mod names;
 mod pem;
+mod provider;
 mod server;
 mod store;
 mod trust;
 mod verifier;
 
-use std::fmt;
-
 pub use rustls;
 pub use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 
 pub use client::client_config;
+pub use error::TlsError;
 pub use explain::{explain, explain_refusal};
 pub use identity::{Identity, IdentitySource};
 pub use names::certificate_names;
@@ -63,48 +65,3 @@ pub use server::{server_config, ClientAuth, ServerTlsSpec};
 pub use store::{KeyStoreSpec, StoreKey, StoreKind, StoreNaming};
 pub use trust::{load_trust, TrustSource};
 pub use verifier::NotVersion3;
-
-/// A TLS setting that cannot be used: the key the user wrote and why, shown on one line as
-/// `"{key}: {reason}"`, e.g.
-/// `server.ssl.key-store-password: wrong password for /path/ks.p12 (PKCS12)`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TlsError {
-    pub key: String,
-    pub reason: String,
-}
-
-impl TlsError {
-    pub fn new(key: impl Into<String>, reason: impl Into<String>) -> Self {
-        TlsError {
-            key: key.into(),
-            reason: reason.into(),
-        }
-    }
-}
-
-impl fmt::Display for TlsError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // One line whatever a library put in the reason: the binary prints it as its exit message.
-        let reason = self.reason.replace(['\n', '\r'], " ");
-        write!(f, "{}: {}", self.key, reason)
-    }
-}
-
-impl std::error::Error for TlsError {}
-
-/// The one crypto provider everything here uses, built explicitly rather than read from
-/// rustls's process-wide default, so two crates in one binary cannot disagree about it.
-fn provider() -> std::sync::Arc<rustls::crypto::CryptoProvider> {
-    std::sync::Arc::new(rustls::crypto::ring::default_provider())
-}
-
-/// A file's bytes; a failure names `key`, the setting that points at the file.
-fn read_file(path: &std::path::Path, key: impl FnOnce() -> String) -> Result<Vec<u8>, TlsError> {
-    std::fs::read(path).map_err(|error| {
-        let reason = match error.kind() {
-            std::io::ErrorKind::NotFound => format!("no such file: {}", path.display()),
-            _ => format!("cannot read {}: {error}", path.display()),
-        };
-        TlsError::new(key(), reason)
-    })
-}

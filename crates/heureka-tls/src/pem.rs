@@ -6,7 +6,8 @@ use pkcs8::EncryptedPrivateKeyInfoRef;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 
-use crate::{read_file, TlsError};
+use crate::error::TlsError;
+use crate::files::read_file;
 
 /// How the keys of a PEM identity are spelled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -8,8 +8,11 @@ use rustls::server::WebPkiClientVerifier;
 use rustls::sign::SingleCertAndKey;
 use rustls::{RootCertStore, SupportedProtocolVersion};
 
+use crate::error::TlsError;
+use crate::identity::{Identity, IdentitySource};
+use crate::provider::provider;
+use crate::trust::{load_trust, TrustSource};
 use crate::verifier::ExplainingVerifier;
-use crate::{load_trust, provider, Identity, IdentitySource, TlsError, TrustSource};
 
 const PROTOCOLS_KEY: &str = "server.ssl.enabled-protocols";
 const CIPHERS_KEY: &str = "server.ssl.ciphers";

@@ -6,7 +6,9 @@ use std::path::PathBuf;
 use p12_keystore::Pkcs12Archive;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 
-use crate::{jks, read_file, TlsError};
+use crate::error::TlsError;
+use crate::files::read_file;
+use crate::jks;
 
 /// The two store formats Java writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,8 +4,9 @@ use std::path::PathBuf;
 
 use rustls::pki_types::CertificateDer;
 
+use crate::error::TlsError;
 use crate::pem::read_certificates;
-use crate::{KeyStoreSpec, TlsError};
+use crate::store::KeyStoreSpec;
 
 /// The key `TrustSource::Pem` files are named by in errors.
 const SERVER_TRUST_CERTIFICATE: &str = "server.ssl.trust-certificate";

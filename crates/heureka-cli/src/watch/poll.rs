@@ -10,10 +10,10 @@ use std::time::Duration;
 use heureka_core::{ActionType, Applications, Instance, LeaseInfo, Millis};
 use reqwest::StatusCode;
 
-use super::{Action, Change, Printer};
+use super::change::{Action, Change, Printer};
+use crate::error::CliError;
 use crate::eureka::Eureka;
 use crate::render;
-use crate::CliError;
 
 /// The registry as the watcher last saw it, by (application, instance id).
 type Copy = BTreeMap<(String, String), Instance>;

@@ -4,9 +4,9 @@
 use heureka_wire::{EventBody, InstanceEventKind};
 use reqwest::StatusCode;
 
-use super::{Action, Change, Printer};
+use super::change::{Action, Change, Printer};
+use crate::error::CliError;
 use crate::eureka::{reason, Call, Eureka};
-use crate::CliError;
 
 pub(super) enum Outcome {
     /// `--count` changes were printed.

@@ -17,12 +17,10 @@ use crate::workspace::{listed, root, rust_files, Site, Source};
 /// under way. Remove a crate once its files have no circle; `pending_circles_still_exist`
 /// insists.
 const PENDING_CRATES: &[&str] = &[
-    "crates/heureka-cli",
     "crates/heureka-client",
     "crates/heureka-config",
     "crates/heureka-core",
     "crates/heureka-server",
-    "crates/heureka-tls",
 ];
 
 /// A crate's production files by module path (`["a", "b"]` for `a/b.rs` or `a/b/mod.rs`).
