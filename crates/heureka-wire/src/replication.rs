@@ -234,18 +234,30 @@ pub fn decode_replication_batch(
     body: &[u8],
     now: Millis,
 ) -> Result<Vec<Result<ReplicationItem, DecodeError>>, DecodeError> {
+    let expected = r#"a JSON object {"replicationList":[…]}"#;
+    decode_list(body, "replicationList", expected, |item| {
+        decode_item(item, now)
+    })
+}
+
+/// Reads a peer's list, a batch or its answer, `{"<list>":[…]}`, with `read` for each
+/// element. The outer `Err` means the body is no such list (not JSON, no `list` array, which
+/// `expected` describes); otherwise there is one entry per element, in order, an unreadable
+/// one named by its place (`list[n]`). Both kinds of batch and both answers are read with it.
+pub(crate) fn decode_list<T>(
+    body: &[u8],
+    list: &'static str,
+    expected: &'static str,
+    read: impl Fn(&Node) -> Result<T, DecodeError>,
+) -> Result<Vec<Result<T, DecodeError>>, DecodeError> {
     let root = parse(body)?;
-    let Some(Node::Array(elements)) = root.get("replicationList") else {
-        return Err(DecodeError::WrongRoot {
-            expected: r#"a JSON object {"replicationList":[…]}"#,
-        });
+    let Some(Node::Array(elements)) = root.get(list) else {
+        return Err(DecodeError::WrongRoot { expected });
     };
     Ok(elements
         .iter()
         .enumerate()
-        .map(|(n, element)| {
-            decode_item(element, now).map_err(|e| e.within(&format!("replicationList[{n}]")))
-        })
+        .map(|(n, element)| read(element).map_err(|e| e.within(&format!("{list}[{n}]"))))
         .collect())
 }
 
@@ -361,20 +373,13 @@ const RESULT_MARKUP: usize = 40;
 /// on an answer only element by element against its own batch, so a partial one is no use.
 /// An entity's missing timestamps are `0`, as in registry documents.
 pub fn decode_replication_response(body: &[u8]) -> Result<Vec<ReplicationResult>, DecodeError> {
-    let root = parse(body)?;
-    let Some(Node::Array(elements)) = root.get("responseList") else {
-        return Err(DecodeError::WrongRoot {
-            expected: r#"a JSON object {"responseList":[…]}"#,
-        });
-    };
-    elements
-        .iter()
-        .enumerate()
-        .map(|(n, element)| {
-            decode_result(element).map_err(|e| e.within(&format!("responseList[{n}]")))
-        })
+    decode_list(body, "responseList", RESPONSE_LIST, decode_result)?
+        .into_iter()
         .collect()
 }
+
+/// What an answer that is no answer at all should have been.
+pub(crate) const RESPONSE_LIST: &str = r#"a JSON object {"responseList":[…]}"#;
 
 fn decode_result(node: &Node) -> Result<ReplicationResult, DecodeError> {
     let Node::Object(entries) = node else {

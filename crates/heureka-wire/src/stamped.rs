@@ -39,11 +39,11 @@
 use heureka_core::{Health, InstanceStatus, Millis, PartStamps, Parts, Stamp, StampedCopy};
 
 use crate::error::DecodeError;
-use crate::json::decode::{parse, read_instance};
+use crate::json::decode::read_instance;
 use crate::json::encode::{instance_body, string, INSTANCE_MARKUP};
 use crate::json::tree::Node;
 use crate::numbers::{push_i64, push_u64};
-use crate::replication::ReplicationAction;
+use crate::replication::{decode_list, ReplicationAction, RESPONSE_LIST};
 use crate::size;
 
 /// One element of a stamped batch: a write, and the sender's copy of the instance after it.
@@ -214,19 +214,8 @@ pub fn decode_stamped_batch(
     body: &[u8],
     now: Millis,
 ) -> Result<Vec<Result<StampedItem, DecodeError>>, DecodeError> {
-    let root = parse(body)?;
-    let Some(Node::Array(elements)) = root.get("stampedList") else {
-        return Err(DecodeError::WrongRoot {
-            expected: r#"a JSON object {"stampedList":[…]}"#,
-        });
-    };
-    Ok(elements
-        .iter()
-        .enumerate()
-        .map(|(n, element)| {
-            decode_item(element, now).map_err(|e| e.within(&format!("stampedList[{n}]")))
-        })
-        .collect())
+    let expected = r#"a JSON object {"stampedList":[…]}"#;
+    decode_list(body, "stampedList", expected, |item| decode_item(item, now))
 }
 
 fn decode_item(node: &Node, now: Millis) -> Result<StampedItem, DecodeError> {
@@ -250,18 +239,8 @@ fn decode_item(node: &Node, now: Millis) -> Result<StampedItem, DecodeError> {
 /// on an answer only element by element against its own batch, so a partial one is no use.
 /// A copy's instance without timestamps gets `0`, as in registry documents.
 pub fn decode_stamped_response(body: &[u8]) -> Result<Vec<StampedResult>, DecodeError> {
-    let root = parse(body)?;
-    let Some(Node::Array(elements)) = root.get("responseList") else {
-        return Err(DecodeError::WrongRoot {
-            expected: r#"a JSON object {"responseList":[…]}"#,
-        });
-    };
-    elements
-        .iter()
-        .enumerate()
-        .map(|(n, element)| {
-            decode_result(element).map_err(|e| e.within(&format!("responseList[{n}]")))
-        })
+    decode_list(body, "responseList", RESPONSE_LIST, decode_result)?
+        .into_iter()
         .collect()
 }
 

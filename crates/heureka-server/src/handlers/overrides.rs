@@ -14,23 +14,60 @@ use crate::state::SharedState;
 
 /// `PUT {base}/apps/{app}/{id}/status?value=S`: set a status override.
 pub(crate) async fn set_status(
+    state: State<SharedState>,
+    path: Path<(String, String)>,
+    query: Query<Vec<(String, String)>>,
+    actor: Actor,
+    headers: Headers,
+) -> Response {
+    write_override(OverrideWrite::Set, state, path, query, actor, headers)
+}
+
+/// `DELETE {base}/apps/{app}/{id}/status[?value=S]`: remove the override. Without `value` the
+/// instance becomes `UNKNOWN`, so its next heartbeat gets 404 and it re-registers its real status.
+pub(crate) async fn delete_status(
+    state: State<SharedState>,
+    path: Path<(String, String)>,
+    query: Query<Vec<(String, String)>>,
+    actor: Actor,
+    headers: Headers,
+) -> Response {
+    write_override(OverrideWrite::Remove, state, path, query, actor, headers)
+}
+
+/// The two writes of a status override, which differ only in how `value` is read, the call
+/// on the registry and the audit entry's action.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum OverrideWrite {
+    Set,
+    Remove,
+}
+
+/// Either override write, answered and then audited.
+fn write_override(
+    write: OverrideWrite,
     State(state): State<SharedState>,
     Path((app, id)): Path<(String, String)>,
     Query(query): Query<Vec<(String, String)>>,
     actor: Actor,
     Headers(headers): Headers,
 ) -> Response {
-    let answer = apply_set_status(&state, &app, &id, &query, &headers).into_response();
+    let answer = apply_override(write, &state, &app, &id, &query, &headers).into_response();
+    let action = match write {
+        OverrideWrite::Set => AuditAction::StatusOverrideSet,
+        OverrideWrite::Remove => AuditAction::StatusOverrideRemoved,
+    };
     audit::act(&state, &headers, |at| AuditEntry {
         app: Some(app),
         id: Some(id),
         status: asked_status(&query),
-        ..actor.entry(AuditAction::StatusOverrideSet, at, answer.status())
+        ..actor.entry(action, at, answer.status())
     });
     answer
 }
 
-fn apply_set_status(
+fn apply_override(
+    write: OverrideWrite,
     state: &SharedState,
     app: &str,
     id: &str,
@@ -38,7 +75,35 @@ fn apply_set_status(
     headers: &HeaderMap,
 ) -> Result<StatusCode, ApiError> {
     state.settings.limits.check_names(app, id)?;
-    // Eureka looks the instance up before it reads `value`: unknown instances are 404 first.
+    let status = match write {
+        OverrideWrite::Set => Some(status_to_set(state, app, id, query)?),
+        OverrideWrite::Remove => match first(query, "value") {
+            Some(value) => Some(status_param("value", value)?),
+            None => None,
+        },
+    };
+    let dirty = last_dirty_timestamp(query)?;
+    let origin = origin(headers);
+    let found = state.store.write(|registry, now| match status {
+        Some(status) if write == OverrideWrite::Set => {
+            registry.set_status_override(app, id, status, dirty, origin, now)
+        }
+        _ => registry.delete_status_override(app, id, status, dirty, origin, now),
+    });
+    if !found && write == OverrideWrite::Remove {
+        tracing::warn!(%app, %id, "instance not found (status override removal): 404");
+    }
+    written(instance_write_status_code(found))
+}
+
+/// The status a set asks for. Eureka looks the instance up before it reads `value`: unknown
+/// instances are 404 first.
+fn status_to_set(
+    state: &SharedState,
+    app: &str,
+    id: &str,
+    query: &[(String, String)],
+) -> Result<InstanceStatus, ApiError> {
     let now = state.store.now();
     if state.store.read().instance(app, id, now).is_none() {
         // Eureka's InstanceResource logs this at WARN.
@@ -47,13 +112,7 @@ fn apply_set_status(
     }
     let value = first(query, "value")
         .ok_or_else(|| ApiError::BadRequest("missing query parameter 'value'".to_owned()))?;
-    let status = status_param("value", value)?;
-    let dirty = last_dirty_timestamp(query)?;
-    let origin = origin(headers);
-    let updated = state
-        .store
-        .write(|registry, now| registry.set_status_override(app, id, status, dirty, origin, now));
-    written(instance_write_status_code(updated))
+    status_param("value", value)
 }
 
 /// The status a request asks for, when `value` names one: anything else is not kept, so an
@@ -61,48 +120,6 @@ fn apply_set_status(
 fn asked_status(query: &[(String, String)]) -> Option<String> {
     let status = InstanceStatus::from_name(first(query, "value")?)?;
     Some(status.as_str().to_owned())
-}
-
-/// `DELETE {base}/apps/{app}/{id}/status[?value=S]`: remove the override. Without `value` the
-/// instance becomes `UNKNOWN`, so its next heartbeat gets 404 and it re-registers its real status.
-pub(crate) async fn delete_status(
-    State(state): State<SharedState>,
-    Path((app, id)): Path<(String, String)>,
-    Query(query): Query<Vec<(String, String)>>,
-    actor: Actor,
-    Headers(headers): Headers,
-) -> Response {
-    let answer = apply_delete_status(&state, &app, &id, &query, &headers).into_response();
-    audit::act(&state, &headers, |at| AuditEntry {
-        app: Some(app),
-        id: Some(id),
-        status: asked_status(&query),
-        ..actor.entry(AuditAction::StatusOverrideRemoved, at, answer.status())
-    });
-    answer
-}
-
-fn apply_delete_status(
-    state: &SharedState,
-    app: &str,
-    id: &str,
-    query: &[(String, String)],
-    headers: &HeaderMap,
-) -> Result<StatusCode, ApiError> {
-    state.settings.limits.check_names(app, id)?;
-    let new_status = match first(query, "value") {
-        Some(value) => Some(status_param("value", value)?),
-        None => None,
-    };
-    let dirty = last_dirty_timestamp(query)?;
-    let origin = origin(headers);
-    let removed = state.store.write(|registry, now| {
-        registry.delete_status_override(app, id, new_status, dirty, origin, now)
-    });
-    if !removed {
-        tracing::warn!(%app, %id, "instance not found (status override removal): 404");
-    }
-    written(instance_write_status_code(removed))
 }
 
 /// `PUT {base}/apps/{app}/{id}/metadata?k=v…`: merge every query parameter into the metadata.

@@ -13,7 +13,8 @@ use axum::extract::rejection::BytesRejection;
 use axum::extract::State;
 use axum::response::Response;
 use heureka_core::{
-    instance_write_status_code, ElementOutcome, Limits, Millis, Origin, Registry, RenewOutcome,
+    instance_write_status_code, ElementOutcome, Instance, Limits, Millis, Origin, Registry,
+    RenewOutcome,
 };
 use heureka_wire::{DecodeError, Format, ReplicationAction, ReplicationItem, ReplicationResult};
 
@@ -75,44 +76,25 @@ enum Element {
 }
 
 /// Decides what can be decided without the registry: unreadable elements are 500, and so is a
-/// `DeleteStatusOverride` without `lastDirtyTimestamp` (Java dereferences it unchecked). An
-/// invalid registration is 200 and never applied, as Java ignores the 400 its `addInstance`
-/// returns. An element over `heureka.limits.*` (names on every action, the registration's
-/// contents) is 400, as the REST path answers it; senders log it and do not retry.
+/// `DeleteStatusOverride` without `lastDirtyTimestamp` (Java dereferences it unchecked); the
+/// rest is [`check_element`].
 fn prepare(element: Result<ReplicationItem, DecodeError>, limits: &Limits) -> Element {
-    let mut item = match element {
+    let mut item = match readable(element, ElementOutcome::Failed) {
         Ok(item) => item,
-        Err(error) => {
-            tracing::warn!(%error, "replicated element cannot be read; answered 500");
-            return Element::Answered(ElementOutcome::Failed);
-        }
+        Err(outcome) => return Element::Answered(outcome),
     };
-    let (app, id) = (&item.app_name, &item.id);
-    if let Err(reason) = limits.check_names(app, id) {
-        tracing::warn!(%app, %id, %reason, "refused a replicated write over the limits: 400");
-        return Element::Answered(ElementOutcome::Refused);
+    let registration = match item.action {
+        ReplicationAction::Register => item.instance.as_mut(),
+        _ => None,
+    };
+    if let Err(outcome) = check_element(&item.app_name, &item.id, registration, limits) {
+        return Element::Answered(outcome);
     }
+    let (app, id) = (&item.app_name, &item.id);
     match item.action {
-        ReplicationAction::Register => {
-            let Some(instance) = item.instance.as_mut() else {
-                // The decoder refuses a register without its instance; kept total anyway.
-                return Element::Answered(ElementOutcome::Failed);
-            };
-            match heureka_core::validate_registration(instance, app, limits) {
-                Ok(None) => {}
-                Ok(Some(clamped)) => {
-                    tracing::warn!(%app, %id, %clamped, "replicated lease over heureka.limits.max-lease-duration");
-                }
-                Err(reason) if reason.is_limit() => {
-                    tracing::warn!(%app, %id, %reason, "refused a replicated registration over the limits: 400");
-                    return Element::Answered(ElementOutcome::Refused);
-                }
-                Err(reason) => {
-                    // Answered 200 as Eureka does, so the sender does not retry it.
-                    tracing::warn!(%app, %id, %reason, "ignored an invalid replicated registration");
-                    return Element::Answered(ElementOutcome::Done);
-                }
-            }
+        // The decoder refuses a register without its instance; kept total anyway.
+        ReplicationAction::Register if item.instance.is_none() => {
+            return Element::Answered(ElementOutcome::Failed);
         }
         ReplicationAction::DeleteStatusOverride if item.last_dirty_timestamp.is_none() => {
             tracing::warn!(%app, %id, "replicated override removal without lastDirtyTimestamp");
@@ -121,6 +103,55 @@ fn prepare(element: Result<ReplicationItem, DecodeError>, limits: &Limits) -> El
         _ => {}
     }
     Element::Apply(item)
+}
+
+/// A replicated element as read, or, logged, the answer to one that cannot be read: a Java
+/// batch fails it (500, as Eureka does), a stamped batch refuses it (400).
+pub(super) fn readable<T>(
+    element: Result<T, DecodeError>,
+    unreadable: ElementOutcome,
+) -> Result<T, ElementOutcome> {
+    element.map_err(|error| {
+        let status = unreadable.status();
+        tracing::warn!(%error, "replicated element cannot be read; answered {status}");
+        unreadable
+    })
+}
+
+/// The check every replicated element passes before the registry, in a Java batch and a
+/// stamped batch alike: an element over `heureka.limits.*` (names on every action, the
+/// registration's contents) is refused (400), as the REST path answers it; senders log it and
+/// do not retry. An invalid registration is answered 200 and never applied, as Java ignores
+/// the 400 its `addInstance` returns, so the sender does not retry it. A lease over the
+/// longest allowed is clamped in place.
+pub(super) fn check_element(
+    app: &str,
+    id: &str,
+    registration: Option<&mut Instance>,
+    limits: &Limits,
+) -> Result<(), ElementOutcome> {
+    if let Err(reason) = limits.check_names(app, id) {
+        tracing::warn!(%app, %id, %reason, "refused a replicated write over the limits: 400");
+        return Err(ElementOutcome::Refused);
+    }
+    let Some(registration) = registration else {
+        return Ok(());
+    };
+    match heureka_core::validate_registration(registration, app, limits) {
+        Ok(None) => Ok(()),
+        Ok(Some(clamped)) => {
+            tracing::warn!(%app, %id, %clamped, "replicated lease over heureka.limits.max-lease-duration");
+            Ok(())
+        }
+        Err(reason) if reason.is_limit() => {
+            tracing::warn!(%app, %id, %reason, "refused a replicated registration over the limits: 400");
+            Err(ElementOutcome::Refused)
+        }
+        Err(reason) => {
+            tracing::warn!(%app, %id, %reason, "ignored an invalid replicated registration");
+            Err(ElementOutcome::Done)
+        }
+    }
 }
 
 /// Applies one replica under the registry lock and answers it with the status code core gives

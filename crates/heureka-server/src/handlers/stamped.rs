@@ -21,6 +21,7 @@ use axum::response::Response;
 use heureka_core::{ElementOutcome, Limits, Millis, Registry, StampedCopy};
 use heureka_wire::{DecodeError, Format, ReplicationAction, StampedItem, StampedResult};
 
+use crate::handlers::replication::{check_element, readable};
 use crate::handlers::{document, Headers, SenderAddress};
 use crate::http::error::ApiError;
 use crate::http::negotiate;
@@ -100,38 +101,16 @@ fn decode(
         .collect())
 }
 
+/// The check a Java batch's elements pass too (`replication.rs`); an unreadable element is
+/// refused (400).
 fn prepare(
     element: Result<StampedItem, DecodeError>,
     limits: &Limits,
 ) -> Result<StampedItem, ElementOutcome> {
-    let mut item = element.map_err(|error| {
-        tracing::warn!(%error, "replicated element cannot be read; answered 400");
-        ElementOutcome::Refused
-    })?;
+    let mut item = readable(element, ElementOutcome::Refused)?;
     let copy = &mut item.copy;
-    let (app, id) = (&copy.app, &copy.id);
-    if let Err(reason) = limits.check_names(app, id) {
-        tracing::warn!(%app, %id, %reason, "refused a replicated write over the limits: 400");
-        return Err(ElementOutcome::Refused);
-    }
-    if let Some(registration) = &mut copy.parts.registration {
-        match heureka_core::validate_registration(registration, app, limits) {
-            Ok(None) => {}
-            Ok(Some(clamped)) => {
-                tracing::warn!(%app, %id, %clamped, "replicated lease over heureka.limits.max-lease-duration");
-            }
-            Err(reason) if reason.is_limit() => {
-                tracing::warn!(%app, %id, %reason, "refused a replicated registration over the limits: 400");
-                return Err(ElementOutcome::Refused);
-            }
-            Err(reason) => {
-                // Answered 200 as Eureka answers an invalid replicated registration, so the
-                // sender does not retry it.
-                tracing::warn!(%app, %id, %reason, "ignored an invalid replicated registration");
-                return Err(ElementOutcome::Done);
-            }
-        }
-    }
+    let registration = copy.parts.registration.as_mut();
+    check_element(&copy.app, &copy.id, registration, limits)?;
     Ok(item)
 }
 
