@@ -15,7 +15,7 @@ use heureka_testkit::{eventually, free_port};
 
 use crate::persistence::{orders, wait_until_durable};
 use crate::process::HeurekaProcess;
-use crate::support::spring_body;
+use crate::support::{json_status, spring_body};
 
 fn store_dir(name: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("restore-sync-{name}"));
@@ -50,15 +50,8 @@ fn start_b(port: u16) -> HeurekaProcess {
 }
 
 async fn send(server: &HeurekaProcess, method: reqwest::Method, path: &str, body: String) -> u16 {
-    reqwest::Client::new()
-        .request(method, format!("http://{}/eureka{path}", server.address()))
-        .header("Content-Type", "application/json")
-        .body(body)
-        .send()
-        .await
-        .unwrap()
-        .status()
-        .as_u16()
+    let url = format!("http://{}/eureka{path}", server.address());
+    json_status(reqwest::Client::new().request(method, url), body).await
 }
 
 /// The first answer `server` gives to a read of ORDERS once it serves reads.
