@@ -8,10 +8,11 @@ use std::time::Duration;
 
 use base64::Engine;
 use heureka_testkit::pki::{IdentityFiles, TestPki, CLIENT_ALIAS, PASSWORD, SERVER_ALIAS};
-use heureka_testkit::{empty_dir, eventually};
+use heureka_testkit::{empty_dir, eventually, Sent};
 use tokio::process::Command;
 
 use crate::process::HeurekaProcess;
+use crate::support::json_status;
 
 /// Runs the binary to its exit (it must exit: these configurations are refused) and returns
 /// its exit code and standard error.
@@ -107,11 +108,32 @@ pub(crate) fn start(args: &[String]) -> HeurekaProcess {
     HeurekaProcess::start(&args)
 }
 
+/// Asserts a client trusting the test CA is answered 200 over HTTPS.
+async fn answers_200_over_https(server: &HeurekaProcess) {
+    let client = trusting_client().build().unwrap();
+    assert_eq!(status_over_https(&client, server).await.unwrap(), 200);
+}
+
+/// Asserts the binary started with `args` exits 2, naming `key` and saying `detail` on stderr.
+async fn exits_2_naming(args: &[String], key: &str, detail: &str) {
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (code, stderr) = refused(&args).await;
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains(key), "{stderr}");
+    assert!(stderr.contains(detail), "{stderr}");
+}
+
+/// [`pkcs12_args`] with the one at `index` replaced by `arg`.
+fn pkcs12_args_with(index: usize, arg: &str) -> Vec<String> {
+    let mut args = pkcs12_args();
+    args[index] = arg.to_owned();
+    args
+}
+
 #[tokio::test]
 async fn a_pkcs12_key_store_serves_https_and_plain_http_is_not_answered() {
     let server = start(&pkcs12_args());
-    let client = trusting_client().build().unwrap();
-    assert_eq!(status_over_https(&client, &server).await.unwrap(), 200);
+    answers_200_over_https(&server).await;
     let plain = reqwest::get(format!("http://127.0.0.1:{}/eureka/apps", server.port)).await;
     assert!(
         plain.map_or(true, |response| !response.status().is_success()),
@@ -130,8 +152,7 @@ async fn a_jks_key_store_serves_https() {
         "--server.ssl.key-store-type=JKS".to_owned(),
         format!("--server.ssl.key-store-password={PASSWORD}"),
     ]);
-    let client = trusting_client().build().unwrap();
-    assert_eq!(status_over_https(&client, &server).await.unwrap(), 200);
+    answers_200_over_https(&server).await;
 }
 
 #[tokio::test]
@@ -143,30 +164,19 @@ async fn pem_certificate_and_key_serve_https() {
             text(&pki().server.key_pem)
         ),
     ]);
-    let client = trusting_client().build().unwrap();
-    assert_eq!(status_over_https(&client, &server).await.unwrap(), 200);
+    answers_200_over_https(&server).await;
 }
 
 #[tokio::test]
 async fn a_wrong_key_store_password_exits_2_naming_the_key() {
-    let mut args = pkcs12_args();
-    args[2] = "--server.ssl.key-store-password=wrong".to_owned();
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let (code, stderr) = refused(&args).await;
-    assert_eq!(code, 2, "{stderr}");
-    assert!(stderr.contains("server.ssl.key-store-password"), "{stderr}");
-    assert!(stderr.contains("wrong password"), "{stderr}");
+    let args = pkcs12_args_with(2, "--server.ssl.key-store-password=wrong");
+    exits_2_naming(&args, "server.ssl.key-store-password", "wrong password").await;
 }
 
 #[tokio::test]
 async fn a_missing_alias_exits_2_naming_the_key() {
-    let mut args = pkcs12_args();
-    args[3] = "--server.ssl.key-alias=nosuch".to_owned();
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let (code, stderr) = refused(&args).await;
-    assert_eq!(code, 2, "{stderr}");
-    assert!(stderr.contains("server.ssl.key-alias"), "{stderr}");
-    assert!(stderr.contains("nosuch"), "{stderr}");
+    let args = pkcs12_args_with(3, "--server.ssl.key-alias=nosuch");
+    exits_2_naming(&args, "server.ssl.key-alias", "nosuch").await;
 }
 
 #[tokio::test]
@@ -176,10 +186,7 @@ async fn an_expired_certificate_exits_2_with_its_date() {
         "--server.ssl.certificate-private-key={}",
         text(&pki().expired.key_pem)
     );
-    let (code, stderr) = refused(&[&certificate, &key]).await;
-    assert_eq!(code, 2, "{stderr}");
-    assert!(stderr.contains("server.ssl.certificate"), "{stderr}");
-    assert!(stderr.contains("2021"), "{stderr}");
+    exits_2_naming(&[certificate, key], "server.ssl.certificate", "2021").await;
 }
 
 pub(crate) fn mutual_tls_args() -> Vec<String> {
@@ -308,17 +315,9 @@ async fn a_v1_client_certificate_is_refused_and_the_reason_logged_in_one_line_te
     }
     // Written after the refusals' lines, which each connection logs as its handshake ends.
     let client = client_with_certificate(&pki().client);
-    let registered = client
-        .post(format!(
-            "https://localhost:{}/eureka/apps/LATER",
-            server.port
-        ))
-        .header("Content-Type", "application/json")
-        .body(heureka_testkit::spring_body("later", "l1"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(registered.status().as_u16(), 204);
+    let body = heureka_testkit::spring_body("later", "l1");
+    let registered = post_over_https(&client, &server, "/apps/LATER", body).await;
+    assert_eq!(registered, 204);
     server.wait_for_log("registered instance").await;
 
     let log = server.log();
@@ -348,9 +347,8 @@ async fn presented_certificate(server: &HeurekaProcess) -> Vec<u8> {
         .unwrap();
     let response = client
         .get(format!("https://127.0.0.1:{}/eureka/apps", server.port))
-        .send()
-        .await
-        .unwrap();
+        .sent()
+        .await;
     let info = response
         .extensions()
         .get::<reqwest::tls::TlsInfo>()
@@ -431,9 +429,8 @@ async fn a_cluster_replicates_over_https_with_peer_credentials_outside_the_urls(
         .basic_auth("admin", Some("admin-secret"))
         .header("Content-Type", "application/json")
         .body(body)
-        .send()
-        .await
-        .unwrap();
+        .sent()
+        .await;
     assert_eq!(registered.status().as_u16(), 204);
     for node in &cluster.nodes[1..] {
         // Real time: replication between processes over real sockets.
@@ -454,39 +451,41 @@ async fn a_cluster_replicates_over_https_with_peer_credentials_outside_the_urls(
     }
 }
 
-#[tokio::test]
-async fn a_certificate_mapped_to_a_reader_may_fetch_but_not_register() {
+/// [`mutual_tls_args`], and the client certificate ([`CLIENT_ALIAS`]) mapped to a reader.
+fn client_certificate_reader_args() -> Vec<String> {
     let mut args = mutual_tls_args();
     args.extend([
         "--heureka.security.users[0].name=reader".to_owned(),
         format!("--heureka.security.users[0].certificate={CLIENT_ALIAS}"),
         "--heureka.security.users[0].roles=read".to_owned(),
     ]);
-    let server = start(&args);
+    args
+}
+
+/// Posts the JSON `body` to `path` under `/eureka` at `localhost` over HTTPS; the status.
+async fn post_over_https(
+    client: &reqwest::Client,
+    server: &HeurekaProcess,
+    path: &str,
+    body: String,
+) -> u16 {
+    let url = format!("https://localhost:{}/eureka{path}", server.port);
+    json_status(client.post(url), body).await
+}
+
+#[tokio::test]
+async fn a_certificate_mapped_to_a_reader_may_fetch_but_not_register() {
+    let server = start(&client_certificate_reader_args());
     let client = client_with_certificate(&pki().client);
     assert_eq!(status_over_https(&client, &server).await.unwrap(), 200);
-    let registered = client
-        .post(format!(
-            "https://localhost:{}/eureka/apps/ORDERS",
-            server.port
-        ))
-        .header("Content-Type", "application/json")
-        .body(heureka_testkit::spring_body("ORDERS", "orders-1"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(registered.status().as_u16(), 403);
+    let body = heureka_testkit::spring_body("ORDERS", "orders-1");
+    let registered = post_over_https(&client, &server, "/apps/ORDERS", body).await;
+    assert_eq!(registered, 403);
 }
 
 #[tokio::test]
 async fn a_certificate_mapped_to_no_user_is_unauthenticated() {
-    let mut args = mutual_tls_args();
-    args.extend([
-        "--heureka.security.users[0].name=reader".to_owned(),
-        format!("--heureka.security.users[0].certificate={CLIENT_ALIAS}"),
-        "--heureka.security.users[0].roles=read".to_owned(),
-    ]);
-    let server = start(&args);
+    let server = start(&client_certificate_reader_args());
     let client = client_with_certificate(&pki().peer);
     assert_eq!(status_over_https(&client, &server).await.unwrap(), 401);
 }
