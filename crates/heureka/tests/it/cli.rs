@@ -12,17 +12,18 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpListener;
 use tokio::process::{Child, Command};
 
-use heureka_testkit::{dead_url, empty_dir, PATIENCE};
+use heureka_testkit::{dead_url, empty_dir, Sent, PATIENCE};
 
 use crate::support::TestServer;
+use reqwest::Method;
 
 const FORMATS: [&str; 2] = ["json", "xml"];
 
-/// What one run of the binary printed and returned.
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
+/// What one run of the binary printed and returned; also `cli_tls.rs`'s.
+pub(crate) struct Run {
+    pub(crate) code: i32,
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
 }
 
 impl Run {
@@ -52,7 +53,8 @@ fn command(args: &[&str], env: &[(&str, &str)]) -> Command {
     command
 }
 
-async fn heureka_env(args: &[&str], env: &[(&str, &str)]) -> Run {
+/// Runs `heureka ARGS` with `env` and nothing else; also `cli_tls.rs`'s.
+pub(crate) async fn heureka_env(args: &[&str], env: &[(&str, &str)]) -> Run {
     let output = tokio::time::timeout(PATIENCE, command(args, env).output())
         .await
         .expect("the command finishes")
@@ -84,12 +86,7 @@ async fn registry() -> TestServer {
     server.register("ORDERS", "o1").await;
     server.register("ORDERS", "o2").await;
     server.register("BILLING", "b1").await;
-    assert_eq!(
-        server
-            .put("/apps/ORDERS/o2/status?value=OUT_OF_SERVICE")
-            .await,
-        200
-    );
+    server.take_out_of_service("ORDERS", "o2").await;
     server
 }
 
@@ -772,29 +769,28 @@ async fn sidecar_registers_the_app_up_with_its_flags_and_spring_keys() {
     sidecar.terminate().await;
 }
 
-#[tokio::test]
-async fn sidecar_reports_the_app_down_while_its_health_url_fails_and_keeps_it_registered() {
+/// A sidecar for an app whose health URL answers `healthy` shows the app as `shown[0]`, and
+/// once the URL's answer turns, as `shown[1]`.
+async fn the_app_follows_its_health_url(healthy: bool, shown: [&str; 2]) {
     let server = TestServer::start(&[]).await;
-    let health = Health::start(true).await;
+    let health = Health::start(healthy).await;
     let sidecar = Sidecar::start(&server, &health.url, &[]);
-    until_pyapp_is(&server, "UP").await;
+    until_pyapp_is(&server, shown[0]).await;
 
-    health.set_healthy(false);
-    // Registered and DOWN: `until_pyapp_is` does not accept an instance that is gone.
-    until_pyapp_is(&server, "DOWN").await;
+    health.set_healthy(!healthy);
+    until_pyapp_is(&server, shown[1]).await;
     sidecar.terminate().await;
 }
 
 #[tokio::test]
-async fn sidecar_brings_the_app_back_up_when_its_health_url_recovers() {
-    let server = TestServer::start(&[]).await;
-    let health = Health::start(false).await;
-    let sidecar = Sidecar::start(&server, &health.url, &[]);
-    until_pyapp_is(&server, "DOWN").await;
+async fn sidecar_reports_the_app_down_while_its_health_url_fails_and_keeps_it_registered() {
+    // Registered and DOWN: `until_pyapp_is` does not accept an instance that is gone.
+    the_app_follows_its_health_url(true, ["UP", "DOWN"]).await;
+}
 
-    health.set_healthy(true);
-    until_pyapp_is(&server, "UP").await;
-    sidecar.terminate().await;
+#[tokio::test]
+async fn sidecar_brings_the_app_back_up_when_its_health_url_recovers() {
+    the_app_follows_its_health_url(false, ["DOWN", "UP"]).await;
 }
 
 #[tokio::test]
@@ -881,13 +877,11 @@ async fn sidecar_started_before_its_app_listens_reports_it_up_within_seconds_of_
 /// A registry fetch as a consumer calling itself `agent`.
 async fn fetch_as(server: &TestServer, agent: &str) {
     let response = server
-        .http
-        .get(server.url("/apps/delta"))
+        .request(Method::GET, "/apps/delta")
         .header("Accept", "application/json")
         .header("User-Agent", agent)
-        .send()
-        .await
-        .unwrap();
+        .sent()
+        .await;
     assert_eq!(response.status(), 200);
 }
 

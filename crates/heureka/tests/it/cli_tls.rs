@@ -4,41 +4,18 @@
 use std::process::Stdio;
 
 use heureka_testkit::pki::{IdentityFiles, PASSWORD, SERVER_ALIAS};
-use heureka_testkit::PATIENCE;
 use tokio::process::Command;
 
+use crate::cli::{heureka_env, Run};
 use crate::process::HeurekaProcess;
 use crate::tls::{mutual_tls_args, pkcs12_args, pki, start, text};
-
-/// What one run of the command printed and returned.
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
 
 /// `heureka apps --eureka https://localhost:PORT/eureka/ ARGS`, with `env` and nothing else.
 async fn apps(server: &HeurekaProcess, args: &[&str], env: &[(&str, &str)]) -> Run {
     let url = base(server);
-    let output = tokio::time::timeout(
-        PATIENCE,
-        Command::new(env!("CARGO_BIN_EXE_heureka"))
-            .args(["apps", "--eureka", &url])
-            .args(args)
-            .env_clear()
-            .envs(env.iter().copied())
-            .stdin(Stdio::null())
-            .kill_on_drop(true)
-            .output(),
-    )
-    .await
-    .expect("the command finishes")
-    .expect("the binary runs");
-    Run {
-        code: output.status.code().expect("an exit code"),
-        stdout: String::from_utf8(output.stdout).unwrap(),
-        stderr: String::from_utf8(output.stderr).unwrap(),
-    }
+    let mut all = vec!["apps", "--eureka", &url];
+    all.extend_from_slice(args);
+    heureka_env(&all, env).await
 }
 
 /// By `localhost`, the name the server's certificate carries.
