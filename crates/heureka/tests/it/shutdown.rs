@@ -6,7 +6,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpSocket, TcpStream};
 
 use crate::process::{closed_by_peer, connect, read_to_end, status_of, HeurekaProcess, PATIENCE};
-use crate::support::spring_body;
+use crate::support::{spring_body, spring_body_with_blob};
 
 /// Starts a register request whose body has not arrived, and returns once the server is
 /// inside the handler waiting for it (it has answered `100 Continue`).
@@ -57,12 +57,7 @@ async fn sigterm_with_a_stalled_request_exits_after_the_grace_period() {
     ]);
     let _stalled = stalled_register(&server, 1000).await;
     server.terminate();
-    assert_exits_cleanly(&mut server).await;
-    assert!(
-        server.log().contains("grace period over"),
-        "{}",
-        server.log()
-    );
+    assert_exits_after_the_grace_period(&mut server).await;
 }
 
 #[tokio::test]
@@ -74,13 +69,8 @@ async fn sigterm_with_a_client_not_reading_its_response_exits_after_the_grace_pe
         "--heureka.limits.max-metadata-bytes=100KB",
     ]);
     // A registry of about 8 MB of JSON: more than the socket buffers between the two ends.
-    let metadata = format!(
-        r#""management.port":"8080","blob":"{}""#,
-        "b".repeat(80_000)
-    );
     for i in 0..100 {
-        let body = spring_body("ORDERS", &format!("o-{i}"))
-            .replace(r#""management.port":"8080""#, &metadata);
+        let body = spring_body_with_blob("ORDERS", &format!("o-{i}"), 80_000);
         let request = format!(
             "POST /eureka/apps/ORDERS HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n\
              Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
@@ -101,19 +91,31 @@ async fn sigterm_with_a_client_not_reading_its_response_exits_after_the_grace_pe
         .await
         .unwrap();
     // Read the start of the response, then stop reading.
-    let mut status_line = [0u8; 12];
-    tokio::time::timeout(PATIENCE, stream.read_exact(&mut status_line))
-        .await
-        .expect("the response starts")
-        .unwrap();
-    assert_eq!(status_of(&status_line), Some(200));
+    let started = status_line(&mut stream, "the response starts").await;
+    assert_eq!(started, Some(200));
     server.terminate();
-    assert_exits_cleanly(&mut server).await;
+    assert_exits_after_the_grace_period(&mut server).await;
+}
+
+/// Asserts the process exits as it should, once the grace period was over.
+async fn assert_exits_after_the_grace_period(server: &mut HeurekaProcess) {
+    assert_exits_cleanly(server).await;
     assert!(
         server.log().contains("grace period over"),
         "{}",
         server.log()
     );
+}
+
+/// Reads a response's status line (its first 12 bytes) from `stream`, `what` saying which;
+/// its status.
+async fn status_line(stream: &mut TcpStream, what: &str) -> Option<u16> {
+    let mut status_line = [0u8; 12];
+    tokio::time::timeout(PATIENCE, stream.read_exact(&mut status_line))
+        .await
+        .expect(what)
+        .unwrap();
+    status_of(&status_line)
 }
 
 /// Sends a request on `stream` and reads its whole response (by its `Content-Length`),
@@ -185,12 +187,8 @@ async fn sigterm_ends_open_event_streams_at_once() {
         .write_all(b"GET /eureka/events HTTP/1.1\r\nHost: test\r\n\r\n")
         .await
         .unwrap();
-    let mut status_line = [0u8; 12];
-    tokio::time::timeout(PATIENCE, stream.read_exact(&mut status_line))
-        .await
-        .expect("the stream starts")
-        .unwrap();
-    assert_eq!(status_of(&status_line), Some(200));
+    let started = status_line(&mut stream, "the stream starts").await;
+    assert_eq!(started, Some(200));
     server.terminate();
     // The stream ends with its last chunk, as a stream that is over does.
     let rest = read_to_end(&mut stream).await;
