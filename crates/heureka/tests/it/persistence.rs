@@ -12,7 +12,7 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::task::JoinSet;
 
-use heureka_testkit::{eventually, free_port};
+use heureka_testkit::{eventually, free_port, Sent};
 
 use crate::process::HeurekaProcess;
 use crate::support::spring_body;
@@ -80,9 +80,8 @@ async fn send_all(
                     .request(method.clone(), format!("{base}{path}"))
                     .header("Content-Type", "application/json")
                     .body(body)
-                    .send()
-                    .await
-                    .unwrap();
+                    .sent()
+                    .await;
                 let status = response.status().as_u16();
                 if status != expect {
                     unexpected.push(format!("{method} {path}: {status}"));
@@ -103,17 +102,23 @@ async fn send_all(
     );
 }
 
+/// `method` on `path`, without a body.
+fn bare(method: reqwest::Method, path: &str) -> Vec<(reqwest::Method, String, String)> {
+    vec![(method, path.to_owned(), String::new())]
+}
+
+/// The registration of `ORDERS/id` a Spring client sends.
+fn spring_registration(id: &str) -> (reqwest::Method, String, String) {
+    let body = spring_body("ORDERS", id);
+    (reqwest::Method::POST, "/apps/ORDERS".to_owned(), body)
+}
+
 fn registrations(range: std::ops::Range<usize>) -> Vec<(reqwest::Method, String, String)> {
-    range
-        .map(|n| {
-            let (app, id) = key(n);
-            (
-                reqwest::Method::POST,
-                format!("/apps/{app}"),
-                body(&app, &id),
-            )
-        })
-        .collect()
+    let register = |(app, id): (String, String)| {
+        let body = body(&app, &id);
+        (reqwest::Method::POST, format!("/apps/{app}"), body)
+    };
+    range.map(key).map(register).collect()
 }
 
 /// Overrides and metadata updates on every `EVERY`th instance of `range`.
@@ -137,16 +142,9 @@ fn overrides_and_metadata(range: std::ops::Range<usize>) -> Vec<(reqwest::Method
 }
 
 fn heartbeats(range: std::ops::Range<usize>) -> Vec<(reqwest::Method, String, String)> {
-    range
-        .map(|n| {
-            let (app, id) = key(n);
-            (
-                reqwest::Method::PUT,
-                format!("/apps/{app}/{id}"),
-                String::new(),
-            )
-        })
-        .collect()
+    let renew =
+        |(app, id): (String, String)| bare(reqwest::Method::PUT, &format!("/apps/{app}/{id}"));
+    range.map(key).flat_map(renew).collect()
 }
 
 /// What a client reads of the registry: the hash code and, per instance of the test's
@@ -162,9 +160,8 @@ async fn read(server: &HeurekaProcess) -> Seen {
     let body = reqwest::Client::new()
         .get(url)
         .header("Accept", "application/json")
-        .send()
+        .sent()
         .await
-        .unwrap()
         .bytes()
         .await
         .unwrap();
@@ -351,9 +348,8 @@ pub(crate) async fn orders(server: &HeurekaProcess) -> Option<Vec<(String, Strin
     let response = reqwest::Client::new()
         .get(url)
         .header("Accept", "application/json")
-        .send()
-        .await
-        .unwrap();
+        .sent()
+        .await;
     if response.status() == 403 && response.headers().contains_key("x-heureka-starting") {
         return None;
     }
@@ -400,30 +396,13 @@ async fn a_node_restored_from_an_old_store_takes_its_peers_later_cancel_and_over
     let a_args = [store.as_str(), to_b.as_str(), fast];
     let mut a = HeurekaProcess::start_on(port_a, &a_args);
     let b = HeurekaProcess::start_on(port_b, &[to_a.as_str(), fast]);
+    send_all(&a, ["o1", "o2"].map(spring_registration).to_vec(), 204).await;
     send_all(
         &a,
-        vec![
-            (
-                reqwest::Method::POST,
-                "/apps/ORDERS".into(),
-                spring_body("ORDERS", "o1"),
-            ),
-            (
-                reqwest::Method::POST,
-                "/apps/ORDERS".into(),
-                spring_body("ORDERS", "o2"),
-            ),
-        ],
-        204,
-    )
-    .await;
-    send_all(
-        &a,
-        vec![(
+        bare(
             reqwest::Method::PUT,
-            "/apps/ORDERS/o2/status?value=OUT_OF_SERVICE".into(),
-            String::new(),
-        )],
+            "/apps/ORDERS/o2/status?value=OUT_OF_SERVICE",
+        ),
         200,
     )
     .await;
@@ -437,23 +416,10 @@ async fn a_node_restored_from_an_old_store_takes_its_peers_later_cancel_and_over
     assert!(a.wait_for_exit().await.expect("exits").success());
 
     // While A is down, its peer takes the cancel of o1 and the removal of o2's override.
+    send_all(&b, bare(reqwest::Method::DELETE, "/apps/ORDERS/o1"), 200).await;
     send_all(
         &b,
-        vec![(
-            reqwest::Method::DELETE,
-            "/apps/ORDERS/o1".into(),
-            String::new(),
-        )],
-        200,
-    )
-    .await;
-    send_all(
-        &b,
-        vec![(
-            reqwest::Method::DELETE,
-            "/apps/ORDERS/o2/status?value=UP".into(),
-            String::new(),
-        )],
+        bare(reqwest::Method::DELETE, "/apps/ORDERS/o2/status?value=UP"),
         200,
     )
     .await;
