@@ -3,6 +3,7 @@
 //! the process's memory and open files in `/proc` against a stated bound. No test measures
 //! time: the deadlines are configured short, and every wait is bounded by `PATIENCE`.
 
+use heureka_testkit::Sent;
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 
@@ -44,6 +45,17 @@ async fn assert_others_answered(server: &HeurekaProcess) {
     }
 }
 
+/// Asserts the server holds no more open files than `max_connections` connections and its
+/// own, and stays within its memory bound.
+fn assert_bounded(server: &HeurekaProcess, max_connections: usize) {
+    let open = server.open_files();
+    assert!(
+        open <= max_connections + OTHER_OPEN_FILES,
+        "{open} open files with a limit of {max_connections} connections"
+    );
+    assert_memory_bounded(server);
+}
+
 fn assert_memory_bounded(server: &HeurekaProcess) {
     let rss = server.rss_bytes();
     assert!(
@@ -62,12 +74,7 @@ async fn slowloris_beyond_the_connection_limit_leaves_others_answered() {
     let server = HeurekaProcess::start(&["--server.tomcat.max-connections=200"]);
     let _attack = connect_all(&server, 2_000, PARTIAL_HEAD).await;
     assert_others_answered(&server).await;
-    let open = server.open_files();
-    assert!(
-        open <= 200 + OTHER_OPEN_FILES,
-        "{open} open files with a limit of 200 connections"
-    );
-    assert_memory_bounded(&server);
+    assert_bounded(&server, 200);
 }
 
 #[tokio::test]
@@ -83,12 +90,7 @@ async fn idle_connections_beyond_the_limit_leave_others_answered() {
     )
     .await;
     assert_others_answered(&server).await;
-    let open = server.open_files();
-    assert!(
-        open <= 100 + OTHER_OPEN_FILES,
-        "{open} open files with a limit of 100 connections"
-    );
-    assert_memory_bounded(&server);
+    assert_bounded(&server, 100);
     kept_alive.clear();
 }
 
@@ -254,15 +256,10 @@ async fn a_register_cancel_loop_of_a_large_instance_keeps_memory_bounded() {
             .post(format!("{base}/apps/SOAK"))
             .header("Content-Type", "application/json")
             .body(body.clone())
-            .send()
-            .await
-            .unwrap();
+            .sent()
+            .await;
         assert_eq!(registered.status(), 204);
-        let cancelled = http
-            .delete(format!("{base}/apps/SOAK/big-1"))
-            .send()
-            .await
-            .unwrap();
+        let cancelled = http.delete(format!("{base}/apps/SOAK/big-1")).sent().await;
         assert_eq!(cancelled.status(), 200);
     }
     // 200 copies would be 180 MB; the delta keeps the latest one only.

@@ -7,6 +7,7 @@ use tokio::net::TcpStream;
 
 use crate::process::{read_to_end, status_of, HeurekaProcess};
 use crate::support::spring_body;
+use heureka_testkit::Sent;
 
 /// What a forger would like an operator to read as a line of its own.
 const FORGED: &str = "INFO forged: instance drained by operator";
@@ -74,12 +75,7 @@ async fn a_takeover_is_a_warning_naming_both_endpoints() {
         let body = spring_body("ORDERS", "o-1").replace("10.0.0.5", ip);
         assert_eq!(register(&server, &body).await, Some(204));
     }
-    server.wait_for_log("instance taken over").await;
-    let log = server.log();
-    let line = log
-        .lines()
-        .find(|line| line.contains("instance taken over"))
-        .unwrap();
+    let line = server.wait_for_log_line("instance taken over").await;
     assert!(line.contains("WARN"), "{line}");
     assert!(
         line.contains("previous=10.0.0.5:8080") && line.contains("incoming=10.6.6.6:8080"),
@@ -100,24 +96,21 @@ async fn administrative_acts_and_refused_credentials_are_audit_lines_without_sec
         .basic_auth("admin", Some("s3cret-pa55"))
         .header("Content-Type", "application/json")
         .body(spring_body("ORDERS", "o1"))
-        .send()
-        .await
-        .unwrap();
+        .sent()
+        .await;
     assert_eq!(registered.status().as_u16(), 204);
     let overridden = http
         .put(url("apps/ORDERS/o1/status?value=OUT_OF_SERVICE"))
         .basic_auth("admin", Some("s3cret-pa55"))
-        .send()
-        .await
-        .unwrap();
+        .sent()
+        .await;
     assert_eq!(overridden.status().as_u16(), 200);
     for _ in 0..3 {
         let guess = http
             .get(url("apps"))
             .basic_auth("mallory", Some("guess-pa55word"))
-            .send()
-            .await
-            .unwrap();
+            .sent()
+            .await;
         assert_eq!(guess.status().as_u16(), 401);
     }
     // The refusals' summary is logged when its minute closes, or at shutdown.

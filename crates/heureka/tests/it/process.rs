@@ -197,6 +197,14 @@ impl HeurekaProcess {
         self.wait_for_log_within(text, PATIENCE).await;
     }
 
+    /// [`HeurekaProcess::wait_for_log`], then the first line of the log containing `text`.
+    pub async fn wait_for_log_line(&self, text: &str) -> String {
+        self.wait_for_log(text).await;
+        let log = self.log();
+        let line = log.lines().find(|line| line.contains(text));
+        line.expect("the line waited for").to_owned()
+    }
+
     /// Waits until the log contains `text`; fails the test, with the log, after `limit`.
     pub async fn wait_for_log_within(&self, text: &str, limit: Duration) {
         let waited = tokio::time::timeout(limit, async {

@@ -12,6 +12,7 @@ use tokio::net::{TcpListener, TcpStream};
 
 use crate::process::{read_to_end, status_of, HeurekaProcess};
 use crate::support::spring_body;
+use heureka_testkit::Sent;
 
 /// Sends `request` on a new connection; the status and the whole answer.
 async fn exchange(server: &HeurekaProcess, request: &str) -> (Option<u16>, String) {
@@ -52,9 +53,8 @@ async fn register(server: &HeurekaProcess, body: &str) {
         .post(format!("http://{}/eureka/apps/ORDERS", server.address()))
         .header("Content-Type", "application/json")
         .body(body.to_owned())
-        .send()
-        .await
-        .unwrap();
+        .sent()
+        .await;
     assert_eq!(response.status().as_u16(), 204);
 }
 
@@ -158,12 +158,7 @@ async fn health_checks_probe_nothing_outside_the_allowed_networks() {
         .replace("\"$\":8080", &format!("\"$\":{port}"));
     register(&server, &body).await;
 
-    server.wait_for_log("health check refused").await;
-    let log = server.log();
-    let line = log
-        .lines()
-        .find(|line| line.contains("health check refused"))
-        .unwrap();
+    let line = server.wait_for_log_line("health check refused").await;
     assert!(line.contains("WARN") && line.contains("o1"), "{line}");
     assert!(
         line.contains("127.0.0.1 is outside heureka.health-checks.allowed-networks"),
