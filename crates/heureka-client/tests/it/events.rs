@@ -2,15 +2,16 @@
 
 use heureka_client::{ClientEvent, EurekaClient, FetchKind, InstanceStatus};
 
-use crate::support::{client_config, dead_url, wait_for, Server};
+use crate::support::{
+    billing_subscribed, client_config, dead_url, published, subscribed_from_start, wait_for, Server,
+};
 
 #[tokio::test]
 async fn start_publishes_the_first_full_fetch_and_the_registration() {
     let server = Server::start().await;
     server.register("ORDERS", "o1", 90).await;
-    let builder = EurekaClient::builder(client_config(vec![server.service_url()], "billing", "b1"));
-    let mut events = builder.subscribe();
-    let client = builder.start().await.unwrap();
+    let config = client_config(vec![server.service_url()], "billing", "b1");
+    let (client, mut events) = subscribed_from_start(config).await;
 
     assert_eq!(
         events.recv().await.unwrap(),
@@ -50,25 +51,16 @@ async fn a_failed_registration_is_published() {
 #[tokio::test]
 async fn a_heartbeat_is_published_as_renewed() {
     let server = Server::start().await;
-    let client = EurekaClient::start(client_config(vec![server.service_url()], "billing", "b1"))
-        .await
-        .unwrap();
-    let mut events = client.subscribe();
+    let (client, mut events) = billing_subscribed(&server).await;
 
-    wait_for(&mut events, "a heartbeat", |event| {
-        *event == ClientEvent::Renewed
-    })
-    .await;
+    published(&mut events, "a heartbeat", ClientEvent::Renewed).await;
     client.shutdown().await.unwrap();
 }
 
 #[tokio::test]
 async fn a_heartbeat_that_fails_is_published() {
     let server = Server::start().await;
-    let client = EurekaClient::start(client_config(vec![server.service_url()], "billing", "b1"))
-        .await
-        .unwrap();
-    let mut events = client.subscribe();
+    let (_client, mut events) = billing_subscribed(&server).await;
 
     server.stop().await;
     wait_for(&mut events, "a failed heartbeat", |event| {
@@ -80,55 +72,36 @@ async fn a_heartbeat_that_fails_is_published() {
 #[tokio::test]
 async fn a_refresh_by_delta_is_published_with_the_copys_counts() {
     let server = Server::start().await;
-    let client = EurekaClient::start(client_config(vec![server.service_url()], "billing", "b1"))
-        .await
-        .unwrap();
-    let mut events = client.subscribe();
+    let (client, mut events) = billing_subscribed(&server).await;
 
     server.register("ORDERS", "o1", 90).await;
     // The copy holds the client's own instance and the new one.
-    wait_for(
-        &mut events,
-        "a delta refresh with both instances",
-        |event| {
-            *event
-                == ClientEvent::CacheRefreshed {
-                    kind: FetchKind::Delta,
-                    applications: 2,
-                    instances: 2,
-                }
-        },
-    )
-    .await;
+    let both = ClientEvent::CacheRefreshed {
+        kind: FetchKind::Delta,
+        applications: 2,
+        instances: 2,
+    };
+    published(&mut events, "a delta refresh with both instances", both).await;
     client.shutdown().await.unwrap();
 }
 
 #[tokio::test]
 async fn a_new_instance_is_published_as_a_change_of_its_application() {
     let server = Server::start().await;
-    let client = EurekaClient::start(client_config(vec![server.service_url()], "billing", "b1"))
-        .await
-        .unwrap();
-    let mut events = client.subscribe();
+    let (client, mut events) = billing_subscribed(&server).await;
 
     server.register("ORDERS", "o1", 90).await;
-    wait_for(&mut events, "ORDERS changed", |event| {
-        *event
-            == ClientEvent::InstancesChanged {
-                app: "ORDERS".into(),
-            }
-    })
-    .await;
+    let orders = ClientEvent::InstancesChanged {
+        app: "ORDERS".into(),
+    };
+    published(&mut events, "ORDERS changed", orders).await;
     client.shutdown().await.unwrap();
 }
 
 #[tokio::test]
 async fn a_status_the_application_sets_is_published_as_a_status_change() {
     let server = Server::start().await;
-    let client = EurekaClient::start(client_config(vec![server.service_url()], "billing", "b1"))
-        .await
-        .unwrap();
-    let mut events = client.subscribe();
+    let (client, mut events) = billing_subscribed(&server).await;
 
     client.set_status(InstanceStatus::Down);
     assert_eq!(
@@ -144,10 +117,7 @@ async fn a_status_the_application_sets_is_published_as_a_status_change() {
 #[tokio::test]
 async fn an_operator_override_is_published_as_a_remote_status_change() {
     let server = Server::start().await;
-    let client = EurekaClient::start(client_config(vec![server.service_url()], "billing", "b1"))
-        .await
-        .unwrap();
-    let mut events = client.subscribe();
+    let (client, mut events) = billing_subscribed(&server).await;
 
     server.set_status("BILLING", "b1", "OUT_OF_SERVICE").await;
     wait_for(&mut events, "the remote status change", |event| {

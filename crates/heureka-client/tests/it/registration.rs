@@ -2,14 +2,14 @@
 
 use heureka_client::{EurekaClient, InstanceStatus};
 
-use crate::support::{client_config, eventually, registration_of, Server};
+use crate::support::{
+    billing_client, billing_subscribed, client_config, eventually, registration_of, Server,
+};
 
 #[tokio::test]
 async fn start_registers_the_instance_up() {
     let server = Server::start().await;
-    let client = EurekaClient::start(client_config(vec![server.service_url()], "billing", "b1"))
-        .await
-        .unwrap();
+    let client = billing_client(&server).await;
 
     let instance = server.instance("BILLING", "b1").await.expect("registered");
     assert_eq!(instance["status"], "UP");
@@ -42,10 +42,7 @@ async fn heartbeats_keep_the_lease_alive_past_its_duration() {
 #[tokio::test]
 async fn a_restarted_server_gets_the_instance_back_after_a_heartbeat_404() {
     let server = Server::start().await;
-    let client = EurekaClient::start(client_config(vec![server.service_url()], "billing", "b1"))
-        .await
-        .unwrap();
-    let mut events = client.subscribe();
+    let (client, mut events) = billing_subscribed(&server).await;
 
     // The new server starts empty; only a heartbeat answered 404 makes the client register.
     let server = server.restart().await;
@@ -58,9 +55,7 @@ async fn a_restarted_server_gets_the_instance_back_after_a_heartbeat_404() {
 #[tokio::test]
 async fn shutdown_cancels_the_registration() {
     let server = Server::start().await;
-    let client = EurekaClient::start(client_config(vec![server.service_url()], "billing", "b1"))
-        .await
-        .unwrap();
+    let client = billing_client(&server).await;
 
     client.shutdown().await.unwrap();
     assert!(server.instance("BILLING", "b1").await.is_none());
@@ -69,9 +64,7 @@ async fn shutdown_cancels_the_registration() {
 #[tokio::test]
 async fn dropping_the_client_cancels_the_registration() {
     let server = Server::start().await;
-    let client = EurekaClient::start(client_config(vec![server.service_url()], "billing", "b1"))
-        .await
-        .unwrap();
+    let client = billing_client(&server).await;
 
     drop(client);
     eventually("the instance is cancelled", || async {

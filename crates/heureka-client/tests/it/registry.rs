@@ -2,7 +2,9 @@
 
 use heureka_client::EurekaClient;
 
-use crate::support::{a_refresh_begun_now, client_config, instances_changed, Server};
+use crate::support::{
+    a_refresh_begun_now, billing_client, billing_subscribed, instances_changed, Server,
+};
 
 fn ids(client: &EurekaClient, app: &str) -> Vec<String> {
     let mut ids: Vec<String> = client
@@ -18,9 +20,7 @@ fn ids(client: &EurekaClient, app: &str) -> Vec<String> {
 async fn the_start_up_fetch_sees_instances_already_registered() {
     let server = Server::start().await;
     server.register("ORDERS", "o1", 90).await;
-    let client = EurekaClient::start(client_config(vec![server.service_url()], "billing", "b1"))
-        .await
-        .unwrap();
+    let client = billing_client(&server).await;
 
     assert_eq!(ids(&client, "orders"), ["o1"]);
     client.shutdown().await.unwrap();
@@ -29,9 +29,7 @@ async fn the_start_up_fetch_sees_instances_already_registered() {
 #[tokio::test]
 async fn deltas_bring_in_a_new_instance_and_its_status_change() {
     let server = Server::start().await;
-    let client = EurekaClient::start(client_config(vec![server.service_url()], "billing", "b1"))
-        .await
-        .unwrap();
+    let client = billing_client(&server).await;
 
     server.register("ORDERS", "o1", 90).await;
     server.register("ORDERS", "o2", 90).await;
@@ -56,10 +54,7 @@ async fn deltas_bring_in_a_new_instance_and_its_status_change() {
 async fn a_refused_delta_falls_back_to_a_full_fetch() {
     // The server answers 403 to `GET apps/delta`.
     let server = Server::start_with(&["--eureka.server.disable-delta=true"]).await;
-    let client = EurekaClient::start(client_config(vec![server.service_url()], "billing", "b1"))
-        .await
-        .unwrap();
-    let mut events = client.subscribe();
+    let (client, mut events) = billing_subscribed(&server).await;
 
     server.register("ORDERS", "o1", 90).await;
     instances_changed(&mut events, "ORDERS").await;

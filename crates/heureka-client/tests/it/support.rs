@@ -8,6 +8,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use heureka_client::{ClientConfig, ClientEvent, EurekaClient, InstanceStatus};
+use heureka_testkit::Sent;
+use reqwest::Method;
 use serde_json::Value;
 use tokio::net::TcpListener;
 use tokio::sync::broadcast;
@@ -76,15 +78,18 @@ impl Server {
         format!("http://127.0.0.1:{}/eureka/{path}", self.port)
     }
 
+    /// A request to `path` under the server's `/eureka/`.
+    fn request(&self, method: Method, path: &str) -> reqwest::RequestBuilder {
+        self.http.request(method, self.url(path))
+    }
+
     /// The instance as the server shows it, or `None` on 404.
     pub async fn instance(&self, app: &str, id: &str) -> Option<Value> {
         let response = self
-            .http
-            .get(self.url(&format!("apps/{app}/{id}")))
+            .request(Method::GET, &format!("apps/{app}/{id}"))
             .header("Accept", "application/json")
-            .send()
-            .await
-            .unwrap();
+            .sent()
+            .await;
         if response.status() == 404 {
             return None;
         }
@@ -104,13 +109,11 @@ impl Server {
             vip = app.to_lowercase()
         );
         let response = self
-            .http
-            .post(self.url(&format!("apps/{app}")))
+            .request(Method::POST, &format!("apps/{app}"))
             .header("Content-Type", "application/json")
             .body(body)
-            .send()
-            .await
-            .unwrap();
+            .sent()
+            .await;
         assert_eq!(response.status(), 204, "register {app}/{id}");
     }
 
@@ -123,11 +126,12 @@ impl Server {
     /// Puts a status override on an instance; asserts 200.
     pub async fn set_status(&self, app: &str, id: &str, status: &str) {
         let response = self
-            .http
-            .put(self.url(&format!("apps/{app}/{id}/status?value={status}")))
-            .send()
-            .await
-            .unwrap();
+            .request(
+                Method::PUT,
+                &format!("apps/{app}/{id}/status?value={status}"),
+            )
+            .sent()
+            .await;
         assert_eq!(response.status(), 200, "status {app}/{id} {status}");
     }
 }
@@ -142,6 +146,39 @@ pub fn client_config(urls: Vec<String>, app: &str, id: &str) -> ClientConfig {
     config.instance_info_replication_interval = Duration::from_secs(1);
     config.initial_instance_info_replication_interval = Duration::from_secs(1);
     config
+}
+
+/// A client of `server` registering `BILLING/b1`, with [`client_config`]'s short intervals,
+/// started.
+pub async fn billing_client(server: &Server) -> EurekaClient {
+    EurekaClient::start(client_config(vec![server.service_url()], "billing", "b1"))
+        .await
+        .unwrap()
+}
+
+/// A client started with `config`, and its events from then on.
+pub async fn subscribed(config: ClientConfig) -> (EurekaClient, broadcast::Receiver<ClientEvent>) {
+    let client = EurekaClient::start(config).await.unwrap();
+    let events = client.subscribe();
+    (client, events)
+}
+
+/// A client started with `config`, and its events from before its start: its start-up fetch
+/// and registration among them.
+pub async fn subscribed_from_start(
+    config: ClientConfig,
+) -> (EurekaClient, broadcast::Receiver<ClientEvent>) {
+    let builder = EurekaClient::builder(config);
+    let events = builder.subscribe();
+    let client = builder.start().await.unwrap();
+    (client, events)
+}
+
+/// [`billing_client`], and its events from then on.
+pub async fn billing_subscribed(
+    server: &Server,
+) -> (EurekaClient, broadcast::Receiver<ClientEvent>) {
+    subscribed(client_config(vec![server.service_url()], "billing", "b1")).await
 }
 
 /// Waits for the first event `matches` accepts, skipping others; panics naming `what` if none
@@ -164,6 +201,15 @@ pub async fn wait_for(
     found.unwrap_or_else(|_| panic!("no event: {what}"))
 }
 
+/// Waits for the next event equal to `expected`, skipping others; `what` names it.
+pub async fn published(
+    events: &mut broadcast::Receiver<ClientEvent>,
+    what: &str,
+    expected: ClientEvent,
+) {
+    wait_for(events, what, |event| *event == expected).await;
+}
+
 /// Waits for the client's next registration answered 204 that carried `status`: what makes
 /// the server show it. Subscribe before the change that causes it, so that it cannot be missed.
 pub async fn registration_of(
@@ -171,10 +217,7 @@ pub async fn registration_of(
     status: InstanceStatus,
 ) {
     let what = format!("a registration of the {} instance", status.as_str());
-    wait_for(events, &what, |event| {
-        *event == ClientEvent::Registered { status }
-    })
-    .await;
+    published(events, &what, ClientEvent::Registered { status }).await;
 }
 
 /// Waits for the next refresh that changes `app`'s instances in the client's registry copy.
