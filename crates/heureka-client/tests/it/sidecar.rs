@@ -9,25 +9,37 @@ use tokio::task::JoinHandle;
 
 use crate::support::{client_config, dead_url, eventually, HealthEndpoint, Server};
 
-/// Runs a sidecar for `APP/a1` polling `health_url` every second, until the sender is used or
-/// dropped.
-fn run_sidecar(
-    server: &Server,
-    health_url: &str,
-) -> (
-    oneshot::Sender<()>,
-    JoinHandle<Result<(), heureka_client::ClientError>>,
-) {
+/// The config of a sidecar for `APP/a1` registering with `server` and polling `health_url`
+/// every second.
+fn sidecar_config(server: &Server, health_url: &str) -> SidecarConfig {
     let mut config = SidecarConfig::new(
         client_config(vec![server.service_url()], "app", "a1"),
         health_url,
     );
     config.health_interval = Duration::from_secs(1);
-    let (stop, stopped) = oneshot::channel::<()>();
-    let task = tokio::spawn(sidecar::run(config, async {
-        let _ = stopped.await;
-    }));
-    (stop, task)
+    config
+}
+
+/// A sidecar running until [`Sidecar::stop`] (or until it is dropped).
+struct Sidecar {
+    stop: oneshot::Sender<()>,
+    task: JoinHandle<Result<(), heureka_client::ClientError>>,
+}
+
+impl Sidecar {
+    fn run(config: SidecarConfig) -> Sidecar {
+        let (stop, stopped) = oneshot::channel::<()>();
+        let task = tokio::spawn(sidecar::run(config, async {
+            let _ = stopped.await;
+        }));
+        Sidecar { stop, task }
+    }
+
+    /// Stops the sidecar; asserts it ended without an error.
+    async fn stop(self) {
+        self.stop.send(()).unwrap();
+        self.task.await.unwrap().unwrap();
+    }
 }
 
 /// Waits until APP/a1 is registered with `status`.
@@ -45,64 +57,55 @@ async fn shows(server: &Server, status: &str) -> bool {
     }
 }
 
+/// A sidecar polling `health_url` shows the app as `status`.
+async fn a_sidecar_shows(server: &Server, health_url: &str, status: &str) {
+    let sidecar = Sidecar::run(sidecar_config(server, health_url));
+    until_shows(server, status).await;
+    sidecar.stop().await;
+}
+
+/// A sidecar whose health URL answers `healthy` shows the app `first`, and once the URL's
+/// answer turns, `then`.
+async fn a_turning_health_url_shows(healthy: bool, first: &str, then: &str) {
+    let server = Server::start().await;
+    let health = HealthEndpoint::start(healthy).await;
+    let sidecar = Sidecar::run(sidecar_config(&server, &health.url));
+    until_shows(&server, first).await;
+
+    health.set_healthy(!healthy);
+    until_shows(&server, then).await;
+    sidecar.stop().await;
+}
+
 #[tokio::test]
 async fn the_app_is_registered_up_while_its_health_url_answers_2xx() {
     let server = Server::start().await;
     let health = HealthEndpoint::start(true).await;
-    let (stop, task) = run_sidecar(&server, &health.url);
-
-    until_shows(&server, "UP").await;
-    stop.send(()).unwrap();
-    task.await.unwrap().unwrap();
+    a_sidecar_shows(&server, &health.url, "UP").await;
 }
 
 #[tokio::test]
 async fn a_failing_health_url_reports_the_app_down_without_deregistering_it() {
-    let server = Server::start().await;
-    let health = HealthEndpoint::start(true).await;
-    let (stop, task) = run_sidecar(&server, &health.url);
-    until_shows(&server, "UP").await;
-
-    health.set_healthy(false);
     // `shows` is false for an instance that is gone, so this sees it registered and DOWN.
-    until_shows(&server, "DOWN").await;
-    stop.send(()).unwrap();
-    task.await.unwrap().unwrap();
+    a_turning_health_url_shows(true, "UP", "DOWN").await;
 }
 
 #[tokio::test]
 async fn a_recovered_health_url_brings_the_app_back_up() {
-    let server = Server::start().await;
-    let health = HealthEndpoint::start(false).await;
-    let (stop, task) = run_sidecar(&server, &health.url);
-    until_shows(&server, "DOWN").await;
-
-    health.set_healthy(true);
-    until_shows(&server, "UP").await;
-    stop.send(()).unwrap();
-    task.await.unwrap().unwrap();
+    a_turning_health_url_shows(false, "DOWN", "UP").await;
 }
 
 #[tokio::test]
 async fn a_health_url_where_nothing_listens_reports_the_app_down() {
     let server = Server::start().await;
-    let nothing = dead_url();
-    let (stop, task) = run_sidecar(&server, &nothing);
-
-    until_shows(&server, "DOWN").await;
-    stop.send(()).unwrap();
-    task.await.unwrap().unwrap();
+    a_sidecar_shows(&server, &dead_url(), "DOWN").await;
 }
 
 #[tokio::test]
 async fn shutdown_cancels_the_apps_registration() {
     let server = Server::start().await;
     let health = HealthEndpoint::start(true).await;
-    let (stop, task) = run_sidecar(&server, &health.url);
-    until_shows(&server, "UP").await;
-
-    stop.send(()).unwrap();
-    task.await.unwrap().unwrap();
+    a_sidecar_shows(&server, &health.url, "UP").await;
     assert!(server.instance("APP", "a1").await.is_none());
 }
 
@@ -111,22 +114,15 @@ async fn an_app_that_starts_answering_after_its_sidecar_is_up_long_before_the_he
     let server = Server::start().await;
     // The application is not listening yet when its sidecar starts, as in a pod.
     let health = HealthEndpoint::start(false).await;
-    let mut config = SidecarConfig::new(
-        client_config(vec![server.service_url()], "app", "a1"),
-        &health.url,
-    );
+    let mut config = sidecar_config(&server, &health.url);
     // A round a minute: only the fast path while DOWN can report UP within the test.
     config.health_interval = Duration::from_secs(60);
     config.down_interval = Duration::from_millis(200);
-    let (stop, stopped) = oneshot::channel::<()>();
-    let task = tokio::spawn(sidecar::run(config, async {
-        let _ = stopped.await;
-    }));
+    let sidecar = Sidecar::run(config);
     until_shows(&server, "DOWN").await;
 
     health.set_healthy(true);
 
     until_shows(&server, "UP").await;
-    stop.send(()).unwrap();
-    task.await.unwrap().unwrap();
+    sidecar.stop().await;
 }
