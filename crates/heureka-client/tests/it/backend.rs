@@ -2,13 +2,13 @@
 //! instance served a call, and registers itself in a Heureka server with the metadata a test
 //! gives it.
 
+use heureka_client::{DiscoveryHttpClient, EurekaClient, InstanceSource, Selector};
+use heureka_testkit::Sent;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
 
-use heureka_client::EurekaClient;
-
-use crate::support::{client_config, Server};
+use crate::support::{billing_client, Server};
 
 /// Bound on a request this service reads (head and body).
 const MAX_REQUEST: usize = 64 * 1024;
@@ -82,9 +82,8 @@ impl Backend {
         let response = reqwest::Client::new()
             .post(format!("{}apps/{app}", server.service_url()))
             .json_body(&body)
-            .send()
-            .await
-            .unwrap();
+            .sent()
+            .await;
         assert_eq!(response.status(), 204, "register {app}/{}", self.name);
     }
 }
@@ -155,12 +154,28 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
 /// A client of `server` (registered as `BILLING`) whose registry copy holds the `count` `UP`
 /// instances of `app` registered before the call.
 pub async fn client_seeing(server: &Server, app: &str, count: usize) -> EurekaClient {
-    let client = EurekaClient::start(client_config(vec![server.service_url()], "billing", "b1"))
-        .await
-        .unwrap();
+    let client = billing_client(server).await;
     // No waiting: `start` fetched the registry, where every instance was registered before.
     assert_eq!(client.instances(app).len(), count, "UP instances of {app}");
     client
+}
+
+/// `near` (zone-a, registered `near_status`) and `far` (zone-b, `UP`): two `ORDERS` instances
+/// of `server`.
+pub async fn near_and_far(server: &Server, near_status: &str) -> (Backend, Backend) {
+    let near = Backend::start("near").await;
+    let far = Backend::start("far").await;
+    near.register(server, "ORDERS", near_status, &[("zone", "zone-a")])
+        .await;
+    far.register(server, "ORDERS", "UP", &[("zone", "zone-b")])
+        .await;
+    (near, far)
+}
+
+/// Calls by name to the instances of `source` that `selector` picks, over a plain reqwest
+/// client.
+pub fn calling<S: InstanceSource>(source: S, selector: Selector) -> DiscoveryHttpClient<S> {
+    DiscoveryHttpClient::new(reqwest::Client::new(), source, selector)
 }
 
 /// Which instance answered: the first word of a [`Backend`]'s body.

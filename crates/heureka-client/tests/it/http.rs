@@ -6,7 +6,7 @@ use heureka_client::{
 };
 use heureka_core::{Instance, Port};
 
-use crate::backend::{client_seeing, served_by, Backend};
+use crate::backend::{calling, client_seeing, near_and_far, served_by, Backend};
 use crate::support::Server;
 
 /// A server knowing `near` (zone-a, killed: its port refuses connections, yet it is still
@@ -14,20 +14,26 @@ use crate::support::Server;
 /// the dead instance first on every call.
 async fn one_dead_in_the_preferred_zone() -> (Server, EurekaClient) {
     let server = Server::start().await;
-    let near = Backend::start("near").await;
-    let far = Backend::start("far").await;
-    near.register(&server, "ORDERS", "UP", &[("zone", "zone-a")])
-        .await;
-    far.register(&server, "ORDERS", "UP", &[("zone", "zone-b")])
-        .await;
+    let (near, _far) = near_and_far(&server, "UP").await;
     near.kill().await;
     let eureka = client_seeing(&server, "ORDERS", 2).await;
     (server, eureka)
 }
 
+/// A server knowing three `ORDERS` instances, `o1` to `o3`, all killed while registered `UP`.
+async fn three_dead() -> (Server, EurekaClient) {
+    let server = Server::start().await;
+    for name in ["o1", "o2", "o3"] {
+        let backend = Backend::start(name).await;
+        backend.register(&server, "ORDERS", "UP", &[]).await;
+        backend.kill().await;
+    }
+    let eureka = client_seeing(&server, "ORDERS", 3).await;
+    (server, eureka)
+}
+
 fn preferring_zone_a(eureka: &EurekaClient) -> DiscoveryHttpClient<&EurekaClient> {
-    DiscoveryHttpClient::new(
-        reqwest::Client::new(),
+    calling(
         eureka,
         Selector::new(Strategy::RoundRobin).prefer_zone("zone-a"),
     )
@@ -101,19 +107,8 @@ async fn with_one_attempt_a_killed_instance_fails_the_call() {
 
 #[tokio::test]
 async fn when_every_instance_is_dead_the_call_fails_after_trying_each_once() {
-    let server = Server::start().await;
-    for name in ["o1", "o2", "o3"] {
-        let backend = Backend::start(name).await;
-        backend.register(&server, "ORDERS", "UP", &[]).await;
-        backend.kill().await;
-    }
-    let eureka = client_seeing(&server, "ORDERS", 3).await;
-    let client = DiscoveryHttpClient::new(
-        reqwest::Client::new(),
-        &eureka,
-        Selector::new(Strategy::Random),
-    )
-    .max_attempts(5);
+    let (_server, eureka) = three_dead().await;
+    let client = calling(&eureka, Selector::new(Strategy::Random)).max_attempts(5);
 
     let error = client.get("http://orders/").send().await.unwrap_err();
     // Three instances, each tried once, though five attempts were allowed.
@@ -133,18 +128,8 @@ async fn when_every_instance_is_dead_the_call_fails_after_trying_each_once() {
 
 #[tokio::test]
 async fn the_default_is_one_retry_on_the_next_instance() {
-    let server = Server::start().await;
-    for name in ["o1", "o2", "o3"] {
-        let backend = Backend::start(name).await;
-        backend.register(&server, "ORDERS", "UP", &[]).await;
-        backend.kill().await;
-    }
-    let eureka = client_seeing(&server, "ORDERS", 3).await;
-    let client = DiscoveryHttpClient::new(
-        reqwest::Client::new(),
-        &eureka,
-        Selector::new(Strategy::RoundRobin),
-    );
+    let (_server, eureka) = three_dead().await;
+    let client = calling(&eureka, Selector::new(Strategy::RoundRobin));
 
     let error = client.get("http://orders/").send().await.unwrap_err();
     assert!(
@@ -170,12 +155,7 @@ async fn a_retry_never_goes_back_to_an_instance_already_tried() {
             backend.kill().await;
         }
     }
-    let client = DiscoveryHttpClient::new(
-        reqwest::Client::new(),
-        list,
-        Selector::new(Strategy::Random).seed(11),
-    )
-    .max_attempts(3);
+    let client = calling(list, Selector::new(Strategy::Random).seed(11)).max_attempts(3);
 
     for _ in 0..20 {
         let response = client.get("http://orders/").send().await.unwrap();
@@ -187,12 +167,7 @@ async fn a_retry_never_goes_back_to_an_instance_already_tried() {
 #[tokio::test]
 async fn an_http_error_status_is_an_answer_and_is_not_retried() {
     let server = Server::start().await;
-    let near = Backend::start("near").await;
-    let far = Backend::start("far").await;
-    near.register(&server, "ORDERS", "UP", &[("zone", "zone-a")])
-        .await;
-    far.register(&server, "ORDERS", "UP", &[("zone", "zone-b")])
-        .await;
+    let (_near, _far) = near_and_far(&server, "UP").await;
     let eureka = client_seeing(&server, "ORDERS", 2).await;
     let client = preferring_zone_a(&eureka);
 
@@ -207,11 +182,7 @@ async fn an_http_error_status_is_an_answer_and_is_not_retried() {
 async fn an_application_without_instances_is_a_clear_error() {
     let server = Server::start().await;
     let eureka = client_seeing(&server, "ORDERS", 0).await;
-    let client = DiscoveryHttpClient::new(
-        reqwest::Client::new(),
-        &eureka,
-        Selector::new(Strategy::RoundRobin),
-    );
+    let client = calling(&eureka, Selector::new(Strategy::RoundRobin));
 
     let error = client.get("http://shipping/api").send().await.unwrap_err();
     assert!(
@@ -234,8 +205,7 @@ async fn a_filter_matching_no_instance_is_the_same_error() {
         .register(&server, "ORDERS", "UP", &[("version", "stable")])
         .await;
     let eureka = client_seeing(&server, "ORDERS", 1).await;
-    let client = DiscoveryHttpClient::new(
-        reqwest::Client::new(),
+    let client = calling(
         &eureka,
         Selector::new(Strategy::RoundRobin).require_metadata("version", "canary"),
     );
@@ -257,12 +227,7 @@ async fn the_ip_address_reaches_an_instance_whose_host_name_does_not_resolve_her
         .register_as(&server, "ORDERS", "UP", "orders-1.invalid", &[])
         .await;
     let eureka = client_seeing(&server, "ORDERS", 1).await;
-    let client = DiscoveryHttpClient::new(
-        reqwest::Client::new(),
-        &eureka,
-        Selector::new(Strategy::RoundRobin),
-    )
-    .address(Address::IpAddr);
+    let client = calling(&eureka, Selector::new(Strategy::RoundRobin)).address(Address::IpAddr);
 
     let response = client.get("http://orders/").send().await.unwrap();
     assert_eq!(served_by(response).await, "o1");

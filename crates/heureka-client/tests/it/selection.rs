@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 
 use heureka_client::{DiscoveryHttpClient, EurekaClient, Selector, Strategy};
 
-use crate::backend::{client_seeing, served_by, Backend};
+use crate::backend::{calling, client_seeing, near_and_far, served_by, Backend};
 use crate::support::{instances_changed, Server};
 
 /// Which instances served `calls` calls to `http://orders/`.
@@ -19,8 +19,19 @@ async fn served(client: &DiscoveryHttpClient<&EurekaClient>, calls: usize) -> BT
     served
 }
 
-fn http(eureka: &EurekaClient, selector: Selector) -> DiscoveryHttpClient<&EurekaClient> {
-    DiscoveryHttpClient::new(reqwest::Client::new(), eureka, selector)
+/// Ten calls from a client preferring zone-a, with `near` registered `near_status`: the client
+/// sees `seen` `UP` instances, and every call is served by `expected`.
+async fn preferring_zone_a_serves(near_status: &str, seen: usize, expected: &str) {
+    let server = Server::start().await;
+    let (_near, _far) = near_and_far(&server, near_status).await;
+    let eureka = client_seeing(&server, "ORDERS", seen).await;
+
+    let selector = Selector::new(Strategy::RoundRobin).prefer_zone("zone-a");
+    assert_eq!(
+        served(&calling(&eureka, selector), 10).await,
+        [expected.to_owned()].into()
+    );
+    eureka.shutdown().await.unwrap();
 }
 
 #[tokio::test]
@@ -41,68 +52,35 @@ async fn a_metadata_filter_sends_a_gray_release_to_its_version_only() {
     let unfiltered = Selector::new(Strategy::RoundRobin);
 
     assert_eq!(
-        served(&http(&eureka, canary_route), 10).await,
+        served(&calling(&eureka, canary_route), 10).await,
         ["canary".to_owned()].into()
     );
     assert_eq!(
-        served(&http(&eureka, stable_route), 10).await,
+        served(&calling(&eureka, stable_route), 10).await,
         ["stable".to_owned()].into()
     );
     // Without the filter, round robin reaches both versions: the filter is what decided.
-    assert_eq!(served(&http(&eureka, unfiltered), 2).await.len(), 2);
+    assert_eq!(served(&calling(&eureka, unfiltered), 2).await.len(), 2);
     eureka.shutdown().await.unwrap();
 }
 
 #[tokio::test]
 async fn the_callers_zone_is_served_while_it_has_an_up_instance() {
-    let server = Server::start().await;
-    let near = Backend::start("near").await;
-    let far = Backend::start("far").await;
-    near.register(&server, "ORDERS", "UP", &[("zone", "zone-a")])
-        .await;
-    far.register(&server, "ORDERS", "UP", &[("zone", "zone-b")])
-        .await;
-    let eureka = client_seeing(&server, "ORDERS", 2).await;
-
-    let selector = Selector::new(Strategy::RoundRobin).prefer_zone("zone-a");
-    assert_eq!(
-        served(&http(&eureka, selector), 10).await,
-        ["near".to_owned()].into()
-    );
-    eureka.shutdown().await.unwrap();
+    preferring_zone_a_serves("UP", 2, "near").await;
 }
 
 #[tokio::test]
 async fn a_zone_whose_instance_is_down_falls_back_to_the_other_zones() {
-    let server = Server::start().await;
-    let near = Backend::start("near").await;
-    let far = Backend::start("far").await;
     // The zone's instance runs and answers, but is registered DOWN, so it must not be called.
-    near.register(&server, "ORDERS", "DOWN", &[("zone", "zone-a")])
-        .await;
-    far.register(&server, "ORDERS", "UP", &[("zone", "zone-b")])
-        .await;
-    let eureka = client_seeing(&server, "ORDERS", 1).await;
-
-    let selector = Selector::new(Strategy::RoundRobin).prefer_zone("zone-a");
-    assert_eq!(
-        served(&http(&eureka, selector), 10).await,
-        ["far".to_owned()].into()
-    );
-    eureka.shutdown().await.unwrap();
+    preferring_zone_a_serves("DOWN", 1, "far").await;
 }
 
 #[tokio::test]
 async fn a_zone_taken_out_of_service_hands_its_calls_to_the_others() {
     let server = Server::start().await;
-    let near = Backend::start("near").await;
-    let far = Backend::start("far").await;
-    near.register(&server, "ORDERS", "UP", &[("zone", "zone-a")])
-        .await;
-    far.register(&server, "ORDERS", "UP", &[("zone", "zone-b")])
-        .await;
+    let (_near, _far) = near_and_far(&server, "UP").await;
     let eureka = client_seeing(&server, "ORDERS", 2).await;
-    let client = http(
+    let client = calling(
         &eureka,
         Selector::new(Strategy::RoundRobin).prefer_zone("zone-a"),
     );
@@ -130,6 +108,6 @@ async fn a_zone_nobody_is_in_spreads_calls_over_every_zone() {
     let eureka = client_seeing(&server, "ORDERS", 2).await;
 
     let selector = Selector::new(Strategy::RoundRobin).prefer_zone("zone-c");
-    assert_eq!(served(&http(&eureka, selector), 2).await.len(), 2);
+    assert_eq!(served(&calling(&eureka, selector), 2).await.len(), 2);
     eureka.shutdown().await.unwrap();
 }
