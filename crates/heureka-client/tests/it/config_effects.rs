@@ -7,7 +7,8 @@ use std::time::Duration;
 use heureka_client::{ClientConfig, ClientEvent, EurekaClient, InstanceStatus};
 
 use crate::support::{
-    client_config, instances_changed, registration_of, wait_for, HealthEndpoint, Server,
+    client_config, instances_changed, published, registration_of, subscribed_from_start, wait_for,
+    HealthEndpoint, Server,
 };
 
 fn ids(instances: &[heureka_client::Instance]) -> Vec<String> {
@@ -20,15 +21,33 @@ fn config(server: &Server) -> ClientConfig {
     client_config(vec![server.service_url()], "billing", "b1")
 }
 
+/// [`config`] with `register_with_eureka` off: a client that only reads.
+fn reading_only(server: &Server) -> ClientConfig {
+    let mut config = config(server);
+    config.register_with_eureka = false;
+    config
+}
+
+/// Registers `ORDERS/o1` and `ORDERS/o2`, and takes `o2` out of service.
+async fn o1_up_and_o2_out_of_service(server: &Server) {
+    server.register("ORDERS", "o1", 90).await;
+    server.register("ORDERS", "o2", 90).await;
+    server.set_status("ORDERS", "o2", "OUT_OF_SERVICE").await;
+}
+
+/// Asserts the server shows `BILLING/b1` as `status` as soon as `client` started (its start
+/// registered it); shuts the client down.
+async fn shown_at_start(server: &Server, client: EurekaClient, status: &str) {
+    assert_eq!(server.status("BILLING", "b1").await, status);
+    client.shutdown().await.unwrap();
+}
+
 #[tokio::test]
 async fn without_register_with_eureka_the_client_fetches_but_never_registers() {
     let server = Server::start().await;
     server.register("ORDERS", "o1", 90).await;
-    let mut config = config(&server);
-    config.register_with_eureka = false;
-    let builder = EurekaClient::builder(config);
-    let mut events = builder.subscribe();
-    let client = builder.start().await.unwrap();
+    let config = reading_only(&server);
+    let (client, mut events) = subscribed_from_start(config).await;
 
     assert_eq!(ids(&client.instances("ORDERS")), ["o1"]);
     // The start-up fetch, then a refresh: by then a heartbeat (same interval) would have
@@ -48,8 +67,7 @@ async fn without_register_with_eureka_shutdown_cancels_nothing() {
     let server = Server::start().await;
     // Another process registered under the same id; a reading client must not remove it.
     server.register("BILLING", "b1", 90).await;
-    let mut config = config(&server);
-    config.register_with_eureka = false;
+    let config = reading_only(&server);
     let client = EurekaClient::start(config).await.unwrap();
 
     client.shutdown().await.unwrap();
@@ -62,16 +80,11 @@ async fn without_fetch_registry_nothing_is_fetched_and_lookups_are_empty() {
     server.register("ORDERS", "o1", 90).await;
     let mut config = config(&server);
     config.fetch_registry = false;
-    let builder = EurekaClient::builder(config);
-    let mut events = builder.subscribe();
-    let client = builder.start().await.unwrap();
+    let (client, mut events) = subscribed_from_start(config).await;
 
     // Two heartbeats, one second apart: a refresh task on the same interval would have run.
     for _ in 0..2 {
-        wait_for(&mut events, "a heartbeat", |event| {
-            *event == ClientEvent::Renewed
-        })
-        .await;
+        published(&mut events, "a heartbeat", ClientEvent::Renewed).await;
     }
     assert_eq!(client.fetch_counts().full, 0);
     assert!(client.instances("ORDERS").is_empty());
@@ -84,9 +97,7 @@ async fn without_fetch_registry_nothing_is_fetched_and_lookups_are_empty() {
 #[tokio::test]
 async fn without_the_up_filter_instances_of_every_status_are_offered() {
     let server = Server::start().await;
-    server.register("ORDERS", "o1", 90).await;
-    server.register("ORDERS", "o2", 90).await;
-    server.set_status("ORDERS", "o2", "OUT_OF_SERVICE").await;
+    o1_up_and_o2_out_of_service(&server).await;
     let mut config = config(&server);
     config.filter_only_up_instances = false;
     let client = EurekaClient::start(config).await.unwrap();
@@ -98,14 +109,10 @@ async fn without_the_up_filter_instances_of_every_status_are_offered() {
 #[tokio::test]
 async fn the_copy_shows_every_application_and_instance_whatever_the_filter() {
     let server = Server::start().await;
-    server.register("ORDERS", "o1", 90).await;
-    server.register("ORDERS", "o2", 90).await;
-    server.set_status("ORDERS", "o2", "OUT_OF_SERVICE").await;
+    o1_up_and_o2_out_of_service(&server).await;
     // Events from the start on: the start-up fetch comes before the own registration, which
     // comes in with the next delta.
-    let builder = EurekaClient::builder(config(&server));
-    let mut events = builder.subscribe();
-    let client = builder.start().await.unwrap();
+    let (client, mut events) = subscribed_from_start(config(&server)).await;
 
     instances_changed(&mut events, "BILLING").await;
     assert_eq!(client.applications(), ["BILLING", "ORDERS"]);
@@ -125,8 +132,7 @@ async fn the_configured_initial_status_is_registered_when_the_builder_names_none
     config.initial_status = InstanceStatus::Starting;
     let client = EurekaClient::start(config).await.unwrap();
 
-    assert_eq!(server.status("BILLING", "b1").await, "STARTING");
-    client.shutdown().await.unwrap();
+    shown_at_start(&server, client, "STARTING").await;
 }
 
 #[tokio::test]
@@ -140,8 +146,7 @@ async fn the_builders_status_overrides_the_configured_initial_status() {
         .await
         .unwrap();
 
-    assert_eq!(server.status("BILLING", "b1").await, "DOWN");
-    client.shutdown().await.unwrap();
+    shown_at_start(&server, client, "DOWN").await;
 }
 
 /// A config whose registered health-check URL is `health`'s.
@@ -179,8 +184,7 @@ async fn without_healthcheck_enabled_the_own_health_url_is_not_consulted() {
         .await
         .unwrap();
 
-    assert_eq!(server.status("BILLING", "b1").await, "UP");
-    client.shutdown().await.unwrap();
+    shown_at_start(&server, client, "UP").await;
 }
 
 #[tokio::test]
@@ -193,15 +197,13 @@ async fn a_health_check_given_in_code_is_used_instead_of_the_health_url() {
         .await
         .unwrap();
 
-    assert_eq!(server.status("BILLING", "b1").await, "DOWN");
-    client.shutdown().await.unwrap();
+    shown_at_start(&server, client, "DOWN").await;
 }
 
 #[tokio::test]
 async fn without_register_with_eureka_no_update_can_be_requested() {
     let server = Server::start().await;
-    let mut config = config(&server);
-    config.register_with_eureka = false;
+    let config = reading_only(&server);
     let client = EurekaClient::start(config).await.unwrap();
 
     // The limiter would allow a first request; there is no registration to update.
