@@ -4,14 +4,12 @@
 //! Each element is answered with the status its own endpoint gives a peer; the registry is
 //! checked through the ordinary read endpoints.
 
-use std::io::Write;
-
 use heureka_core::{Instance, InstanceStatus};
 use heureka_wire::{
     decode_instance, decode_registry_digest, decode_replication_response, Format, ReplicationResult,
 };
 
-use crate::support::{spring_body, Method, Sent, TestServer, CREDENTIALS};
+use crate::support::{gzip, spring_body, Method, Sent, TestServer, CREDENTIALS};
 
 /// A lone node (it has no peers) that accepts replication from this test process, which
 /// plays its peer from 127.0.0.1: without the allowed address it would accept none
@@ -20,6 +18,25 @@ async fn receiver(args: &[&str]) -> TestServer {
     let mut args = args.to_vec();
     args.push("--heureka.replication.allowed-addresses=127.0.0.1");
     TestServer::start(&args).await
+}
+
+/// Asserts `ORDERS/o-1` is served with `status` (`None`: it is not).
+async fn o1_reads(server: &TestServer, status: Option<InstanceStatus>) {
+    assert_eq!(status_of(server, "ORDERS", "o-1").await, status);
+}
+
+/// A [`receiver`] holding `ORDERS/o-1`, registered as a Spring client registers.
+async fn receiver_holding_o1() -> TestServer {
+    let server = receiver(&[]).await;
+    server.register("ORDERS", "o-1").await;
+    server
+}
+
+/// [`receiver_holding_o1`], once a peer's batch took `o-1` out of service.
+async fn receiver_with_o1_out_of_service() -> TestServer {
+    let server = receiver_holding_o1().await;
+    replicate(&server, &[status_update("ORDERS", "o-1", "OUT_OF_SERVICE")]).await;
+    server
 }
 
 /// The `lastDirtyTimestamp` of [`spring_body`].
@@ -110,16 +127,12 @@ async fn register_element_registers_the_instance_and_answers_200() {
     let server = receiver(&[]).await;
     let results = replicate(&server, &[register("ORDERS", "o-1")]).await;
     assert_eq!(results, [ReplicationResult::status(200)]);
-    assert_eq!(
-        status_of(&server, "ORDERS", "o-1").await,
-        Some(InstanceStatus::Up)
-    );
+    o1_reads(&server, Some(InstanceStatus::Up)).await;
 }
 
 #[tokio::test]
 async fn heartbeat_element_answers_200_for_a_known_instance_and_404_otherwise() {
-    let server = receiver(&[]).await;
-    server.register("ORDERS", "o-1").await;
+    let server = receiver_holding_o1().await;
     let results = replicate(
         &server,
         &[
@@ -133,73 +146,55 @@ async fn heartbeat_element_answers_200_for_a_known_instance_and_404_otherwise() 
 
 #[tokio::test]
 async fn heartbeat_element_with_a_newer_copy_answers_404_so_the_peer_sends_it() {
-    let server = receiver(&[]).await;
-    server.register("ORDERS", "o-1").await;
+    let server = receiver_holding_o1().await;
     let results = replicate(&server, &[heartbeat("ORDERS", "o-1", DIRTY + 1)]).await;
     assert_eq!(codes(&results), [404]);
 }
 
 #[tokio::test]
 async fn cancel_element_removes_the_instance_then_answers_404() {
-    let server = receiver(&[]).await;
-    server.register("ORDERS", "o-1").await;
+    let server = receiver_holding_o1().await;
     let results = replicate(&server, &[cancel("ORDERS", "o-1"), cancel("ORDERS", "o-1")]).await;
     assert_eq!(codes(&results), [200, 404]);
-    assert_eq!(status_of(&server, "ORDERS", "o-1").await, None);
+    o1_reads(&server, None).await;
+}
+
+/// Replicates one batch of `element` for `ORDERS/o-1` and for `ORDERS/o-2`, which the server
+/// does not hold: asserts they are answered 200 and 404, and o-1's (status, override) after.
+async fn applies_to_o1_and_404s_for_o2(
+    server: &TestServer,
+    element: impl Fn(&str) -> String,
+    statuses: (InstanceStatus, InstanceStatus),
+) {
+    let results = replicate(server, &[element("o-1"), element("o-2")]).await;
+    assert_eq!(codes(&results), [200, 404]);
+    assert_eq!(statuses_of(server, "ORDERS", "o-1").await, statuses);
 }
 
 #[tokio::test]
 async fn status_update_element_sets_the_override() {
-    let server = receiver(&[]).await;
-    server.register("ORDERS", "o-1").await;
-    let results = replicate(
-        &server,
-        &[
-            status_update("ORDERS", "o-1", "OUT_OF_SERVICE"),
-            status_update("ORDERS", "o-2", "OUT_OF_SERVICE"),
-        ],
-    )
-    .await;
-    assert_eq!(codes(&results), [200, 404]);
-    assert_eq!(
-        statuses_of(&server, "ORDERS", "o-1").await,
-        (InstanceStatus::OutOfService, InstanceStatus::OutOfService)
-    );
+    let server = receiver_holding_o1().await;
+    let element = |id: &str| status_update("ORDERS", id, "OUT_OF_SERVICE");
+    let out_of_service = (InstanceStatus::OutOfService, InstanceStatus::OutOfService);
+    applies_to_o1_and_404s_for_o2(&server, element, out_of_service).await;
 }
 
 #[tokio::test]
 async fn delete_status_override_element_removes_it_and_sets_the_status_it_carries() {
-    let server = receiver(&[]).await;
-    server.register("ORDERS", "o-1").await;
-    replicate(&server, &[status_update("ORDERS", "o-1", "OUT_OF_SERVICE")]).await;
-    let results = replicate(
-        &server,
-        &[
-            delete_override("ORDERS", "o-1", "UP"),
-            delete_override("ORDERS", "o-2", "UP"),
-        ],
-    )
-    .await;
-    assert_eq!(codes(&results), [200, 404]);
-    assert_eq!(
-        statuses_of(&server, "ORDERS", "o-1").await,
-        (InstanceStatus::Up, InstanceStatus::Unknown)
-    );
+    let server = receiver_with_o1_out_of_service().await;
+    let element = |id: &str| delete_override("ORDERS", id, "UP");
+    let up = (InstanceStatus::Up, InstanceStatus::Unknown);
+    applies_to_o1_and_404s_for_o2(&server, element, up).await;
 }
 
 #[tokio::test]
 async fn delete_status_override_element_without_a_status_leaves_unknown() {
-    let server = receiver(&[]).await;
-    server.register("ORDERS", "o-1").await;
-    replicate(&server, &[status_update("ORDERS", "o-1", "OUT_OF_SERVICE")]).await;
+    let server = receiver_with_o1_out_of_service().await;
     let element = format!(
         r#"{{"appName":"ORDERS","id":"o-1","lastDirtyTimestamp":{DIRTY},"action":"DeleteStatusOverride"}}"#
     );
     assert_eq!(codes(&replicate(&server, &[element]).await), [200]);
-    assert_eq!(
-        status_of(&server, "ORDERS", "o-1").await,
-        Some(InstanceStatus::Unknown)
-    );
+    o1_reads(&server, Some(InstanceStatus::Unknown)).await;
 }
 
 #[tokio::test]
@@ -218,7 +213,7 @@ async fn every_action_in_one_batch_is_answered_in_order() {
     )
     .await;
     assert_eq!(codes(&results), [200, 200, 200, 200, 200, 404]);
-    assert_eq!(status_of(&server, "ORDERS", "o-1").await, None);
+    o1_reads(&server, None).await;
 }
 
 #[tokio::test]
@@ -231,8 +226,7 @@ async fn empty_batch_gets_an_empty_answer() {
 
 #[tokio::test]
 async fn heartbeat_element_with_an_older_copy_gets_409_and_ours() {
-    let server = receiver(&[]).await;
-    server.register("ORDERS", "o-1").await;
+    let server = receiver_holding_o1().await;
     let results = replicate(&server, &[heartbeat("ORDERS", "o-1", DIRTY - 1)]).await;
     assert_eq!(codes(&results), [409]);
     let ours = results[0]
@@ -246,8 +240,7 @@ async fn heartbeat_element_with_an_older_copy_gets_409_and_ours() {
 #[tokio::test]
 async fn the_same_older_heartbeat_from_a_client_is_just_renewed() {
     // The contrast to the 409 above: only peers are told that our copy is newer.
-    let server = receiver(&[]).await;
-    server.register("ORDERS", "o-1").await;
+    let server = receiver_holding_o1().await;
     let path = format!(
         "/apps/ORDERS/o-1?status=UP&lastDirtyTimestamp={}",
         DIRTY - 1
@@ -259,8 +252,7 @@ async fn the_same_older_heartbeat_from_a_client_is_just_renewed() {
 async fn heartbeat_element_carrying_an_override_we_lack_stores_it() {
     // Eureka's storeOverriddenStatusIfRequired, for replicas only: the peer's newer copy has an
     // override, which the re-register that follows the 404 must honour.
-    let server = receiver(&[]).await;
-    server.register("ORDERS", "o-1").await;
+    let server = receiver_holding_o1().await;
     let element = format!(
         r#"{{"appName":"ORDERS","id":"o-1","lastDirtyTimestamp":{},"overriddenStatus":"OUT_OF_SERVICE","status":"OUT_OF_SERVICE","action":"Heartbeat"}}"#,
         DIRTY + 1
@@ -272,8 +264,7 @@ async fn heartbeat_element_carrying_an_override_we_lack_stores_it() {
 
 #[tokio::test]
 async fn the_same_override_from_a_client_heartbeat_is_not_stored() {
-    let server = receiver(&[]).await;
-    server.register("ORDERS", "o-1").await;
+    let server = receiver_holding_o1().await;
     let path = format!(
         "/apps/ORDERS/o-1?status=UP&lastDirtyTimestamp={}&overriddenstatus=OUT_OF_SERVICE",
         DIRTY + 1
@@ -306,8 +297,7 @@ async fn one_unreadable_element_gets_500_while_the_others_apply() {
 
 #[tokio::test]
 async fn unknown_action_fails_only_its_element() {
-    let server = receiver(&[]).await;
-    server.register("ORDERS", "o-1").await;
+    let server = receiver_holding_o1().await;
     let future = r#"{"appName":"ORDERS","id":"o-1","action":"Teleport"}"#.to_owned();
     let results = replicate(&server, &[future, cancel("ORDERS", "o-1")]).await;
     assert_eq!(codes(&results), [500, 200]);
@@ -316,8 +306,7 @@ async fn unknown_action_fails_only_its_element() {
 #[tokio::test]
 async fn invalid_registration_answers_200_and_changes_nothing() {
     // Java's receiver ignores the 400 its addInstance returns; the sender must not retry.
-    let server = receiver(&[]).await;
-    server.register("ORDERS", "o-1").await;
+    let server = receiver_holding_o1().await;
     let before = server.registry_json().await;
     let no_hostname = register("ORDERS", "o-2").replace(r#""hostName":"10.0.0.5","#, "");
     let results = replicate(&server, &[no_hostname]).await;
@@ -337,8 +326,7 @@ async fn registration_under_another_app_name_answers_200_and_changes_nothing() {
 
 #[tokio::test]
 async fn status_update_without_a_status_is_500_for_a_known_instance_and_404_otherwise() {
-    let server = receiver(&[]).await;
-    server.register("ORDERS", "o-1").await;
+    let server = receiver_holding_o1().await;
     let without_status = |id: &str| {
         format!(
             r#"{{"appName":"ORDERS","id":"{id}","lastDirtyTimestamp":{DIRTY},"action":"StatusUpdate"}}"#
@@ -346,36 +334,27 @@ async fn status_update_without_a_status_is_500_for_a_known_instance_and_404_othe
     };
     let results = replicate(&server, &[without_status("o-1"), without_status("o-2")]).await;
     assert_eq!(codes(&results), [500, 404]);
-    assert_eq!(
-        status_of(&server, "ORDERS", "o-1").await,
-        Some(InstanceStatus::Up)
-    );
+    o1_reads(&server, Some(InstanceStatus::Up)).await;
 }
 
 #[tokio::test]
 async fn delete_status_override_without_a_dirty_timestamp_is_500() {
     // Java dereferences the missing timestamp; the element fails and changes nothing.
-    let server = receiver(&[]).await;
-    server.register("ORDERS", "o-1").await;
-    replicate(&server, &[status_update("ORDERS", "o-1", "OUT_OF_SERVICE")]).await;
+    let server = receiver_with_o1_out_of_service().await;
     let element =
         r#"{"appName":"ORDERS","id":"o-1","status":"UP","action":"DeleteStatusOverride"}"#;
     assert_eq!(
         codes(&replicate(&server, &[element.to_owned()]).await),
         [500]
     );
-    assert_eq!(
-        status_of(&server, "ORDERS", "o-1").await,
-        Some(InstanceStatus::OutOfService)
-    );
+    o1_reads(&server, Some(InstanceStatus::OutOfService)).await;
 }
 
 // --- bodies that are not batches --------------------------------------------------------------
 
 #[tokio::test]
 async fn malformed_batch_is_400_with_a_reason_and_changes_nothing() {
-    let server = receiver(&[]).await;
-    server.register("ORDERS", "o-1").await;
+    let server = receiver_holding_o1().await;
     let before = server.registry_json().await;
     for body in [
         r#"{"replicationList":[{"appName":"ORDERS""#,
@@ -392,20 +371,23 @@ async fn malformed_batch_is_400_with_a_reason_and_changes_nothing() {
     assert_eq!(server.registry_json().await, before);
 }
 
-#[tokio::test]
-async fn gzip_batch_is_inflated_and_applied() {
-    let server = receiver(&[]).await;
-    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    encoder
-        .write_all(batch(&[register("ORDERS", "o-1")]).as_bytes())
-        .unwrap();
-    let response = server
+/// Posts `compressed`, a gzip body, as a peer's batch.
+async fn post_gzipped_batch(server: &TestServer, compressed: Vec<u8>) -> reqwest::Response {
+    server
         .request(Method::POST, "/peerreplication/batch/")
         .header("Content-Type", "application/json")
         .header("Content-Encoding", "gzip")
-        .body(encoder.finish().unwrap())
+        .body(compressed)
         .sent()
-        .await;
+        .await
+}
+
+#[tokio::test]
+async fn gzip_batch_is_inflated_and_applied() {
+    let server = receiver(&[]).await;
+    let body = batch(&[register("ORDERS", "o-1")]);
+    let compressed = gzip(body.as_bytes(), flate2::Compression::default());
+    let response = post_gzipped_batch(&server, compressed).await;
     assert_eq!(response.status(), 200);
     let results = decode_replication_response(&response.bytes().await.unwrap()).unwrap();
     assert_eq!(codes(&results), [200]);
@@ -429,21 +411,13 @@ async fn oversized_batch_is_413_and_changes_nothing() {
 #[tokio::test]
 async fn gzip_bomb_batch_is_413_on_its_inflated_size() {
     let server = receiver(&["--heureka.max-request-body-size=4KB"]).await;
-    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
     let padding = format!(
         r#"{{"replicationList":[],"padding":"{}"}}"#,
         "x".repeat(1 << 20)
     );
-    encoder.write_all(padding.as_bytes()).unwrap();
-    let compressed = encoder.finish().unwrap();
+    let compressed = gzip(padding.as_bytes(), flate2::Compression::best());
     assert!(compressed.len() < 4096);
-    let response = server
-        .request(Method::POST, "/peerreplication/batch/")
-        .header("Content-Type", "application/json")
-        .header("Content-Encoding", "gzip")
-        .body(compressed)
-        .sent()
-        .await;
+    let response = post_gzipped_batch(&server, compressed).await;
     assert_eq!(response.status(), 413);
 }
 
@@ -451,8 +425,7 @@ async fn gzip_bomb_batch_is_413_on_its_inflated_size() {
 
 #[tokio::test]
 async fn digest_lists_live_and_removed_instances() {
-    let server = receiver(&[]).await;
-    server.register("ORDERS", "o-1").await;
+    let server = receiver_holding_o1().await;
     server.register("ORDERS", "o-2").await;
     assert_eq!(server.delete("/apps/ORDERS/o-2").await, 200);
     let response = server.get("/peerreplication/digest/", None).await;
