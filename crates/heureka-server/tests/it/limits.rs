@@ -43,6 +43,16 @@ async fn registers(server: &TestServer, app: &str, format: Format, body: String)
     assert_eq!(status, 204, "{text}");
 }
 
+/// [`registers`] the Spring body of `(app, id)` in `format`, changed by `edit`.
+async fn registers_built(
+    server: &TestServer,
+    format: Format,
+    (app, id): (&str, &str),
+    edit: impl FnOnce(&mut Instance),
+) {
+    registers(server, app, format, body(format, app, id, edit)).await;
+}
+
 /// Posts, asserts `status` with `reason` on one line, and that the registry did not change.
 async fn refused(
     server: &TestServer,
@@ -101,27 +111,9 @@ async fn with_names_of_at_most_16_bytes() -> TestServer {
 #[tokio::test]
 async fn an_instance_id_at_and_below_the_name_limit_registers_in_json_and_xml() {
     let server = with_names_of_at_most_16_bytes().await;
-    registers(
-        &server,
-        "A",
-        Format::Json,
-        body(Format::Json, "A", "short", |_| {}),
-    )
-    .await;
-    registers(
-        &server,
-        "A",
-        Format::Json,
-        body(Format::Json, "A", SIXTEEN, |_| {}),
-    )
-    .await;
-    registers(
-        &server,
-        "B",
-        Format::Xml,
-        body(Format::Xml, "B", SIXTEEN, |_| {}),
-    )
-    .await;
+    registers_built(&server, Format::Json, ("A", "short"), |_| {}).await;
+    registers_built(&server, Format::Json, ("A", SIXTEEN), |_| {}).await;
+    registers_built(&server, Format::Xml, ("B", SIXTEEN), |_| {}).await;
     assert!(instance(&server, "B", SIXTEEN).await.is_some());
 }
 
@@ -130,13 +122,7 @@ async fn names_at_the_default_limit_can_be_heartbeated_within_the_default_header
     let server = start(&[]).await;
     // Every byte of the id percent-encodes to three: the longest URL such names make.
     let (app, id) = ("A".repeat(256), " ".repeat(256));
-    registers(
-        &server,
-        &app,
-        Format::Json,
-        body(Format::Json, &app, &id, |_| {}),
-    )
-    .await;
+    registers_built(&server, Format::Json, (&app, &id), |_| {}).await;
     let encoded = "%20".repeat(256);
     let path = format!(
         "/apps/{app}/{encoded}?status=OUT_OF_SERVICE&lastDirtyTimestamp=1714550399000&overriddenstatus=OUT_OF_SERVICE"
@@ -283,23 +269,11 @@ async fn a_lease_below_or_at_the_limit_is_kept_and_one_over_it_is_served_shorten
         ("at", 120, 120),
         ("over", i32::MAX as u32, 120),
     ] {
-        registers(
-            &server,
-            "A",
-            Format::Json,
-            body(Format::Json, "A", id, lasting(asked)),
-        )
-        .await;
+        registers_built(&server, Format::Json, ("A", id), lasting(asked)).await;
         let stored = instance(&server, "A", id).await.unwrap();
         assert_eq!(stored.lease_info.duration_in_secs, served, "{id}");
     }
-    registers(
-        &server,
-        "B",
-        Format::Xml,
-        body(Format::Xml, "B", "x", lasting(3600)),
-    )
-    .await;
+    registers_built(&server, Format::Xml, ("B", "x"), lasting(3600)).await;
     let stored = instance(&server, "B", "x").await.unwrap();
     assert_eq!(stored.lease_info.duration_in_secs, 120);
 }
@@ -423,13 +397,7 @@ const AMAZON_THREE: &[(&str, &str)] = &[
 #[tokio::test]
 async fn amazon_data_center_metadata_over_the_metadata_limits_is_400_naming_it_in_json_and_xml() {
     let server = with_small_metadata().await;
-    registers(
-        &server,
-        "A",
-        Format::Json,
-        body(Format::Json, "A", "two", in_amazon(AMAZON_TWO)),
-    )
-    .await;
+    registers_built(&server, Format::Json, ("A", "two"), in_amazon(AMAZON_TWO)).await;
     let reason = "dataCenterInfo.metadata has 3 entries, over the limit of 2";
     for format in [Format::Json, Format::Xml] {
         let three = body(format, "A", "three", in_amazon(AMAZON_THREE));

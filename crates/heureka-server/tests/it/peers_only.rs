@@ -133,6 +133,11 @@ fn replication_requests() -> Vec<(&'static str, Method, &'static str, String, bo
     ]
 }
 
+/// A peer's batch carrying `body`, for [`send`].
+fn batch_request(body: &str) -> (&'static Method, &'static str, &str, bool) {
+    (&Method::POST, "/peerreplication/batch/", body, false)
+}
+
 async fn send(
     client: &Client,
     server: &TestServer,
@@ -181,12 +186,7 @@ async fn a_forged_batch_from_a_non_peer_is_refused_and_the_registry_kept() {
     let before = server.registry_json().await;
 
     let body = cancel_batch("ORDERS", "o-1");
-    let request = (
-        &Method::POST,
-        "/peerreplication/batch/",
-        body.as_str(),
-        false,
-    );
+    let request = batch_request(&body);
     let (status, reason) = send(&from(FORGER), &server, request, None).await;
 
     assert_eq!(status, 403);
@@ -198,17 +198,29 @@ async fn a_forged_batch_from_a_non_peer_is_refused_and_the_registry_kept() {
     assert_eq!(server.registry_json().await, before);
 }
 
+/// Asserts every kind of replication from `address` is refused, 403 with a reason saying
+/// `not_one`, and leaves the registry as it was.
+async fn refuses_every_replication(server: &TestServer, address: &str, not_one: &str) {
+    let before = server.registry_json().await;
+    for (what, status, reason) in replicate_everything(&from(address), server, None).await {
+        assert_eq!(status, 403, "{what}: {reason}");
+        assert!(reason.contains(not_one), "{what}: {reason}");
+    }
+    assert_eq!(server.registry_json().await, before);
+}
+
+/// Asserts no kind of replication from `address` is refused with 403.
+async fn accepts_every_replication(server: &TestServer, address: &str) {
+    for (what, status, reason) in replicate_everything(&from(address), server, None).await {
+        assert_ne!(status, 403, "{what}: {reason}");
+    }
+}
+
 #[tokio::test]
 async fn every_kind_of_replication_from_a_non_peer_is_refused() {
     let server = node_with_a_loopback_peer(&[]).await;
     server.register("ORDERS", "o-1").await;
-    let before = server.registry_json().await;
-
-    for (what, status, reason) in replicate_everything(&from(FORGER), &server, None).await {
-        assert_eq!(status, 403, "{what}: {reason}");
-        assert!(reason.contains("127.0.0.2 is not one"), "{what}: {reason}");
-    }
-    assert_eq!(server.registry_json().await, before);
+    refuses_every_replication(&server, FORGER, "127.0.0.2 is not one").await;
 }
 
 #[tokio::test]
@@ -234,9 +246,7 @@ async fn a_client_write_or_a_read_from_anywhere_is_no_replication_and_is_accepte
 async fn replication_from_a_peers_address_is_accepted() {
     let server = node_with_a_loopback_peer(&[]).await;
     server.register("ORDERS", "o-1").await;
-    for (what, status, reason) in replicate_everything(&from(PEER), &server, None).await {
-        assert_ne!(status, 403, "{what}: {reason}");
-    }
+    accepts_every_replication(&server, PEER).await;
     // The cancel batch went through (o-1 is gone, then registered again by the batch's o-2
     // and the replicated register's o-3).
     let registry = server.registry_json().await;
@@ -251,21 +261,14 @@ async fn a_lone_node_accepts_replication_from_no_one() {
     // Its only service URL is itself: it has no peers, so not even 127.0.0.1 is one.
     let server = TestServer::start(&[]).await;
     server.register("ORDERS", "o-1").await;
-    let before = server.registry_json().await;
-    for (what, status, reason) in replicate_everything(&from(PEER), &server, None).await {
-        assert_eq!(status, 403, "{what}: {reason}");
-        assert!(reason.contains("127.0.0.1 is not one"), "{what}: {reason}");
-    }
-    assert_eq!(server.registry_json().await, before);
+    refuses_every_replication(&server, PEER, "127.0.0.1 is not one").await;
 }
 
 #[tokio::test]
 async fn peers_only_false_accepts_replication_from_anyone_as_eureka_does() {
     let server = node_with_a_loopback_peer(&["--heureka.replication.peers-only=false"]).await;
     server.register("ORDERS", "o-1").await;
-    for (what, status, reason) in replicate_everything(&from(FORGER), &server, None).await {
-        assert_ne!(status, 403, "{what}: {reason}");
-    }
+    accepts_every_replication(&server, FORGER).await;
     assert!(!server
         .registry_json()
         .await
@@ -297,12 +300,7 @@ async fn the_peer_user_is_a_peer_from_any_address() {
     let forger = from(FORGER);
     let client = Some(("client", "client-pw"));
     let register = register_batch("ORDERS", "o-1");
-    let batch = (
-        &Method::POST,
-        "/peerreplication/batch/",
-        register.as_str(),
-        false,
-    );
+    let batch = batch_request(&register);
 
     // The clients' credentials pass authentication, but do not make a peer.
     let (status, reason) = send(&forger, &server, batch, client).await;
