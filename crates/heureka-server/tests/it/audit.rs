@@ -45,6 +45,11 @@ async fn send(request: RequestBuilder) -> u16 {
     request.sent().await.status().as_u16()
 }
 
+/// A bare `method` on `path` as the configured user, from this process's address; the status.
+async fn send_as_user(server: &TestServer, method: Method, path: &str) -> u16 {
+    send(request(server, &server.http, method, path)).await
+}
+
 /// Registers `app`/`id` at [`INSTANCE_ADDRESS`].
 async fn register(server: &TestServer, app: &str, id: &str) {
     let body = spring_body(app, id).replace("10.0.0.5", INSTANCE_ADDRESS);
@@ -101,10 +106,7 @@ async fn an_override_removed_leaves_an_entry() {
     register(&server, "orders", "o1").await;
     set_override(&server, "o1", "OUT_OF_SERVICE").await;
     let path = "/apps/ORDERS/o1/status";
-    assert_eq!(
-        send(request(&server, &server.http, Method::DELETE, path)).await,
-        200
-    );
+    assert_eq!(send_as_user(&server, Method::DELETE, path).await, 200);
     let (entries, _) = audit_entries(&server).await;
     let entry = &entries[0];
     assert_eq!(entry["action"], "status-override-removed");
@@ -118,10 +120,7 @@ async fn an_override_removed_leaves_an_entry() {
 async fn an_override_on_an_unknown_instance_is_audited_as_refused() {
     let server = server(&[]).await;
     let path = "/apps/ORDERS/ghost/status?value=DOWN";
-    assert_eq!(
-        send(request(&server, &server.http, Method::PUT, path)).await,
-        404
-    );
+    assert_eq!(send_as_user(&server, Method::PUT, path).await, 404);
     let (entries, _) = audit_entries(&server).await;
     assert_eq!(entries[0]["outcome"], 404);
     assert_eq!(entries[0]["applied"], false);
@@ -165,10 +164,7 @@ async fn a_metadata_update_by_another_address_lists_its_keys_but_not_their_value
     let server = server(&[]).await;
     register(&server, "orders", "o1").await;
     let path = "/apps/ORDERS/o1/metadata?zone=eu-1&token=t0p-s3cret-value";
-    assert_eq!(
-        send(request(&server, &server.http, Method::PUT, path)).await,
-        200
-    );
+    assert_eq!(send_as_user(&server, Method::PUT, path).await, 200);
     let (entries, body) = audit_entries(&server).await;
     assert_eq!(entries[0]["action"], "metadata-updated");
     assert_eq!(
@@ -193,10 +189,8 @@ async fn a_metadata_update_by_the_instance_itself_is_not_audited() {
 async fn twenty_wrong_passwords_leave_one_entry_counting_twenty() {
     let server = server(&[]).await;
     for _ in 0..20 {
-        let guess = server
-            .request(Method::GET, "/apps")
-            .basic_auth("mallory", Some("guess-pa55word"));
-        assert_eq!(send(guess).await, 401);
+        let guess = server.get_as("/apps", "mallory", "guess-pa55word").await;
+        assert_eq!(guess.status(), 401);
     }
     let (entries, body) = audit_entries(&server).await;
     assert_eq!(entries.len(), 1, "{entries:?}");
@@ -301,10 +295,8 @@ async fn no_password_or_authorization_value_reaches_an_entry() {
     register(&server, "orders", "o1").await;
     set_override(&server, "o1", "OUT_OF_SERVICE").await;
     for _ in 0..3 {
-        let guess = server
-            .request(Method::GET, "/apps")
-            .basic_auth("mallory", Some("guess-pa55word"));
-        assert_eq!(send(guess).await, 401);
+        let guess = server.get_as("/apps", "mallory", "guess-pa55word").await;
+        assert_eq!(guess.status(), 401);
     }
     let (_, body) = audit_entries(&server).await;
     assert!(body.contains("status-override-set"), "{body}");

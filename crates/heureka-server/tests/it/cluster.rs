@@ -65,33 +65,30 @@ async fn everywhere(nodes: &[TestServer], app: &str, id: &str, status: Option<&s
     }
 }
 
+/// A [`full_mesh`] where `ORDERS/o1`, registered on node `n`, is `UP` on every node.
+async fn mesh_with_o1_registered_on(n: usize) -> Vec<TestServer> {
+    let nodes = full_mesh(&[]).await;
+    nodes[n].register("orders", "o1").await;
+    everywhere(&nodes, "ORDERS", "o1", Some("UP")).await;
+    nodes
+}
+
 #[tokio::test]
 async fn a_registration_on_one_node_reaches_the_others() {
-    let nodes = full_mesh(&[]).await;
-    nodes[0].register("orders", "o1").await;
-    everywhere(&nodes, "ORDERS", "o1", Some("UP")).await;
+    mesh_with_o1_registered_on(0).await;
 }
 
 #[tokio::test]
 async fn a_cancel_on_one_node_reaches_the_others() {
-    let nodes = full_mesh(&[]).await;
-    nodes[1].register("orders", "o1").await;
-    everywhere(&nodes, "ORDERS", "o1", Some("UP")).await;
+    let nodes = mesh_with_o1_registered_on(1).await;
     assert_eq!(nodes[1].delete("/apps/ORDERS/o1").await, 200);
     everywhere(&nodes, "ORDERS", "o1", None).await;
 }
 
 #[tokio::test]
 async fn a_status_override_and_its_removal_reach_the_others() {
-    let nodes = full_mesh(&[]).await;
-    nodes[0].register("orders", "o1").await;
-    everywhere(&nodes, "ORDERS", "o1", Some("UP")).await;
-    assert_eq!(
-        nodes[2]
-            .put("/apps/ORDERS/o1/status?value=OUT_OF_SERVICE")
-            .await,
-        200
-    );
+    let nodes = mesh_with_o1_registered_on(0).await;
+    nodes[2].take_out_of_service("ORDERS", "o1").await;
     everywhere(&nodes, "ORDERS", "o1", Some("OUT_OF_SERVICE")).await;
     assert_eq!(
         nodes[2].delete("/apps/ORDERS/o1/status?value=UP").await,
@@ -102,9 +99,7 @@ async fn a_status_override_and_its_removal_reach_the_others() {
 
 #[tokio::test]
 async fn a_metadata_change_reaches_the_others() {
-    let nodes = full_mesh(&[]).await;
-    nodes[0].register("orders", "o1").await;
-    everywhere(&nodes, "ORDERS", "o1", Some("UP")).await;
+    let nodes = mesh_with_o1_registered_on(0).await;
     assert_eq!(nodes[0].put("/apps/ORDERS/o1/metadata?zone=b").await, 200);
     for node in &nodes {
         eventually("metadata replicated", || async {

@@ -9,6 +9,13 @@ fn moved_body(app: &str, id: &str) -> String {
     spring_body(app, id).replace("10.0.0.5", "10.6.6.6")
 }
 
+/// A server started with `args` holding `o-1`, registered as `orders`.
+async fn holding_o_1(args: &[&str]) -> TestServer {
+    let server = TestServer::start(args).await;
+    server.register("orders", "o-1").await;
+    server
+}
+
 async fn register_moved(server: &TestServer) -> reqwest::Response {
     server
         .post_json("/apps/orders", &moved_body("orders", "o-1"))
@@ -32,22 +39,23 @@ async fn takeovers_counted(server: &TestServer) -> String {
         .to_owned()
 }
 
+/// Asserts the server has counted `count` takeovers.
+async fn assert_takeovers_counted(server: &TestServer, count: u64) {
+    let expected = format!("heureka_takeovers_total {count}");
+    assert_eq!(takeovers_counted(server).await, expected);
+}
+
 #[tokio::test]
 async fn a_takeover_is_accepted_by_default_and_counted() {
-    let server = TestServer::start(&[]).await;
-    server.register("orders", "o-1").await;
+    let server = holding_o_1(&[]).await;
     assert_eq!(register_moved(&server).await.status(), 204);
     assert_eq!(ip_of_o1(&server).await, "10.6.6.6");
-    assert_eq!(
-        takeovers_counted(&server).await,
-        "heureka_takeovers_total 1"
-    );
+    assert_takeovers_counted(&server, 1).await;
 }
 
 #[tokio::test]
 async fn a_takeover_is_refused_with_409_when_asked_and_the_instance_stays() {
-    let server = TestServer::start(&["--heureka.refuse-takeovers=true"]).await;
-    server.register("orders", "o-1").await;
+    let server = holding_o_1(&["--heureka.refuse-takeovers=true"]).await;
     let response = register_moved(&server).await;
     assert_eq!(response.status(), 409);
     let reason = response.text().await.unwrap();
@@ -60,19 +68,14 @@ async fn a_takeover_is_refused_with_409_when_asked_and_the_instance_stays() {
 
 #[tokio::test]
 async fn re_registering_from_the_same_endpoint_is_never_refused() {
-    let server = TestServer::start(&["--heureka.refuse-takeovers=true"]).await;
+    let server = holding_o_1(&["--heureka.refuse-takeovers=true"]).await;
     server.register("orders", "o-1").await;
-    server.register("orders", "o-1").await;
-    assert_eq!(
-        takeovers_counted(&server).await,
-        "heureka_takeovers_total 0"
-    );
+    assert_takeovers_counted(&server, 0).await;
 }
 
 #[tokio::test]
 async fn a_cancelled_instance_is_free_to_take_when_takeovers_are_refused() {
-    let server = TestServer::start(&["--heureka.refuse-takeovers=true"]).await;
-    server.register("orders", "o-1").await;
+    let server = holding_o_1(&["--heureka.refuse-takeovers=true"]).await;
     assert_eq!(server.delete("/apps/orders/o-1").await, 200);
     assert_eq!(register_moved(&server).await.status(), 204);
     assert_eq!(ip_of_o1(&server).await, "10.6.6.6");
