@@ -104,12 +104,12 @@ pub async fn serve_with_reload(
         background.spawn(tls::watch(Arc::clone(tls)));
     }
     listener::serve(listener, app, &config.connections, tls, shutdown).await;
-    state.audit.close_all();
+    state.observe.audit.close_all();
     if let Some(own) = &own {
         own_instance::cancel(&state.store, own);
         replication::flush(&state.replication).await;
     }
-    if let Some(persistence) = &state.persistence {
+    if let Some(persistence) = &state.node.persistence {
         // After the last write this node makes: nothing acknowledged is lost to a shutdown.
         persistence.flush(&state.store).await;
         match persistence.view() {
@@ -148,12 +148,12 @@ fn start(
     reload: Option<ConfigReload>,
 ) -> Running {
     let app = app(state, config);
-    let mut background = tasks::spawn_all(&state.store, &state.events, config);
+    let mut background = tasks::spawn_all(&state.store, &state.events.feed, config);
     let replicating = replication::spawn_all(&state.replicator(), reload);
-    events::webhooks::spawn_all(&state.events, &config.heureka.webhooks, &mut background);
-    background.spawn(audit::close_summaries_every_second(state.audit.clone()));
+    events::webhooks::spawn_all(&state.events.feed, &config.heureka.webhooks, &mut background);
+    background.spawn(audit::close_summaries_every_second(state.observe.audit.clone()));
     health_checks::spawn_all(state.checker(config), &mut background);
-    if let Some(persistence) = &state.persistence {
+    if let Some(persistence) = &state.node.persistence {
         background.spawn(persistence::flush_every_interval(
             persistence.clone(),
             state.store.clone(),

@@ -40,18 +40,18 @@ pub(crate) fn router(state: SharedState, base_path: &str, max_body_bytes: usize)
     // Outermost, so it times and logs every answer, 401s and unmatched paths included.
     let observing = observe::ObserveLayer(state.clone());
     let cross_site = cross_site::CrossSiteLayer::new(
-        &state.settings.allowed_origins,
-        state.settings.allowed_hosts.clone(),
+        &state.security.allowed_origins,
+        state.security.allowed_hosts.clone(),
     );
     // Without users configured every request passes with every role, so the check is not
     // installed.
-    let auth = state.settings.users.is_some().then(|| {
+    let auth = state.security.users.is_some().then(|| {
         let guard = auth::Guard::new(state.clone(), base_path);
         middleware::from_fn_with_state(guard, auth::require_user)
     });
     // Replication only from peers, unless `heureka.replication.peers-only=false`.
     let peers_only = state
-        .settings
+        .security
         .peers_only
         .then(|| peers_only::PeersOnlyLayer::new(state.clone(), base_path));
     let guarded = guarded.layer(
@@ -141,7 +141,7 @@ fn api(prefix: &str) -> Router<SharedState> {
 /// The actuator endpoints that need credentials when authentication is on: info and the
 /// metrics, like the API.
 fn actuator_behind_auth(state: &SharedState) -> Router<SharedState> {
-    let (base, exposed) = (&state.settings.actuator_base_path, state.settings.exposed);
+    let (base, exposed) = (&state.observe.actuator_base_path, state.observe.exposed);
     let mut router = Router::new();
     if exposed.info {
         router = router.route(&format!("{base}/info"), get(actuator::info));
@@ -157,8 +157,8 @@ fn actuator_behind_auth(state: &SharedState) -> Router<SharedState> {
 /// Health answers without credentials, as Kubernetes probes and load balancers need: the
 /// probes with a status only, `health` with details only for authorized requests (by default).
 fn actuator_open(state: &SharedState) -> Router<SharedState> {
-    let base = &state.settings.actuator_base_path;
-    if !state.settings.exposed.health {
+    let base = &state.observe.actuator_base_path;
+    if !state.observe.exposed.health {
         return Router::new();
     }
     Router::new()

@@ -1,6 +1,6 @@
-//! What the HTTP side shares: the store, the response caches, the subsystems, and the few
-//! settings handlers consult. `AppState::new` builds them and lists where every registry
-//! change goes. Only the HTTP side (handlers, `http/`, routes) depends on this module; the
+//! What the HTTP side shares, grouped by concern: the store, the response caches, the
+//! subsystems, and the few settings handlers consult. `AppState::new` builds them and lists
+//! where every registry change goes. Only the HTTP side (handlers, `http/`, routes) depends on this module; the
 //! subsystems depend on the store, not on each other through here.
 
 use std::sync::Arc;
@@ -22,78 +22,96 @@ use crate::store::{ChangeSink, Store};
 
 pub(crate) mod security;
 
+pub(crate) use self::security::Security;
+
 pub(crate) type SharedState = Arc<AppState>;
 
+/// Everything a request may need, grouped by concern. Built once by [`AppState::new`].
 #[derive(Debug)]
 pub(crate) struct AppState {
     /// The registry and the time: every read, write and `now` goes through it.
     pub(crate) store: Arc<Store>,
+    /// The encoded documents registry fetches are served from.
+    pub(crate) caches: Caches,
+    /// The peers, their queues and the client that talks to them.
+    pub(crate) replication: Arc<Replication>,
+    /// The event stream and the subscriptions open on it.
+    pub(crate) events: EventState,
+    /// Who may do what: the users, the peers' credentials, the origins and host names a browser
+    /// may use, and Eureka's rate limiter on fetches (`state/security.rs`).
+    pub(crate) security: Security,
+    /// What the node shows of itself: metrics, the audit trail, its consumers, the access
+    /// log, the dashboard and the actuator.
+    pub(crate) observe: Observe,
+    /// The server's health checks of instances: this node's tag and the latest probes.
+    pub(crate) health_checks: Arc<crate::health_checks::HealthChecks>,
+    /// This node: how it names itself, when it started, its registry on disk, and the
+    /// registry settings handlers check before taking the lock.
+    pub(crate) node: Node,
+}
+
+/// The response caches: each body is built at most once per registry version (`cache.rs`).
+#[derive(Debug)]
+pub(crate) struct Caches {
     /// Pre-encoded, pre-compressed full documents, per application, keyed by version.
     pub(crate) full_fetch: FullFetchCache,
     /// Pre-encoded, pre-compressed delta documents, keyed by registry version.
     pub(crate) delta: DeltaCache,
     /// Encoded single-application and VIP documents, keyed by the version they depend on.
     pub(crate) selections: SelectionCache,
-    pub(crate) settings: Settings,
-    /// The peers, their queues and the client that talks to them.
-    pub(crate) replication: Arc<Replication>,
+}
+
+/// The event stream (`events.rs`) and the streams clients hold open on it.
+#[derive(Debug)]
+pub(crate) struct EventState {
     /// The event stream's channel, the renewal counts and the dashboard's `lastn` lists.
-    pub(crate) events: Arc<Events>,
+    pub(crate) feed: Arc<Events>,
     /// How many event streams are open, in all and per client, against their limits.
-    pub(crate) event_streams: Arc<StreamBudget>,
-    /// What the dashboard shows that no other part of the state holds.
-    pub(crate) dashboard: crate::dashboard::DashboardInfo,
-    /// The audit trail: administrative acts and refusals, logged, kept and published.
-    pub(crate) audit: Arc<Audit>,
+    pub(crate) open_streams: Arc<StreamBudget>,
+    /// `heureka.events.*`: the keep-alive, send timeout and age of event streams.
+    pub(crate) stream_settings: EventStreamConfig,
+}
+
+/// What the node shows of itself, and how.
+#[derive(Debug)]
+pub(crate) struct Observe {
     /// The Prometheus metrics, counted on the write path and by the observing layer.
     pub(crate) metrics: Arc<Metrics>,
+    /// Whether the Prometheus endpoints are served, and so whether requests are timed.
+    pub(crate) metrics_enabled: bool,
+    /// `heureka.access-log` / `server.tomcat.accesslog.enabled`: one log line per request.
+    pub(crate) access_log: bool,
+    /// The audit trail: administrative acts and refusals, logged, kept and published.
+    pub(crate) audit: Arc<Audit>,
     /// Who fetches the registry from this node (`consumers.rs`).
     pub(crate) consumers: crate::consumers::Consumers,
+    /// What the dashboard shows that no other part of the state holds.
+    pub(crate) dashboard: crate::dashboard::DashboardInfo,
+    /// `management.endpoints.web.base-path`: where the actuator's endpoints are served.
+    pub(crate) actuator_base_path: String,
+    /// Which actuator endpoints are served.
+    pub(crate) exposed: Exposure,
+    /// `management.endpoint.health.show-details`.
+    pub(crate) show_details: ShowDetails,
+}
+
+/// This node, and the few registry settings request handlers read, resolved once at start-up.
+#[derive(Debug)]
+pub(crate) struct Node {
     /// How this node names itself in the consumers' documents: `host:port`.
-    pub(crate) node_name: String,
-    /// The server's health checks of instances: this node's tag and the latest probes.
-    pub(crate) health_checks: Arc<crate::health_checks::HealthChecks>,
-    /// Eureka's rate limiter on registry fetches (`rate_limiter.rs`).
-    pub(crate) rate_limiter: crate::rate_limiter::RateLimiter,
+    pub(crate) name: String,
     /// `spring.application.name`: the app this server (and its peers) register as.
     pub(crate) application_name: String,
     /// When the server started, on its clock.
     pub(crate) started_at: Millis,
     /// The registry kept on disk, when `heureka.persistence.dir` is set.
     pub(crate) persistence: Option<Arc<Persistence>>,
-}
-
-/// The handful of configuration values request handlers need, resolved once at start-up.
-#[derive(Debug)]
-pub(crate) struct Settings {
+    /// `heureka.limits.*`, for the checks made before the registry lock.
+    pub(crate) limits: Limits,
     /// `eureka.server.disable-delta`: delta fetches answer 403.
     pub(crate) disable_delta: bool,
     /// `heureka.refuse-takeovers`: a client may not move a live instance to another endpoint.
     pub(crate) refuse_takeovers: bool,
-    /// The users authentication knows; `None` when none is configured: authentication off.
-    pub(crate) users: Option<crate::security::users::Users>,
-    /// The `Authorization` header value only peers send (`heureka.replication.peer-user.*`).
-    pub(crate) peer_auth_header: Option<String>,
-    /// `heureka.replication.peers-only`: replication only from peers (`http/peers_only.rs`).
-    pub(crate) peers_only: bool,
-    /// `heureka.access-log` / `server.tomcat.accesslog.enabled`: one log line per request.
-    pub(crate) access_log: bool,
-    /// Whether the Prometheus endpoints are served, and so whether requests are timed.
-    pub(crate) metrics_enabled: bool,
-    /// `management.endpoint.health.show-details`.
-    pub(crate) show_details: ShowDetails,
-    /// `management.endpoints.web.base-path` and which actuator endpoints are served.
-    pub(crate) actuator_base_path: String,
-    pub(crate) exposed: Exposure,
-    /// `heureka.limits.*`, for the checks made before the registry lock.
-    pub(crate) limits: Limits,
-    /// `heureka.events.*`: the keep-alive, send timeout and age of event streams.
-    pub(crate) event_streams: EventStreamConfig,
-    /// `heureka.security.allowed-origins`, normalised: the foreign origins that may write.
-    pub(crate) allowed_origins: Vec<String>,
-    /// The names a browser may reach this server under: its own, its peers',
-    /// `heureka.security.allowed-hosts` (`security/hosts.rs`).
-    pub(crate) allowed_hosts: crate::security::hosts::AllowedHosts,
 }
 
 impl AppState {
@@ -147,63 +165,67 @@ impl AppState {
             store.clone(),
             events.clone(),
         ));
+        Ok(Arc::new(AppState {
+            store,
+            caches: Caches::new(config),
+            replication,
+            events: EventState {
+                feed: events,
+                open_streams: Arc::new(StreamBudget::new(&config.heureka.events)),
+                stream_settings: config.heureka.events.clone(),
+            },
+            security: Security::from_config(config, port),
+            observe: Observe {
+                metrics,
+                metrics_enabled: config.management.exposed.prometheus,
+                access_log: config.management.access_log,
+                audit,
+                consumers: crate::consumers::Consumers::new(&config.heureka.consumers),
+                dashboard: crate::dashboard::DashboardInfo::new(config, port, now),
+                actuator_base_path: config.management.base_path.clone(),
+                exposed: config.management.exposed,
+                show_details: config.management.show_details,
+            },
+            health_checks: Arc::new(crate::health_checks::HealthChecks::new(
+                &config.heureka.health_checks,
+                tag,
+            )),
+            node: Node {
+                name: format!(
+                    "{}:{port}",
+                    crate::own_instance::own_instance(config, port, now).host_name
+                ),
+                application_name: config.application_name.to_uppercase(),
+                started_at: now,
+                persistence,
+                limits: limits(config),
+                disable_delta: config.eureka_server.disable_delta,
+                refuse_takeovers: config.heureka.refuse_takeovers,
+            },
+        }))
+    }
+}
+
+impl Caches {
+    /// Empty caches whose entries age out after `response-cache-auto-expiration-in-seconds`.
+    fn new(config: &Config) -> Caches {
         let max_age = Duration::from_secs(
             config
                 .eureka_server
                 .response_cache_auto_expiration_in_seconds,
         );
-        Ok(Arc::new(AppState {
-            store,
+        Caches {
             full_fetch: FullFetchCache::new(max_age),
             delta: DeltaCache::new(max_age),
             selections: SelectionCache::new(max_age),
-            settings: Settings {
-                disable_delta: config.eureka_server.disable_delta,
-                refuse_takeovers: config.heureka.refuse_takeovers,
-                users: security::users(config),
-                peer_auth_header: config.heureka.replication.peer_user.as_ref().map(|auth| {
-                    crate::security::basic::basic_auth_header(&auth.name, &auth.password)
-                }),
-                peers_only: config.heureka.replication.peers_only,
-                access_log: config.management.access_log,
-                metrics_enabled: config.management.exposed.prometheus,
-                show_details: config.management.show_details,
-                actuator_base_path: config.management.base_path.clone(),
-                exposed: config.management.exposed,
-                limits: limits(config),
-                event_streams: config.heureka.events.clone(),
-                allowed_origins: config.heureka.allowed_origins.clone(),
-                allowed_hosts: security::allowed_hosts(config, port),
-            },
-            audit,
-            metrics,
-            consumers: crate::consumers::Consumers::new(&config.heureka.consumers),
-            node_name: format!(
-                "{}:{port}",
-                crate::own_instance::own_instance(config, port, now).host_name
-            ),
-            health_checks: Arc::new(crate::health_checks::HealthChecks::new(
-                &config.heureka.health_checks,
-                tag,
-            )),
-            rate_limiter: crate::rate_limiter::RateLimiter::new(
-                config.eureka_server.rate_limiter.clone(),
-            ),
-            replication,
-            events,
-            event_streams: Arc::new(StreamBudget::new(&config.heureka.events)),
-            dashboard: crate::dashboard::DashboardInfo::new(config, port, now),
-            application_name: config.application_name.to_uppercase(),
-            started_at: now,
-            persistence,
-        }))
+        }
     }
 }
 
 impl AppState {
     /// Whether the registry is kept on disk, and how that goes.
     pub(crate) fn persistence_view(&self) -> heureka_wire::PersistenceView {
-        let Some(persistence) = &self.persistence else {
+        let Some(persistence) = &self.node.persistence else {
             return Default::default();
         };
         let mut view = persistence.view();
@@ -225,7 +247,7 @@ impl AppState {
         Replicator {
             store: self.store.clone(),
             replication: self.replication.clone(),
-            events: self.events.clone(),
+            events: self.events.feed.clone(),
         }
     }
 
@@ -235,8 +257,8 @@ impl AppState {
             checks: self.health_checks.clone(),
             store: self.store.clone(),
             replication: self.replication.clone(),
-            events: self.events.clone(),
-            metrics: self.metrics.clone(),
+            events: self.events.feed.clone(),
+            metrics: self.observe.metrics.clone(),
             tls: crate::replication::peer_tls(config),
         }
     }
@@ -251,7 +273,7 @@ impl AppState {
             .map(|peer| peer.url.as_str().to_owned())
             .collect();
         let users = config.heureka.users.len();
-        let auth = match (&config.security, &self.settings.users) {
+        let auth = match (&config.security, &self.security.users) {
             (Some(credentials), _) if users == 0 => format!("on (user {})", credentials.name),
             (Some(credentials), _) => format!("on (user {}, {users} more)", credentials.name),
             (None, Some(_)) => format!("on ({users} users)"),
@@ -297,7 +319,7 @@ impl AppState {
             ready: state.is_ready(),
             cache_builds: cache_builds(state),
             peers: state.replication.peer_states(),
-            consumers: state.consumers.counts(version, now),
+            consumers: state.observe.consumers.counts(version, now),
         }
     }
 }
@@ -315,13 +337,13 @@ fn cache_builds(state: &AppState) -> Vec<(&'static str, &'static str, &'static s
                 "full",
                 format_name,
                 encoding.as_str(),
-                state.full_fetch.builds(format, encoding),
+                state.caches.full_fetch.builds(format, encoding),
             ));
             builds.push((
                 "delta",
                 format_name,
                 encoding.as_str(),
-                state.delta.builds(format, encoding),
+                state.caches.delta.builds(format, encoding),
             ));
         }
     }

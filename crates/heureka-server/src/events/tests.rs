@@ -54,8 +54,8 @@ fn names(events: &[(String, Value)]) -> Vec<&str> {
 async fn heartbeats_are_sent_as_one_renewals_event_per_second_counted_per_app() {
     let config = Config::default();
     let state = state(&config);
-    let mut events = Box::pin(subscriber_events(&state.events, Vec::new(), false));
-    let _tasks = crate::tasks::spawn_all(&state.store, &state.events, &config);
+    let mut events = Box::pin(subscriber_events(&state.events.feed, Vec::new(), false));
+    let _tasks = crate::tasks::spawn_all(&state.store, &state.events.feed, &config);
     register(&state, "orders", "o1");
     register(&state, "billing", "b1");
     tokio::time::sleep(Duration::from_millis(1_500)).await;
@@ -77,11 +77,11 @@ async fn an_app_filter_keeps_that_apps_events_and_its_renewal_count() {
     let config = Config::default();
     let state = state(&config);
     let mut events = Box::pin(subscriber_events(
-        &state.events,
+        &state.events.feed,
         vec!["ORDERS".into()],
         false,
     ));
-    let _tasks = crate::tasks::spawn_all(&state.store, &state.events, &config);
+    let _tasks = crate::tasks::spawn_all(&state.store, &state.events.feed, &config);
     tokio::time::sleep(Duration::from_millis(1_500)).await;
     drain(&mut events).await;
     register(&state, "orders", "o1");
@@ -99,8 +99,8 @@ async fn an_app_filter_keeps_that_apps_events_and_its_renewal_count() {
 async fn self_preservation_is_left_and_entered_as_the_minute_rolls_show_renewals_come_and_go() {
     let config = Config::default();
     let state = state(&config);
-    let mut events = Box::pin(subscriber_events(&state.events, Vec::new(), false));
-    let _tasks = crate::tasks::spawn_all(&state.store, &state.events, &config);
+    let mut events = Box::pin(subscriber_events(&state.events.feed, Vec::new(), false));
+    let _tasks = crate::tasks::spawn_all(&state.store, &state.events.feed, &config);
     // E = 2 (the default 1, plus this registration), T = floor(2 × 2 × 0.85) = 3.
     register(&state, "orders", "o1");
     for _ in 0..5 {
@@ -133,7 +133,7 @@ async fn self_preservation_is_left_and_entered_as_the_minute_rolls_show_renewals
 async fn a_subscriber_that_falls_behind_is_told_how_many_events_it_missed() {
     let config = Config::default();
     let state = state(&config);
-    let mut events = Box::pin(subscriber_events(&state.events, Vec::new(), false));
+    let mut events = Box::pin(subscriber_events(&state.events.feed, Vec::new(), false));
     for n in 0..(super::CHANNEL_CAPACITY + 10) {
         register(&state, "orders", &format!("o{n}"));
     }
@@ -146,7 +146,7 @@ async fn a_subscriber_that_falls_behind_is_told_how_many_events_it_missed() {
 #[tokio::test(start_paused = true)]
 async fn a_reconnecting_subscriber_is_told_to_reload_first() {
     let state = state(&Config::default());
-    let mut events = Box::pin(subscriber_events(&state.events, Vec::new(), true));
+    let mut events = Box::pin(subscriber_events(&state.events.feed, Vec::new(), true));
     register(&state, "orders", "o1");
     assert_eq!(names(&drain(&mut events).await), ["lagged", "registered"]);
 }
@@ -159,7 +159,7 @@ async fn lastn_lists_registrations_and_removals_newest_first() {
     state
         .store
         .write(|registry, now| registry.cancel("ORDERS", "o1", Origin::Client, now));
-    let lastn: Value = serde_json::from_slice(&state.events.lastn_json()).unwrap();
+    let lastn: Value = serde_json::from_slice(&state.events.feed.lastn_json()).unwrap();
     assert_eq!(lastn["registered"][0]["id"], "o2");
     assert_eq!(lastn["registered"][1]["id"], "o1");
     assert_eq!(lastn["cancelled"][0]["id"], "o1");
@@ -169,7 +169,7 @@ async fn lastn_lists_registrations_and_removals_newest_first() {
 async fn a_status_override_is_a_status_changed_event_with_the_instance_after_it() {
     let state = state(&Config::default());
     register(&state, "orders", "o1");
-    let mut events = Box::pin(subscriber_events(&state.events, Vec::new(), false));
+    let mut events = Box::pin(subscriber_events(&state.events.feed, Vec::new(), false));
     state.store.write(|registry, now| {
         registry.set_status_override(
             "ORDERS",

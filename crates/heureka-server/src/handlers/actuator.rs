@@ -30,7 +30,7 @@ pub(crate) async fn health(
 ) -> Response {
     let components = components(&state);
     let status = components.status();
-    let details = match state.settings.show_details {
+    let details = match state.observe.show_details {
         ShowDetails::Always => true,
         ShowDetails::WhenAuthorized => {
             let certificate = certificate.map(|Extension(certificate)| certificate);
@@ -60,7 +60,7 @@ pub(crate) async fn readiness(
 /// `GET {actuator}/info`: what was built, and from which commit when the build knew it.
 pub(crate) async fn info(State(state): State<SharedState>, Headers(headers): Headers) -> Response {
     let info = BuildInfo {
-        app_name: state.application_name.to_lowercase(),
+        app_name: state.node.application_name.to_lowercase(),
         artifact: env!("CARGO_PKG_NAME").to_owned(),
         name: "heureka".to_owned(),
         version: env!("CARGO_PKG_VERSION").to_owned(),
@@ -85,6 +85,7 @@ pub(crate) async fn prometheus(
         "text/plain; version=0.0.4; charset=utf-8"
     };
     let text = state
+        .observe
         .metrics
         .encode(|| state.metrics_snapshot(), openmetrics);
     let mut response = (StatusCode::OK, text).into_response();

@@ -69,6 +69,7 @@ fn book(
     }
     let now = state.store.now();
     state
+        .observe
         .consumers
         .record(address.ip(), headers, fetch, version, now);
 }
@@ -94,7 +95,7 @@ pub(crate) async fn delta(
 ) -> Result<Response, ApiError> {
     ready(&state)?;
     rate_limit::admit(&state, &headers, Fetch::Delta)?;
-    if state.settings.disable_delta {
+    if state.node.disable_delta {
         return Err(ApiError::Forbidden);
     }
     let version = state.store.read().version();
@@ -145,7 +146,10 @@ pub(crate) async fn svip(
 /// instances (VIP selections are never None).
 fn selected(state: &SharedState, headers: &HeaderMap, selection: Selection) -> Option<Response> {
     let format = negotiate::collection_format(headers);
-    let body = state.selections.get(&state.store, &selection, format)?;
+    let body = state
+        .caches
+        .selections
+        .get(&state.store, &selection, format)?;
     Some(document(format, body))
 }
 
@@ -166,16 +170,22 @@ async fn cached(state: &SharedState, headers: &HeaderMap, which: Document) -> Re
         Encoding::Plain
     };
     let ready = match which {
-        Document::AllApps => state.full_fetch.ready(&state.store, format, encoding),
-        Document::Delta => state.delta.ready(&state.store, format, encoding),
+        Document::AllApps => state
+            .caches
+            .full_fetch
+            .ready(&state.store, format, encoding),
+        Document::Delta => state.caches.delta.ready(&state.store, format, encoding),
     };
     let body = match ready {
         Some(body) => body,
         None => {
             let state = state.clone();
             let build = move || match which {
-                Document::AllApps => state.full_fetch.build(&state.store, format, encoding),
-                Document::Delta => state.delta.build(&state.store, format, encoding),
+                Document::AllApps => state
+                    .caches
+                    .full_fetch
+                    .build(&state.store, format, encoding),
+                Document::Delta => state.caches.delta.build(&state.store, format, encoding),
             };
             if Handle::current().runtime_flavor() == RuntimeFlavor::MultiThread {
                 tokio::task::block_in_place(build)

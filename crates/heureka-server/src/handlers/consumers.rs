@@ -30,9 +30,12 @@ use crate::state::SharedState;
 pub(crate) async fn list(State(state): State<SharedState>) -> Response {
     let now = state.store.now();
     let version = state.store.read().version();
-    let (consumers, readers) = state.consumers.views(&state.node_name, version, now);
+    let (consumers, readers) = state
+        .observe
+        .consumers
+        .views(&state.node.name, version, now);
     let doc = ConsumersDoc {
-        node: state.node_name.clone(),
+        node: state.node.name.clone(),
         version,
         now,
         consumers,
@@ -143,7 +146,7 @@ pub(crate) async fn peer_progress(
 /// this node must hold (its application's last change: at least the drain's own); each
 /// consumer and each reader active within `active-within`, confirmed or not.
 fn local_progress(state: &SharedState, app: &str, id: &str) -> Result<ConsumersDoc, ApiError> {
-    state.settings.limits.check_names(app, id)?;
+    state.node.limits.check_names(app, id)?;
     let now = state.store.now();
     let (status, required, version) = {
         let registry = state.store.read();
@@ -152,7 +155,7 @@ fn local_progress(state: &SharedState, app: &str, id: &str) -> Result<ConsumersD
         let required = drained.then(|| registry.application_version(app));
         (instance.status, required, registry.version())
     };
-    let active_within = state.consumers.active_within_ms;
+    let active_within = state.observe.consumers.active_within_ms;
     // Readers carry `confirmed` too: a peer's reader may be another node's periodic consumer.
     let progress = |views: Vec<ConsumerView>| -> Vec<ConsumerView> {
         views
@@ -164,9 +167,12 @@ fn local_progress(state: &SharedState, app: &str, id: &str) -> Result<ConsumersD
             })
             .collect()
     };
-    let (consumers, readers) = state.consumers.views(&state.node_name, version, now);
+    let (consumers, readers) = state
+        .observe
+        .consumers
+        .views(&state.node.name, version, now);
     Ok(ConsumersDoc {
-        node: state.node_name.clone(),
+        node: state.node.name.clone(),
         version,
         now,
         status: Some(status.as_str().to_owned()),

@@ -18,7 +18,7 @@ use crate::state::SharedState;
 
 /// The page's two routes, `{path}` and `{path}/lastn`, or none when the dashboard is off.
 pub(crate) fn pages(state: &SharedState) -> Router<SharedState> {
-    let info = &state.dashboard;
+    let info = &state.observe.dashboard;
     if !info.enabled {
         return Router::new();
     }
@@ -35,7 +35,7 @@ pub(crate) fn pages(state: &SharedState) -> Router<SharedState> {
 /// The same page for both views; the script picks the view from the URL. It carries its own
 /// Content-Security-Policy, which lets it load its script and stylesheet.
 async fn page(State(state): State<SharedState>) -> Response {
-    let mut response = Html(state.dashboard.page.clone()).into_response();
+    let mut response = Html(state.observe.dashboard.page.clone()).into_response();
     response
         .headers_mut()
         .insert(header::CONTENT_SECURITY_POLICY, PAGE_POLICY);
@@ -67,15 +67,15 @@ pub(crate) async fn summary(State(state): State<SharedState>, extensions: Extens
             .own_instance_id()
             .and_then(|id| registry.instance_by_id(id, now))
             .map_or("UP", |instance| instance.status.as_str());
-        (state.events.status_of(&registry, now), node_status)
+        (state.events.feed.status_of(&registry, now), node_status)
     };
-    let info = &state.dashboard;
+    let info = &state.observe.dashboard;
     let summary = DashboardSummary {
         environment: info.environment.clone(),
         datacenter: info.datacenter.clone(),
         now,
-        started_at: state.started_at,
-        wait_time_in_ms_when_sync_empty: state.events.wait_time_in_ms_when_sync_empty(),
+        started_at: state.node.started_at,
+        wait_time_in_ms_when_sync_empty: state.events.feed.wait_time_in_ms_when_sync_empty(),
         self_preservation,
         node_host_name: info.node_host_name.clone(),
         node_ip_addr: info.node_ip_addr.clone(),
@@ -89,11 +89,11 @@ pub(crate) async fn summary(State(state): State<SharedState>, extensions: Extens
 
 /// `GET {base}/dashboard/lastn`.
 pub(crate) async fn lastn(State(state): State<SharedState>) -> Response {
-    json(state.events.lastn_json())
+    json(state.events.feed.lastn_json())
 }
 
 /// `GET {base}/dashboard/audit`: the audit entries kept (`heureka.audit.retained`), newest
 /// first; empty when `heureka.audit.enabled=false`.
 pub(crate) async fn audit(State(state): State<SharedState>) -> Response {
-    json(state.audit.recent_json())
+    json(state.observe.audit.recent_json())
 }

@@ -28,10 +28,10 @@ pub(crate) async fn stream(
 ) -> Response {
     // Limits are per IP address, a v4-mapped v6 address counting as its v4 one.
     let client = sender.map(|Extension(Sender(address))| address.ip().to_canonical());
-    let permit = match state.event_streams.admit(client) {
+    let permit = match state.events.open_streams.admit(client) {
         Ok(permit) => permit,
         Err(reason) => {
-            state.metrics.event_stream_refused();
+            state.observe.metrics.event_stream_refused();
             return ApiError::TooManyStreams(reason).into_response();
         }
     };
@@ -44,8 +44,8 @@ pub(crate) async fn stream(
     let reconnected = headers.contains_key("last-event-id");
     // Counted in the metrics and the budget for as long as the stream lives (the guards move
     // into it).
-    let subscribed = state.metrics.event_stream_subscriber();
-    let events = subscriber_events(&state.events, apps, reconnected).map(move |outgoing| {
+    let subscribed = state.observe.metrics.event_stream_subscriber();
+    let events = subscriber_events(&state.events.feed, apps, reconnected).map(move |outgoing| {
         let _held = (&subscribed, &permit);
         // The encoder escapes control characters: the JSON is one line, as SSE data must be.
         Ok::<_, Infallible>(
@@ -55,7 +55,7 @@ pub(crate) async fn stream(
                 .data(String::from_utf8_lossy(&outgoing.json)),
         )
     });
-    let limits = &state.settings.event_streams;
+    let limits = &state.events.stream_settings;
     // The keep-alive comment also proves the client still reads: one not taken within the
     // send timeout closes the stream (`listener.rs`).
     let mut response = Sse::new(events)

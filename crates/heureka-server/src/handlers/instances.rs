@@ -28,14 +28,14 @@ pub(crate) async fn register(
     let body = body?;
     let mut instance = heureka_wire::decode_instance(&body, format, state.store.now())
         .map_err(|error| ApiError::BadRequest(error.to_string()))?;
-    let limits = &state.settings.limits;
+    let limits = &state.node.limits;
     let clamped = heureka_core::validate_registration(&mut instance, &app, limits)?;
     if let Some(clamped) = clamped {
         let id = instance.id();
         tracing::warn!(%app, %id, %clamped, "lease over heureka.limits.max-lease-duration");
     }
     let origin = origin(&headers);
-    let refuse_takeover = state.settings.refuse_takeovers && origin == Origin::Client;
+    let refuse_takeover = state.node.refuse_takeovers && origin == Origin::Client;
     let id = instance.id().to_owned();
     let refused = state.store.write(|registry, now| {
         // Under the same write as the register, so concurrent registers cannot overshoot.

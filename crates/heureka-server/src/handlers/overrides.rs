@@ -74,7 +74,7 @@ fn apply_override(
     query: &[(String, String)],
     headers: &HeaderMap,
 ) -> Result<StatusCode, ApiError> {
-    state.settings.limits.check_names(app, id)?;
+    state.node.limits.check_names(app, id)?;
     let status = match write {
         OverrideWrite::Set => Some(status_to_set(state, app, id, query)?),
         OverrideWrite::Remove => match first(query, "value") {
@@ -158,7 +158,7 @@ fn apply_metadata(
     id: &str,
     entries: Vec<(String, String)>,
 ) -> Result<StatusCode, ApiError> {
-    state.settings.limits.check_names(app, id)?;
+    state.node.limits.check_names(app, id)?;
     let updated = state
         .store
         .write(|registry, now| registry.update_metadata(app, id, entries, now))?;

@@ -38,7 +38,7 @@ pub(crate) async fn batch(
     tracing::debug!(%sender, items = elements.len(), "peer batch accepted");
     // Decoding failures and validation are settled before the lock, and logged here, since
     // nothing under the registry lock may write to the log.
-    let limits = &state.settings.limits;
+    let limits = &state.node.limits;
     let elements: Vec<Element> = elements
         .into_iter()
         .map(|element| prepare(element, limits))

@@ -94,7 +94,7 @@ fn decode(
 ) -> Result<Vec<Result<StampedItem, ElementOutcome>>, ApiError> {
     let elements = heureka_wire::decode_stamped_batch(body, state.store.now())
         .map_err(|error| ApiError::BadRequest(format!("stamped replication batch: {error}")))?;
-    let limits = &state.settings.limits;
+    let limits = &state.node.limits;
     Ok(elements
         .into_iter()
         .map(|element| prepare(element, limits))

@@ -29,7 +29,7 @@ fn status_info(state: &SharedState) -> StatusInfo {
         let instance = registry
             .own_instance_id()
             .and_then(|id| registry.instance_by_id(id, now));
-        let own_app = registry.application(&state.application_name);
+        let own_app = registry.application(&state.node.application_name);
         let available: Vec<bool> = peers
             .iter()
             .map(|peer| {
@@ -58,7 +58,7 @@ fn status_info(state: &SharedState) -> StatusInfo {
                 format!("{}mb", total_memory_mb()),
             ),
             ("current-memory-usage".into(), memory_usage()),
-            ("server-uptime".into(), uptime(now - state.started_at)),
+            ("server-uptime".into(), uptime(now - state.node.started_at)),
         ],
         application_stats: vec![
             (

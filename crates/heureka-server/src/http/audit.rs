@@ -72,8 +72,8 @@ impl Actor {
 
 /// Records the act `entry` describes, unless the write was replicated from a peer.
 pub(crate) fn act(state: &AppState, headers: &HeaderMap, entry: impl FnOnce(Millis) -> AuditEntry) {
-    if state.audit.enabled() && origin(headers) == Origin::Client {
-        state.audit.act(entry(state.audit.now()));
+    if state.observe.audit.enabled() && origin(headers) == Origin::Client {
+        state.observe.audit.act(entry(state.observe.audit.now()));
     }
 }
 
@@ -86,7 +86,7 @@ pub(crate) fn registered_address(
     app: &str,
     id: &str,
 ) -> Option<String> {
-    if !state.audit.enabled() || origin(headers) != Origin::Client {
+    if !state.observe.audit.enabled() || origin(headers) != Origin::Client {
         return None;
     }
     let now = state.store.now();
@@ -116,7 +116,7 @@ pub(crate) fn replication_refused(state: &AppState, request: &Request) {
 
 /// `refusal` is the answer the caller sends, whose status the entry records.
 fn refused(state: &AppState, request: &Request, action: AuditAction, refusal: ApiError) {
-    if !state.audit.enabled() {
+    if !state.observe.audit.enabled() {
         return;
     }
     let outcome = refusal.into_response().status();
@@ -128,9 +128,9 @@ fn refused(state: &AppState, request: &Request, action: AuditAction, refusal: Ap
         .map(|credentials| credentials.user().to_owned());
     let entry = AuditEntry {
         user,
-        ..actor.entry(action, state.audit.now(), outcome)
+        ..actor.entry(action, state.observe.audit.now(), outcome)
     };
-    state.audit.refused(entry);
+    state.observe.audit.refused(entry);
 }
 
 #[cfg(test)]

@@ -57,7 +57,7 @@ pub(crate) async fn require_user(
     let presented = request.headers().get(header::AUTHORIZATION).cloned();
     let certificate = request.extensions().get::<ClientCertificate>().cloned();
     let Some(principal) = authenticate(
-        guard.state.settings.users.as_ref(),
+        guard.state.security.users.as_ref(),
         presented.as_ref().map(HeaderValue::as_bytes),
         certificate.as_ref().map(|names| names.0.as_slice()),
     )
@@ -191,7 +191,7 @@ pub(crate) async fn is_authorized(
         .get(header::AUTHORIZATION)
         .map(HeaderValue::as_bytes);
     let names = certificate.as_ref().map(|names| names.0.as_slice());
-    authenticate(state.settings.users.as_ref(), presented, names)
+    authenticate(state.security.users.as_ref(), presented, names)
         .await
         .is_some()
 }

@@ -137,7 +137,7 @@ impl Observing {
                 "rejected request"
             );
         }
-        if state.settings.access_log {
+        if state.observe.access_log {
             tracing::info!(
                 target: "heureka_server::access",
                 method,
@@ -147,13 +147,13 @@ impl Observing {
                 "access"
             );
         }
-        if state.settings.metrics_enabled {
+        if state.observe.metrics_enabled {
             let labels = RequestLabels {
                 method,
                 route,
                 status: status.as_u16(),
             };
-            state.metrics.observe_request(&labels, elapsed);
+            state.observe.metrics.observe_request(&labels, elapsed);
         }
     }
 }

@@ -144,7 +144,7 @@ impl Gate {
             return Ok(());
         }
         let credentials = request.headers().get(header::AUTHORIZATION);
-        let expected = self.state.settings.peer_auth_header.as_deref();
+        let expected = self.state.security.peer_auth_header.as_deref();
         if presents(expected, credentials.map(HeaderValue::as_bytes)) {
             return Ok(());
         }

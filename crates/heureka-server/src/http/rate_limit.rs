@@ -23,14 +23,18 @@ pub(crate) fn admit(
     let client = headers
         .get(IDENTITY_HEADER)
         .and_then(|value| value.to_str().ok());
-    match state.rate_limiter.decide(fetch, client, state.store.now()) {
+    match state
+        .security
+        .rate_limiter
+        .decide(fetch, client, state.store.now())
+    {
         Decision::Pass => Ok(()),
         Decision::Counted(fetch) => {
-            state.metrics.rate_limited(fetch.as_str());
+            state.observe.metrics.rate_limited(fetch.as_str());
             Ok(())
         }
         Decision::Refused(fetch) => {
-            state.metrics.rate_limited(fetch.as_str());
+            state.observe.metrics.rate_limited(fetch.as_str());
             Err(ApiError::Throttled(format!(
                 "{} fetch over the eureka.server.rate-limiter-* rate; retry later",
                 fetch.as_str()

@@ -281,7 +281,7 @@ fn rows(dir: &Path) -> u64 {
 async fn after_a_failed_batch_the_store_is_reopened_and_everything_pending_written() {
     let dir = scratch("reopened");
     let state = node(&dir);
-    let persistence = state.persistence.clone().unwrap();
+    let persistence = state.node.persistence.clone().unwrap();
     register(&state, "o1");
     persistence.flush(&state.store).await;
     persistence.failed(&state.store, &FileError::Store("disk full".to_owned()));
@@ -302,7 +302,7 @@ async fn after_a_failed_batch_the_store_is_reopened_and_everything_pending_writt
 async fn a_file_gone_while_writes_failed_is_written_whole_again() {
     let dir = scratch("gone");
     let state = node(&dir);
-    let persistence = state.persistence.clone().unwrap();
+    let persistence = state.node.persistence.clone().unwrap();
     for id in ["o1", "o2", "o3"] {
         register(&state, id);
     }

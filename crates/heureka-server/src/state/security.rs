@@ -1,12 +1,54 @@
-//! The configuration turned into `security`'s values: the users (`spring.security.user`,
-//! `heureka.replication.peer-user`, `heureka.security.users`) and the names a browser may
-//! reach this server under. Here rather than in `security`, which reads no configuration.
+//! The state's security part: who may do what, built from the configuration with
+//! `security`'s values: the users (`spring.security.user`, `heureka.replication.peer-user`,
+//! `heureka.security.users`), the peers' credentials, the names a browser may reach this server
+//! under, and Eureka's rate limiter. Built here rather than in `security`, which reads no
+//! configuration.
 
 use crate::config::{BasicAuth, Config, Role, UserConfig};
+use crate::rate_limiter::RateLimiter;
 use crate::replication::OwnAddress;
+use crate::security::basic::basic_auth_header;
 use crate::security::hosts::AllowedHosts;
 use crate::security::roles::{Grant, Roles};
 use crate::security::users::{Account, Users};
+
+/// Who may do what, resolved once at start-up.
+#[derive(Debug)]
+pub(crate) struct Security {
+    /// The users authentication knows; `None` when none is configured: authentication off.
+    pub(crate) users: Option<Users>,
+    /// The `Authorization` header value only peers send (`heureka.replication.peer-user.*`).
+    pub(crate) peer_auth_header: Option<String>,
+    /// `heureka.replication.peers-only`: replication only from peers (`http/peers_only.rs`).
+    pub(crate) peers_only: bool,
+    /// `heureka.security.allowed-origins`, normalised: the foreign origins that may write.
+    pub(crate) allowed_origins: Vec<String>,
+    /// The names a browser may reach this server under: its own, its peers',
+    /// `heureka.security.allowed-hosts` (`security/hosts.rs`).
+    pub(crate) allowed_hosts: AllowedHosts,
+    /// Eureka's rate limiter on registry fetches (`rate_limiter.rs`).
+    pub(crate) rate_limiter: RateLimiter,
+}
+
+impl Security {
+    /// `port` is the port listened on, by which this server recognises itself among the
+    /// configured peers.
+    pub(crate) fn from_config(config: &Config, port: u16) -> Security {
+        Security {
+            users: users(config),
+            peer_auth_header: config
+                .heureka
+                .replication
+                .peer_user
+                .as_ref()
+                .map(|auth| basic_auth_header(&auth.name, &auth.password)),
+            peers_only: config.heureka.replication.peers_only,
+            allowed_origins: config.heureka.allowed_origins.clone(),
+            allowed_hosts: allowed_hosts(config, port),
+            rate_limiter: RateLimiter::new(config.eureka_server.rate_limiter.clone()),
+        }
+    }
+}
 
 /// The users configured; `None` when there are none, and so no authentication.
 pub(crate) fn users(config: &Config) -> Option<Users> {
@@ -48,7 +90,7 @@ fn account(user: &UserConfig) -> Account {
 /// This server's own names and its peers' (`security/hosts.rs`'s module docs), and
 /// `heureka.security.allowed-hosts`. `port` is the port listened on, by which this server
 /// recognises itself among the configured peers.
-pub(crate) fn allowed_hosts(config: &Config, port: u16) -> AllowedHosts {
+fn allowed_hosts(config: &Config, port: u16) -> AllowedHosts {
     let own = OwnAddress::from_config(config, port).hosts;
     let urls = config
         .client

@@ -36,7 +36,7 @@ fn is_registered(state: &SharedState, id: &str) -> bool {
 #[tokio::test(start_paused = true)]
 async fn eviction_task_keeps_a_lease_until_its_duration_has_passed() {
     let (state, config) = state_without_self_preservation();
-    let _tasks = super::spawn_all(&state.store, &state.events, &config);
+    let _tasks = super::spawn_all(&state.store, &state.events.feed, &config);
     register(&state, "o1");
     tokio::time::sleep(Duration::from_secs(89)).await;
     assert!(is_registered(&state, "o1"));
@@ -45,7 +45,7 @@ async fn eviction_task_keeps_a_lease_until_its_duration_has_passed() {
 #[tokio::test(start_paused = true)]
 async fn eviction_task_evicts_a_lease_that_stopped_renewing() {
     let (state, config) = state_without_self_preservation();
-    let _tasks = super::spawn_all(&state.store, &state.events, &config);
+    let _tasks = super::spawn_all(&state.store, &state.events.feed, &config);
     register(&state, "o1");
     tokio::time::sleep(Duration::from_secs(95)).await;
     assert!(!is_registered(&state, "o1"));
@@ -54,7 +54,7 @@ async fn eviction_task_evicts_a_lease_that_stopped_renewing() {
 #[tokio::test(start_paused = true)]
 async fn eviction_task_spares_a_lease_that_keeps_renewing() {
     let (state, config) = state_without_self_preservation();
-    let _tasks = super::spawn_all(&state.store, &state.events, &config);
+    let _tasks = super::spawn_all(&state.store, &state.events.feed, &config);
     register(&state, "o1");
     for _ in 0..10 {
         tokio::time::sleep(Duration::from_secs(30)).await;
