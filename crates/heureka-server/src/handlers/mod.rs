@@ -23,7 +23,7 @@ use axum::http::request::Parts;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
-use heureka_core::{InstanceStatus, Millis};
+use heureka_core::{instance_write_status_code, InstanceStatus, Millis};
 use heureka_wire::Format;
 
 use crate::http::error::ApiError;
@@ -112,13 +112,16 @@ pub(crate) fn document(format: Format, body: impl Into<Bytes>) -> Response {
 /// (`RenewOutcome::status_code`, `instance_write_status_code`): 200 or 404 here, since the one
 /// 409 carries a document and `instances::renew` answers it itself.
 pub(crate) fn written(status_code: u16) -> Result<StatusCode, ApiError> {
-    match status_code {
-        404 => Err(ApiError::NotFound),
-        _ => {
-            debug_assert_eq!(status_code, 200, "a write answered with a document");
-            Ok(StatusCode::OK)
-        }
+    // Core's code for a write of an instance it does not hold; a heartbeat's 404 is the same.
+    if status_code == instance_write_status_code(false) {
+        return Err(ApiError::NotFound);
     }
+    debug_assert_eq!(
+        status_code,
+        instance_write_status_code(true),
+        "a write answered with a document"
+    );
+    Ok(StatusCode::OK)
 }
 
 /// Query parameters in order, first value per key (Eureka's `getFirst`).
