@@ -3,18 +3,10 @@
 
 use serde_json::Value;
 
-use crate::support::{assert_basic_challenge, Sent, TestServer};
-
-fn root(server: &TestServer) -> String {
-    server.base.trim_end_matches("/eureka").to_owned()
-}
+use crate::support::{assert_basic_challenge, guarded_by, Sent, TestServer};
 
 async fn get(server: &TestServer, path: &str) -> (u16, String) {
-    let response = server
-        .http
-        .get(format!("{}{path}", root(server)))
-        .sent()
-        .await;
+    let response = server.http.get(server.root_url(path)).sent().await;
     (response.status().as_u16(), response.text().await.unwrap())
 }
 
@@ -50,12 +42,8 @@ async fn the_dashboard_can_be_turned_off() {
 
 #[tokio::test]
 async fn the_dashboard_needs_credentials_when_auth_is_on() {
-    let server = TestServer::start(&[
-        "--spring.security.user.name=admin",
-        "--spring.security.user.password=secret",
-    ])
-    .await;
-    let response = server.http.get(format!("{}/", root(&server))).sent().await;
+    let server = guarded_by("admin", "secret").await;
+    let response = server.http.get(server.root_url("/")).sent().await;
     assert_basic_challenge(&response);
 }
 

@@ -9,7 +9,7 @@ use axum::http::StatusCode;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use crate::support::{Method, Sent, TestServer};
+use crate::support::{guarded_by, Method, Sent, TestServer};
 
 /// A subscription to `GET {base}/events`, parsed as Server-Sent Events; shared with
 /// `audit.rs`.
@@ -147,11 +147,7 @@ async fn a_takeover_is_an_event_with_both_endpoints_before_the_registration() {
 
 #[tokio::test]
 async fn the_stream_needs_credentials_when_auth_is_on() {
-    let server = TestServer::start(&[
-        "--spring.security.user.name=admin",
-        "--spring.security.user.password=secret",
-    ])
-    .await;
+    let server = guarded_by("admin", "secret").await;
     let (status, _) = server.get_text("/events", None).await;
     assert_eq!(status, 401);
 }

@@ -16,6 +16,13 @@ pub const CREDENTIALS: [&str; 2] = [
     "--spring.security.user.password=s3cret",
 ];
 
+/// A server with HTTP Basic authentication on, for `user` with `password`.
+pub async fn guarded_by(user: &str, password: &str) -> TestServer {
+    let user = format!("--spring.security.user.name={user}");
+    let password = format!("--spring.security.user.password={password}");
+    TestServer::start(&[&user, &password]).await
+}
+
 /// A server started with `args` holding one instance, `ORDERS/o-1`, registered as a Spring
 /// client registers.
 pub async fn holding_o1(args: &[&str]) -> TestServer {
