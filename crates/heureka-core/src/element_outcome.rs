@@ -6,7 +6,7 @@
 //! endpoint would give; a Heureka peer's stamped batch answers with what the sender must do
 //! next. Both speak these codes, and the wire carries the bare number.
 
-use crate::stamped::{StampedCopy, StampedRenewal};
+use crate::stamped_copy::{StampedCopy, StampedRenewal};
 
 /// One element's outcome, as the receiver answers it and the sender reads it back.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

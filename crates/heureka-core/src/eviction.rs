@@ -7,8 +7,9 @@
 
 use crate::change::ChangeKind;
 use crate::model::Millis;
-use crate::policy::Origin;
-use crate::registry::{EvictionReport, Registry};
+use crate::origin::Origin;
+use crate::outcomes::EvictionReport;
+use crate::registry::Registry;
 
 /// Eureka's `evictionLimit`: at most this many leases go in one run.
 pub fn eviction_limit(registry_size: usize, renewal_percent_threshold: f64) -> usize {

@@ -4,9 +4,14 @@
 //! the four timestamps readers see in `leaseInfo`. This is the one place where expiry is
 //! defined, including Eureka's double-duration bug.
 
+use crate::merge::Parts;
 use crate::model::{Instance, LeaseInfo, Millis};
-use crate::persisted::RESTORE_MARGIN_MS;
+use crate::status_rules::as_override;
 use crate::stored::StoredInstance;
+
+/// The least time a restored lease lives beyond the instance's renewal interval: room for a
+/// heartbeat that was due during the restart and is late (`persisted.rs`).
+pub const RESTORE_MARGIN_MS: Millis = 10_000;
 
 /// How a lease's expiry is computed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -176,6 +181,32 @@ impl Lease {
             eviction_timestamp: self.eviction_timestamp,
             service_up_timestamp: self.service_up_timestamp,
         }
+    }
+}
+
+/// A lease as reads see it: missing, or expired while lease expiration is enabled, reads as
+/// absent (Eureka's `getInstanceByAppAndId`). Expired leases stay visible during
+/// self-preservation, since they are not going to be evicted.
+pub(crate) fn is_visible(lease: &Lease, now: Millis, expiration_enabled: bool) -> bool {
+    !(expiration_enabled && lease.is_expired(now, 0))
+}
+
+/// Eureka's `decorateInstanceInfo`.
+pub(crate) fn decorate(lease: &Lease, own_instance_id: Option<&str>) -> Instance {
+    let mut instance = lease.decorated();
+    instance.is_coordinating_discovery_server = own_instance_id == Some(instance.id());
+    instance
+}
+
+/// A lease's parts, as `merge.rs` compares them.
+pub(crate) fn parts_of(lease: &Lease) -> Parts {
+    let holder = &lease.holder;
+    Parts {
+        registration: Some(holder.to_instance()),
+        own_status: holder.own_status,
+        overridden: as_override(holder.overridden_status),
+        health: holder.health,
+        stamps: holder.stamps,
     }
 }
 

@@ -4,19 +4,17 @@
 //!
 //! One rule per bound, shared by every path a registration arrives on (REST JSON and XML,
 //! metadata and status paths, Eureka's peer batch, Heureka's stamped batch and the copies
-//! anti-entropy and replication answers bring): the server calls [`validate_registration`]
+//! anti-entropy and replication answers bring): the server calls `validate_registration`
 //! (`registration.rs`) or [`Limits::check_names`] at each entry, and the registry applies
 //! [`Limits::lease_terms`] again to whatever it stores, so no path stores a lease the limit
 //! does not allow. Refusals are [`InvalidRegistration`]s, core's one error type for input.
-//!
-//! [`validate_registration`]: crate::validate_registration
 
 use std::collections::BTreeMap;
 use std::fmt;
 
+use crate::invalid_registration::InvalidRegistration;
 use crate::model::{Instance, LeaseInfo};
-use crate::registration::InvalidRegistration;
-use crate::stamped::StampedCopy;
+use crate::stamped_copy::StampedCopy;
 
 /// The bounds, built by the server from `heureka.limits.*`.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -24,8 +24,8 @@
 use crate::health::{with_health, Health};
 use crate::hlc::Stamp;
 use crate::model::{Instance, InstanceStatus};
+use crate::origin::Origin;
 use crate::status_rules::{effective_status, StatusInput};
-use crate::Origin;
 
 /// The stamp of the last write to each part of an instance.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -1,11 +1,8 @@
 //! Two servers' copies of one instance: which is newer, and what taking a peer's copy does to
 //! our status override. Anti-entropy (the server's `replication/anti_entropy.rs`) compares
-//! digests with these rules, and [`Registry::adopt_peer_copy`] and
-//! [`Registry::repair_from_peer`] adopt with them, so that a change to how peers agree (say,
-//! causal order instead of timestamps) is made here and nowhere else.
-//!
-//! [`Registry::adopt_peer_copy`]: crate::Registry::adopt_peer_copy
-//! [`Registry::repair_from_peer`]: crate::Registry::repair_from_peer
+//! digests with these rules, and `Registry::adopt_peer_copy` and `Registry::repair_from_peer`
+//! (`adopt.rs`) adopt with them, so that a change to how peers agree (say, causal order
+//! instead of timestamps) is made here and nowhere else.
 
 use crate::digest::InstanceDigest;
 use crate::model::{InstanceStatus, Millis};

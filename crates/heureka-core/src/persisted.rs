@@ -9,25 +9,21 @@
 //!
 //! Heartbeats are not kept (writing each would cost a disk write per heartbeat): a restored
 //! lease counts as renewed at the restore, and lives at least a renewal interval and a margin
-//! ([`RESTORE_MARGIN_MS`]), long enough for a live instance to heartbeat again. Until one of
-//! its heartbeats arrives (from the client or a peer) a restored lease is no evidence that the
-//! instance lives: it revives nothing elsewhere (`stamped.rs`, `digest.rs`), since the node
-//! may have been down long enough for its peers to forget a cancel.
+//! (`RESTORE_MARGIN_MS`, `lease.rs`), long enough for a live instance to heartbeat again.
+//! Until one of its heartbeats arrives (from the client or a peer) a restored lease is no
+//! evidence that the instance lives: it revives nothing elsewhere (`stamped.rs`, `digest.rs`),
+//! since the node may have been down long enough for its peers to forget a cancel.
 //!
 //! Restoring records no change: no delta item, nothing to replicate, no event. Clients that
 //! held the registry before the restart hold the same one after it (the same `apps__hashcode`),
 //! so an empty delta is the truth for them.
 
-use crate::lease::Lease;
+use crate::lease::{parts_of, Lease};
 use crate::model::{Instance, InstanceStatus, Millis};
-use crate::registry::{app_key, parts_of, Registry};
-use crate::stamped::StampedCopy;
+use crate::registry::{app_key, Registry};
+use crate::stamped_copy::StampedCopy;
 use crate::stored::{Name, StoredInstance};
 use crate::tombstones::{Removal, Tombstone};
-
-/// The least time a restored lease lives beyond the instance's renewal interval: room for a
-/// heartbeat that was due during the restart and is late.
-pub const RESTORE_MARGIN_MS: Millis = 10_000;
 
 /// One instance as a node keeps it on disk.
 #[derive(Clone, Debug, PartialEq, Eq)]

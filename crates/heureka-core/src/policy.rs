@@ -1,16 +1,9 @@
-//! What the registry is configured with and who is talking to it: the knobs its rules read,
-//! built by the server from `eureka.server.*` configuration.
+//! What the registry is configured with: the knobs its rules read, built by the server from
+//! `eureka.server.*` configuration.
 
 use crate::lease::LeaseExpiry;
 use crate::limits::Limits;
 use crate::model::Millis;
-
-/// Who sent a write: a client, or a peer server replicating one (Eureka's `isReplication`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Origin {
-    Client,
-    Peer,
-}
 
 /// The knobs the registry's rules depend on, built by the server from its configuration.
 #[derive(Clone, Debug)]

@@ -5,20 +5,12 @@
 //! order and clients ignore it; a stable order keeps cached payloads and tests reproducible.
 
 use crate::delta::{apps_hashcode, ChangeItem, DeltaEntry};
-use crate::lease::Lease;
-use crate::maps::{HashMap, LeaseMap};
+use crate::lease::{decorate, is_visible, Lease};
+use crate::maps::HashMap;
 use crate::model::{Application, Applications, Instance, InstanceStatus, Millis};
-use crate::registry::{app_key, decorate, is_visible, Registry};
+use crate::registry::{app_key, Registry};
 use crate::stored::StoredInstance;
-
-/// One entry of [`Registry::application_versions`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ApplicationVersion<'a> {
-    pub name: &'a str,
-    /// The registry version of this application's last visible change.
-    pub version: u64,
-    pub instances: usize,
-}
+use crate::versions::ApplicationVersion;
 
 /// One entry of [`Registry::status_counts`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -67,11 +59,6 @@ impl Registry {
             .collect();
         versions.sort_unstable_by(|a, b| a.name.cmp(b.name));
         versions
-    }
-
-    /// Number of leases, expired-not-evicted ones included (Eureka's `getLocalRegistrySize`).
-    pub fn registry_size(&self) -> usize {
-        self.apps.values().map(LeaseMap::len).sum()
     }
 
     /// How many instances each application has in each status, sorted by application and

@@ -1,5 +1,5 @@
 //! Replication between Heureka servers: stamped copies of instances, and what receiving one
-//! does here.
+//! does here (the copies themselves are `stamped_copy.rs`'s types).
 //!
 //! A Heureka peer sends, with every replicated write, its whole copy of the instance's parts
 //! and their stamps ([`StampedCopy`]); the receiver merges it part by part (`merge.rs`), so
@@ -7,51 +7,22 @@
 //! server already holds (a late batch, a paused peer's memory) changes nothing. A heartbeat
 //! carries only the stamps, and its answer tells the sender which side is behind.
 //!
-//! What is merged is a peer's write: it is recorded with [`Origin::Peer`] and never replicated
+//! What is merged is a peer's write: it is recorded with `Origin::Peer` and never replicated
 //! again (the one-hop rule), and it stamps nothing new. Java peers exchange no stamps; their
 //! writes go through the ordinary `register`/`cancel`/… calls, which stamp them on arrival.
 
 use crate::change::{ChangeKind, Left};
 use crate::health::Health;
 use crate::hlc::{Stamp, TooFarAhead};
-use crate::lease::Lease;
+use crate::lease::{parts_of, Lease};
 use crate::merge::{PartStamps, Parts};
 use crate::model::{ActionType, Instance, InstanceStatus, Millis};
-use crate::policy::Origin;
-use crate::registry::{app_key, as_override, parts_of, Registry};
+use crate::origin::Origin;
+use crate::registry::{app_key, Registry};
+use crate::stamped_copy::{Merged, StampedCopy, StampedRenewal};
+use crate::status_rules::as_override;
 use crate::stored::{Name, StoredInstance};
 use crate::tombstones::{Removal, Tombstone};
-
-/// One server's copy of one instance, as Heureka peers exchange it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StampedCopy {
-    /// Upper-cased, as the registry keys it.
-    pub app: String,
-    pub id: String,
-    pub parts: Parts,
-    /// Whether the sender holds a lease for it (an instance it evicted has parts but none).
-    pub leased: bool,
-}
-
-/// What merging a peer's copy did.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Merged {
-    /// Whether anything here changed.
-    pub changed: bool,
-    /// Whether this server holds a lease for the instance afterwards.
-    pub leased: bool,
-}
-
-/// The answer to a peer's stamped heartbeat.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum StampedRenewal {
-    /// Renewed; both copies hold the same writes.
-    Renewed,
-    /// Unknown here, or the sender holds writes we do not: it should send its copy (404).
-    SendYours,
-    /// We hold writes the sender does not (a removal among them): here is our copy (409).
-    TakeOurs(Box<StampedCopy>),
-}
 
 impl Registry {
     /// This server's copy of an instance: its lease's parts, or what its removal left. It is

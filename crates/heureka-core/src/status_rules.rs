@@ -7,7 +7,7 @@
 
 use crate::maps::HashMap;
 use crate::model::{InstanceStatus, Millis};
-use crate::registry::Origin;
+use crate::origin::Origin;
 
 /// Which rule of §6.6 decided a status.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,6 +57,11 @@ pub(crate) fn effective_status(
         }
     }
     (input.own, StatusRule::AlwaysMatch)
+}
+
+/// An `overriddenStatus` field as an override: UNKNOWN means none.
+pub(crate) fn as_override(status: InstanceStatus) -> Option<InstanceStatus> {
+    Some(status).filter(|status| *status != InstanceStatus::Unknown)
 }
 
 /// How long an override survives without being read or written: Eureka's

@@ -2,7 +2,9 @@
 //! states the rules care about.
 
 use crate::model::{Instance, InstanceStatus, Millis};
-use crate::registry::{Origin, Registry, RegistryPolicy};
+use crate::origin::Origin;
+use crate::policy::RegistryPolicy;
+use crate::registry::Registry;
 
 /// An UP instance of `app` with id `id`, dirty timestamp 0, default lease terms (30/90 s).
 pub(crate) fn instance(app: &str, id: &str) -> Instance {
@@ -55,7 +57,7 @@ pub(crate) fn heartbeat(
     app: &str,
     id: &str,
     now: Millis,
-) -> crate::RenewOutcome {
+) -> crate::outcomes::RenewOutcome {
     registry.renew(app, id, None, None, Origin::Client, now)
 }
 

@@ -13,8 +13,16 @@
 use std::collections::BTreeMap;
 
 use crate::maps::HashMap;
-use crate::reads::ApplicationVersion;
 use crate::stored::Name;
+
+/// One entry of `Registry::application_versions` (`reads.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ApplicationVersion<'a> {
+    pub name: &'a str,
+    /// The registry version of this application's last visible change.
+    pub version: u64,
+    pub instances: usize,
+}
 
 #[derive(Debug)]
 pub(crate) struct Versions {

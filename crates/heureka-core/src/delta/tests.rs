@@ -3,7 +3,7 @@
 use crate::delta::apps_hashcode;
 use crate::model::ActionType;
 use crate::model::InstanceStatus::{self, Down, OutOfService, Starting, Up};
-use crate::registry::Origin;
+use crate::origin::Origin;
 use crate::test_util::{instance, register_all, registry};
 
 fn delta_entries(registry: &crate::Registry) -> Vec<(String, String, Option<ActionType>)> {

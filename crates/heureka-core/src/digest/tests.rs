@@ -3,7 +3,8 @@
 use crate::digest::InstanceDigest;
 use crate::merge::PartStamps;
 use crate::model::InstanceStatus::{OutOfService, Unknown, Up};
-use crate::registry::{Origin, Registry};
+use crate::origin::Origin;
+use crate::registry::Registry;
 use crate::test_util::{expiring_registry, heartbeat, instance_with_dirty, register_all, registry};
 
 /// Past the 90 s lease of anything registered at 0 and never renewed.

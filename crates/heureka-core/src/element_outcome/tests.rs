@@ -2,7 +2,7 @@
 //! the wire's, so a change here breaks every peer.
 
 use super::ElementOutcome::{self, Done, Failed, Full, Refused, SendYours, TakeOurs};
-use crate::stamped::StampedRenewal;
+use crate::stamped_copy::StampedRenewal;
 
 const ALL: [ElementOutcome; 6] = [Done, SendYours, TakeOurs, Refused, Full, Failed];
 

@@ -4,9 +4,9 @@ use std::collections::BTreeSet;
 
 use crate::eviction::{choose_randomly, eviction_limit};
 use crate::model::ActionType;
-use crate::registry::Origin;
+use crate::origin::Origin;
+use crate::registry::Registry;
 use crate::test_util::{expiring_registry, heartbeat, register_all, registry};
-use crate::Registry;
 
 /// Past the 90 s lease of anything registered at 0 and never renewed.
 const LATER: i64 = 90_001;

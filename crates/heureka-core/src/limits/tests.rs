@@ -2,9 +2,11 @@
 
 use super::*;
 use crate::model::InstanceStatus;
-use crate::registry::{Origin, Registry, RegistryPolicy};
+use crate::origin::Origin;
+use crate::policy::RegistryPolicy;
+use crate::registration::validate_registration;
+use crate::registry::Registry;
 use crate::test_util::{instance, registry_with};
-use crate::validate_registration;
 
 fn small() -> Limits {
     Limits {
@@ -236,7 +238,7 @@ fn data_center_metadata_has_the_metadata_bounds_of_its_own_and_is_refused_naming
 
 #[test]
 fn a_peer_copy_with_data_center_metadata_over_the_limit_is_refused() {
-    let copy = crate::stamped::StampedCopy {
+    let copy = crate::stamped_copy::StampedCopy {
         app: "A".to_owned(),
         id: "i".to_owned(),
         parts: crate::merge::Parts {

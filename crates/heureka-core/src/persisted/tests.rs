@@ -2,8 +2,9 @@
 //! heartbeat, and removals that keep older copies out.
 
 use super::*;
+use crate::lease::RESTORE_MARGIN_MS;
 use crate::model::InstanceStatus::{OutOfService, Up};
-use crate::policy::Origin;
+use crate::origin::Origin;
 use crate::test_util::{expiring_registry, heartbeat, instance, register_all, status_of};
 
 const RESTART: Millis = 1_000_000;

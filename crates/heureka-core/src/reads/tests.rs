@@ -1,13 +1,15 @@
 //! What readers get: decorated instances, full and VIP documents, single lookups (§3.2–3.6,
 //! §3.14, §6.1).
 
+use crate::lease::LeaseExpiry;
 use crate::model::InstanceStatus::{self, Down, Up};
-use crate::registry::{Origin, RegistryPolicy};
+use crate::model::{Instance, Millis};
+use crate::origin::Origin;
+use crate::policy::RegistryPolicy;
 use crate::test_util::{
     expiring_registry, heartbeat, instance, instance_with_status, register_all, registry,
     registry_with,
 };
-use crate::{Instance, LeaseExpiry, Millis};
 use proptest::prelude::*;
 
 fn with_vips(app: &str, id: &str, vip: &str, secure_vip: &str) -> Instance {

@@ -1,7 +1,9 @@
 //! E, T and the expiry switch of §6.8, including the spec's worked examples.
 
-use crate::registry::{Origin, Registry, RegistryPolicy};
-use crate::self_preservation::{lease_expiration_enabled, renews_threshold};
+use crate::origin::Origin;
+use crate::policy::RegistryPolicy;
+use crate::registry::Registry;
+use crate::renewal_counters::{lease_expiration_enabled, renews_threshold};
 use crate::test_util::{heartbeat, register_all, registry, registry_with};
 
 /// Registers `n` clients and sends each two heartbeats (30 s interval), then rolls the minute.

@@ -3,10 +3,10 @@
 use proptest::prelude::*;
 
 use super::*;
+use crate::change::ChangeKind;
 use crate::hlc::{Stamp, MAX_DRIFT_MS};
 use crate::model::InstanceStatus::{Down, OutOfService, Unknown, Up};
 use crate::test_util::{expiring_registry, instance, status_of};
-use crate::ChangeKind;
 
 /// Three servers, each tagged differently, self-preservation off.
 fn servers() -> (Registry, Registry, Registry) {

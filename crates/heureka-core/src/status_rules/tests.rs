@@ -3,7 +3,7 @@
 use std::cell::Cell;
 
 use crate::model::InstanceStatus::{self, Down, OutOfService, Starting, Unknown, Up};
-use crate::registry::Origin;
+use crate::origin::Origin;
 use crate::status_rules::{
     effective_status, OverrideMap, StatusInput, StatusRule, OVERRIDE_IDLE_EXPIRY_MS,
 };

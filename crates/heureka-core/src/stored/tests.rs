@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::model::{ActionType, DataCenterClass, DataCenterInfo, Instance, InstanceStatus, Port};
-use crate::registry::Origin;
+use crate::origin::Origin;
 use crate::stored::{Interner, StoredInstance};
 use crate::test_util::{instance, registry};
 

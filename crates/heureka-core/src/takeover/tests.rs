@@ -1,7 +1,8 @@
 //! Takeovers as the write path reports them: a client moving a live instance elsewhere.
 
 use crate::model::{Instance, Millis};
-use crate::registry::{Origin, Registry};
+use crate::origin::Origin;
+use crate::registry::Registry;
 use crate::takeover::{Endpoint, Takeover};
 use crate::test_util::{instance, registry};
 

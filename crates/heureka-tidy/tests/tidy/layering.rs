@@ -19,7 +19,6 @@ use crate::workspace::{listed, root, rust_files, Site, Source};
 const PENDING_CRATES: &[&str] = &[
     "crates/heureka-client",
     "crates/heureka-config",
-    "crates/heureka-core",
     "crates/heureka-server",
 ];
 

@@ -2,7 +2,7 @@
 
 use crate::change::{Change, ChangeKind};
 use crate::model::InstanceStatus::{OutOfService, Unknown, Up};
-use crate::registry::Origin;
+use crate::origin::Origin;
 use crate::test_util::{expiring_registry, heartbeat, instance, instance_with_dirty, registry};
 
 fn kinds(changes: &[Change]) -> Vec<ChangeKind> {

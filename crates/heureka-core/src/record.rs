@@ -1,0 +1,127 @@
+//! Recording a write: the one place every write (register, renew, cancel, status override set
+//! or removed, metadata, eviction, a health verdict, a peer's copy) books its effect, as a
+//! [`Change`] in the outbox, an item in the delta queue, the version counters and the status
+//! counts. Nothing else in the registry touches the delta queue or the versions, so none of
+//! them can disagree. The server takes the outbox after every write ([`Registry::take_changes`]),
+//! under the same lock, and fans the changes out to replication and whatever else listens.
+
+use crate::change::{Change, ChangeKind, Left};
+use crate::health::Health;
+use crate::model::{InstanceStatus, Millis};
+use crate::origin::Origin;
+use crate::registry::Registry;
+use crate::stored::Name;
+use crate::takeover::Takeover;
+
+impl Registry {
+    /// Marks the change just recorded (a client's registration) as a takeover.
+    pub(crate) fn mark_takeover(&mut self, taken_over: Takeover) {
+        if let Some(change) = self.outbox.last_mut() {
+            change.takeover = Some(Box::new(taken_over));
+        }
+    }
+
+    /// The one place a write's effect is recorded: the outbox, the delta queue (for visible
+    /// changes), the version counters (which also count each application's instances) and
+    /// the status counts.
+    pub(crate) fn record(
+        &mut self,
+        kind: ChangeKind,
+        app: &str,
+        id: &str,
+        origin: Origin,
+        left: Left,
+        now: Millis,
+    ) {
+        let (before, holder) = match &left {
+            Left::Registered { before } => {
+                let lease = self.apps.get(app).and_then(|leases| leases.get(id));
+                (*before, lease.map(|lease| &lease.holder))
+            }
+            // A removal leaves the lease's status as it was.
+            Left::Removed(_, lease) => (Some(lease.holder.status), Some(&lease.holder)),
+        };
+        let after = match &left {
+            Left::Registered { .. } => holder.map(|holder| holder.status),
+            Left::Removed(..) => None,
+        };
+        let (status, overridden_status, last_dirty_timestamp, health) = holder
+            .map(|holder| {
+                (
+                    holder.status,
+                    holder.overridden_status,
+                    holder.last_dirty_timestamp,
+                    holder.health,
+                )
+            })
+            .unwrap_or((
+                InstanceStatus::Unknown,
+                InstanceStatus::Unknown,
+                0,
+                Health::Passing,
+            ));
+        self.statuses.changed(before, after);
+        self.outbox.push(Change {
+            kind,
+            app: app.to_owned(),
+            id: id.to_owned(),
+            origin,
+            at: now,
+            status,
+            overridden_status,
+            last_dirty_timestamp,
+            health,
+            takeover: None,
+        });
+        if !kind.is_visible() {
+            return;
+        }
+        match left {
+            Left::Removed(id_name, mut lease) => {
+                // The lease's own shared copies of app and id, for the delta queue to share.
+                let app_name = Name::clone(&lease.holder.app);
+                let earlier = lease.delta_seq.take();
+                self.recently_changed
+                    .push_deleted(app_name, id_name, earlier, lease, now);
+            }
+            Left::Registered { .. } => self.queue_live(app, id, now),
+        }
+        let names = &mut self.names;
+        self.versions
+            .app_changed(app, before.is_some(), after.is_some(), || names.intern(app));
+    }
+
+    /// Queues the live item of a visible change and tells the lease its number.
+    fn queue_live(&mut self, app: &str, id: &str, now: Millis) {
+        // The lease's own shared copies of app and id, for the delta queue to share.
+        let stored = self
+            .apps
+            .get(app)
+            .and_then(|leases| leases.get_key_value(id));
+        let Some((app_name, id_name, earlier)) = stored.map(|(key, lease)| {
+            let app_name = Name::clone(&lease.holder.app);
+            (app_name, Name::clone(key), lease.delta_seq)
+        }) else {
+            // Every visible change is to an instance the registry holds or has just removed.
+            let (app, id) = (Name::from(app), Name::from(id));
+            self.recently_changed.push_live(app, id, None, now);
+            return;
+        };
+        let seq = self
+            .recently_changed
+            .push_live(app_name, id_name, earlier, now);
+        // A second lookup: std's map lends its shared key only by shared reference.
+        if let Some(lease) = self.apps.get_mut(app).and_then(|leases| leases.get_mut(id)) {
+            lease.delta_seq = Some(seq);
+        }
+    }
+
+    /// Every change recorded since the last call, oldest first. The server calls this after
+    /// each write under the registry lock; the outbox is empty afterwards.
+    pub fn take_changes(&mut self) -> Vec<Change> {
+        std::mem::take(&mut self.outbox)
+    }
+}
+
+#[cfg(test)]
+mod tests;
