@@ -92,14 +92,8 @@ impl Registry {
         );
         mark_modified(holder, None, now);
         let kind = ChangeKind::StatusOverridden;
-        self.record(
-            kind,
-            app,
-            id,
-            Origin::Peer,
-            Left::Registered { before },
-            now,
-        );
+        let left = Left::Registered { before };
+        self.record(kind, app, id, Origin::Peer, left, now);
     }
 }
 

@@ -61,13 +61,6 @@ impl Registry {
         digest.sort_unstable_by(|a, b| (&a.app, &a.id).cmp(&(&b.app, &b.id)));
         digest
     }
-
-    /// Whether a lease exists for `app` (already upper-cased) and `id`, expired or not.
-    fn is_registered(&self, app: &str, id: &str) -> bool {
-        self.apps
-            .get(app)
-            .is_some_and(|leases| leases.contains_key(id))
-    }
 }
 
 fn lease_digest(lease: &Lease) -> InstanceDigest {

@@ -5,11 +5,10 @@
 
 use crate::change::{ChangeKind, Left};
 use crate::health::{with_health, Health, HealthSubject, HealthWrite};
-use crate::lease::is_visible;
 use crate::merge::status_of;
 use crate::model::{ActionType, InstanceStatus, Millis};
 use crate::origin::Origin;
-use crate::registry::{app_key, Registry};
+use crate::registry::{app_key, visible_lease_mut, Registry};
 use crate::status_rules::as_override;
 
 impl Registry {
@@ -29,11 +28,7 @@ impl Registry {
     ) -> HealthWrite {
         let app = app_key(app);
         let expiration_enabled = self.lease_expiration_enabled();
-        let Some(lease) = self
-            .apps
-            .get_mut(app.as_ref())
-            .and_then(|leases| leases.get_mut(id))
-            .filter(|lease| is_visible(lease, now, expiration_enabled))
+        let Some(lease) = visible_lease_mut(&mut self.apps, &app, id, now, expiration_enabled)
         else {
             return HealthWrite::NotFound;
         };
@@ -63,14 +58,8 @@ impl Registry {
             }
         }
         let before = Some(before);
-        self.record(
-            ChangeKind::HealthChanged,
-            &app,
-            id,
-            origin,
-            Left::Registered { before },
-            now,
-        );
+        let left = Left::Registered { before };
+        self.record(ChangeKind::HealthChanged, &app, id, origin, left, now);
         HealthWrite::Written { status }
     }
 

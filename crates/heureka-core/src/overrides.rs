@@ -51,14 +51,8 @@ impl Registry {
         holder.status = status;
         holder.stamps.overridden = self.clock.tick(now);
         mark_modified(holder, last_dirty_timestamp, now);
-        self.record(
-            ChangeKind::StatusOverridden,
-            &app,
-            id,
-            origin,
-            Left::Registered { before },
-            now,
-        );
+        let left = Left::Registered { before };
+        self.record(ChangeKind::StatusOverridden, &app, id, origin, left, now);
         true
     }
 
@@ -104,12 +98,13 @@ impl Registry {
         holder.stamps.overridden = at;
         holder.stamps.status = at;
         mark_modified(holder, last_dirty_timestamp, now);
+        let left = Left::Registered { before };
         self.record(
             ChangeKind::StatusOverrideRemoved,
             &app,
             id,
             origin,
-            Left::Registered { before },
+            left,
             now,
         );
         true

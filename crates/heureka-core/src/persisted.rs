@@ -19,7 +19,7 @@
 //! so an empty delta is the truth for them.
 
 use crate::lease::{parts_of, Lease};
-use crate::model::{Instance, InstanceStatus, Millis};
+use crate::model::Millis;
 use crate::registry::{app_key, Registry};
 use crate::stamped_copy::StampedCopy;
 use crate::stored::{Name, StoredInstance};
@@ -144,18 +144,11 @@ impl Registry {
                     return Restored::Refused("a lease without a live registration");
                 }
                 let parts = copy.parts;
-                let mut document: Instance = parts.registration.clone().expect("live parts");
-                document.app = app.clone();
-                document.status = parts.status();
-                document.overridden_status = parts.overridden.unwrap_or(InstanceStatus::Unknown);
-                let _ = self.policy.limits.lease_terms(&mut document.lease_info);
+                let limits = &self.policy.limits;
+                let holder = StoredInstance::from_live_parts(&app, &parts, limits, &mut self.names);
                 if let Some(status) = parts.overridden {
                     self.overrides.insert(&copy.id, status, now);
                 }
-                let mut holder = StoredInstance::new(document, &mut self.names);
-                holder.own_status = parts.own_status;
-                holder.health = parts.health;
-                holder.stamps = parts.stamps;
                 let status = holder.status;
                 let lease = Lease::restored(
                     holder,

@@ -29,10 +29,7 @@ impl Registry {
     /// always does, a new instance only while the registry holds fewer. Call under the same
     /// write as the register it guards.
     pub fn check_room(&self, app: &str, id: &str) -> Result<(), InvalidRegistration> {
-        let held = self
-            .apps
-            .get(app_key(app).as_ref())
-            .is_some_and(|leases| leases.contains_key(id));
+        let held = self.is_registered(&app_key(app), id);
         let max = self.policy.limits.max_instances;
         if held || self.registry_size() < max {
             Ok(())
@@ -185,16 +182,10 @@ impl Registry {
             lease.service_up(now);
         }
         self.apps.entry(app.clone()).or_default().insert(key, lease);
-        self.record(
-            kind,
-            &app,
-            &id,
-            origin,
-            Left::Registered {
-                before: existing_status,
-            },
-            now,
-        );
+        let left = Left::Registered {
+            before: existing_status,
+        };
+        self.record(kind, &app, &id, origin, left, now);
         if let Some(taken_over) = taken_over {
             self.mark_takeover(taken_over);
         }

@@ -104,6 +104,13 @@ impl Registry {
         &self.policy.limits
     }
 
+    /// Whether a lease exists for `app` (already upper-cased) and `id`, expired or not.
+    pub(crate) fn is_registered(&self, app: &str, id: &str) -> bool {
+        self.apps
+            .get(app)
+            .is_some_and(|leases| leases.contains_key(id))
+    }
+
     /// Number of leases, expired-not-evicted ones included (Eureka's `getLocalRegistrySize`).
     pub fn registry_size(&self) -> usize {
         self.apps.values().map(LeaseMap::len).sum()

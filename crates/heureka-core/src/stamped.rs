@@ -197,14 +197,8 @@ impl Registry {
         };
         self.renewals.count_renew();
         let before = self.lease_status(&app, id);
-        self.record(
-            ChangeKind::Renewed,
-            &app,
-            id,
-            Origin::Peer,
-            Left::Registered { before },
-            now,
-        );
+        let left = Left::Registered { before };
+        self.record(ChangeKind::Renewed, &app, id, Origin::Peer, left, now);
         Ok(if theirs.has_newer_part_than(&ours) {
             StampedRenewal::SendYours
         } else if ours.has_newer_part_than(theirs) {
@@ -234,11 +228,7 @@ impl Registry {
     pub fn register_synced(&mut self, instance: Instance, now: Millis) -> bool {
         let app = app_key(&instance.app).into_owned();
         let id = instance.id().to_owned();
-        let held = self
-            .apps
-            .get(&app)
-            .is_some_and(|l| l.contains_key(id.as_str()));
-        if held || self.tombstones.get(&app, &id).is_some() {
+        if self.is_registered(&app, &id) || self.tombstones.get(&app, &id).is_some() {
             return false;
         }
         if !self.room_for_peer_copy(&app, &id) {
@@ -274,14 +264,10 @@ impl Registry {
 
     /// Puts merged, live parts in a lease: the one we hold (its renewals kept), or a new one.
     fn install(&mut self, app: &str, id: &str, parts: Parts, now: Millis) {
-        let mut document: Instance = parts.registration.clone().expect("live parts");
-        document.app = app.to_owned();
-        document.status = parts.status();
-        document.overridden_status = parts.overridden.unwrap_or(InstanceStatus::Unknown);
-        document.action_type = Some(ActionType::Modified);
-        document.last_updated_timestamp = now;
-        // The sending peer may allow longer leases than we do.
-        let _ = self.policy.limits.lease_terms(&mut document.lease_info);
+        let limits = &self.policy.limits;
+        let mut holder = StoredInstance::from_live_parts(app, &parts, limits, &mut self.names);
+        holder.action_type = Some(ActionType::Modified);
+        holder.last_updated_timestamp = now;
         match parts.overridden {
             Some(status) => self.overrides.insert(id, status, now),
             None => {
@@ -289,10 +275,6 @@ impl Registry {
             }
         }
         self.tombstones.remove(app, id);
-        let mut holder = StoredInstance::new(document, &mut self.names);
-        holder.own_status = parts.own_status;
-        holder.health = parts.health;
-        holder.stamps = parts.stamps;
         let leases = self.apps.entry(app.to_owned()).or_default();
         let existing = leases.remove_entry(id);
         let before = existing.as_ref().map(|(_, lease)| lease.holder.status);
@@ -338,14 +320,8 @@ impl Registry {
             .get_mut(app)
             .expect("entry made above")
             .insert(key, lease);
-        self.record(
-            kind,
-            app,
-            id,
-            Origin::Peer,
-            Left::Registered { before },
-            now,
-        );
+        let left = Left::Registered { before };
+        self.record(kind, app, id, Origin::Peer, left, now);
     }
 }
 

@@ -21,8 +21,9 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::health::Health;
+use crate::limits::Limits;
 use crate::maps::HashSet;
-use crate::merge::PartStamps;
+use crate::merge::{PartStamps, Parts};
 use crate::model::{
     ActionType, DataCenterClass, DataCenterInfo, Instance, InstanceStatus, LeaseInfo, Millis, Port,
 };
@@ -231,6 +232,28 @@ impl StoredInstance {
             health: Health::Passing,
             stamps: PartStamps::default(),
         }
+    }
+
+    /// Stores live `parts` (`merge.rs`) of an instance of `app`, as a peer's copy or a record
+    /// kept on disk brings them: the registration document, with the status and override the
+    /// parts give and a lease no longer than `limits` allow (the sender may allow longer ones
+    /// than we do), and the parts' own status, verdict and stamps.
+    pub(crate) fn from_live_parts(
+        app: &str,
+        parts: &Parts,
+        limits: &Limits,
+        names: &mut Interner,
+    ) -> StoredInstance {
+        let mut document: Instance = parts.registration.clone().expect("live parts");
+        document.app = app.to_owned();
+        document.status = parts.status();
+        document.overridden_status = parts.overridden.unwrap_or(InstanceStatus::Unknown);
+        let _ = limits.lease_terms(&mut document.lease_info);
+        let mut holder = StoredInstance::new(document, names);
+        holder.own_status = parts.own_status;
+        holder.health = parts.health;
+        holder.stamps = parts.stamps;
+        holder
     }
 
     /// The instance as the rest of the world sees it.
