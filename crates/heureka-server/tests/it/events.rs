@@ -38,17 +38,9 @@ impl Subscription {
 
     /// The next event (name, payload); the bounded wait only guards against a hang.
     pub(crate) async fn next(&mut self) -> (String, Value) {
-        loop {
-            if let Some(event) = self.buffer.take_event() {
-                return event;
-            }
-            let chunk = tokio::time::timeout(Duration::from_secs(20), self.response.chunk())
-                .await
-                .expect("an event within 20 s")
-                .unwrap()
-                .expect("the stream stays open");
-            self.buffer.push(&chunk);
-        }
+        let response = &mut self.response;
+        let chunk = async || response.chunk().await.unwrap();
+        self.buffer.next_event(chunk).await
     }
 
     /// The next event that is not a `renewals` event with nothing renewed (those also report
@@ -69,8 +61,27 @@ impl Subscription {
 pub(crate) struct SseBuffer(String);
 
 impl SseBuffer {
+    /// The next event, reading a chunk with `chunk` (`None` once the stream ended) while no
+    /// whole event is in; the bound, 20 s (of paused time where the clock is paused), only
+    /// turns a missing event into a failure.
+    pub(crate) async fn next_event(
+        &mut self,
+        mut chunk: impl AsyncFnMut() -> Option<bytes::Bytes>,
+    ) -> (String, Value) {
+        loop {
+            if let Some(event) = self.take_event() {
+                return event;
+            }
+            let chunk = tokio::time::timeout(Duration::from_secs(20), chunk())
+                .await
+                .expect("an event within 20 s")
+                .expect("the stream stays open");
+            self.push(&chunk);
+        }
+    }
+
     /// The first whole event received and not yet taken, keep-alive comments skipped.
-    pub(crate) fn take_event(&mut self) -> Option<(String, Value)> {
+    fn take_event(&mut self) -> Option<(String, Value)> {
         while let Some(end) = self.0.find("\n\n") {
             let block: String = self.0.drain(..end + 2).collect();
             if let Some(event) = parse_event(&block) {
@@ -80,7 +91,7 @@ impl SseBuffer {
         None
     }
 
-    pub(crate) fn push(&mut self, chunk: &[u8]) {
+    fn push(&mut self, chunk: &[u8]) {
         self.0.push_str(std::str::from_utf8(chunk).unwrap());
     }
 }

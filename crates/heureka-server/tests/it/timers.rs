@@ -72,17 +72,9 @@ impl Subscription {
     /// The next event (name, payload). Waiting lets the paused clock run on to the next
     /// timer; the bound, 20 s of paused time, only turns a missing event into a failure.
     async fn next(&mut self) -> (String, Value) {
-        loop {
-            if let Some(event) = self.buffer.take_event() {
-                return event;
-            }
-            let chunk = tokio::time::timeout(Duration::from_secs(20), self.body.next())
-                .await
-                .expect("an event within 20 s")
-                .expect("the stream stays open")
-                .unwrap();
-            self.buffer.push(&chunk);
-        }
+        let body = &mut self.body;
+        let chunk = async || body.next().await.map(|chunk| chunk.unwrap());
+        self.buffer.next_event(chunk).await
     }
 
     /// The next registry change: not a `renewals` event with nothing renewed (those also
