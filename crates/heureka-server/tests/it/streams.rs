@@ -104,6 +104,30 @@ async fn wait_for_open_streams(server: &TestServer, count: u64) {
     .await;
 }
 
+/// A server allowing `max` event streams, `per_client` of them from one address, with
+/// keep-alive comments every 100 ms.
+async fn with_stream_limits(max: usize, per_client: usize) -> TestServer {
+    let max = format!("--heureka.events.max-streams={max}");
+    let per_client = format!("--heureka.events.max-streams-per-client={per_client}");
+    TestServer::start(&[
+        &max,
+        &per_client,
+        "--heureka.events.keep-alive-interval=100ms",
+    ])
+    .await
+}
+
+/// `count` event streams opened from 127.0.0.1; asserts each is admitted.
+async fn open_streams_from(server: &TestServer, count: usize) -> Vec<Answer> {
+    let mut open = Vec::new();
+    for _ in 0..count {
+        let answer = open_stream(server, [127, 0, 0, 1]).await;
+        assert_eq!(answer.status, 200, "{}", answer.head);
+        open.push(answer);
+    }
+    open
+}
+
 fn assert_refused(answer: &Answer, limit_key: &str) {
     assert_eq!(answer.status, 429, "{}", answer.head);
     let head = answer.head.to_ascii_lowercase();
@@ -116,24 +140,19 @@ fn assert_refused(answer: &Answer, limit_key: &str) {
     assert!(answer.head.contains(limit_key), "{}", answer.head);
 }
 
+/// Asserts one more stream from 127.0.0.1 is refused naming `limit_key`, and holds no
+/// connection: the server closes it.
+async fn refused_and_closed(server: &TestServer, limit_key: &str) {
+    let mut refused = open_stream(server, [127, 0, 0, 1]).await;
+    assert_refused(&refused, limit_key);
+    assert!(closed_by_server(&mut refused.connection).await);
+}
+
 #[tokio::test]
 async fn streams_beyond_the_budget_are_refused_and_admitted_again_once_one_ends() {
-    let server = TestServer::start(&[
-        "--heureka.events.max-streams=3",
-        "--heureka.events.max-streams-per-client=3",
-        "--heureka.events.keep-alive-interval=100ms",
-    ])
-    .await;
-    let mut open = Vec::new();
-    for _ in 0..3 {
-        let answer = open_stream(&server, [127, 0, 0, 1]).await;
-        assert_eq!(answer.status, 200, "{}", answer.head);
-        open.push(answer);
-    }
-    let mut refused = open_stream(&server, [127, 0, 0, 1]).await;
-    assert_refused(&refused, "(heureka.events.max-streams)");
-    // The refused attempt holds no connection: the server closes it.
-    assert!(closed_by_server(&mut refused.connection).await);
+    let server = with_stream_limits(3, 3).await;
+    let mut open = open_streams_from(&server, 3).await;
+    refused_and_closed(&server, "(heureka.events.max-streams)").await;
     let metrics = crate::metrics::scrape(&server).await;
     assert!(
         metrics.contains("\nheureka_event_streams_refused_total 1\n"),
@@ -146,21 +165,9 @@ async fn streams_beyond_the_budget_are_refused_and_admitted_again_once_one_ends(
 
 #[tokio::test]
 async fn one_client_address_is_held_to_its_own_stream_limit() {
-    let server = TestServer::start(&[
-        "--heureka.events.max-streams=10",
-        "--heureka.events.max-streams-per-client=2",
-        "--heureka.events.keep-alive-interval=100ms",
-    ])
-    .await;
-    let mut first_client = Vec::new();
-    for _ in 0..2 {
-        let answer = open_stream(&server, [127, 0, 0, 1]).await;
-        assert_eq!(answer.status, 200, "{}", answer.head);
-        first_client.push(answer);
-    }
-    let mut refused = open_stream(&server, [127, 0, 0, 1]).await;
-    assert_refused(&refused, "heureka.events.max-streams-per-client");
-    assert!(closed_by_server(&mut refused.connection).await);
+    let server = with_stream_limits(10, 2).await;
+    let mut first_client = open_streams_from(&server, 2).await;
+    refused_and_closed(&server, "heureka.events.max-streams-per-client").await;
     // Another address has a limit of its own.
     let other = open_stream(&server, [127, 0, 0, 2]).await;
     assert_eq!(other.status, 200, "{}", other.head);
