@@ -91,19 +91,16 @@ async fn administrative_acts_and_refused_credentials_are_audit_lines_without_sec
     ]);
     let http = reqwest::Client::new();
     let url = |path: &str| format!("http://{}/eureka/{path}", server.address());
-    let registered = http
-        .post(url("apps/ORDERS"))
-        .basic_auth("admin", Some("s3cret-pa55"))
+    let as_admin =
+        |request: reqwest::RequestBuilder| request.basic_auth("admin", Some("s3cret-pa55"));
+    let registered = as_admin(http.post(url("apps/ORDERS")))
         .header("Content-Type", "application/json")
         .body(spring_body("ORDERS", "o1"))
         .sent()
         .await;
     assert_eq!(registered.status().as_u16(), 204);
-    let overridden = http
-        .put(url("apps/ORDERS/o1/status?value=OUT_OF_SERVICE"))
-        .basic_auth("admin", Some("s3cret-pa55"))
-        .sent()
-        .await;
+    let override_path = url("apps/ORDERS/o1/status?value=OUT_OF_SERVICE");
+    let overridden = as_admin(http.put(override_path)).sent().await;
     assert_eq!(overridden.status().as_u16(), 200);
     for _ in 0..3 {
         let guess = http

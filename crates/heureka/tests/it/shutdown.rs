@@ -86,12 +86,9 @@ async fn sigterm_with_a_client_not_reading_its_response_exits_after_the_grace_pe
         .connect(server.address().parse().unwrap())
         .await
         .unwrap();
-    stream
-        .write_all(b"GET /eureka/apps HTTP/1.1\r\nHost: test\r\nAccept: application/json\r\n\r\n")
-        .await
-        .unwrap();
+    let full_fetch = b"GET /eureka/apps HTTP/1.1\r\nHost: test\r\nAccept: application/json\r\n\r\n";
     // Read the start of the response, then stop reading.
-    let started = status_line(&mut stream, "the response starts").await;
+    let started = status_line(&mut stream, full_fetch, "the response starts").await;
     assert_eq!(started, Some(200));
     server.terminate();
     assert_exits_after_the_grace_period(&mut server).await;
@@ -107,9 +104,10 @@ async fn assert_exits_after_the_grace_period(server: &mut HeurekaProcess) {
     );
 }
 
-/// Reads a response's status line (its first 12 bytes) from `stream`, `what` saying which;
-/// its status.
-async fn status_line(stream: &mut TcpStream, what: &str) -> Option<u16> {
+/// Writes `request` on `stream` and reads its response's status line (its first 12 bytes),
+/// `what` saying which; its status.
+async fn status_line(stream: &mut TcpStream, request: &[u8], what: &str) -> Option<u16> {
+    stream.write_all(request).await.unwrap();
     let mut status_line = [0u8; 12];
     tokio::time::timeout(PATIENCE, stream.read_exact(&mut status_line))
         .await
@@ -183,11 +181,8 @@ async fn sigterm_closes_idle_and_partial_head_connections_at_once_and_finishes_a
 async fn sigterm_ends_open_event_streams_at_once() {
     let mut server = HeurekaProcess::start(&["--spring.lifecycle.timeout-per-shutdown-phase=1h"]);
     let mut stream = connect(&server).await;
-    stream
-        .write_all(b"GET /eureka/events HTTP/1.1\r\nHost: test\r\n\r\n")
-        .await
-        .unwrap();
-    let started = status_line(&mut stream, "the stream starts").await;
+    let subscribe = b"GET /eureka/events HTTP/1.1\r\nHost: test\r\n\r\n";
+    let started = status_line(&mut stream, subscribe, "the stream starts").await;
     assert_eq!(started, Some(200));
     server.terminate();
     // The stream ends with its last chunk, as a stream that is over does.

@@ -2,7 +2,7 @@
 //! start-up errors that keep a port configured for HTTPS from ever serving plain HTTP.
 
 use std::path::Path;
-use std::process::Stdio;
+use std::process::{Output, Stdio};
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -14,22 +14,23 @@ use tokio::process::Command;
 use crate::process::HeurekaProcess;
 use crate::support::json_status;
 
+/// Runs `command`, with no input, to its end within 30 s (`ends` says why it must end) and
+/// returns what it wrote; `runs` says what failing to start means.
+async fn output_within_30_s(command: &mut Command, ends: &str, runs: &str) -> Output {
+    let output = command.stdin(Stdio::null()).kill_on_drop(true).output();
+    tokio::time::timeout(Duration::from_secs(30), output)
+        .await
+        .expect(ends)
+        .expect(runs)
+}
+
 /// Runs the binary to its exit (it must exit: these configurations are refused) and returns
 /// its exit code and standard error.
 async fn refused(args: &[&str]) -> (i32, String) {
-    let output = tokio::time::timeout(
-        Duration::from_secs(30),
-        Command::new(env!("CARGO_BIN_EXE_heureka"))
-            .args(args)
-            .arg("--server.port=0")
-            .env_clear()
-            .stdin(Stdio::null())
-            .kill_on_drop(true)
-            .output(),
-    )
-    .await
-    .expect("a refused configuration exits at once")
-    .expect("the binary runs");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_heureka"));
+    command.args(args).arg("--server.port=0").env_clear();
+    let ends = "a refused configuration exits at once";
+    let output = output_within_30_s(&mut command, ends, "the binary runs").await;
     (
         output.status.code().expect("an exit code"),
         String::from_utf8_lossy(&output.stderr).into_owned(),
@@ -283,24 +284,18 @@ fn v1_client_identity(dir: &Path) -> IdentityFiles {
 /// One handshake by `openssl s_client` presenting `identity`, ended as soon as it is made.
 async fn present_with_openssl(server: &HeurekaProcess, identity: &IdentityFiles) {
     let connect = format!("127.0.0.1:{}", server.port);
-    let output = tokio::time::timeout(
-        Duration::from_secs(30),
-        Command::new("openssl")
-            .args(["s_client", "-connect", &connect, "-servername", "localhost"])
-            .args([
-                "-cert",
-                text(&identity.cert_pem),
-                "-key",
-                text(&identity.key_pem),
-            ])
-            .args(["-CAfile", text(&pki().ca_pem)])
-            .stdin(Stdio::null())
-            .kill_on_drop(true)
-            .output(),
-    )
-    .await
-    .expect("s_client ends with its input")
-    .expect("openssl runs");
+    let mut command = Command::new("openssl");
+    command
+        .args(["s_client", "-connect", &connect, "-servername", "localhost"])
+        .args([
+            "-cert",
+            text(&identity.cert_pem),
+            "-key",
+            text(&identity.key_pem),
+        ])
+        .args(["-CAfile", text(&pki().ca_pem)]);
+    let ends = "s_client ends with its input";
+    let output = output_within_30_s(&mut command, ends, "openssl runs").await;
     let said = String::from_utf8_lossy(&output.stdout);
     assert!(said.contains("CONNECTED"), "{said}");
 }
