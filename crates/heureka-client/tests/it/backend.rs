@@ -172,6 +172,14 @@ pub async fn near_and_far(server: &Server, near_status: &str) -> (Backend, Backe
     (near, far)
 }
 
+/// A service named `name`, registered `UP` as an `ORDERS` instance of `server` with one
+/// `metadata` entry.
+pub async fn orders_up(server: &Server, name: &str, metadata: (&str, &str)) -> Backend {
+    let backend = Backend::start(name).await;
+    backend.register(server, "ORDERS", "UP", &[metadata]).await;
+    backend
+}
+
 /// Calls by name to the instances of `source` that `selector` picks, over a plain reqwest
 /// client.
 pub fn calling<S: InstanceSource>(source: S, selector: Selector) -> DiscoveryHttpClient<S> {

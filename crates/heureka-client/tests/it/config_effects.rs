@@ -149,6 +149,11 @@ async fn the_builders_status_overrides_the_configured_initial_status() {
     shown_at_start(&server, client, "DOWN").await;
 }
 
+/// A server, and an application's health URL answering `healthy` at first.
+async fn with_health_endpoint(healthy: bool) -> (Server, HealthEndpoint) {
+    (Server::start().await, HealthEndpoint::start(healthy).await)
+}
+
 /// A config whose registered health-check URL is `health`'s.
 fn with_health_url(server: &Server, health: &HealthEndpoint, enabled: bool) -> ClientConfig {
     let mut config = config(server);
@@ -162,8 +167,7 @@ fn with_health_url(server: &Server, health: &HealthEndpoint, enabled: bool) -> C
 
 #[tokio::test]
 async fn with_healthcheck_enabled_the_own_health_url_decides_the_status() {
-    let server = Server::start().await;
-    let health = HealthEndpoint::start(false).await;
+    let (server, health) = with_health_endpoint(false).await;
     let client = EurekaClient::start(with_health_url(&server, &health, true))
         .await
         .unwrap();
@@ -178,8 +182,7 @@ async fn with_healthcheck_enabled_the_own_health_url_decides_the_status() {
 
 #[tokio::test]
 async fn without_healthcheck_enabled_the_own_health_url_is_not_consulted() {
-    let server = Server::start().await;
-    let health = HealthEndpoint::start(false).await;
+    let (server, health) = with_health_endpoint(false).await;
     let client = EurekaClient::start(with_health_url(&server, &health, false))
         .await
         .unwrap();
@@ -189,8 +192,7 @@ async fn without_healthcheck_enabled_the_own_health_url_is_not_consulted() {
 
 #[tokio::test]
 async fn a_health_check_given_in_code_is_used_instead_of_the_health_url() {
-    let server = Server::start().await;
-    let health = HealthEndpoint::start(true).await;
+    let (server, health) = with_health_endpoint(true).await;
     let client = EurekaClient::builder(with_health_url(&server, &health, true))
         .health_check(|| async { InstanceStatus::Down })
         .start()

@@ -6,7 +6,7 @@ use heureka_client::{
 };
 use heureka_core::{Instance, Port};
 
-use crate::backend::{calling, client_seeing, near_and_far, served_by, Backend};
+use crate::backend::{calling, client_seeing, near_and_far, orders_up, served_by, Backend};
 use crate::support::Server;
 
 /// A server knowing `near` (zone-a, killed: its port refuses connections, yet it is still
@@ -200,10 +200,7 @@ async fn an_application_without_instances_is_a_clear_error() {
 #[tokio::test]
 async fn a_filter_matching_no_instance_is_the_same_error() {
     let server = Server::start().await;
-    let stable = Backend::start("stable").await;
-    stable
-        .register(&server, "ORDERS", "UP", &[("version", "stable")])
-        .await;
+    let _stable = orders_up(&server, "stable", ("version", "stable")).await;
     let eureka = client_seeing(&server, "ORDERS", 1).await;
     let client = calling(
         &eureka,

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 
 use heureka_client::{DiscoveryHttpClient, EurekaClient, Selector, Strategy};
 
-use crate::backend::{calling, client_seeing, near_and_far, served_by, Backend};
+use crate::backend::{calling, client_seeing, near_and_far, orders_up, served_by};
 use crate::support::{instances_changed, Server};
 
 /// Which instances served `calls` calls to `http://orders/`.
@@ -37,14 +37,8 @@ async fn preferring_zone_a_serves(near_status: &str, seen: usize, expected: &str
 #[tokio::test]
 async fn a_metadata_filter_sends_a_gray_release_to_its_version_only() {
     let server = Server::start().await;
-    let stable = Backend::start("stable").await;
-    let canary = Backend::start("canary").await;
-    stable
-        .register(&server, "ORDERS", "UP", &[("version", "stable")])
-        .await;
-    canary
-        .register(&server, "ORDERS", "UP", &[("version", "canary")])
-        .await;
+    let _stable = orders_up(&server, "stable", ("version", "stable")).await;
+    let _canary = orders_up(&server, "canary", ("version", "canary")).await;
     let eureka = client_seeing(&server, "ORDERS", 2).await;
 
     let canary_route = Selector::new(Strategy::RoundRobin).require_metadata("version", "canary");
@@ -99,12 +93,8 @@ async fn a_zone_taken_out_of_service_hands_its_calls_to_the_others() {
 #[tokio::test]
 async fn a_zone_nobody_is_in_spreads_calls_over_every_zone() {
     let server = Server::start().await;
-    let a = Backend::start("a").await;
-    let b = Backend::start("b").await;
-    a.register(&server, "ORDERS", "UP", &[("zone", "zone-a")])
-        .await;
-    b.register(&server, "ORDERS", "UP", &[("zone", "zone-b")])
-        .await;
+    let _a = orders_up(&server, "a", ("zone", "zone-a")).await;
+    let _b = orders_up(&server, "b", ("zone", "zone-b")).await;
     let eureka = client_seeing(&server, "ORDERS", 2).await;
 
     let selector = Selector::new(Strategy::RoundRobin).prefer_zone("zone-c");
