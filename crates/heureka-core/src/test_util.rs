@@ -1,6 +1,7 @@
 //! Helpers shared by the unit tests: instances with test defaults and registries in the
 //! states the rules care about.
 
+use crate::model::InstanceStatus::OutOfService;
 use crate::model::{Instance, InstanceStatus, Millis};
 use crate::origin::Origin;
 use crate::policy::RegistryPolicy;
@@ -41,6 +42,24 @@ pub(crate) fn expiring_registry() -> Registry {
 pub(crate) fn registry_with(policy: RegistryPolicy) -> Registry {
     let mut registry = Registry::new(policy, 0);
     registry.open_for_traffic(0, 0);
+    registry
+}
+
+/// A registry holding `a/a1`, its dirty timestamp `last_dirty_timestamp`, registered by its
+/// client at time 0.
+pub(crate) fn registered_with_dirty(last_dirty_timestamp: Millis) -> Registry {
+    let mut registry = registry();
+    let a1 = instance_with_dirty("a", "a1", last_dirty_timestamp);
+    registry.register(a1, Origin::Client, 0);
+    registry
+}
+
+/// A registry holding `a/a1`, registered at time 0, which an operator put OUT_OF_SERVICE at
+/// time 10.
+pub(crate) fn out_of_service_by_operator() -> Registry {
+    let mut registry = registry();
+    register_all(&mut registry, &[("a", "a1")], 0);
+    registry.set_status_override("a", "a1", OutOfService, None, Origin::Client, 10);
     registry
 }
 

@@ -1,19 +1,38 @@
 //! Adopting a Java peer's copy: its override taken, or ours kept or removed, as a peer's write.
 
-use crate::model::InstanceStatus::{Down, OutOfService, Unknown, Up};
+use crate::model::Instance;
+use crate::model::InstanceStatus::{self, Down, OutOfService, Unknown, Up};
 use crate::origin::Origin;
+use crate::registry::Registry;
 use crate::test_util::{instance, instance_with_dirty, registry};
 
-#[test]
-fn adopting_a_peer_copy_replaces_ours_even_with_an_override_of_our_own() {
+/// A registry holding `orders/o1`, registered at 0, with an operator's override at 1.
+fn overridden(status: InstanceStatus) -> Registry {
     let mut registry = registry();
     registry.register(instance("orders", "o1"), Origin::Client, 0);
-    registry.set_status_override("orders", "o1", Down, None, Origin::Client, 1);
+    registry.set_status_override("orders", "o1", status, None, Origin::Client, 1);
+    registry
+}
+
+/// A peer's newer copy of `orders/o1`, which it holds OUT_OF_SERVICE by an override.
+fn their_out_of_service_copy() -> Instance {
     let mut theirs = instance_with_dirty("orders", "o1", 10);
     theirs.status = OutOfService;
     theirs.overridden_status = OutOfService;
+    theirs
+}
+
+/// Our copy of `orders/o1` once the peer's was taken, at 2.
+fn ours(registry: &Registry) -> Instance {
+    registry.instance("orders", "o1", 2).unwrap()
+}
+
+#[test]
+fn adopting_a_peer_copy_replaces_ours_even_with_an_override_of_our_own() {
+    let mut registry = overridden(Down);
+    let theirs = their_out_of_service_copy();
     registry.adopt_peer_copy(theirs, 2);
-    let stored = registry.instance("orders", "o1", 2).unwrap();
+    let stored = ours(&registry);
     assert_eq!(stored.status, OutOfService);
     assert_eq!(stored.overridden_status, OutOfService);
     assert_eq!(stored.last_dirty_timestamp, 10);
@@ -29,22 +48,18 @@ fn adopting_a_peer_copy_is_a_peer_write() {
 
 #[test]
 fn adopting_a_peer_copy_without_an_override_keeps_ours() {
-    let mut registry = registry();
-    registry.register(instance("orders", "o1"), Origin::Client, 0);
-    registry.set_status_override("orders", "o1", OutOfService, None, Origin::Client, 1);
+    let mut registry = overridden(OutOfService);
     registry.adopt_peer_copy(instance_with_dirty("orders", "o1", 10), 2);
-    let stored = registry.instance("orders", "o1", 2).unwrap();
+    let stored = ours(&registry);
     assert_eq!(stored.overridden_status, OutOfService);
     assert_eq!(stored.status, OutOfService);
 }
 
 #[test]
 fn repairing_from_a_peer_copy_without_an_override_removes_ours() {
-    let mut registry = registry();
-    registry.register(instance("orders", "o1"), Origin::Client, 0);
-    registry.set_status_override("orders", "o1", OutOfService, None, Origin::Client, 1);
+    let mut registry = overridden(OutOfService);
     registry.repair_from_peer(instance_with_dirty("orders", "o1", 10), 2);
-    let stored = registry.instance("orders", "o1", 2).unwrap();
+    let stored = ours(&registry);
     assert_eq!(stored.overridden_status, Unknown);
     assert_eq!(stored.status, Up);
     assert!(registry.status_overrides(2).is_empty());
@@ -54,11 +69,9 @@ fn repairing_from_a_peer_copy_without_an_override_removes_ours() {
 fn repairing_from_a_peer_copy_takes_its_override() {
     let mut registry = registry();
     registry.register(instance("orders", "o1"), Origin::Client, 0);
-    let mut theirs = instance_with_dirty("orders", "o1", 10);
-    theirs.status = OutOfService;
-    theirs.overridden_status = OutOfService;
+    let theirs = their_out_of_service_copy();
     registry.repair_from_peer(theirs, 2);
-    let stored = registry.instance("orders", "o1", 2).unwrap();
+    let stored = ours(&registry);
     assert_eq!(stored.overridden_status, OutOfService);
     assert_eq!(stored.status, OutOfService);
 }

@@ -1,8 +1,8 @@
 //! Cancel (§6.5): the instance goes, and its override with it.
 
-use crate::model::InstanceStatus::{OutOfService, Up};
+use crate::model::InstanceStatus::Up;
 use crate::origin::Origin;
-use crate::test_util::{register_all, registry, status_of};
+use crate::test_util::{out_of_service_by_operator, register_all, registry, status_of};
 
 #[test]
 fn cancel_removes_the_instance() {
@@ -20,9 +20,7 @@ fn cancel_of_unknown_instance_is_false() {
 
 #[test]
 fn cancel_forgets_the_status_override() {
-    let mut registry = registry();
-    register_all(&mut registry, &[("a", "a1")], 0);
-    registry.set_status_override("a", "a1", OutOfService, None, Origin::Client, 10);
+    let mut registry = out_of_service_by_operator();
     registry.cancel("a", "a1", Origin::Client, 20);
     register_all(&mut registry, &[("a", "a1")], 30);
     assert_eq!(status_of(&registry, "a", "a1"), Some(Up));

@@ -4,7 +4,7 @@ use crate::delta::apps_hashcode;
 use crate::model::ActionType;
 use crate::model::InstanceStatus::{self, Down, OutOfService, Starting, Up};
 use crate::origin::Origin;
-use crate::test_util::{instance, register_all, registry};
+use crate::test_util::{instance, out_of_service_by_operator, register_all, registry};
 
 fn delta_entries(registry: &crate::Registry) -> Vec<(String, String, Option<ActionType>)> {
     registry
@@ -81,9 +81,7 @@ fn delta_shows_reregistration_after_cancel_as_added() {
 
 #[test]
 fn delta_shows_register_then_status_update_as_one_modified_entry() {
-    let mut registry = registry();
-    register_all(&mut registry, &[("a", "a1")], 0);
-    registry.set_status_override("a", "a1", OutOfService, None, Origin::Client, 10);
+    let registry = out_of_service_by_operator();
     assert_eq!(
         delta_entries(&registry),
         vec![entry("A", "a1", ActionType::Modified)]

@@ -3,7 +3,10 @@
 use crate::model::ActionType;
 use crate::model::InstanceStatus::{OutOfService, Unknown, Up};
 use crate::origin::Origin;
-use crate::test_util::{expiring_registry, instance_with_dirty, register_all, registry, status_of};
+use crate::test_util::{
+    expiring_registry, out_of_service_by_operator, register_all, registered_with_dirty, registry,
+    status_of,
+};
 
 #[test]
 fn status_override_sets_status_and_records_override() {
@@ -24,8 +27,7 @@ fn status_override_sets_status_and_records_override() {
 
 #[test]
 fn status_override_keeps_a_newer_stored_dirty_timestamp() {
-    let mut registry = registry();
-    registry.register(instance_with_dirty("a", "a1", 900), Origin::Client, 0);
+    let mut registry = registered_with_dirty(900);
     registry.set_status_override("a", "a1", OutOfService, Some(500), Origin::Client, 10);
     assert_eq!(
         registry
@@ -78,9 +80,7 @@ fn status_override_renews_without_counting_a_renew() {
 
 #[test]
 fn delete_override_with_a_value_sets_that_status() {
-    let mut registry = registry();
-    register_all(&mut registry, &[("a", "a1")], 0);
-    registry.set_status_override("a", "a1", OutOfService, None, Origin::Client, 10);
+    let mut registry = out_of_service_by_operator();
     assert!(registry.delete_status_override("a", "a1", Some(Up), None, Origin::Client, 20));
     let stored = registry.instance("a", "a1", 20).unwrap();
     assert_eq!((stored.status, stored.overridden_status), (Up, Unknown));

@@ -5,8 +5,8 @@ use crate::model::InstanceStatus::{Down, OutOfService, Up};
 use crate::origin::Origin;
 use crate::outcomes::RenewOutcome;
 use crate::test_util::{
-    heartbeat, instance, instance_with_dirty, instance_with_status, register_all, registry,
-    status_of,
+    heartbeat, instance, instance_with_dirty, instance_with_status, out_of_service_by_operator,
+    register_all, registered_with_dirty, registry, status_of,
 };
 
 #[test]
@@ -63,8 +63,7 @@ fn instance_ids_are_case_sensitive() {
 
 #[test]
 fn register_keeps_existing_when_its_dirty_timestamp_is_newer() {
-    let mut registry = registry();
-    registry.register(instance_with_dirty("a", "a1", 200), Origin::Client, 0);
+    let mut registry = registered_with_dirty(200);
     let mut older = instance_with_dirty("a", "a1", 100);
     older.ip_addr = "10.9.9.9".to_owned();
     registry.register(older, Origin::Client, 10);
@@ -81,8 +80,7 @@ fn register_keeps_existing_when_its_dirty_timestamp_is_newer() {
 
 #[test]
 fn register_with_equal_dirty_timestamp_replaces_existing() {
-    let mut registry = registry();
-    registry.register(instance_with_dirty("a", "a1", 100), Origin::Client, 0);
+    let mut registry = registered_with_dirty(100);
     let mut same_age = instance_with_dirty("a", "a1", 100);
     same_age.ip_addr = "10.9.9.9".to_owned();
     registry.register(same_age, Origin::Client, 10);
@@ -123,9 +121,7 @@ fn instance_registered_down_has_no_service_up_time() {
 
 #[test]
 fn operator_out_of_service_survives_client_reregistration() {
-    let mut registry = registry();
-    register_all(&mut registry, &[("a", "a1")], 0);
-    registry.set_status_override("a", "a1", OutOfService, None, Origin::Client, 10);
+    let mut registry = out_of_service_by_operator();
     register_all(&mut registry, &[("a", "a1")], 20);
     let stored = registry.instance("a", "a1", 20).unwrap();
     assert_eq!(
@@ -136,9 +132,7 @@ fn operator_out_of_service_survives_client_reregistration() {
 
 #[test]
 fn operator_out_of_service_survives_heartbeats() {
-    let mut registry = registry();
-    register_all(&mut registry, &[("a", "a1")], 0);
-    registry.set_status_override("a", "a1", OutOfService, None, Origin::Client, 10);
+    let mut registry = out_of_service_by_operator();
     assert_eq!(
         heartbeat(&mut registry, "a", "a1", 40),
         RenewOutcome::Renewed
@@ -148,9 +142,7 @@ fn operator_out_of_service_survives_heartbeats() {
 
 #[test]
 fn client_reregistering_down_goes_down_despite_override() {
-    let mut registry = registry();
-    register_all(&mut registry, &[("a", "a1")], 0);
-    registry.set_status_override("a", "a1", OutOfService, None, Origin::Client, 10);
+    let mut registry = out_of_service_by_operator();
     registry.register(instance_with_status("a", "a1", Down), Origin::Client, 20);
     assert_eq!(status_of(&registry, "a", "a1"), Some(Down));
 }

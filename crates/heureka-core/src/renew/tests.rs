@@ -6,7 +6,8 @@ use crate::model::InstanceStatus::{OutOfService, Unknown, Up};
 use crate::origin::Origin;
 use crate::outcomes::RenewOutcome;
 use crate::test_util::{
-    expiring_registry, heartbeat, instance_with_dirty, register_all, registry, status_of,
+    expiring_registry, heartbeat, instance_with_dirty, out_of_service_by_operator, register_all,
+    registered_with_dirty, registry, status_of,
 };
 
 #[test]
@@ -50,8 +51,7 @@ fn renew_with_newer_client_timestamp_asks_for_reregistration() {
 
 #[test]
 fn renew_from_peer_with_newer_timestamp_stores_its_override() {
-    let mut registry = registry();
-    registry.register(instance_with_dirty("a", "a1", 100), Origin::Client, 0);
+    let mut registry = registered_with_dirty(100);
     let outcome = registry.renew("a", "a1", Some(200), Some(OutOfService), Origin::Peer, 10);
     assert_eq!(outcome, RenewOutcome::ClientNewer);
     assert_eq!(
@@ -66,16 +66,14 @@ fn renew_from_peer_with_newer_timestamp_stores_its_override() {
 
 #[test]
 fn renew_from_client_with_newer_timestamp_ignores_override_parameter() {
-    let mut registry = registry();
-    registry.register(instance_with_dirty("a", "a1", 100), Origin::Client, 0);
+    let mut registry = registered_with_dirty(100);
     registry.renew("a", "a1", Some(200), Some(OutOfService), Origin::Client, 10);
     assert!(registry.status_overrides(10).is_empty());
 }
 
 #[test]
 fn renew_from_peer_with_older_timestamp_returns_registry_copy() {
-    let mut registry = registry();
-    registry.register(instance_with_dirty("a", "a1", 200), Origin::Client, 0);
+    let mut registry = registered_with_dirty(200);
     let RenewOutcome::RegistryNewer(ours) =
         registry.renew("a", "a1", Some(100), None, Origin::Peer, 10)
     else {
@@ -90,8 +88,7 @@ fn renew_from_peer_with_older_timestamp_returns_registry_copy() {
 
 #[test]
 fn renew_from_client_with_older_timestamp_is_renewed() {
-    let mut registry = registry();
-    registry.register(instance_with_dirty("a", "a1", 200), Origin::Client, 0);
+    let mut registry = registered_with_dirty(200);
     assert_eq!(
         registry.renew("a", "a1", Some(100), None, Origin::Client, 10),
         RenewOutcome::Renewed
@@ -100,8 +97,7 @@ fn renew_from_client_with_older_timestamp_is_renewed() {
 
 #[test]
 fn renew_with_equal_timestamp_is_renewed() {
-    let mut registry = registry();
-    registry.register(instance_with_dirty("a", "a1", 200), Origin::Client, 0);
+    let mut registry = registered_with_dirty(200);
     assert_eq!(
         registry.renew("a", "a1", Some(200), None, Origin::Peer, 10),
         RenewOutcome::Renewed
@@ -112,8 +108,7 @@ fn renew_with_equal_timestamp_is_renewed() {
 fn status_flip_on_renew_is_a_modified_change() {
     // A peer's override lands in the map while the instance is still UP; the next heartbeat's
     // rules flip it, which Eureka does silently and we record.
-    let mut registry = registry();
-    registry.register(instance_with_dirty("a", "a1", 100), Origin::Client, 0);
+    let mut registry = registered_with_dirty(100);
     registry.renew("a", "a1", Some(200), Some(OutOfService), Origin::Peer, 10);
     assert_eq!(status_of(&registry, "a", "a1"), Some(Up));
     let before = registry.version();
@@ -135,9 +130,7 @@ fn status_flip_on_renew_is_a_modified_change() {
 
 #[test]
 fn deleted_override_forces_reregistration_via_404() {
-    let mut registry = registry();
-    register_all(&mut registry, &[("a", "a1")], 0);
-    registry.set_status_override("a", "a1", OutOfService, None, Origin::Client, 10);
+    let mut registry = out_of_service_by_operator();
     registry.delete_status_override("a", "a1", None, None, Origin::Client, 20);
     assert_eq!(status_of(&registry, "a", "a1"), Some(Unknown));
     assert_eq!(
