@@ -179,16 +179,37 @@ pub fn encode_replication_batch(items: &[ReplicationItem]) -> Vec<u8> {
             ITEM_MARKUP + item.app_name.len() + item.id.len() + instance
         })
         .sum();
+    encode_list(br#"{"replicationList":["#, items, hint, encode_item)
+}
+
+/// Writes a peer's list, a batch or its answer: `opening` (`{"<list>":[`), each element by
+/// `write` with commas between, `]}`; `hint` is the elements' expected size.
+pub(crate) fn encode_list<T>(
+    opening: &[u8],
+    items: &[T],
+    hint: usize,
+    write: impl Fn(&mut Vec<u8>, &T),
+) -> Vec<u8> {
     let mut out = Vec::with_capacity(32 + hint);
-    out.extend_from_slice(br#"{"replicationList":["#);
+    out.extend_from_slice(opening);
     for (n, item) in items.iter().enumerate() {
         if n > 0 {
             out.push(b',');
         }
-        encode_item(&mut out, item);
+        write(&mut out, item);
     }
     out.extend_from_slice(b"]}");
     out
+}
+
+/// The opening of a batch's answer.
+pub(crate) const RESPONSE_OPENING: &[u8] = br#"{"responseList":["#;
+
+/// An answer's element up to its status code, `{"statusCode":N`; the caller adds the rest and
+/// the closing brace.
+pub(crate) fn open_result(out: &mut Vec<u8>, status_code: u16) {
+    out.extend_from_slice(br#"{"statusCode":"#);
+    push_u64(out, u64::from(status_code));
 }
 
 /// Field names, quotes and the longest values of an element without its instance, rounded up.
@@ -348,22 +369,14 @@ pub fn encode_replication_response(results: &[ReplicationResult]) -> Vec<u8> {
             RESULT_MARKUP + entity
         })
         .sum();
-    let mut out = Vec::with_capacity(32 + hint);
-    out.extend_from_slice(br#"{"responseList":["#);
-    for (n, result) in results.iter().enumerate() {
-        if n > 0 {
-            out.push(b',');
-        }
-        out.extend_from_slice(br#"{"statusCode":"#);
-        push_u64(&mut out, u64::from(result.status_code));
+    encode_list(RESPONSE_OPENING, results, hint, |out, result| {
+        open_result(out, result.status_code);
         if let Some(entity) = &result.entity {
             out.extend_from_slice(br#","responseEntity":"#);
-            instance_body(&mut out, entity);
+            instance_body(out, entity);
         }
         out.push(b'}');
-    }
-    out.extend_from_slice(b"]}");
-    out
+    })
 }
 
 /// `{"statusCode":200,"responseEntity":` and the closing brace.

@@ -43,7 +43,9 @@ use crate::json::decode::read_instance;
 use crate::json::encode::{instance_body, string, INSTANCE_MARKUP};
 use crate::json::tree::Node;
 use crate::numbers::{push_i64, push_u64};
-use crate::replication::{decode_list, ReplicationAction, RESPONSE_LIST};
+use crate::replication::{
+    decode_list, encode_list, open_result, ReplicationAction, RESPONSE_LIST, RESPONSE_OPENING,
+};
 use crate::size;
 
 /// One element of a stamped batch: a write, and the sender's copy of the instance after it.
@@ -83,20 +85,13 @@ pub fn encode_stamped_batch(items: &[StampedItem]) -> Vec<u8> {
         .iter()
         .map(|item| ACTION_MARKUP + copy_size(&item.copy))
         .sum();
-    let mut out = Vec::with_capacity(32 + hint);
-    out.extend_from_slice(br#"{"stampedList":["#);
-    for (n, item) in items.iter().enumerate() {
-        if n > 0 {
-            out.push(b',');
-        }
+    encode_list(br#"{"stampedList":["#, items, hint, |out, item| {
         out.extend_from_slice(br#"{"action":""#);
         out.extend_from_slice(item.action.as_str().as_bytes());
         out.extend_from_slice(br#"","#);
-        copy_fields(&mut out, &item.copy);
+        copy_fields(out, &item.copy);
         out.push(b'}');
-    }
-    out.extend_from_slice(b"]}");
-    out
+    })
 }
 
 /// `{"responseList":[…]}`, answers in the given order.
@@ -105,23 +100,15 @@ pub fn encode_stamped_response(results: &[StampedResult]) -> Vec<u8> {
         .iter()
         .map(|result| RESULT_MARKUP + result.copy.as_ref().map_or(0, copy_size))
         .sum();
-    let mut out = Vec::with_capacity(32 + hint);
-    out.extend_from_slice(br#"{"responseList":["#);
-    for (n, result) in results.iter().enumerate() {
-        if n > 0 {
-            out.push(b',');
-        }
-        out.extend_from_slice(br#"{"statusCode":"#);
-        push_u64(&mut out, u64::from(result.status_code));
+    encode_list(RESPONSE_OPENING, results, hint, |out, result| {
+        open_result(out, result.status_code);
         if let Some(copy) = &result.copy {
             out.extend_from_slice(br#","copy":{"#);
-            copy_fields(&mut out, copy);
+            copy_fields(out, copy);
             out.push(b'}');
         }
         out.push(b'}');
-    }
-    out.extend_from_slice(b"]}");
-    out
+    })
 }
 
 /// `"action":"DeleteStatusOverride",` and the element's braces.
