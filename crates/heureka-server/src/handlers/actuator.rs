@@ -15,7 +15,8 @@ use heureka_wire::{BuildInfo, HealthComponents, HealthStatus, RegistryHealth};
 
 use crate::config::ShowDetails;
 use crate::connection::ClientCertificate;
-use crate::handlers::{status::peer_status, Headers};
+use crate::handlers::request::Headers;
+use crate::handlers::status::peer_status;
 use crate::http::auth;
 use crate::state::SharedState;
 

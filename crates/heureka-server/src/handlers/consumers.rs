@@ -20,8 +20,8 @@ use axum::response::{IntoResponse, Response};
 use heureka_core::InstanceStatus;
 use heureka_wire::{ConsumerView, ConsumersDoc};
 
-use crate::handlers::json;
-use crate::handlers::{first, Headers};
+use crate::handlers::request::{first, Headers};
+use crate::handlers::response::json;
 use crate::http::audit::Actor;
 use crate::http::error::ApiError;
 use crate::state::SharedState;

@@ -10,7 +10,7 @@ use axum::Router;
 use heureka_wire::DashboardSummary;
 
 use crate::dashboard::{SCRIPT, STYLE};
-use crate::handlers::json;
+use crate::handlers::response::json;
 use crate::http::principal;
 use crate::http::security_headers::PAGE_POLICY;
 use crate::security::roles::Role;

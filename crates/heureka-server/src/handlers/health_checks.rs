@@ -5,7 +5,7 @@
 use axum::extract::State;
 use axum::response::Response;
 
-use crate::handlers::json;
+use crate::handlers::response::json;
 use crate::state::SharedState;
 
 /// This node's tag and whether it checks instances (`health_checks/owners.rs`).

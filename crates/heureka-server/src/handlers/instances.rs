@@ -8,12 +8,12 @@ use axum::response::{IntoResponse, Response};
 use heureka_core::{instance_write_status_code, Origin, RenewOutcome};
 use heureka_wire::{AuditAction, AuditEntry};
 
-use crate::handlers::{
-    document, origin, parse_last_dirty_timestamp, status_param, written, Headers, QueryParams,
-};
+use crate::handlers::request::{parse_last_dirty_timestamp, status_param, Headers, QueryParams};
+use crate::handlers::response::{document, written};
 use crate::http::audit::{self, Actor};
 use crate::http::error::ApiError;
 use crate::http::negotiate;
+use crate::http::origin::origin;
 use crate::state::SharedState;
 
 /// `POST {base}/apps/{app}`: register or re-register. Always 204 on success — the Java and

@@ -7,9 +7,11 @@ use axum::response::{IntoResponse, Response};
 use heureka_core::{instance_write_status_code, InstanceStatus};
 use heureka_wire::{AuditAction, AuditEntry};
 
-use crate::handlers::{first, last_dirty_timestamp, origin, status_param, written, Headers};
+use crate::handlers::request::{first, last_dirty_timestamp, status_param, Headers};
+use crate::handlers::response::written;
 use crate::http::audit::{self, Actor};
 use crate::http::error::ApiError;
+use crate::http::origin::origin;
 use crate::state::SharedState;
 
 /// `PUT {base}/apps/{app}/{id}/status?value=S`: set a status override.

@@ -18,7 +18,8 @@ use heureka_core::{
 };
 use heureka_wire::{DecodeError, Format, ReplicationAction, ReplicationItem, ReplicationResult};
 
-use crate::handlers::{document, Headers, SenderAddress};
+use crate::handlers::request::{Headers, SenderAddress};
+use crate::handlers::response::document;
 use crate::http::error::ApiError;
 use crate::http::negotiate;
 use crate::state::SharedState;

@@ -22,7 +22,8 @@ use heureka_core::{ElementOutcome, Limits, Millis, Registry, StampedCopy};
 use heureka_wire::{DecodeError, Format, ReplicationAction, StampedItem, StampedResult};
 
 use crate::handlers::replication::{check_element, readable};
-use crate::handlers::{document, Headers, SenderAddress};
+use crate::handlers::request::{Headers, SenderAddress};
+use crate::handlers::response::document;
 use crate::http::error::ApiError;
 use crate::http::negotiate;
 use crate::state::SharedState;

@@ -6,7 +6,8 @@ use heureka_core::Millis;
 use heureka_wire::{PeerStatus, StatusInfo};
 use url::Url;
 
-use crate::handlers::{document, Headers};
+use crate::handlers::request::Headers;
+use crate::handlers::response::document;
 use crate::http::negotiate;
 use crate::replication::PeerState;
 use crate::state::SharedState;
