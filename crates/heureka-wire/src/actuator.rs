@@ -5,6 +5,7 @@
 //! Written by hand, status first, as Boot writes them.
 
 use crate::json::encode::string;
+use crate::json::object::list;
 use crate::numbers::push_u64;
 use crate::persisted::PersistenceView;
 use crate::status::{json_peer, PeerStatus};
@@ -121,14 +122,9 @@ pub fn encode_health(status: HealthStatus, components: Option<&HealthComponents>
         });
         out.extend_from_slice(b",\"replication\":{");
         status_field(&mut out, HealthStatus::Up);
-        out.extend_from_slice(b",\"details\":{\"peers\":[");
-        for (n, peer) in components.peers.iter().enumerate() {
-            if n > 0 {
-                out.push(b',');
-            }
-            json_peer(&mut out, peer);
-        }
-        out.extend_from_slice(b"]}},\"persistence\":{");
+        out.extend_from_slice(b",\"details\":{\"peers\":");
+        list(&mut out, &components.peers, json_peer);
+        out.extend_from_slice(b"}},\"persistence\":{");
         // DOWN while writes do not reach the disk; the overall status stays as it was: the
         // node still serves its clients, as with peers down.
         let persistence = &components.persistence;

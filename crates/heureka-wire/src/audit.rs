@@ -8,7 +8,7 @@
 use heureka_core::Millis;
 
 use crate::json::encode::string;
-use crate::json::object::{bool_text, field_str, field_u64};
+use crate::json::object::{bool_text, field_str, field_u64, list};
 
 /// What was done, or refused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -130,14 +130,8 @@ pub(crate) fn audit_fields(out: &mut Vec<u8>, entry: &AuditEntry) {
         }
     }
     if !entry.metadata_keys.is_empty() {
-        out.extend_from_slice(br#","metadataKeys":["#);
-        for (n, key) in entry.metadata_keys.iter().enumerate() {
-            if n > 0 {
-                out.push(b',');
-            }
-            string(out, key);
-        }
-        out.push(b']');
+        out.extend_from_slice(br#","metadataKeys":"#);
+        list(out, &entry.metadata_keys, |out, key| string(out, key));
     }
     field_u64(out, "outcome", u64::from(entry.outcome));
     out.extend_from_slice(br#","applied":"#);

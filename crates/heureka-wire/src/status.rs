@@ -9,6 +9,7 @@ use heureka_core::{Instance, Millis};
 
 use crate::format::Format;
 use crate::json::encode::{instance_body, string};
+use crate::json::object::list;
 use crate::numbers::{push_i64, push_u64};
 
 /// What the status document shows.
@@ -99,14 +100,9 @@ fn json(status: &StatusInfo) -> Vec<u8> {
         out.extend_from_slice(b",\"instanceInfo\":");
         instance_body(&mut out, instance);
     }
-    out.extend_from_slice(b",\"peers\":[");
-    for (n, peer) in status.peers.iter().enumerate() {
-        if n > 0 {
-            out.push(b',');
-        }
-        json_peer(&mut out, peer);
-    }
-    out.extend_from_slice(b"]}");
+    out.extend_from_slice(b",\"peers\":");
+    list(&mut out, &status.peers, json_peer);
+    out.push(b'}');
     out
 }
 

@@ -35,12 +35,17 @@ impl<'de> ObjectReader<'de> for InstanceObject {
             // `null` anywhere means absent; each handler below treats it so.
             match key {
                 "port" | "securePort" => map.next_value_seed(Value(PortField { b: &mut b, key })),
-                "dataCenterInfo" => map.next_value_seed(Value(DataCenterField { b: &mut b })),
-                "leaseInfo" => map.next_value_seed(Value(LeaseField { b: &mut b })),
-                "metadata" => map.next_value_seed(Value(Metadata {
-                    map: b.metadata_mut(),
-                    field: "metadata",
+                "dataCenterInfo" => map.next_value_seed(Value(ObjectField {
+                    field: "dataCenterInfo",
+                    entries: DataCenterField { b: &mut b },
                 })),
+                "leaseInfo" => map.next_value_seed(Value(ObjectField {
+                    field: "leaseInfo",
+                    entries: LeaseField { b: &mut b },
+                })),
+                "metadata" => {
+                    map.next_value_seed(Value(Metadata::field(b.metadata_mut(), "metadata")))
+                }
                 _ => map.next_value_seed(Value(TopField { b: &mut b, key })),
             }
         })?;
@@ -87,6 +92,34 @@ impl TopField<'_, '_> {
 /// The field error for an object field that holds something else.
 fn not_an_object(field: &str) -> Outcome {
     Err(DecodeError::field(field, "is not an object"))
+}
+
+/// A field that must hold an object: `null` means absent, anything else is the field's
+/// error, and the object's entries go to `entries`.
+struct ObjectField<E> {
+    field: &'static str,
+    entries: E,
+}
+
+/// What reads the entries of an [`ObjectField`].
+trait Entries<'de> {
+    fn read<A: MapAccess<'de>>(self, map: A) -> Result<Outcome, A::Error>;
+}
+
+impl<'de, E: Entries<'de>> Handler<'de> for ObjectField<E> {
+    type Out = Outcome;
+    fn null(self) -> Outcome {
+        Ok(())
+    }
+    fn scalar(self, _: Scalar<'_>) -> Outcome {
+        not_an_object(self.field)
+    }
+    fn seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Outcome, A::Error> {
+        Skip.seq(seq).map(|()| not_an_object(self.field))
+    }
+    fn map<A: MapAccess<'de>>(self, map: A) -> Result<Outcome, A::Error> {
+        self.entries.read(map)
+    }
 }
 
 /// `port` / `securePort`: `{"$": 8080, "@enabled": "true"}`, or a bare number.
@@ -136,18 +169,8 @@ struct LeaseField<'a> {
     b: &'a mut InstanceBuilder,
 }
 
-impl<'de> Handler<'de> for LeaseField<'_> {
-    type Out = Outcome;
-    fn null(self) -> Outcome {
-        Ok(())
-    }
-    fn scalar(self, _: Scalar<'_>) -> Outcome {
-        not_an_object("leaseInfo")
-    }
-    fn seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Outcome, A::Error> {
-        Skip.seq(seq).map(|()| not_an_object("leaseInfo"))
-    }
-    fn map<A: MapAccess<'de>>(self, map: A) -> Result<Outcome, A::Error> {
+impl<'de> Entries<'de> for LeaseField<'_> {
+    fn read<A: MapAccess<'de>>(self, map: A) -> Result<Outcome, A::Error> {
         let b = self.b;
         entries(map, |key, map| {
             map.next_value_seed(Value(OnScalar(|value: Scalar<'_>| b.lease(key, value))))
@@ -162,18 +185,18 @@ struct Metadata<'a> {
     field: &'static str,
 }
 
-impl<'de> Handler<'de> for Metadata<'_> {
-    type Out = Outcome;
-    fn null(self) -> Outcome {
-        Ok(())
+impl<'a> Metadata<'a> {
+    /// The object field `field` (`metadata` or `dataCenterInfo.metadata`), read into `map`.
+    fn field(map: &'a mut BTreeMap<String, String>, field: &'static str) -> ObjectField<Self> {
+        ObjectField {
+            field,
+            entries: Metadata { map, field },
+        }
     }
-    fn scalar(self, _: Scalar<'_>) -> Outcome {
-        not_an_object(self.field)
-    }
-    fn seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Outcome, A::Error> {
-        Skip.seq(seq).map(|()| not_an_object(self.field))
-    }
-    fn map<A: MapAccess<'de>>(self, map: A) -> Result<Outcome, A::Error> {
+}
+
+impl<'de> Entries<'de> for Metadata<'_> {
+    fn read<A: MapAccess<'de>>(self, map: A) -> Result<Outcome, A::Error> {
         let (target, field) = (self.map, self.field);
         entries(map, |key, map| {
             map.next_value_seed(Value(MetadataValue {
@@ -222,28 +245,18 @@ struct DataCenterField<'a> {
     b: &'a mut InstanceBuilder,
 }
 
-impl<'de> Handler<'de> for DataCenterField<'_> {
-    type Out = Outcome;
-    fn null(self) -> Outcome {
-        Ok(())
-    }
-    fn scalar(self, _: Scalar<'_>) -> Outcome {
-        not_an_object("dataCenterInfo")
-    }
-    fn seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Outcome, A::Error> {
-        Skip.seq(seq).map(|()| not_an_object("dataCenterInfo"))
-    }
-    fn map<A: MapAccess<'de>>(self, map: A) -> Result<Outcome, A::Error> {
+impl<'de> Entries<'de> for DataCenterField<'_> {
+    fn read<A: MapAccess<'de>>(self, map: A) -> Result<Outcome, A::Error> {
         let mut class = None;
         let mut name = None;
         let mut metadata = BTreeMap::new();
         let outcome = entries(map, |key, map| match key {
             "@class" => map.next_value_seed(Value(Text(&mut class))).map(Ok),
             "name" => map.next_value_seed(Value(Text(&mut name))).map(Ok),
-            "metadata" => map.next_value_seed(Value(Metadata {
-                map: &mut metadata,
-                field: "dataCenterInfo.metadata",
-            })),
+            "metadata" => map.next_value_seed(Value(Metadata::field(
+                &mut metadata,
+                "dataCenterInfo.metadata",
+            ))),
             _ => map.next_value_seed(Value(Skip)).map(Ok),
         })?;
         Ok(outcome.and_then(|()| {
