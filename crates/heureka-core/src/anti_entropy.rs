@@ -11,7 +11,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::digest::InstanceDigest;
+use crate::instance_digest::InstanceDigest;
 use crate::merge::PartStamps;
 use crate::model::Millis;
 use crate::peer_copies::{

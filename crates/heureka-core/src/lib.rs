@@ -12,14 +12,14 @@
 //! instance's parts), `health.rs` and `status_rules.rs` (how a verdict and an override weigh),
 //! `stored.rs`, `lease.rs`, `lease_map.rs` and `maps.rs` (how instances and leases are kept),
 //! `delta.rs`, `versions.rs`, `tombstones.rs`, `renewal_counters.rs`, `change.rs`, `takeover.rs`,
-//! `stamped_copy.rs`, `outcomes.rs` and `element_outcome.rs`. Then `registry.rs`, the state, and
-//! above it one file per operation, each `impl Registry`: `register.rs`, `renew.rs`, `cancel.rs`,
-//! `overrides.rs`, `metadata.rs`, `eviction.rs` and `self_preservation.rs` (the two timer-driven
-//! rules), `retention.rs`, `health_checks.rs`, `record.rs` (what every write books), `reads.rs`,
-//! `digest.rs` and `anti_entropy.rs` (comparing digests), `adopt.rs` and `peer_copies.rs` (Java
-//! peers' copies), `stamped.rs` (Heureka peers' stamped copies) and `persisted.rs` (restoring from
-//! disk). This file only declares the modules and re-exports the public names from where each is
-//! defined.
+//! `stamped_copy.rs` and `instance_digest.rs` (what servers exchange), `peer_copies.rs` and
+//! `anti_entropy.rs` (how two servers' copies compare), `outcomes.rs` and `element_outcome.rs`.
+//! Then `registry.rs`, the state, and above it one file per operation, each `impl Registry`:
+//! `register.rs`, `renew.rs`, `cancel.rs`, `overrides.rs`, `metadata.rs`, `eviction.rs` and
+//! `self_preservation.rs` (the two timer-driven rules), `retention.rs`, `health_checks.rs`,
+//! `record.rs` (what every write books), `reads.rs`, `digest.rs`, `adopt.rs` (Java peers' copies),
+//! `stamped.rs` (Heureka peers' stamped copies) and `persisted.rs` (restoring from disk). This file
+//! only declares the modules and re-exports the public names from where each is defined.
 
 mod adopt;
 mod anti_entropy;
@@ -32,6 +32,7 @@ mod eviction;
 mod health;
 mod health_checks;
 mod hlc;
+mod instance_digest;
 mod invalid_registration;
 mod lease;
 mod lease_map;
@@ -70,11 +71,11 @@ pub use anti_entropy::{
 };
 pub use change::{Change, ChangeKind};
 pub use delta::apps_hashcode;
-pub use digest::InstanceDigest;
 pub use element_outcome::ElementOutcome;
 pub use eviction::eviction_limit;
 pub use health::{with_health, Health, HealthSubject, HealthWrite};
 pub use hlc::{Hlc, Stamp, TooFarAhead, MAX_DRIFT_MS};
+pub use instance_digest::InstanceDigest;
 pub use invalid_registration::InvalidRegistration;
 pub use lease::{LeaseExpiry, RESTORE_MARGIN_MS};
 pub use limits::{longest_heartbeatable_name, ClampedLease, Limits, HEARTBEAT_HEAD_ALLOWANCE};

@@ -4,7 +4,7 @@
 //! (`adopt.rs`) adopt with them, so that a change to how peers agree (say, causal order
 //! instead of timestamps) is made here and nowhere else.
 
-use crate::digest::InstanceDigest;
+use crate::instance_digest::InstanceDigest;
 use crate::model::{InstanceStatus, Millis};
 
 /// Whether `a` holds the later version of the instance: the greater `lastDirtyTimestamp`, as

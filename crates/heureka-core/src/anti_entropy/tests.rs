@@ -2,8 +2,8 @@
 
 use super::PeerWrite::{self, Cancel, DeleteStatusOverride, Heartbeat, Register, StatusUpdate};
 use super::{compare_digests as compare, PeerView, Repairs, RENEWAL_LAG_MS};
-use crate::digest::InstanceDigest;
 use crate::hlc::Stamp;
+use crate::instance_digest::InstanceDigest;
 use crate::merge::PartStamps;
 use crate::model::InstanceStatus::{self, OutOfService, Unknown, Up};
 

@@ -1,6 +1,6 @@
 //! The registry digest: every lease, plus a tombstone per removal the delta queue remembers.
 
-use crate::digest::InstanceDigest;
+use crate::instance_digest::InstanceDigest;
 use crate::merge::PartStamps;
 use crate::model::InstanceStatus::{OutOfService, Unknown, Up};
 use crate::origin::Origin;
