@@ -100,8 +100,7 @@ impl Registry {
 
     /// The verdict an instance carries; `None` when it is not registered.
     pub fn health_of(&self, app: &str, id: &str) -> Option<Health> {
-        let lease = self.apps.get(app_key(app).as_ref())?.get(id)?;
-        Some(lease.holder.health)
+        Some(self.lease(&app_key(app), id)?.holder.health)
     }
 }
 

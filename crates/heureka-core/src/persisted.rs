@@ -63,7 +63,7 @@ impl Registry {
     /// `None` when it holds neither any more.
     pub fn kept(&self, app: &str, id: &str) -> Option<KeptInstance> {
         let app = app_key(app);
-        if let Some(lease) = self.apps.get(app.as_ref()).and_then(|l| l.get(id)) {
+        if let Some(lease) = self.lease(&app, id) {
             let info = lease.lease_info();
             return Some(KeptInstance {
                 copy: StampedCopy {

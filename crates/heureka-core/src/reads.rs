@@ -205,10 +205,6 @@ impl Registry {
         }
     }
 
-    fn lease(&self, app: &str, id: &str) -> Option<&Lease> {
-        self.apps.get(app)?.get(id)
-    }
-
     fn decorate(&self, lease: &Lease) -> Instance {
         decorate(lease, self.own_instance_id.as_deref())
     }

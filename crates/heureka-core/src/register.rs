@@ -195,10 +195,7 @@ impl Registry {
     /// another endpoint (`takeover.rs`): what a server refusing takeovers asks before it
     /// registers.
     pub fn takeover_by(&self, instance: &Instance, now: Millis) -> Option<Takeover> {
-        let lease = self
-            .apps
-            .get(app_key(&instance.app).as_ref())?
-            .get(instance.id())?;
+        let lease = self.lease(&app_key(&instance.app), instance.id())?;
         takeover(lease, instance, now)
     }
 }

@@ -111,6 +111,11 @@ impl Registry {
             .is_some_and(|leases| leases.contains_key(id))
     }
 
+    /// The lease of `app` (already upper-cased) and `id`, expired or not.
+    pub(crate) fn lease(&self, app: &str, id: &str) -> Option<&Lease> {
+        self.apps.get(app)?.get(id)
+    }
+
     /// Number of leases, expired-not-evicted ones included (Eureka's `getLocalRegistrySize`).
     pub fn registry_size(&self) -> usize {
         self.apps.values().map(LeaseMap::len).sum()

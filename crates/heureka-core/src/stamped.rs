@@ -31,7 +31,7 @@ impl Registry {
     /// elsewhere.
     pub fn stamped_copy(&self, app: &str, id: &str, now: Millis) -> Option<StampedCopy> {
         let app = app_key(app);
-        let (parts, leased) = match self.apps.get(app.as_ref()).and_then(|l| l.get(id)) {
+        let (parts, leased) = match self.lease(&app, id) {
             // A restored lease not renewed since proves nothing either (`persisted.rs`).
             Some(lease) => (
                 parts_of(lease),
@@ -50,7 +50,7 @@ impl Registry {
     /// The stamps of our copy of an instance (lease or tombstone), without building the copy.
     pub fn stamps_of(&self, app: &str, id: &str) -> Option<PartStamps> {
         let app = app_key(app);
-        match self.apps.get(app.as_ref()).and_then(|l| l.get(id)) {
+        match self.lease(&app, id) {
             Some(lease) => Some(lease.holder.stamps),
             None => Some(self.tombstones.get(&app, id)?.parts.stamps),
         }
@@ -60,7 +60,7 @@ impl Registry {
     /// document (cheap: no instance is rebuilt). `None` unless we hold a lease.
     pub fn stamped_heartbeat(&self, app: &str, id: &str) -> Option<StampedCopy> {
         let app = app_key(app);
-        let lease = self.apps.get(app.as_ref())?.get(id)?;
+        let lease = self.lease(&app, id)?;
         let holder = &lease.holder;
         Some(StampedCopy {
             app: app.into_owned(),
@@ -89,7 +89,7 @@ impl Registry {
         self.clock.observe(copy.parts.stamps.latest(), now)?;
         let app = app_key(&copy.app).into_owned();
         let id = copy.id.as_str();
-        let lease = self.apps.get(&app).and_then(|leases| leases.get(id));
+        let lease = self.lease(&app, id);
         let held = lease.is_some();
         if !self.policy.limits.admits_copy(&copy) {
             return Ok(Merged {
@@ -258,8 +258,7 @@ impl Registry {
     }
 
     fn lease_status(&self, app: &str, id: &str) -> Option<InstanceStatus> {
-        let lease = self.apps.get(app)?.get(id)?;
-        Some(lease.holder.status)
+        Some(self.lease(app, id)?.holder.status)
     }
 
     /// Puts merged, live parts in a lease: the one we hold (its renewals kept), or a new one.
