@@ -5,7 +5,7 @@
 use std::fs;
 use std::path::Path;
 
-use crate::workspace::{root, Site};
+use crate::workspace::{assert_no_sites, root, Site};
 
 /// The spans written in backticks on each line of ARCHITECTURE.md, with their line numbers.
 fn quoted() -> Vec<(usize, String)> {
@@ -73,20 +73,25 @@ fn exists(span: &str, files: &[String]) -> bool {
         .any(|file| file == span || file.ends_with(&format!("/{span}")))
 }
 
+/// Spans of ARCHITECTURE.md (line, text) as the sites a failure lists.
+fn sites(spans: impl Iterator<Item = (usize, String)>) -> Vec<Site> {
+    spans
+        .map(|(line, text)| Site {
+            path: "ARCHITECTURE.md".to_owned(),
+            line,
+            text,
+        })
+        .collect()
+}
+
 #[test]
 fn every_file_the_architecture_names_exists() {
     let files = all_files();
-    let missing: Vec<Site> = quoted()
+    let missing = quoted()
         .into_iter()
-        .filter(|(_, span)| names_a_file(span) && !exists(span, &files))
-        .map(|(line, span)| Site {
-            path: "ARCHITECTURE.md".to_owned(),
-            line,
-            text: span,
-        })
-        .collect();
-    crate::workspace::assert_no_sites(
-        &missing,
+        .filter(|(_, span)| names_a_file(span) && !exists(span, &files));
+    assert_no_sites(
+        &sites(missing),
         "every file ARCHITECTURE.md names exists",
         "the code map is how a newcomer finds the code; a file that moved must move in the map \
          in the same change.",
@@ -130,17 +135,11 @@ fn every_test_the_architecture_names_as_a_guard_exists() {
         .filter(|file| file.ends_with(".rs") || file.ends_with(".py"))
         .filter_map(|file| fs::read_to_string(root().join(file)).ok())
         .collect();
-    let missing: Vec<Site> = named_guards()
+    let missing = named_guards()
         .into_iter()
-        .filter(|(_, name)| !test_defined(name, &sources))
-        .map(|(line, name)| Site {
-            path: "ARCHITECTURE.md".to_owned(),
-            line,
-            text: name,
-        })
-        .collect();
-    crate::workspace::assert_no_sites(
-        &missing,
+        .filter(|(_, name)| !test_defined(name, &sources));
+    assert_no_sites(
+        &sites(missing),
         "every test ARCHITECTURE.md names as a guard exists",
         "an invariant is only as good as the test that guards it; a renamed or deleted test \
          leaves the invariant unguarded while the map still promises it.",

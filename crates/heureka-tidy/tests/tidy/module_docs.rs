@@ -1,7 +1,7 @@
 //! Every source file says what it is: its first line is a `//!` comment, so a reader who opens
 //! any file (or skims `head -1` of a directory) learns its purpose before its code.
 
-use crate::workspace::{assert_no_sites, assert_still_pending, listed, rust_files, Site};
+use crate::workspace::{assert_rule, assert_still_pending, rust_files, Site};
 
 /// Files without their `//!` line today. Remove a file once it has one;
 /// `pending_undocumented_files_still_lack_their_line` insists.
@@ -29,12 +29,9 @@ fn undocumented() -> Vec<Site> {
 
 #[test]
 fn every_source_file_says_what_it_is() {
-    let missing: Vec<Site> = undocumented()
-        .into_iter()
-        .filter(|site| !listed(&site.path, PENDING_UNDOCUMENTED))
-        .collect();
-    assert_no_sites(
-        &missing,
+    assert_rule(
+        undocumented(),
+        PENDING_UNDOCUMENTED,
         "every source file says what it is (its first line is a `//!` comment)",
         "the map (ARCHITECTURE.md) names files, and a reader arriving at one learns what it is \
          for from its first line; write one or two sentences on what the file holds and why.",

@@ -3,7 +3,7 @@
 //! the lock in an order or for a length the store does not control.
 
 use crate::workspace::{
-    assert_no_sites, assert_still_pending, lines_matching, listed, rust_files, Line, Site, Source,
+    assert_rule, assert_still_pending, lines_matching, listed, rust_files, Line, Site, Source,
     Tests,
 };
 
@@ -42,12 +42,9 @@ fn registry_holders() -> Vec<Site> {
 
 #[test]
 fn the_registry_has_one_handle() {
-    let outside: Vec<Site> = registry_holders()
-        .into_iter()
-        .filter(|site| !listed(&site.path, PENDING_REGISTRY_HOLDERS))
-        .collect();
-    assert_no_sites(
-        &outside,
+    assert_rule(
+        registry_holders(),
+        PENDING_REGISTRY_HOLDERS,
         "the registry has one handle (`Mutex<Registry>` and `registry.lock()` appear in the \
          server only in store.rs)",
         "the store's write is the one write path: it books each change and hands it to every \

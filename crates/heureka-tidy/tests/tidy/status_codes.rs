@@ -5,8 +5,8 @@
 //! end that reads the answer back.
 
 use crate::workspace::{
-    assert_no_sites, assert_still_pending, lines_matching, listed, rust_files, Line, Site, Source,
-    Tests,
+    assert_no_sites, assert_rule, assert_still_pending, lines_matching, listed, rust_files, Line,
+    Site, Source, Tests,
 };
 
 const SCOPE: &str = "crates/heureka-server/src";
@@ -74,12 +74,9 @@ fn error_statuses() -> Vec<Site> {
 
 #[test]
 fn error_status_codes_are_built_only_in_the_error_type() {
-    let outside: Vec<Site> = error_statuses()
-        .into_iter()
-        .filter(|site| !listed(&site.path, PENDING_STATUS_OFFENDERS))
-        .collect();
-    assert_no_sites(
-        &outside,
+    assert_rule(
+        error_statuses(),
+        PENDING_STATUS_OFFENDERS,
         "error status codes are built only in the error type (a 4xx/5xx `StatusCode::` \
          constant or `StatusCode::from_u16(` appears in the server only in http/error.rs)",
         "one place maps every failure to its status, so a reader finds every answer a client \
