@@ -66,7 +66,7 @@ pub(crate) fn router(state: SharedState, base_path: &str, max_body_bytes: usize)
             .layer(decompress::lazy())
             // Applies to the decompressed body, so a small gzip bomb is still refused with 413.
             .layer(DefaultBodyLimit::max(max_body_bytes))
-            // Authentication, then the roles matrix (`http/roles.rs`).
+            // Authentication, then the roles matrix (`security/roles.rs`).
             .option_layer(auth)
             // After authentication, so a request without credentials is still a 401.
             .option_layer(peers_only),

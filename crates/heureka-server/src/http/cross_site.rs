@@ -25,19 +25,12 @@
 //! before it is sent. This layer closes the requests that need no preflight; `negotiate.rs`
 //! closes the body types a form can send.
 
-use std::future::Future;
-use std::pin::Pin;
-use std::sync::Arc;
-use std::task::{Context, Poll};
-
 use axum::extract::Request;
 use axum::http::{header, HeaderMap, HeaderValue, Method};
-use axum::response::{IntoResponse, Response};
 use parking_lot::Mutex;
-use pin_project_lite::pin_project;
-use tower::{Layer, Service};
 
 use crate::http::error::ApiError;
+use crate::http::gate::{Check, GateLayer};
 use crate::http::hosts::foreign_host;
 use crate::log_budget::LogBudget;
 use crate::security::hosts::AllowedHosts;
@@ -50,13 +43,11 @@ const SEC_FETCH_SITE: &str = "sec-fetch-site";
 /// browsers send them, so they are floodable; the rest are counted into the next line.
 const HOST_REFUSALS_LOGGED_PER_MINUTE: u32 = 10;
 
-/// The layer: see the module docs. A service of its own rather than `middleware::from_fn`,
-/// which boxes on every request; this one costs a heartbeat a few header look-ups.
-#[derive(Clone)]
-pub(crate) struct CrossSiteLayer(Arc<Rules>);
+/// The layer: see the module docs.
+pub(crate) type CrossSiteLayer = GateLayer<Rules>;
 
 /// What the layer checks against.
-struct Rules {
+pub(crate) struct Rules {
     /// The allowed origins, normalised ([`normalise_origin`]).
     allowed: Vec<String>,
     /// The names a browser may reach this server under (`hosts.rs`).
@@ -66,48 +57,19 @@ struct Rules {
 
 impl CrossSiteLayer {
     pub(crate) fn new(allowed: &[String], hosts: AllowedHosts) -> CrossSiteLayer {
-        CrossSiteLayer(Arc::new(Rules {
+        GateLayer::of(Rules {
             allowed: allowed.to_vec(),
             hosts,
             host_refusals: Mutex::new(LogBudget::new(HOST_REFUSALS_LOGGED_PER_MINUTE)),
-        }))
+        })
     }
 }
 
-impl<S> Layer<S> for CrossSiteLayer {
-    type Service = CrossSite<S>;
-
-    fn layer(&self, inner: S) -> CrossSite<S> {
-        CrossSite {
-            rules: self.0.clone(),
-            inner,
-        }
-    }
-}
-
-#[derive(Clone)]
-pub(crate) struct CrossSite<S> {
-    rules: Arc<Rules>,
-    inner: S,
-}
-
-impl<S> Service<Request> for CrossSite<S>
-where
-    S: Service<Request, Response = Response>,
-{
-    type Response = Response;
-    type Error = S::Error;
-    type Future = Checked<S::Future>;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
-        self.inner.poll_ready(cx)
-    }
-
-    fn call(&mut self, request: Request) -> Self::Future {
-        let rules = &self.rules;
-        if let Some(foreign) = foreign_host(request.headers(), &rules.hosts, &rules.allowed) {
+impl Check for Rules {
+    fn check(&self, request: &Request) -> Result<(), ApiError> {
+        if let Some(foreign) = foreign_host(request.headers(), &self.hosts, &self.allowed) {
             // The host is the client's text: logged quoted and escaped.
-            if let Some(left_out) = rules.host_refusals.lock().take(crate::clock::instant()) {
+            if let Some(left_out) = self.host_refusals.lock().take(crate::clock::instant()) {
                 tracing::info!(
                     method = %request.method(),
                     path = request.uri().path(),
@@ -121,14 +83,10 @@ where
                  this server; list it in heureka.security.allowed-hosts if it is",
                 foreign.host
             );
-            return Checked::Refused {
-                response: Some(ApiError::CrossSite(reason).into_response()),
-            };
+            return Err(ApiError::CrossSite(reason));
         }
-        let Some(foreign) = foreign(request.method(), request.headers(), &rules.allowed) else {
-            return Checked::Passed {
-                inner: self.inner.call(request),
-            };
+        let Some(foreign) = foreign(request.method(), request.headers(), &self.allowed) else {
+            return Ok(());
         };
         // The one log line of the refusal (a 403 is not among the statuses the observing
         // layer logs). The origin is the client's text: logged quoted and escaped.
@@ -144,34 +102,7 @@ where
              origin or one listed in heureka.security.allowed-origins",
             foreign.why
         );
-        Checked::Refused {
-            response: Some(ApiError::CrossSite(reason).into_response()),
-        }
-    }
-}
-
-pin_project! {
-    /// The inner service's answer, or the refusal.
-    #[project = CheckedProjection]
-    pub(crate) enum Checked<F> {
-        Passed { #[pin] inner: F },
-        Refused { response: Option<Response> },
-    }
-}
-
-impl<F, E> Future for Checked<F>
-where
-    F: Future<Output = Result<Response, E>>,
-{
-    type Output = F::Output;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
-        match self.project() {
-            CheckedProjection::Passed { inner } => inner.poll(cx),
-            CheckedProjection::Refused { response } => {
-                Poll::Ready(Ok(response.take().expect("polled after completion")))
-            }
-        }
+        Err(ApiError::CrossSite(reason))
     }
 }
 

@@ -9,6 +9,7 @@ pub(crate) mod auth;
 pub(crate) mod cross_site;
 pub(crate) mod decompress;
 pub(crate) mod error;
+pub(crate) mod gate;
 pub(crate) mod hosts;
 pub(crate) mod negotiate;
 pub(crate) mod observe;

@@ -11,25 +11,18 @@
 //! with a one-line reason, and logged at WARN with the sender's address, at most
 //! [`WARNINGS_PER_MINUTE`] lines a minute so a flood cannot flood the log.
 //!
-//! A service of its own, like `observe.rs`: every request passes it, and `middleware::from_fn`
-//! would box each one.
+//! A gate (`gate.rs`): every request passes it, and `middleware::from_fn` would box each one.
 
-use std::future::Future;
 use std::net::IpAddr;
-use std::pin::Pin;
-use std::sync::Arc;
-use std::task::{Context, Poll};
 
 use axum::extract::Request;
 use axum::http::{header, HeaderValue};
-use axum::response::{IntoResponse, Response};
 use parking_lot::Mutex;
-use pin_project_lite::pin_project;
-use tower::{Layer, Service};
 
 use crate::clock;
 use crate::connection::Sender;
 use crate::http::error::ApiError;
+use crate::http::gate::{Check, GateLayer};
 use crate::http::origin::origin;
 use crate::log_budget::LogBudget;
 use crate::security::basic::presents;
@@ -40,10 +33,10 @@ use heureka_core::Origin;
 pub(crate) const WARNINGS_PER_MINUTE: u32 = 10;
 
 /// The layer: see the module docs.
-#[derive(Clone)]
-pub(crate) struct PeersOnlyLayer(Arc<Gate>);
+pub(crate) type PeersOnlyLayer = GateLayer<PeerGate>;
 
-struct Gate {
+/// What the layer checks against.
+pub(crate) struct PeerGate {
     state: SharedState,
     /// `{base}/peerreplication/` and `{base}/v2/peerreplication/`.
     prefixes: [String; 2],
@@ -52,84 +45,18 @@ struct Gate {
 
 impl PeersOnlyLayer {
     pub(crate) fn new(state: SharedState, base_path: &str) -> PeersOnlyLayer {
-        PeersOnlyLayer(Arc::new(Gate {
+        GateLayer::of(PeerGate {
             state,
             prefixes: [
                 format!("{base_path}/peerreplication/"),
                 format!("{base_path}/v2/peerreplication/"),
             ],
             warnings: Mutex::new(LogBudget::new(WARNINGS_PER_MINUTE)),
-        }))
+        })
     }
 }
 
-impl<S> Layer<S> for PeersOnlyLayer {
-    type Service = PeersOnly<S>;
-
-    fn layer(&self, inner: S) -> PeersOnly<S> {
-        PeersOnly {
-            gate: self.0.clone(),
-            inner,
-        }
-    }
-}
-
-#[derive(Clone)]
-pub(crate) struct PeersOnly<S> {
-    gate: Arc<Gate>,
-    inner: S,
-}
-
-impl<S> Service<Request> for PeersOnly<S>
-where
-    S: Service<Request, Response = Response>,
-{
-    type Response = Response;
-    type Error = S::Error;
-    type Future = Gated<S::Future>;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
-        self.inner.poll_ready(cx)
-    }
-
-    fn call(&mut self, request: Request) -> Self::Future {
-        match self.gate.check(&request) {
-            Ok(()) => Gated::Passed {
-                inner: self.inner.call(request),
-            },
-            Err(refusal) => Gated::Refused {
-                response: Some(refusal.into_response()),
-            },
-        }
-    }
-}
-
-pin_project! {
-    /// The inner service's answer, or the gate's refusal.
-    #[project = GatedProjection]
-    pub(crate) enum Gated<F> {
-        Passed { #[pin] inner: F },
-        Refused { response: Option<Response> },
-    }
-}
-
-impl<F, E> Future for Gated<F>
-where
-    F: Future<Output = Result<Response, E>>,
-{
-    type Output = Result<Response, E>;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        match self.project() {
-            GatedProjection::Passed { inner } => inner.poll(cx),
-            GatedProjection::Refused { response } => {
-                Poll::Ready(Ok(response.take().expect("a refusal is answered once")))
-            }
-        }
-    }
-}
-
-impl Gate {
+impl Check for PeerGate {
     /// Lets through everything that is not replication, and replication from a peer.
     fn check(&self, request: &Request) -> Result<(), ApiError> {
         let path = request.uri().path();
