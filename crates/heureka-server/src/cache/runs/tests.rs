@@ -24,26 +24,39 @@ fn plain_runs(runs: &Runs) -> HashMap<String, Bytes> {
         .collect()
 }
 
+const MAX_AGE: Duration = Duration::from_secs(180);
+
+/// A registry of 1,500 applications, and runs in `format` that the unlocked pass of a build
+/// of `S` has encoded from it.
+fn unlocked<S: Source>(format: Format) -> (Store, ApplicationsPieces, Runs) {
+    let registry = registry_with(1_500, 4);
+    let pieces = ApplicationsPieces { format };
+    let mut runs = Runs::default();
+    runs.encode_stale_unlocked::<S>(&registry, pieces, MAX_AGE, PLAIN);
+    (registry, pieces, runs)
+}
+
+/// What a client reads of the runs' gzip body, uncompressed.
+fn gzip_read(runs: &mut Runs, pieces: ApplicationsPieces) -> Vec<u8> {
+    read(
+        &CachedBody::one(runs.gzip_body(pieces, true)),
+        Encoding::Gzip,
+    )
+}
+
 /// A large build's unlocked pass encodes its runs, the plan keeps every one of them, and
 /// the body equals a whole encoding (`whole`).
 fn assert_plan_keeps_the_unlocked_runs<S: Source>(whole: fn(&Store, Format) -> Vec<u8>) {
-    let registry = registry_with(1_500, 4);
-    let pieces = ApplicationsPieces {
-        format: Format::Json,
-    };
-    let max_age = Duration::from_secs(180);
-    let mut runs = Runs::default();
-    runs.encode_stale_unlocked::<S>(&registry, pieces, max_age, PLAIN);
+    let (registry, pieces, mut runs) = unlocked::<S>(Format::Json);
     let encoded = plain_runs(&runs);
     assert!(encoded.len() > 10, "the pass encoded the runs");
-    runs.replan::<S>(&registry, pieces, max_age, PLAIN);
+    runs.replan::<S>(&registry, pieces, MAX_AGE, PLAIN);
     let planned = plain_runs(&runs);
     assert_eq!(planned.len(), encoded.len());
     assert!(planned
         .iter()
         .all(|(name, plain)| encoded[name].as_ptr() == plain.as_ptr()));
-    let body = CachedBody::one(runs.gzip_body(pieces, true));
-    assert_eq!(read(&body, Encoding::Gzip), whole(&registry, Format::Json));
+    assert_eq!(gzip_read(&mut runs, pieces), whole(&registry, Format::Json));
 }
 
 #[test]
@@ -53,24 +66,17 @@ fn a_large_build_encodes_before_its_plan_and_the_plan_keeps_all_of_it() {
 
 #[test]
 fn a_change_after_the_unlocked_encoding_is_encoded_again_by_the_plan() {
-    let registry = registry_with(1_500, 4);
-    let pieces = ApplicationsPieces {
-        format: Format::Xml,
-    };
-    let max_age = Duration::from_secs(180);
-    let mut runs = Runs::default();
-    runs.encode_stale_unlocked::<Full>(&registry, pieces, max_age, PLAIN);
+    let (registry, pieces, mut runs) = unlocked::<Full>(Format::Xml);
     let encoded = plain_runs(&runs);
     register(&registry, "APP-42", "APP-42-new");
-    runs.replan::<Full>(&registry, pieces, max_age, PLAIN);
+    runs.replan::<Full>(&registry, pieces, MAX_AGE, PLAIN);
     let re_encoded = plain_runs(&runs)
         .iter()
         .filter(|(name, plain)| encoded[*name].as_ptr() != plain.as_ptr())
         .count();
     assert_eq!(re_encoded, 1);
-    let body = CachedBody::one(runs.gzip_body(pieces, true));
     assert_eq!(
-        read(&body, Encoding::Gzip),
+        gzip_read(&mut runs, pieces),
         whole_full(&registry, Format::Xml)
     );
 }
@@ -82,13 +88,7 @@ fn a_large_delta_build_encodes_before_its_plan_and_the_plan_keeps_all_of_it() {
 
 #[test]
 fn delta_changes_after_the_unlocked_encoding_are_encoded_again_by_the_plan() {
-    let registry = registry_with(1_500, 4);
-    let pieces = ApplicationsPieces {
-        format: Format::Xml,
-    };
-    let max_age = Duration::from_secs(180);
-    let mut runs = Runs::default();
-    runs.encode_stale_unlocked::<Delta>(&registry, pieces, max_age, PLAIN);
+    let (registry, pieces, mut runs) = unlocked::<Delta>(Format::Xml);
     register(&registry, "APP-42", "APP-42-new");
     // Replaces APP-7's live item by a DELETED one: same number of items.
     let now = registry.read().version() as i64;
@@ -98,10 +98,9 @@ fn delta_changes_after_the_unlocked_encoding_are_encoded_again_by_the_plan() {
         heureka_core::Origin::Client,
         now
     )));
-    runs.replan::<Delta>(&registry, pieces, max_age, PLAIN);
-    let body = CachedBody::one(runs.gzip_body(pieces, true));
+    runs.replan::<Delta>(&registry, pieces, MAX_AGE, PLAIN);
     assert_eq!(
-        read(&body, Encoding::Gzip),
+        gzip_read(&mut runs, pieces),
         whole_delta(&registry, Format::Xml)
     );
 }
@@ -112,15 +111,14 @@ fn a_build_after_a_few_changes_skips_the_unlocked_pass_and_one_after_many_does_n
     let pieces = ApplicationsPieces {
         format: Format::Json,
     };
-    let max_age = Duration::from_secs(180);
     let mut runs = Runs::default();
-    assert!(runs.may_encode_much(registry.read().version(), registry.instant(), max_age));
-    runs.replan::<Full>(&registry, pieces, max_age, PLAIN);
+    assert!(runs.may_encode_much(registry.read().version(), registry.instant(), MAX_AGE));
+    runs.replan::<Full>(&registry, pieces, MAX_AGE, PLAIN);
     register(&registry, "APP-42", "APP-42-new");
-    assert!(!runs.may_encode_much(registry.read().version(), registry.instant(), max_age));
+    assert!(!runs.may_encode_much(registry.read().version(), registry.instant(), MAX_AGE));
     for n in 0..500 {
         register(&registry, &format!("APP-{n}"), "another");
     }
-    assert!(runs.may_encode_much(registry.read().version(), registry.instant(), max_age));
+    assert!(runs.may_encode_much(registry.read().version(), registry.instant(), MAX_AGE));
     assert!(runs.may_encode_much(runs.version, registry.instant(), Duration::ZERO));
 }
