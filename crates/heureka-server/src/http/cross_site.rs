@@ -34,7 +34,7 @@ use crate::http::gate::{Check, GateLayer};
 use crate::http::hosts::foreign_host;
 use crate::log_budget::LogBudget;
 use crate::security::hosts::AllowedHosts;
-use crate::security::origins::normalise_origin;
+use crate::security::origins::{foreign_write, Foreign};
 
 /// The header a browser adds to say how the page's site relates to the target's.
 const SEC_FETCH_SITE: &str = "sec-fetch-site";
@@ -48,7 +48,7 @@ pub(crate) type CrossSiteLayer = GateLayer<Rules>;
 
 /// What the layer checks against.
 pub(crate) struct Rules {
-    /// The allowed origins, normalised ([`normalise_origin`]).
+    /// The allowed origins, normalised (`security/origins.rs`).
     allowed: Vec<String>,
     /// The names a browser may reach this server under (`hosts.rs`).
     hosts: AllowedHosts,
@@ -106,56 +106,22 @@ impl Check for Rules {
     }
 }
 
-/// Why a request is foreign, for its log line and its answer.
-#[derive(Debug, PartialEq, Eq)]
-pub(crate) struct Foreign {
-    /// The `Origin` header as sent (lossily decoded), if any.
-    pub(crate) origin: Option<String>,
-    pub(crate) why: &'static str,
-}
-
-/// `Some` when the request must be refused: see the module docs for the rule.
+/// `Some` when the request must be refused: a write a browser marks as sent from another
+/// site's page (`security/origins.rs`'s [`foreign_write`]; see the module docs for the rule).
 pub(crate) fn foreign(method: &Method, headers: &HeaderMap, allowed: &[String]) -> Option<Foreign> {
     if is_safe(method) {
         return None;
     }
-    let origin = headers.get(header::ORIGIN);
+    let origin = headers.get(header::ORIGIN).map(HeaderValue::as_bytes);
     let cross_site = headers
         .get(SEC_FETCH_SITE)
         .is_some_and(|value| value.as_bytes().eq_ignore_ascii_case(b"cross-site"));
-    // What every client and peer sends: neither header.
+    // What every client and peer sends: neither header, and no more look-ups.
     if origin.is_none() && !cross_site {
         return None;
     }
-    let origin_text = origin.map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned());
-    let normalised = origin_text.as_deref().and_then(normalise_origin);
-    if normalised
-        .as_ref()
-        .is_some_and(|origin| allowed.iter().any(|allowed| allowed == origin))
-    {
-        return None;
-    }
-    let refuse = |why| {
-        Some(Foreign {
-            origin: origin_text.clone(),
-            why,
-        })
-    };
-    if cross_site {
-        return refuse("Sec-Fetch-Site is cross-site");
-    }
-    let origin = origin?;
-    if origin.as_bytes() == b"null" {
-        return refuse("Origin is null");
-    }
-    let Some(normalised) = normalised else {
-        return refuse("Origin is not an http(s) origin");
-    };
-    if is_own(&normalised, headers) {
-        None
-    } else {
-        refuse("Origin is not this server's")
-    }
+    let host = headers.get(header::HOST).and_then(host_text);
+    foreign_write(origin, cross_site, host, allowed)
 }
 
 /// GET, HEAD, OPTIONS and TRACE change nothing here; every other method may.
@@ -166,18 +132,7 @@ fn is_safe(method: &Method) -> bool {
     )
 }
 
-/// Whether a normalised origin names the host and port the request was sent to (its `Host`;
-/// without a port there, the origin scheme's default port).
-fn is_own(origin: &str, headers: &HeaderMap) -> bool {
-    let Some(host) = headers.get(header::HOST).and_then(host_text) else {
-        return false;
-    };
-    let Some((scheme, _)) = origin.split_once("://") else {
-        return false;
-    };
-    normalise_origin(&format!("{scheme}://{host}")).is_some_and(|own| own == origin)
-}
-
+/// The `Host` a request was sent to, when it is a plain host and port.
 fn host_text(value: &HeaderValue) -> Option<&str> {
     value
         .to_str()
@@ -188,6 +143,7 @@ fn host_text(value: &HeaderValue) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::security::origins::normalise_origin;
 
     fn headers(pairs: &[(&'static str, &'static str)]) -> HeaderMap {
         let mut headers = HeaderMap::new();

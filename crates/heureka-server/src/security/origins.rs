@@ -2,8 +2,9 @@
 //!
 //! * A browser page's origin (`Origin: scheme://host:port`), compared with the server's own
 //!   and with `heureka.security.allowed-origins` to refuse cross-site writes
-//!   (`http/cross_site.rs`) and trust a page under any `Host` (`http/hosts.rs`): two spellings
-//!   of one origin must compare equal, so both sides normalise with [`normalise_origin`].
+//!   (`http/cross_site.rs`, the rule [`foreign_write`]) and trust a page under any `Host`
+//!   (`http/hosts.rs`): two spellings of one origin must compare equal, so both sides
+//!   normalise with [`normalise_origin`].
 //! * Eureka's origin of a write ([`Origin`]): a peer's replica, applied but never replicated
 //!   again, or a client's write. A write is a peer's only when it carries
 //!   `x-netflix-discovery-replication: true` ([`write_origin`]); the roles (a replica needs
@@ -23,6 +24,71 @@ pub(crate) fn write_origin(value: Option<&[u8]>) -> Origin {
         Some(b"true") => Origin::Peer,
         _ => Origin::Client,
     }
+}
+
+/// Why a write is foreign, for its log line and its answer.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Foreign {
+    /// The `Origin` header as sent (lossily decoded), if any.
+    pub(crate) origin: Option<String>,
+    pub(crate) why: &'static str,
+}
+
+/// `Some` when a write must be refused as a browser's from another site's page
+/// (`http/cross_site.rs`'s module docs): `origin` is its `Origin` header, `cross_site` whether
+/// its `Sec-Fetch-Site` says `cross-site`, `host` its `Host`, and `allowed` the normalised
+/// `heureka.security.allowed-origins`.
+pub(crate) fn foreign_write(
+    origin: Option<&[u8]>,
+    cross_site: bool,
+    host: Option<&str>,
+    allowed: &[String],
+) -> Option<Foreign> {
+    // What every client and peer sends: neither header.
+    if origin.is_none() && !cross_site {
+        return None;
+    }
+    let origin_text = origin.map(|value| String::from_utf8_lossy(value).into_owned());
+    let normalised = origin_text.as_deref().and_then(normalise_origin);
+    if normalised
+        .as_ref()
+        .is_some_and(|origin| allowed.iter().any(|allowed| allowed == origin))
+    {
+        return None;
+    }
+    let refuse = |why| {
+        Some(Foreign {
+            origin: origin_text.clone(),
+            why,
+        })
+    };
+    if cross_site {
+        return refuse("Sec-Fetch-Site is cross-site");
+    }
+    let origin = origin?;
+    if origin == b"null" {
+        return refuse("Origin is null");
+    }
+    let Some(normalised) = normalised else {
+        return refuse("Origin is not an http(s) origin");
+    };
+    if is_own(&normalised, host) {
+        None
+    } else {
+        refuse("Origin is not this server's")
+    }
+}
+
+/// Whether a normalised origin names the host and port the request was sent to (its `Host`;
+/// without a port there, the origin scheme's default port).
+fn is_own(origin: &str, host: Option<&str>) -> bool {
+    let Some(host) = host else {
+        return false;
+    };
+    let Some((scheme, _)) = origin.split_once("://") else {
+        return false;
+    };
+    normalise_origin(&format!("{scheme}://{host}")).is_some_and(|own| own == origin)
 }
 
 /// An origin as `scheme://host:port`: lower case, the scheme's default port written out, so
