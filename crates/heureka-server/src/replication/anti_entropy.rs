@@ -24,9 +24,9 @@ use heureka_core::{
     RENEWAL_LAG_MS, SETTLING_MS,
 };
 
+use super::peer::{Peer, PeerProtocol};
+use super::replicator::Replicator;
 use super::transport::PeerError;
-use super::Replicator;
-use super::{Peer, PeerProtocol};
 
 /// A Java peer's full registry as digest entries (no tombstones, renewals possibly stale).
 fn digest_of(applications: &Applications) -> Vec<InstanceDigest> {

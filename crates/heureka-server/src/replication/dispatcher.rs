@@ -21,47 +21,10 @@ use heureka_wire::{
     ReplicationAction, ReplicationItem, ReplicationResult, StampedItem, StampedResult,
 };
 
+use super::peer::{Peer, PeerProtocol};
 use super::queue::Task;
+use super::replicator::Replicator;
 use super::transport::PeerError;
-use super::Peer;
-use super::{PeerProtocol, Replicator};
-
-/// What the dispatcher knows of a peer, for logs, `/eureka/status` and the dashboard.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct PeerState {
-    pub(crate) url: String,
-    /// False after a failed batch, true again after a delivered one.
-    pub(crate) up: bool,
-    pub(crate) queue_depth: usize,
-    /// Tasks dropped because the queue was full or they expired.
-    pub(crate) dropped_tasks: u64,
-    pub(crate) batches_sent: u64,
-    pub(crate) tasks_sent: u64,
-    pub(crate) failures: u64,
-    pub(crate) consecutive_failures: u32,
-    pub(crate) last_success_at: Option<Millis>,
-    pub(crate) last_error: Option<String>,
-    /// How long the oldest task of the last delivered batch had waited, in ms.
-    pub(crate) replication_lag_ms: Option<Millis>,
-}
-
-impl PeerState {
-    pub(crate) fn new(url: &str) -> PeerState {
-        PeerState {
-            url: url.to_owned(),
-            up: true,
-            queue_depth: 0,
-            dropped_tasks: 0,
-            batches_sent: 0,
-            tasks_sent: 0,
-            failures: 0,
-            consecutive_failures: 0,
-            last_success_at: None,
-            last_error: None,
-            replication_lag_ms: None,
-        }
-    }
-}
 
 /// The longest pause after congestion, as in Eureka (`backoff` may shorten it).
 const MAX_CONGESTION_BACKOFF: Duration = Duration::from_secs(30);

@@ -40,9 +40,9 @@ use heureka_core::Applications;
 use tokio::task::JoinSet;
 
 use super::anti_entropy;
+use super::peer::Peer;
+use super::replicator::{Replicator, RestoreCheck};
 use super::transport::PeerError;
-use super::Peer;
-use super::{Replicator, RestoreCheck};
 
 /// What the start-up sync found.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]

@@ -96,7 +96,9 @@ async fn the_resolver_learns_every_address_of_a_peers_host_name() {
         .map(|address| crate::config::address::canonical(address.ip()))
         .collect();
     assert!(!expected.is_empty());
-    super::Resolver::default().round(&replication).await;
+    crate::replication::resolver::Resolver::default()
+        .round(&replication)
+        .await;
     for address in &expected {
         assert_eq!(
             replication.senders().recognise(*address),

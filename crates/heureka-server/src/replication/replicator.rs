@@ -1,0 +1,219 @@
+//! What replication's tasks share: `Replication` (this server's peers, the client that talks
+//! to them, who may send replication here, whether the start-up sync is done) and the
+//! `Replicator` the tasks run on. As a `ChangeSink` it queues each local write for every peer.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use heureka_core::{Change, ChangeKind, Origin, Registry};
+use heureka_wire::ReplicationAction;
+use parking_lot::{Mutex, RwLock};
+
+use super::peer::{Peer, PeerState};
+use super::peers::{self, OwnAddress, PeerUrl};
+use super::senders::PeerAddresses;
+use super::settings::ReplicationSettings;
+use super::transport::PeerClient;
+use crate::config::Config;
+use crate::events::Events;
+use crate::store::{ChangeSink, Store};
+
+/// The peers of this server and the client that talks to them.
+#[derive(Debug)]
+pub(crate) struct Replication {
+    pub(super) peers: RwLock<Vec<Arc<Peer>>>,
+    pub(super) own: OwnAddress,
+    pub(super) settings: ReplicationSettings,
+    pub(super) client: PeerClient,
+    /// False until the start-up sync is done; registry reads answer 403 until then, as
+    /// Eureka's do (clients try another server).
+    pub(super) synced: AtomicBool,
+    /// The addresses replication is accepted from, kept by `resolver::run`.
+    pub(super) senders: PeerAddresses,
+    /// Whether a registry restored from the store has been compared with a peer's.
+    pub(super) restore_check: Mutex<RestoreCheck>,
+}
+
+/// A node restored from its store serves what it kept only once a peer's copies and
+/// tombstones have been merged into it, unless no peer answers: then it serves the restored
+/// view alone (available, possibly stale), says so, and checks it at the first anti-entropy
+/// round a peer answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RestoreCheck {
+    /// Nothing was restored, or the node has no peers to compare with.
+    NotNeeded,
+    /// Restored, and not yet compared (the start-up sync has not run or found no peer).
+    Unchecked,
+    /// Restored, and compared with at least one peer's registry.
+    Checked,
+}
+
+/// What replication's tasks share: the store they read and repair, the peers, and the event
+/// stream that hears when a peer goes up or down.
+#[derive(Clone, Debug)]
+pub(crate) struct Replicator {
+    pub(crate) store: Arc<Store>,
+    pub(crate) replication: Arc<Replication>,
+    pub(crate) events: Arc<Events>,
+}
+
+/// The TLS configuration of calls to `https://` peers (and of the health checks' probes). The binary has checked it before
+/// starting; a server started otherwise with a bad one trusts the public roots only, and says so.
+pub(crate) fn peer_tls(config: &Config) -> heureka_tls::rustls::ClientConfig {
+    crate::tls::client_config(config.client.tls.as_ref()).unwrap_or_else(|error| {
+        tracing::error!(%error, "eureka.client.tls cannot be used: https:// peers are verified against the public roots only");
+        crate::tls::client_config(None).expect("the public roots always make a configuration")
+    })
+}
+
+impl Replication {
+    pub(crate) fn new(config: &Config, own: OwnAddress) -> Replication {
+        let settings = ReplicationSettings::from_config(config);
+        let urls = peers::peer_urls(config, &own);
+        let senders =
+            PeerAddresses::new(config.heureka.replication.allowed_addresses.clone(), &urls);
+        let peers: Vec<Arc<Peer>> = urls
+            .into_iter()
+            .map(|url| Arc::new(Peer::new(url, settings.limits)))
+            .collect();
+        Replication {
+            senders,
+            // A single node has no one to sync from: it serves reads from the first request.
+            synced: AtomicBool::new(peers.is_empty()),
+            peers: RwLock::new(peers),
+            client: PeerClient::new(settings.timeouts, settings.compress, peer_tls(config)),
+            own,
+            settings,
+            restore_check: Mutex::new(RestoreCheck::NotNeeded),
+        }
+    }
+
+    /// Marks the registry as restored from the store, to be checked against the peers.
+    pub(crate) fn restored_from_store(&self) {
+        if !self.peers.read().is_empty() {
+            *self.restore_check.lock() = RestoreCheck::Unchecked;
+        }
+    }
+
+    pub(crate) fn restore_check(&self) -> RestoreCheck {
+        *self.restore_check.lock()
+    }
+
+    /// A comparison with `peer`'s digest has been applied: a restored registry is checked.
+    pub(crate) fn restore_checked_with(&self, peer: &Peer) {
+        let mut check = self.restore_check.lock();
+        if *check == RestoreCheck::Unchecked {
+            *check = RestoreCheck::Checked;
+            tracing::info!(
+                peer = %peer.url.as_str(),
+                "restored registry checked against a peer: what peers wrote meanwhile is merged"
+            );
+        }
+    }
+
+    /// Whether `peer` is still one of the configured peers.
+    pub(crate) fn is_peer(&self, peer: &Arc<Peer>) -> bool {
+        self.peers
+            .read()
+            .iter()
+            .any(|known| Arc::ptr_eq(known, peer))
+    }
+
+    /// Whether the start-up sync is done, so registry reads are served.
+    pub(crate) fn is_synced(&self) -> bool {
+        self.synced.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn mark_synced(&self) {
+        self.synced.store(true, Ordering::Release);
+    }
+
+    pub(crate) fn peers(&self) -> Vec<Arc<Peer>> {
+        self.peers.read().clone()
+    }
+
+    pub(crate) fn settings(&self) -> &ReplicationSettings {
+        &self.settings
+    }
+
+    pub(crate) fn client(&self) -> &PeerClient {
+        &self.client
+    }
+
+    /// Who may send replication here.
+    pub(crate) fn senders(&self) -> &PeerAddresses {
+        &self.senders
+    }
+}
+
+impl ChangeSink for Replication {
+    /// Queues a change for every peer, unless it came from a peer (the one-hop rule) or is
+    /// not replicated at all (eviction: each server evicts on its own).
+    fn publish(&self, change: &Change, _: &Registry) {
+        if change.origin == Origin::Peer {
+            return;
+        }
+        let Some(action) = action_for(change.kind) else {
+            return;
+        };
+        for peer in self.peers.read().iter() {
+            peer.enqueue(&change.app, &change.id, action, change.at);
+        }
+    }
+}
+
+impl Replication {
+    /// Every peer's replication state, for the status endpoint, logs and the dashboard.
+    pub(crate) fn peer_states(&self) -> Vec<PeerState> {
+        self.peers
+            .read()
+            .iter()
+            .map(|peer| peer.snapshot())
+            .collect()
+    }
+
+    /// Replaces the peer list with `urls`, keeping the peers (and queues) that stay and
+    /// returning the new ones, whose dispatchers the caller starts. An empty list is ignored,
+    /// as Eureka ignores it.
+    pub(super) fn update_peers(&self, urls: Vec<PeerUrl>) -> (Vec<Arc<Peer>>, Vec<String>) {
+        if urls.is_empty() {
+            return (Vec::new(), Vec::new());
+        }
+        let mut peers = self.peers.write();
+        let removed: Vec<String> = peers
+            .iter()
+            .filter(|peer| !urls.contains(&peer.url))
+            .map(|peer| peer.url.as_str().to_owned())
+            .collect();
+        peers.retain(|peer| urls.contains(&peer.url));
+        let mut added = Vec::new();
+        for url in urls {
+            if !peers.iter().any(|peer| peer.url == url) {
+                let peer = Arc::new(Peer::new(url, self.settings.limits));
+                peers.push(peer.clone());
+                added.push(peer);
+            }
+        }
+        (added, removed)
+    }
+}
+
+/// The replication action for a local change (spec §7.2).
+fn action_for(kind: ChangeKind) -> Option<ReplicationAction> {
+    Some(match kind {
+        ChangeKind::Registered | ChangeKind::MetadataUpdated => ReplicationAction::Register,
+        // A status the rules changed on renew travels with the heartbeat, as in Eureka.
+        ChangeKind::Renewed | ChangeKind::StatusChanged => ReplicationAction::Heartbeat,
+        // A Heureka peer answers the heartbeat's newer stamps with 404 and gets our copy; a
+        // Java peer, which has no stamps, just renews.
+        ChangeKind::Restamped => ReplicationAction::Heartbeat,
+        ChangeKind::Cancelled => ReplicationAction::Cancel,
+        ChangeKind::StatusOverridden => ReplicationAction::StatusUpdate,
+        ChangeKind::StatusOverrideRemoved => ReplicationAction::DeleteStatusOverride,
+        // A Heureka peer merges the copy, verdict and all; a Java peer, which knows no
+        // verdicts, takes the instance re-registered with the status it reads now (DOWN, or
+        // back), as `docs/compat.md` says.
+        ChangeKind::HealthChanged => ReplicationAction::Register,
+        ChangeKind::Evicted => return None,
+    })
+}
