@@ -1,10 +1,10 @@
 //! Reading typed values out of merged properties: each value with its placeholders resolved,
 //! or the application's default, and a bad one reported with its key and source.
 
+use crate::error::ConfigError;
 use crate::placeholders::{PlaceholderError, Resolver};
 use crate::sources::{Origin, Properties};
 use crate::values;
-use crate::ConfigError;
 
 /// A resolved value and where it came from.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -8,10 +8,10 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::error::ConfigError;
 use crate::formats::{self, Document};
 use crate::names::Names;
 use crate::sources::{Origin, Property};
-use crate::ConfigError;
 
 /// The early settings that decide which files are read.
 #[derive(Debug, Default)]

@@ -7,6 +7,7 @@ use std::fmt;
 use std::path::PathBuf;
 
 use crate::names::Names;
+use crate::schema::Schema;
 
 /// Where a value came from; error messages name it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -186,7 +187,7 @@ pub fn parse_args(args: &[String]) -> Result<Vec<Property>, ArgumentError> {
 /// a map in tests and map keys no other source mentions can only come from the command line
 /// or a file.
 pub(crate) fn env_properties(
-    schema: &crate::Schema,
+    schema: &Schema,
     env: &dyn Fn(&str) -> Option<String>,
     map_names: impl Iterator<Item = String>,
 ) -> Vec<Property> {

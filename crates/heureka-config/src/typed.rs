@@ -4,8 +4,8 @@
 //! are written once.
 
 use crate::binder::Setting;
+use crate::error::ConfigError;
 use crate::values;
-use crate::ConfigError;
 
 #[cfg(test)]
 mod tests;
