@@ -12,11 +12,13 @@
 //! what their defaults are is the application's business: it passes a [`Schema`] naming the
 //! keys to look up in the environment and the maps whose keys are kept as written. Its key
 //! table can read each key through a value type of [`typed`] and check its own names with
-//! [`names`].
+//! [`names`]; [`table`] walks such a table and [`bindings`] are the kinds of entry it binds,
+//! so every application binds through the same code.
 //!
 //! Nothing here knows Eureka or Heureka.
 
 mod binder;
+pub mod bindings;
 mod error;
 mod files;
 mod formats;
@@ -25,6 +27,7 @@ pub mod names;
 mod placeholders;
 mod schema;
 mod sources;
+pub mod table;
 pub mod typed;
 pub mod values;
 

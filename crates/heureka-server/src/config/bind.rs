@@ -6,23 +6,18 @@
 use std::net::{IpAddr, Ipv4Addr};
 use std::time::Duration;
 
-use heureka_config::{Binder, Properties, Resolver};
+use heureka_config::table::Binding;
+use heureka_config::{Binder, ConfigError, Properties, Resolver};
 
-use super::keys::{Binding, KEYS};
-use super::names;
-use super::rules::Pending;
-use super::{
-    AuditConfig, Config, ConfigError, ConnectionConfig, ConsumersConfig, DashboardConfig,
-    EurekaClientConfig, EurekaInstanceConfig, EurekaServerConfig, EventStreamConfig, Exposure,
-    HealthChecksConfig, HeurekaConfig, LimitsConfig, ManagementConfig, PersistenceConfig,
-    RateLimiterConfig, RegistryConfig, ReplicationConfig, ServerConfig, ShowDetails,
+use super::binding::Draft;
+use super::model::{
+    AuditConfig, Config, ConnectionConfig, ConsumersConfig, DashboardConfig, EurekaClientConfig,
+    EurekaInstanceConfig, EurekaServerConfig, EventStreamConfig, Exposure, HealthChecksConfig,
+    HeurekaConfig, LimitsConfig, ManagementConfig, PersistenceConfig, RateLimiterConfig,
+    RegistryConfig, ReplicationConfig, ServerConfig, ShowDetails,
 };
-
-/// The configuration being bound, and the inputs of the rules over several keys.
-pub(crate) struct Draft {
-    pub(crate) config: Config,
-    pub(crate) pending: Pending,
-}
+use super::names::{self, table};
+use super::rules::Pending;
 
 /// Stage two: typed, validated values, in key-table order.
 pub(crate) fn bind(
@@ -31,7 +26,7 @@ pub(crate) fn bind(
 ) -> Result<Config, ConfigError> {
     let fallback = |key: &str| names::placeholder_fallback(key, env);
     // Bindings ask only for table entries' names, so every lookup finds its entry.
-    let defaults = |key: &str| names::default_of(key).to_owned();
+    let defaults = |key: &str| table().default_of(key).to_owned();
     let binder = Binder::new(
         Resolver {
             properties,
@@ -44,11 +39,10 @@ pub(crate) fn bind(
         config: unbound(),
         pending: Pending::new(),
     };
-    for key in KEYS {
-        if let Binding::Bound(binding) = key.binding {
-            binding.bind(key, &binder, &mut draft)?;
-        }
-    }
+    table().walk(&binder, &mut draft, |binding| match binding {
+        Binding::Bound(binding) => Some(binding),
+        _ => None,
+    })?;
     let Draft {
         mut config,
         pending,

@@ -1,12 +1,18 @@
 //! The `--help` text, generated from the key table so that it cannot drift from what the
 //! binder reads.
 
-use super::keys::{DEFAULT_ZONE, KEYS};
+use super::names::table;
+use super::rules::DEFAULT_ZONE;
 
-/// The `--help` text, generated from `KEYS`.
+/// The `--help` text, generated from the table's keys; refused keys are not settings.
 pub(crate) fn help_text() -> String {
-    let width = KEYS.iter().map(|key| key.name.len()).max().unwrap_or(0);
-    let default_width = KEYS.iter().map(|key| key.default.len()).max().unwrap_or(0);
+    let keys: Vec<_> = table()
+        .keys()
+        .iter()
+        .filter(|key| !key.is_refused())
+        .collect();
+    let width = keys.iter().map(|key| key.name.len()).max().unwrap_or(0);
+    let default_width = keys.iter().map(|key| key.default.len()).max().unwrap_or(0);
     let mut text = format!(
         "heureka {version} - a Eureka-compatible service registry server
 
@@ -35,7 +41,7 @@ Keys:
         "DEFAULT",
         version = env!("CARGO_PKG_VERSION"),
     );
-    for key in KEYS {
+    for key in keys {
         let default = match key.name {
             "eureka.client.service-url.<zone>" => "defaultZone",
             _ if key.default.is_empty() => "-",

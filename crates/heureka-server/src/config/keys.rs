@@ -1,15 +1,19 @@
 //! The table of every configuration key Heureka reads or accepts.
 //!
 //! `KEYS` is the single source of truth. An entry is a key's name, its default, its `--help`
-//! line and its binding: the value type it is read as and where the value goes. `bind.rs`
-//! walks the table; the environment source derives variable names from it and `--help`
+//! line and its binding: the value type it is read as and where the value goes, or that it is
+//! inert, read by the loader, an older name of another key, or refused with its reason.
+//! `heureka_config::table` walks the table (`bind.rs`); the environment source derives variable names from it and `--help`
 //! prints it, so none of them can drift. Adding a key is adding an entry (and, for a new
 //! setting, its field in `Config`); `keys/tests.rs` fails, naming the key, when an entry is
 //! inconsistent.
 
-use heureka_config::names::Shape;
+use heureka_config::bindings::{non_empty, IfSet};
+use heureka_config::table::Binding::{self, Bound, Inert, Loader, OlderNameOf, Refused};
+use heureka_config::table::Refusal::{Always, When};
 
-use super::binding::{field, indexed, map, part, Bind, COLLECT_MAP, COLLECT_ONE};
+use super::binding::{field, indexed, map, map_part, part, Draft, Key};
+use super::refused::separate_management_port;
 use super::rules;
 use super::values::{
     ACTUATOR_BASE_PATH, ADDRESS_RANGES, API_BASE_PATH, APP_NAMES, AS_WRITTEN, BODY_SIZE, BOOL,
@@ -19,37 +23,9 @@ use super::values::{
     ORIGINS, PERCENT, PORT, POSITIVE_COUNT, POSITIVE_U32, REGION, RENEWAL_INTERVAL_SECONDS,
     ROLE_NAMES, SERVICE_URLS, SHOW_DETAILS, TEXT, TIMEOUT, WHOLE_U32, WHOLE_U64, ZONES,
 };
-use Binding::{Bound, Inert, Loader, OlderNameOf};
 
 #[cfg(test)]
 mod tests;
-
-/// One key Heureka reads or accepts.
-pub(crate) struct Key {
-    /// The Spring spelling (kebab-case). `.<zone>` / `.<target>` last mark a map's entries,
-    /// `[<n>]` a list's.
-    pub(crate) name: &'static str,
-    /// The default as text; empty means "unset".
-    pub(crate) default: &'static str,
-    /// One line for `--help`.
-    pub(crate) about: &'static str,
-    /// What the binder does with it.
-    pub(crate) binding: Binding,
-}
-
-/// What the binder does with a key.
-#[derive(Clone, Copy)]
-pub(crate) enum Binding {
-    /// Reads it and writes it where it goes.
-    Bound(&'static dyn Bind),
-    /// Nothing: `heureka_config::load` reads it first, to choose the files to read.
-    Loader,
-    /// Nothing: Spring's server has it, Heureka's behaviour does not depend on it. Accepted so
-    /// that existing files load; its `--help` line says "inert".
-    Inert,
-    /// Reads it in place of the named key when that one is not set: an older name of it.
-    OlderNameOf(&'static str),
-}
 
 /// Where health checks may connect by default: loopback, the private ranges (RFC 1918), the
 /// carrier-grade NAT range Kubernetes networks use (100.64.0.0/10) and IPv6's unique local
@@ -63,38 +39,13 @@ const fn key(
     name: &'static str,
     default: &'static str,
     about: &'static str,
-    binding: Binding,
+    binding: Binding<Draft>,
 ) -> Key {
-    Key {
-        name,
-        default,
-        about,
-        binding,
-    }
+    Key::new(name, default, about, binding)
 }
 
-impl Key {
-    /// `logging.level` for `logging.level.<target>`: the map a map entry's key belongs to.
-    pub(crate) fn map_prefix(&self) -> &'static str {
-        heureka_config::names::map_prefix(self.name)
-    }
-
-    /// `("heureka.webhooks", "url")` for `heureka.webhooks[<n>].url`.
-    pub(crate) fn list_property(&self) -> (&'static str, &'static str) {
-        self.name.split_once("[<n>].").unwrap_or((self.name, ""))
-    }
-
-    /// What the binder reads for it: one key, a map's entries or a list's.
-    pub(crate) fn reads(&self) -> Shape {
-        match self.binding {
-            Bound(binding) => binding.shape(),
-            Loader | Inert | OlderNameOf(_) => Shape::Single,
-        }
-    }
-}
-
-/// The default `eureka.client.service-url` map: Spring Cloud's `EurekaClientConfigBean`.
-pub(crate) const DEFAULT_ZONE: (&str, &str) = ("defaultZone", "http://localhost:8761/eureka/");
+/// The TLS keys, kept as set for the rules of `ssl.rs`.
+const IF_SET: IfSet = IfSet;
 
 pub(crate) const KEYS: &[Key] = &[
     key(
@@ -147,121 +98,125 @@ pub(crate) const KEYS: &[Key] = &[
         "server.ssl.enabled",
         "",
         "serve HTTPS (on when any server.ssl key is set)",
-        Bound(&COLLECT_ONE),
+        Bound(&part(IF_SET, |p, v| p.ssl.enabled = v)),
     ),
     key(
         "server.ssl.bundle",
         "",
         "serve HTTPS with this spring.ssl.bundle",
-        Bound(&COLLECT_ONE),
+        Bound(&part(IF_SET, |p, v| p.ssl.bundle = v)),
     ),
     key(
         "server.ssl.key-store",
         "",
         "PKCS12 or JKS file of the certificate and key",
-        Bound(&COLLECT_ONE),
+        Bound(&part(IF_SET, |p, v| p.ssl.key_store = v)),
     ),
     key(
         "server.ssl.key-store-type",
         "",
         "PKCS12 or JKS (unset: the file says)",
-        Bound(&COLLECT_ONE),
+        Bound(&part(IF_SET, |p, v| p.ssl.key_store_type = v)),
     ),
     key(
         "server.ssl.key-store-password",
         "",
         "the key store's password",
-        Bound(&COLLECT_ONE),
+        Bound(&part(IF_SET, |p, v| p.ssl.key_store_password = v)),
     ),
     key(
         "server.ssl.key-alias",
         "",
         "the key store entry to serve",
-        Bound(&COLLECT_ONE),
+        Bound(&part(IF_SET, |p, v| p.ssl.key_alias = v)),
     ),
     key(
         "server.ssl.key-password",
         "",
         "that entry's password (default: the store's)",
-        Bound(&COLLECT_ONE),
+        Bound(&part(IF_SET, |p, v| p.ssl.key_password = v)),
     ),
     key(
         "server.ssl.certificate",
         "",
         "PEM certificate chain file",
-        Bound(&COLLECT_ONE),
+        Bound(&part(IF_SET, |p, v| p.ssl.certificate = v)),
     ),
     key(
         "server.ssl.certificate-private-key",
         "",
         "PEM private key file",
-        Bound(&COLLECT_ONE),
+        Bound(&part(IF_SET, |p, v| p.ssl.certificate_private_key = v)),
     ),
     key(
         "server.ssl.trust-store",
         "",
         "PKCS12 or JKS of CAs client certificates need",
-        Bound(&COLLECT_ONE),
+        Bound(&part(IF_SET, |p, v| p.ssl.trust_store = v)),
     ),
     key(
         "server.ssl.trust-store-type",
         "",
         "PKCS12 or JKS (unset: the file says)",
-        Bound(&COLLECT_ONE),
+        Bound(&part(IF_SET, |p, v| p.ssl.trust_store_type = v)),
     ),
     key(
         "server.ssl.trust-store-password",
         "",
         "the trust store's password",
-        Bound(&COLLECT_ONE),
+        Bound(&part(IF_SET, |p, v| p.ssl.trust_store_password = v)),
     ),
     key(
         "server.ssl.trust-certificate",
         "",
         "PEM file of CAs client certificates need",
-        Bound(&COLLECT_ONE),
+        Bound(&part(IF_SET, |p, v| p.ssl.trust_certificate = v)),
     ),
     key(
         "server.ssl.client-auth",
         "",
         "none|want|need: ask for client certificates",
-        Bound(&COLLECT_ONE),
+        Bound(&part(IF_SET, |p, v| p.ssl.client_auth = v)),
     ),
     key(
         "server.ssl.enabled-protocols",
         "",
         "TLSv1.2,TLSv1.3 or one of them",
-        Bound(&COLLECT_ONE),
+        Bound(&part(IF_SET, |p, v| p.ssl.enabled_protocols = v)),
     ),
     key(
         "server.ssl.ciphers",
         "",
         "IANA cipher suite names (default: rustls's)",
-        Bound(&COLLECT_ONE),
+        Bound(&part(IF_SET, |p, v| p.ssl.ciphers = v)),
     ),
     key(
         "server.ssl.protocol",
         "",
         "accepted: TLS, TLSv1.2 or TLSv1.3",
-        Bound(&COLLECT_ONE),
+        Bound(&part(IF_SET, |p, v| p.ssl.protocol = v)),
     ),
     key(
         "spring.ssl.bundle.jks.<bundle>",
         "",
         "keystore.*, key.*, truststore.*, reload-on-update, options.*",
-        Bound(&COLLECT_MAP),
+        Bound(&map_part(IF_SET, |p, entries| {
+            p.ssl.bundles.extend(entries.into_iter().filter_map(|(_, v)| v))
+        })),
     ),
     key(
         "spring.ssl.bundle.pem.<bundle>",
         "",
         "keystore.certificate|private-key, truststore.certificate, reload-on-update, options.*",
-        Bound(&COLLECT_MAP),
+        Bound(&map_part(IF_SET, |p, entries| {
+            p.ssl.bundles.extend(entries.into_iter().filter_map(|(_, v)| v))
+        })),
     ),
     key(
         "spring.ssl.bundle.watch.file.quiet-period",
         "10s",
         "reload a changed bundle file once quiet this long",
-        Bound(&COLLECT_ONE),
+        Bound(&part(IF_SET, |p, v| p.ssl.quiet_period = v)),
     ),
     key(
         "server.http2.enabled",
@@ -598,62 +553,62 @@ pub(crate) const KEYS: &[Key] = &[
         "",
         "zones in order, comma-separated; own first",
         Bound(&map(ZONES, |c, regions| {
-            c.client.availability_zones = rules::non_empty(regions)
+            c.client.availability_zones = non_empty(regions)
         })),
     ),
     key(
         "eureka.client.tls.enabled",
         "",
         "use the tls keys below for https:// peers",
-        Bound(&COLLECT_ONE),
+        Bound(&part(IF_SET, |p, v| p.client_tls.enabled = v)),
     ),
     key(
         "eureka.client.tls.key-store",
         "",
         "PKCS12 or JKS: the certificate peers may ask for",
-        Bound(&COLLECT_ONE),
+        Bound(&part(IF_SET, |p, v| p.client_tls.key_store = v)),
     ),
     key(
         "eureka.client.tls.key-store-type",
         "",
         "PKCS12 or JKS (unset: the file says)",
-        Bound(&COLLECT_ONE),
+        Bound(&part(IF_SET, |p, v| p.client_tls.key_store_type = v)),
     ),
     key(
         "eureka.client.tls.key-store-password",
         "",
         "the key store's password",
-        Bound(&COLLECT_ONE),
+        Bound(&part(IF_SET, |p, v| p.client_tls.key_store_password = v)),
     ),
     key(
         "eureka.client.tls.key-alias",
         "",
         "the key store entry to present",
-        Bound(&COLLECT_ONE),
+        Bound(&part(IF_SET, |p, v| p.client_tls.key_alias = v)),
     ),
     key(
         "eureka.client.tls.key-password",
         "",
         "that entry's password (default: the store's)",
-        Bound(&COLLECT_ONE),
+        Bound(&part(IF_SET, |p, v| p.client_tls.key_password = v)),
     ),
     key(
         "eureka.client.tls.trust-store",
         "",
         "PKCS12 or JKS of CAs peers' certificates need (default: the system's)",
-        Bound(&COLLECT_ONE),
+        Bound(&part(IF_SET, |p, v| p.client_tls.trust_store = v)),
     ),
     key(
         "eureka.client.tls.trust-store-type",
         "",
         "PKCS12 or JKS (unset: the file says)",
-        Bound(&COLLECT_ONE),
+        Bound(&part(IF_SET, |p, v| p.client_tls.trust_store_type = v)),
     ),
     key(
         "eureka.client.tls.trust-store-password",
         "",
         "the trust store's password",
-        Bound(&COLLECT_ONE),
+        Bound(&part(IF_SET, |p, v| p.client_tls.trust_store_password = v)),
     ),
     key(
         "eureka.instance.hostname",
@@ -1146,4 +1101,73 @@ pub(crate) const KEYS: &[Key] = &[
             p.webhook(n).events = events
         })),
     ),
+    // Spring keys Heureka does not act on and whose silent absence would leave a server less
+    // protected than its operator believes: each one set is a start-up error saying what to do
+    // instead. They are not in --help and not looked up in the environment.
+    key(
+        "management.server.port",
+        "",
+        "",
+        Refused(When(separate_management_port)),
+    ),
+    key(
+        "management.server.address",
+        "",
+        "",
+        Refused(Always(
+            "Heureka serves the actuator endpoints on the server's own address and port; keep \
+             them private with management.endpoints.web.exposure.* and spring.security.user.*",
+        )),
+    ),
+    key(
+        "management.server.ssl.<key>",
+        "",
+        "",
+        Refused(Always(
+            "Heureka serves the actuator endpoints on the server's own port, under server.ssl.*",
+        )),
+    ),
+    key(
+        "spring.security.oauth2.<key>",
+        "",
+        "",
+        Refused(Always(
+            "OAuth2 and JWT authentication are not built in; Heureka authenticates with \
+             spring.security.user.* (HTTP basic) or client certificates (server.ssl.client-auth)",
+        )),
+    ),
+    key(
+        "spring.security.saml2.<key>",
+        "",
+        "",
+        Refused(Always(
+            "SAML authentication is not built in; Heureka authenticates with \
+             spring.security.user.* (HTTP basic) or client certificates (server.ssl.client-auth)",
+        )),
+    ),
+    key(
+        "server.ssl.key-store-provider",
+        "",
+        "",
+        Refused(Always(JVM_PROVIDERS)),
+    ),
+    key(
+        "server.ssl.trust-store-provider",
+        "",
+        "",
+        Refused(Always(JVM_PROVIDERS)),
+    ),
+    key(
+        "server.ssl.server-name-bundles",
+        "",
+        "",
+        Refused(Always(
+            "a certificate per host name (SNI) is not supported; serve one certificate whose \
+             names cover every host",
+        )),
+    ),
 ];
+
+/// Why the key and trust stores' `*-provider` keys are refused.
+const JVM_PROVIDERS: &str = "Java security providers do not exist outside a JVM; PKCS12 and JKS \
+                             files are read directly";

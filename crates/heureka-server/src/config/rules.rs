@@ -5,11 +5,11 @@
 
 use std::collections::BTreeMap;
 
+use heureka_config::bindings::{non_empty_or, Entries};
 use heureka_config::{ConfigError, Origin, Setting};
 
-use super::keys::DEFAULT_ZONE;
-use super::ssl;
-use super::{BasicAuth, Config, Exposure, Role, UserConfig, WebhookConfig};
+use super::model::{BasicAuth, Config, Exposure, Role, UserConfig, WebhookConfig};
+use super::ssl::{self, ClientTlsKeys, SslKeys};
 use crate::security::password::Password;
 
 /// The values of keys that a rule over several keys turns into configuration.
@@ -32,8 +32,10 @@ pub(crate) struct Pending {
     webhooks: BTreeMap<u32, WebhookEntry>,
     /// `heureka.security.users[<n>].*` by index.
     users: BTreeMap<u32, UserEntry>,
-    /// The TLS keys that are set (`server.ssl.*`, the bundles, `eureka.client.tls.*`).
-    pub(crate) collected: ssl::Collected,
+    /// `server.ssl.*` and the SSL bundles, as set.
+    pub(crate) ssl: SslKeys,
+    /// `eureka.client.tls.*`, as set.
+    pub(crate) client_tls: ClientTlsKeys,
 }
 
 /// One `heureka.webhooks[<n>]` entry as written: its URL may be missing.
@@ -70,7 +72,8 @@ impl Pending {
             prometheus_export: true,
             webhooks: BTreeMap::new(),
             users: BTreeMap::new(),
-            collected: ssl::Collected::new(),
+            ssl: SslKeys::default(),
+            client_tls: ClientTlsKeys::default(),
         }
     }
 
@@ -107,8 +110,8 @@ impl Pending {
             check_password("spring.security.user.password", &user.password)?;
         }
         config.heureka.users = users(self.users, config)?;
-        config.server.ssl = ssl::server_ssl(&self.collected)?;
-        config.client.tls = ssl::client_tls(&self.collected)?;
+        config.server.ssl = ssl::server_ssl(&self.ssl)?;
+        config.client.tls = ssl::client_tls(&self.client_tls)?;
         heartbeatable_names(config)
     }
 }
@@ -297,22 +300,12 @@ fn first_repeat(values: &[(String, String)]) -> Option<(&str, &str, &str)> {
     })
 }
 
-/// The map's entries that list something (an empty value unsets an entry).
-pub(crate) fn non_empty(entries: Vec<(String, Vec<String>)>) -> BTreeMap<String, Vec<String>> {
-    entries
-        .into_iter()
-        .filter(|(_, list)| !list.is_empty())
-        .collect()
-}
+/// The default `eureka.client.service-url` map: Spring Cloud's `EurekaClientConfigBean`.
+pub(crate) const DEFAULT_ZONE: (&str, &str) = ("defaultZone", "http://localhost:8761/eureka/");
 
 /// `eureka.client.service-url`: Spring Cloud's default zone when no zone lists a URL.
-pub(crate) fn service_urls(zones: Vec<(String, Vec<String>)>) -> BTreeMap<String, Vec<String>> {
-    let mut zones = non_empty(zones);
-    if zones.is_empty() {
-        let (zone, url) = DEFAULT_ZONE;
-        zones.insert(zone.to_owned(), vec![url.to_owned()]);
-    }
-    zones
+pub(crate) fn service_urls(zones: Entries<Vec<String>>) -> BTreeMap<String, Vec<String>> {
+    non_empty_or(zones, DEFAULT_ZONE)
 }
 
 /// `logging.level`: the root level first, then by target.

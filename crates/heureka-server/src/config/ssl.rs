@@ -9,175 +9,148 @@
 //! start-up (`crate::tls`) name the key the user wrote.
 
 use std::collections::BTreeMap;
-use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use heureka_config::{ConfigError, Setting};
+use heureka_config::bindings::Written;
+use heureka_config::ConfigError;
 
+use super::ssl_types::{
+    ClientAuth, ClientTlsConfig, KeySource, Named, Secret, SslConfig, StoreConfig, TrustSource,
+};
 use super::values::{parse_bool, parse_duration};
 
-/// How this server serves HTTPS: `server.ssl.*`, or the bundle `server.ssl.bundle` names.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SslConfig {
-    /// The server's certificate chain and private key.
-    pub identity: KeySource,
-    /// Whom client certificates must be issued by: `server.ssl.trust-store` or
-    /// `trust-certificate`, or the bundle's trust store. Needed for `client-auth` want/need.
-    pub trust: Option<TrustSource>,
-    /// `server.ssl.client-auth`, default `none`.
-    pub client_auth: ClientAuth,
-    /// `server.ssl.enabled-protocols` (or the bundle's `options.enabled-protocols`), as
-    /// written; empty offers TLS 1.2 and 1.3. Nothing older is ever offered.
-    pub protocols: Vec<Named<String>>,
-    /// `server.ssl.ciphers` (or the bundle's `options.ciphers`), IANA names; empty means
-    /// rustls's defaults, which are all safe.
-    pub ciphers: Vec<Named<String>>,
-    /// The bundle's `reload-on-update`: the files are watched and new connections get the
-    /// new certificate. Always `false` without a bundle, as in Spring Boot.
-    pub reload_on_update: bool,
-    /// `spring.ssl.bundle.watch.file.quiet-period`, default `10s`: a changed file is re-read
-    /// once it has stayed unchanged this long, so a half-written file is never loaded.
-    pub quiet_period: Duration,
+/// `server.ssl.*` and the SSL bundles as the key table read them: each key that a source sets
+/// (even blank), with the name it was read under; unset keys are `None`.
+#[derive(Default)]
+pub(crate) struct SslKeys {
+    pub(crate) enabled: Option<Written>,
+    pub(crate) bundle: Option<Written>,
+    pub(crate) key_store: Option<Written>,
+    pub(crate) key_store_type: Option<Written>,
+    pub(crate) key_store_password: Option<Written>,
+    pub(crate) key_alias: Option<Written>,
+    pub(crate) key_password: Option<Written>,
+    pub(crate) certificate: Option<Written>,
+    pub(crate) certificate_private_key: Option<Written>,
+    pub(crate) trust_store: Option<Written>,
+    pub(crate) trust_store_type: Option<Written>,
+    pub(crate) trust_store_password: Option<Written>,
+    pub(crate) trust_certificate: Option<Written>,
+    pub(crate) client_auth: Option<Written>,
+    pub(crate) enabled_protocols: Option<Written>,
+    pub(crate) ciphers: Option<Written>,
+    pub(crate) protocol: Option<Written>,
+    /// `spring.ssl.bundle.jks.<bundle>.*` and `spring.ssl.bundle.pem.<bundle>.*`, each entry.
+    pub(crate) bundles: Vec<Written>,
+    /// `spring.ssl.bundle.watch.file.quiet-period`.
+    pub(crate) quiet_period: Option<Written>,
 }
 
-/// A value with the key it was read from, for errors found when its file is read.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Named<T> {
-    pub key: String,
-    pub value: T,
-}
-
-/// A password: its `Debug` shows no characters, so logging a configuration leaks nothing.
-#[derive(Clone, PartialEq, Eq)]
-pub struct Secret(pub String);
-
-impl fmt::Debug for Secret {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("<redacted>")
+impl SslKeys {
+    /// Every `server.ssl.*` key, to tell whether any is set.
+    fn server_ssl(&self) -> [&Option<Written>; 17] {
+        [
+            &self.enabled,
+            &self.bundle,
+            &self.key_store,
+            &self.key_store_type,
+            &self.key_store_password,
+            &self.key_alias,
+            &self.key_password,
+            &self.certificate,
+            &self.certificate_private_key,
+            &self.trust_store,
+            &self.trust_store_type,
+            &self.trust_store_password,
+            &self.trust_certificate,
+            &self.client_auth,
+            &self.enabled_protocols,
+            &self.ciphers,
+            &self.protocol,
+        ]
     }
 }
 
-/// Where a certificate chain and its private key are read from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum KeySource {
-    /// PEM files: `server.ssl.certificate` and `certificate-private-key`, or a PEM bundle's
-    /// `keystore.certificate` and `keystore.private-key`.
-    Pem {
-        certificate: Named<PathBuf>,
-        private_key: Named<PathBuf>,
-        private_key_password: Option<Named<Secret>>,
-    },
-    /// A PKCS12 or JKS key store: `server.ssl.key-store` and its companions, or a JKS
-    /// bundle's `keystore.*` and `key.*`.
-    Store {
-        store: StoreConfig,
-        /// `key-alias`: the entry to serve; unset takes the store's only key entry.
-        alias: Option<Named<String>>,
-        /// `key-password`: the entry's own password; unset means the store's.
-        key_password: Option<Named<Secret>>,
-    },
+/// Spring Cloud's `eureka.client.tls.*` as the key table read them.
+#[derive(Default)]
+pub(crate) struct ClientTlsKeys {
+    pub(crate) enabled: Option<Written>,
+    pub(crate) key_store: Option<Written>,
+    pub(crate) key_store_type: Option<Written>,
+    pub(crate) key_store_password: Option<Written>,
+    pub(crate) key_alias: Option<Written>,
+    pub(crate) key_password: Option<Written>,
+    pub(crate) trust_store: Option<Written>,
+    pub(crate) trust_store_type: Option<Written>,
+    pub(crate) trust_store_password: Option<Written>,
 }
 
-/// Where trusted certificates are read from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum TrustSource {
-    /// A PEM file of one or more certificates.
-    Pem(Named<PathBuf>),
-    /// A PKCS12 or JKS trust store.
-    Store(StoreConfig),
+impl ClientTlsKeys {
+    /// The keys `enabled` decides on, in the order of their names, so that the error names
+    /// the first in that order.
+    fn governed(&self) -> [&Option<Written>; 8] {
+        [
+            &self.key_alias,
+            &self.key_password,
+            &self.key_store,
+            &self.key_store_password,
+            &self.key_store_type,
+            &self.trust_store,
+            &self.trust_store_password,
+            &self.trust_store_type,
+        ]
+    }
 }
-
-/// A PKCS12 or JKS file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StoreConfig {
-    pub location: Named<PathBuf>,
-    /// `PKCS12` or `JKS` as written; unset lets the file say which, as Java 9's keytool does.
-    pub kind: Option<Named<String>>,
-    pub password: Option<Named<Secret>>,
-}
-
-/// `server.ssl.client-auth`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ClientAuth {
-    /// No client certificate is asked for.
-    None,
-    /// Asked for; a client without one is served, one with an untrusted one refused.
-    Want,
-    /// Required: a client without a trusted certificate cannot connect.
-    Need,
-}
-
-/// Spring Cloud's `eureka.client.tls.*`, when `enabled`: what this server trusts when it
-/// calls `https://` peers, and the certificate it presents when a peer asks for one.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ClientTlsConfig {
-    /// `eureka.client.tls.key-store` and companions, default none.
-    pub identity: Option<KeySource>,
-    /// `eureka.client.tls.trust-store` and companions; none means the system's roots.
-    pub trust: Option<TrustSource>,
-}
-
-/// The raw values of the TLS keys, by the name they were written under: the table entries
-/// with a [`super::binding::collect`] binding put them here.
-pub(crate) type Collected = BTreeMap<String, Setting>;
 
 /// `server.ssl.*`, with the bundle it names, as an [`SslConfig`]; `None` when HTTPS is off.
-pub(crate) fn server_ssl(raw: &Collected) -> Result<Option<SslConfig>, ConfigError> {
-    let raw = &bundle_keys_spelled_out(raw);
-    let keys = Keys(raw);
-    let any_set = raw.keys().any(|name| name.starts_with("server.ssl."));
-    let enabled = match keys.get("server.ssl.enabled") {
-        Some(setting) => parse_bool(&setting.value).ok_or_else(|| {
-            ConfigError::new(format!(
-                "server.ssl.enabled ({}): '{}' is not true or false",
-                setting.origin, setting.value
-            ))
-        })?,
+pub(crate) fn server_ssl(raw: &SslKeys) -> Result<Option<SslConfig>, ConfigError> {
+    let bundles = bundle_keys_spelled_out(&raw.bundles);
+    let any_set = raw.server_ssl().iter().any(|key| key.is_some());
+    let enabled = match get(&raw.enabled) {
+        Some(written) => flag(written)?,
         None => any_set,
     };
     if !enabled {
         return Ok(None);
     }
-    let quiet_period = match keys.get("spring.ssl.bundle.watch.file.quiet-period") {
-        Some(setting) => parse_duration(&setting.value).ok_or_else(|| {
+    let quiet_period = match get(&raw.quiet_period) {
+        Some(Written { key, setting }) => parse_duration(&setting.value).ok_or_else(|| {
             ConfigError::new(format!(
-                "spring.ssl.bundle.watch.file.quiet-period ({}): '{}' is not a positive \
-                 duration such as 10s",
+                "{key} ({}): '{}' is not a positive duration such as 10s",
                 setting.origin, setting.value
             ))
         })?,
         None => Duration::from_secs(10),
     };
-    if let Some(setting) = keys.get("server.ssl.protocol") {
+    if let Some(Written { key, setting }) = get(&raw.protocol) {
         let protocol = setting.value.trim();
         if !["TLS", "TLSv1.2", "TLSv1.3"].contains(&protocol) {
             return Err(ConfigError::new(format!(
-                "server.ssl.protocol ({}): '{protocol}' is not offered; Heureka speaks TLS 1.2 \
+                "{key} ({}): '{protocol}' is not offered; Heureka speaks TLS 1.2 \
                  and 1.3 only (TLS, TLSv1.2 or TLSv1.3; choose with \
                  server.ssl.enabled-protocols)",
                 setting.origin
             )));
         }
     }
-    let client_auth = client_auth(keys.get("server.ssl.client-auth"))?;
-    let mut ssl = match keys.text("server.ssl.bundle") {
-        Some(bundle) => bundle_ssl(&keys, &bundle, client_auth, quiet_period)?,
-        None => direct_ssl(&keys, client_auth, quiet_period)?,
+    let client_auth = client_auth(get(&raw.client_auth))?;
+    let mut ssl = match text(&raw.bundle) {
+        Some(bundle) => bundle_ssl(raw, &bundles, &bundle, client_auth, quiet_period)?,
+        None => direct_ssl(raw, client_auth, quiet_period)?,
     };
     if ssl.protocols.is_empty() {
-        ssl.protocols = keys.list("server.ssl.enabled-protocols");
+        ssl.protocols = list(&raw.enabled_protocols);
     }
     if ssl.ciphers.is_empty() {
-        ssl.ciphers = keys.list("server.ssl.ciphers");
+        ssl.ciphers = list(&raw.ciphers);
     }
     if client_auth != ClientAuth::None && ssl.trust.is_none() {
         return Err(ConfigError::new(format!(
             "server.ssl.client-auth is {}: client certificates need a trust store to be \
              checked against; set server.ssl.trust-store or server.ssl.trust-certificate \
              (or the bundle's truststore)",
-            keys.get("server.ssl.client-auth")
-                .map_or("set", |s| s.value.as_str())
+            get(&raw.client_auth).map_or("set", |w| w.setting.value.as_str())
         )));
     }
     Ok(Some(ssl))
@@ -185,14 +158,11 @@ pub(crate) fn server_ssl(raw: &Collected) -> Result<Option<SslConfig>, ConfigErr
 
 /// `server.ssl.*` without a bundle.
 fn direct_ssl(
-    keys: &Keys<'_>,
+    raw: &SslKeys,
     client_auth: ClientAuth,
     quiet_period: Duration,
 ) -> Result<SslConfig, ConfigError> {
-    let identity = match (
-        keys.path("server.ssl.certificate")?,
-        keys.path("server.ssl.key-store")?,
-    ) {
+    let identity = match (path(&raw.certificate)?, path(&raw.key_store)?) {
         (Some(_), Some(_)) => {
             return Err(ConfigError::new(
                 "server.ssl.certificate and server.ssl.key-store are both set: give the \
@@ -201,24 +171,22 @@ fn direct_ssl(
         }
         (Some(certificate), None) => KeySource::Pem {
             certificate,
-            private_key: keys
-                .path("server.ssl.certificate-private-key")?
-                .ok_or_else(|| {
-                    ConfigError::new(
-                        "server.ssl.certificate is set but server.ssl.certificate-private-key is \
+            private_key: path(&raw.certificate_private_key)?.ok_or_else(|| {
+                ConfigError::new(
+                    "server.ssl.certificate is set but server.ssl.certificate-private-key is \
                      not: a PEM certificate needs its private key",
-                    )
-                })?,
+                )
+            })?,
             private_key_password: None,
         },
         (None, Some(location)) => KeySource::Store {
             store: StoreConfig {
                 location,
-                kind: keys.named("server.ssl.key-store-type"),
-                password: keys.secret("server.ssl.key-store-password"),
+                kind: named(&raw.key_store_type),
+                password: secret(&raw.key_store_password),
             },
-            alias: keys.named("server.ssl.key-alias"),
-            key_password: keys.secret("server.ssl.key-password"),
+            alias: named(&raw.key_alias),
+            key_password: secret(&raw.key_password),
         },
         (None, None) => {
             return Err(ConfigError::new(
@@ -228,10 +196,7 @@ fn direct_ssl(
             ))
         }
     };
-    let trust = match (
-        keys.path("server.ssl.trust-certificate")?,
-        keys.path("server.ssl.trust-store")?,
-    ) {
+    let trust = match (path(&raw.trust_certificate)?, path(&raw.trust_store)?) {
         (Some(_), Some(_)) => {
             return Err(ConfigError::new(
                 "server.ssl.trust-certificate and server.ssl.trust-store are both set: give \
@@ -241,8 +206,8 @@ fn direct_ssl(
         (Some(pem), None) => Some(TrustSource::Pem(pem)),
         (None, Some(location)) => Some(TrustSource::Store(StoreConfig {
             location,
-            kind: keys.named("server.ssl.trust-store-type"),
-            password: keys.secret("server.ssl.trust-store-password"),
+            kind: named(&raw.trust_store_type),
+            password: secret(&raw.trust_store_password),
         })),
         (None, None) => None,
     };
@@ -261,25 +226,27 @@ fn direct_ssl(
 /// `spring.ssl.bundle.pem.<bundle>.*`. Setting the certificate through `server.ssl.*` too is
 /// an error, as it is in Spring Boot.
 fn bundle_ssl(
-    keys: &Keys<'_>,
+    raw: &SslKeys,
+    bundles: &Bundles,
     bundle: &str,
     client_auth: ClientAuth,
     quiet_period: Duration,
 ) -> Result<SslConfig, ConfigError> {
     let direct = [
-        "server.ssl.certificate",
-        "server.ssl.key-store",
-        "server.ssl.trust-store",
-        "server.ssl.trust-certificate",
+        &raw.certificate,
+        &raw.key_store,
+        &raw.trust_store,
+        &raw.trust_certificate,
     ];
-    if let Some(both) = direct.iter().find(|key| keys.get(key).is_some()) {
+    if let Some(both) = direct.into_iter().find_map(get) {
         return Err(ConfigError::new(format!(
-            "server.ssl.bundle and {both} are both set: the bundle gives the certificates"
+            "server.ssl.bundle and {} are both set: the bundle gives the certificates",
+            both.key
         )));
     }
     let jks = format!("spring.ssl.bundle.jks.{bundle}");
     let pem = format!("spring.ssl.bundle.pem.{bundle}");
-    let (prefix, is_pem) = match (keys.has_prefix(&jks), keys.has_prefix(&pem)) {
+    let (prefix, is_pem) = match (has_prefix(bundles, &jks), has_prefix(bundles, &pem)) {
         (true, false) => (jks, false),
         (false, true) => (pem, true),
         (true, true) => {
@@ -293,54 +260,51 @@ fn bundle_ssl(
             )))
         }
     };
-    keys.reject_unknown_bundle_keys(&prefix, is_pem)?;
-    let k = |property: &str| format!("{prefix}.{property}");
+    reject_unknown_bundle_keys(bundles, &prefix, is_pem)?;
+    let at = |property: &str| bundles.get(&format!("{prefix}.{property}")).cloned();
+    let required_path = |property: &str| {
+        path(&at(property))?.ok_or_else(|| {
+            ConfigError::new(format!("{prefix}.{property} is required by its SSL bundle"))
+        })
+    };
     let identity = if is_pem {
         KeySource::Pem {
-            certificate: keys.required_path(&k("keystore.certificate"))?,
-            private_key: keys.required_path(&k("keystore.private-key"))?,
-            private_key_password: keys.secret(&k("keystore.private-key-password")),
+            certificate: required_path("keystore.certificate")?,
+            private_key: required_path("keystore.private-key")?,
+            private_key_password: secret(&at("keystore.private-key-password")),
         }
     } else {
         KeySource::Store {
             store: StoreConfig {
-                location: keys.required_path(&k("keystore.location"))?,
-                kind: keys.named(&k("keystore.type")),
-                password: keys.secret(&k("keystore.password")),
+                location: required_path("keystore.location")?,
+                kind: named(&at("keystore.type")),
+                password: secret(&at("keystore.password")),
             },
-            alias: keys.named(&k("key.alias")),
-            key_password: keys.secret(&k("key.password")),
+            alias: named(&at("key.alias")),
+            key_password: secret(&at("key.password")),
         }
     };
     let trust = if is_pem {
-        keys.path(&k("truststore.certificate"))?
-            .map(TrustSource::Pem)
+        path(&at("truststore.certificate"))?.map(TrustSource::Pem)
     } else {
-        keys.path(&k("truststore.location"))?.map(|location| {
+        path(&at("truststore.location"))?.map(|location| {
             TrustSource::Store(StoreConfig {
                 location,
-                kind: keys.named(&k("truststore.type")),
-                password: keys.secret(&k("truststore.password")),
+                kind: named(&at("truststore.type")),
+                password: secret(&at("truststore.password")),
             })
         })
     };
-    let reload_on_update = match keys.get(&k("reload-on-update")) {
-        Some(setting) => parse_bool(&setting.value).ok_or_else(|| {
-            ConfigError::new(format!(
-                "{} ({}): '{}' is not true or false",
-                k("reload-on-update"),
-                setting.origin,
-                setting.value
-            ))
-        })?,
+    let reload_on_update = match get(&at("reload-on-update")) {
+        Some(written) => flag(written)?,
         None => false,
     };
     Ok(SslConfig {
         identity,
         trust,
         client_auth,
-        protocols: keys.list(&k("options.enabled-protocols")),
-        ciphers: keys.list(&k("options.ciphers")),
+        protocols: list(&at("options.enabled-protocols")),
+        ciphers: list(&at("options.ciphers")),
         reload_on_update,
         quiet_period,
     })
@@ -375,12 +339,16 @@ const PEM_BUNDLE_KEYS: &[&str] = &[
     "options.enabled-protocols",
 ];
 
+/// The bundles' entries by the name of the lists above.
+type Bundles = BTreeMap<String, Written>;
+
 /// The bundles' properties in the spelling of the lists above, whichever relaxed form
 /// (`keyStore.location`, `key_store.location`) the file used; unknown ones are left as written
 /// for the typo check. Bundle names are kept as written: they are map keys.
-fn bundle_keys_spelled_out(raw: &Collected) -> Collected {
+fn bundle_keys_spelled_out(raw: &[Written]) -> Bundles {
     raw.iter()
-        .map(|(name, setting)| {
+        .map(|written| {
+            let name = &written.key;
             let spelled = ["spring.ssl.bundle.jks.", "spring.ssl.bundle.pem."]
                 .iter()
                 .find_map(|kind| {
@@ -393,59 +361,81 @@ fn bundle_keys_spelled_out(raw: &Collected) -> Collected {
                     let property = known.iter().find(|k| relaxed(k) == relaxed(property))?;
                     Some(format!("{kind}{bundle}.{property}"))
                 });
-            (spelled.unwrap_or_else(|| name.clone()), setting.clone())
+            let key = spelled.unwrap_or_else(|| name.clone());
+            let setting = written.setting.clone();
+            (key.clone(), Written { key, setting })
         })
         .collect()
 }
 
+fn has_prefix(bundles: &Bundles, prefix: &str) -> bool {
+    let start = format!("{prefix}.");
+    bundles.keys().any(|name| name.starts_with(&start))
+}
+
+fn reject_unknown_bundle_keys(
+    bundles: &Bundles,
+    prefix: &str,
+    is_pem: bool,
+) -> Result<(), ConfigError> {
+    let known = if is_pem {
+        PEM_BUNDLE_KEYS
+    } else {
+        JKS_BUNDLE_KEYS
+    };
+    let start = format!("{prefix}.");
+    for name in bundles.keys() {
+        let Some(property) = name.strip_prefix(&start) else {
+            continue;
+        };
+        if !known.iter().any(|k| relaxed(k) == relaxed(property)) {
+            return Err(ConfigError::new(format!(
+                "unknown key {name}: an SSL bundle has {}",
+                known.join(", ")
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Spring Cloud's `eureka.client.tls.*`; `None` unless `eureka.client.tls.enabled` is true
 /// (Spring Cloud reads none of them otherwise).
-pub(crate) fn client_tls(raw: &Collected) -> Result<Option<ClientTlsConfig>, ConfigError> {
-    let keys = Keys(raw);
-    let enabled = match keys.get("eureka.client.tls.enabled") {
-        Some(setting) => parse_bool(&setting.value).ok_or_else(|| {
-            ConfigError::new(format!(
-                "eureka.client.tls.enabled ({}): '{}' is not true or false",
-                setting.origin, setting.value
-            ))
-        })?,
+pub(crate) fn client_tls(raw: &ClientTlsKeys) -> Result<Option<ClientTlsConfig>, ConfigError> {
+    let enabled = match get(&raw.enabled) {
+        Some(written) => flag(written)?,
         None => false,
     };
     if !enabled {
-        if let Some(set) = raw
-            .keys()
-            .find(|name| name.starts_with("eureka.client.tls.") && !name.ends_with(".enabled"))
-        {
+        if let Some(set) = raw.governed().into_iter().flatten().next() {
             return Err(ConfigError::new(format!(
-                "{set} is set but eureka.client.tls.enabled is not true: Spring Cloud would \
-                 ignore it and so would the peers' connections; set eureka.client.tls.enabled=true"
+                "{} is set but eureka.client.tls.enabled is not true: Spring Cloud would \
+                 ignore it and so would the peers' connections; set eureka.client.tls.enabled=true",
+                set.key
             )));
         }
         return Ok(None);
     }
-    let identity = keys
-        .path("eureka.client.tls.key-store")?
-        .map(|location| KeySource::Store {
-            store: StoreConfig {
-                location,
-                kind: keys.named("eureka.client.tls.key-store-type"),
-                password: keys.secret("eureka.client.tls.key-store-password"),
-            },
-            alias: keys.named("eureka.client.tls.key-alias"),
-            key_password: keys.secret("eureka.client.tls.key-password"),
-        });
-    let trust = keys.path("eureka.client.tls.trust-store")?.map(|location| {
+    let identity = path(&raw.key_store)?.map(|location| KeySource::Store {
+        store: StoreConfig {
+            location,
+            kind: named(&raw.key_store_type),
+            password: secret(&raw.key_store_password),
+        },
+        alias: named(&raw.key_alias),
+        key_password: secret(&raw.key_password),
+    });
+    let trust = path(&raw.trust_store)?.map(|location| {
         TrustSource::Store(StoreConfig {
             location,
-            kind: keys.named("eureka.client.tls.trust-store-type"),
-            password: keys.secret("eureka.client.tls.trust-store-password"),
+            kind: named(&raw.trust_store_type),
+            password: secret(&raw.trust_store_password),
         })
     });
     Ok(Some(ClientTlsConfig { identity, trust }))
 }
 
-fn client_auth(setting: Option<&Setting>) -> Result<ClientAuth, ConfigError> {
-    let Some(setting) = setting else {
+fn client_auth(written: Option<&Written>) -> Result<ClientAuth, ConfigError> {
+    let Some(Written { key, setting }) = written else {
         return Ok(ClientAuth::None);
     };
     match setting.value.trim().to_ascii_lowercase().as_str() {
@@ -453,118 +443,96 @@ fn client_auth(setting: Option<&Setting>) -> Result<ClientAuth, ConfigError> {
         "want" => Ok(ClientAuth::Want),
         "need" => Ok(ClientAuth::Need),
         other => Err(ConfigError::new(format!(
-            "server.ssl.client-auth ({}): '{other}' is not one of none, want, need",
+            "{key} ({}): '{other}' is not one of none, want, need",
             setting.origin
         ))),
     }
 }
 
-/// Lookups over the collected TLS keys: only keys that are set and not blank.
-struct Keys<'a>(&'a Collected);
+/// A key that is set and not blank.
+fn get(written: &Option<Written>) -> Option<&Written> {
+    written
+        .as_ref()
+        .filter(|w| !w.setting.value.trim().is_empty())
+}
 
-impl Keys<'_> {
-    fn get(&self, key: &str) -> Option<&Setting> {
-        self.0.get(key).filter(|s| !s.value.trim().is_empty())
-    }
+/// `true` or `false`, in the words of the TLS keys' errors.
+fn flag(Written { key, setting }: &Written) -> Result<bool, ConfigError> {
+    parse_bool(&setting.value).ok_or_else(|| {
+        ConfigError::new(format!(
+            "{key} ({}): '{}' is not true or false",
+            setting.origin, setting.value
+        ))
+    })
+}
 
-    fn has_prefix(&self, prefix: &str) -> bool {
-        let start = format!("{prefix}.");
-        self.0.keys().any(|name| name.starts_with(&start))
-    }
+fn text(written: &Option<Written>) -> Option<String> {
+    get(written).map(|w| w.setting.value.trim().to_owned())
+}
 
-    fn text(&self, key: &str) -> Option<String> {
-        self.get(key).map(|s| s.value.trim().to_owned())
-    }
+fn named(written: &Option<Written>) -> Option<Named<String>> {
+    let key = &written.as_ref()?.key;
+    text(written).map(|value| Named {
+        key: key.clone(),
+        value,
+    })
+}
 
-    fn named(&self, key: &str) -> Option<Named<String>> {
-        self.text(key).map(|value| Named {
-            key: key.to_owned(),
-            value,
+/// Passwords are taken as written: spaces may be part of one.
+fn secret(written: &Option<Written>) -> Option<Named<Secret>> {
+    written
+        .as_ref()
+        .filter(|w| !w.setting.value.is_empty())
+        .map(|w| Named {
+            key: w.key.clone(),
+            value: Secret(w.setting.value.clone()),
         })
-    }
+}
 
-    /// Passwords are taken as written: spaces may be part of one.
-    fn secret(&self, key: &str) -> Option<Named<Secret>> {
-        self.0
-            .get(key)
-            .filter(|s| !s.value.is_empty())
-            .map(|s| Named {
-                key: key.to_owned(),
-                value: Secret(s.value.clone()),
-            })
-    }
+fn list(written: &Option<Written>) -> Vec<Named<String>> {
+    let Some(text) = text(written) else {
+        return Vec::new();
+    };
+    let key = written.as_ref().map(|w| w.key.clone()).unwrap_or_default();
+    text.split(',')
+        .map(str::trim)
+        .filter(|item| !item.is_empty())
+        .map(|item| Named {
+            key: key.clone(),
+            value: item.to_owned(),
+        })
+        .collect()
+}
 
-    fn list(&self, key: &str) -> Vec<Named<String>> {
-        self.text(key)
-            .map(|text| {
-                text.split(',')
-                    .map(str::trim)
-                    .filter(|item| !item.is_empty())
-                    .map(|item| Named {
-                        key: key.to_owned(),
-                        value: item.to_owned(),
-                    })
-                    .collect()
-            })
-            .unwrap_or_default()
+/// A Spring resource location as a file path: `file:` is dropped; `classpath:` has no
+/// meaning outside a JVM, and inline PEM text is not a file.
+fn path(written: &Option<Written>) -> Result<Option<Named<PathBuf>>, ConfigError> {
+    let Some(Written { key, setting }) = get(written) else {
+        return Ok(None);
+    };
+    let text = setting.value.trim();
+    if text.starts_with("classpath:") {
+        return Err(ConfigError::new(format!(
+            "{key} ({}): '{text}' is on a Java classpath, which Heureka does not have; \
+             give the file's path (or file:/path)",
+            setting.origin
+        )));
     }
-
-    /// A Spring resource location as a file path: `file:` is dropped; `classpath:` has no
-    /// meaning outside a JVM, and inline PEM text is not a file.
-    fn path(&self, key: &str) -> Result<Option<Named<PathBuf>>, ConfigError> {
-        let Some(setting) = self.get(key) else {
-            return Ok(None);
-        };
-        let text = setting.value.trim();
-        if text.starts_with("classpath:") {
-            return Err(ConfigError::new(format!(
-                "{key} ({}): '{text}' is on a Java classpath, which Heureka does not have; \
-                 give the file's path (or file:/path)",
-                setting.origin
-            )));
-        }
-        if text.starts_with("-----BEGIN") {
-            return Err(ConfigError::new(format!(
-                "{key} ({}): PEM text given inline; write it to a file and give its path",
-                setting.origin
-            )));
-        }
-        let path = text.strip_prefix("file:").unwrap_or(text);
-        Ok(Some(Named {
-            key: key.to_owned(),
-            value: PathBuf::from(path),
-        }))
+    if text.starts_with("-----BEGIN") {
+        return Err(ConfigError::new(format!(
+            "{key} ({}): PEM text given inline; write it to a file and give its path",
+            setting.origin
+        )));
     }
-
-    fn required_path(&self, key: &str) -> Result<Named<PathBuf>, ConfigError> {
-        self.path(key)?
-            .ok_or_else(|| ConfigError::new(format!("{key} is required by its SSL bundle")))
-    }
-
-    fn reject_unknown_bundle_keys(&self, prefix: &str, is_pem: bool) -> Result<(), ConfigError> {
-        let known = if is_pem {
-            PEM_BUNDLE_KEYS
-        } else {
-            JKS_BUNDLE_KEYS
-        };
-        let start = format!("{prefix}.");
-        for name in self.0.keys() {
-            let Some(property) = name.strip_prefix(&start) else {
-                continue;
-            };
-            if !known.iter().any(|k| relaxed(k) == relaxed(property)) {
-                return Err(ConfigError::new(format!(
-                    "unknown key {name}: an SSL bundle has {}",
-                    known.join(", ")
-                )));
-            }
-        }
-        Ok(())
-    }
+    let path = text.strip_prefix("file:").unwrap_or(text);
+    Ok(Some(Named {
+        key: key.clone(),
+        value: PathBuf::from(path),
+    }))
 }
 
 /// Spring's relaxed comparison of a property path: case, `-` and `_` do not matter.
-pub(crate) fn relaxed(name: &str) -> String {
+fn relaxed(name: &str) -> String {
     name.chars()
         .filter(|c| *c != '-' && *c != '_')
         .flat_map(char::to_lowercase)

@@ -6,11 +6,9 @@
 use std::sync::OnceLock;
 
 use heureka_config::names::Shape;
-use heureka_config::Properties;
+use heureka_config::{ConfigError, Properties};
 
-use super::keys::{Key, KEYS};
-use super::names::{canonical, canonical_keys, find};
-use super::ConfigError;
+use super::names::{canonical, table};
 
 /// `eureka.server.*` keys of Spring Cloud's `EurekaServerConfigBean` (spec §9.2) that Heureka
 /// accepts and ignores: they tune AWS binding, remote regions and peer connection pools, none
@@ -90,7 +88,7 @@ pub(crate) fn is_accepted(canonical_name: &str) -> bool {
                 .map(|name| canonical(name))
                 .collect()
         });
-        return find(canonical_name).is_some() || ignored.iter().any(|name| name == first);
+        return table().find(canonical_name).is_some() || ignored.iter().any(|name| name == first);
     }
     if let Some(accepted) = list_entry_is_accepted(canonical_name) {
         return accepted;
@@ -99,7 +97,7 @@ pub(crate) fn is_accepted(canonical_name: &str) -> bool {
         .iter()
         .any(|prefix| canonical_name.starts_with(&format!("{}.", canonical(prefix))))
     {
-        return find(canonical_name).is_some();
+        return table().find(canonical_name).is_some();
     }
     true
 }
@@ -108,10 +106,12 @@ pub(crate) fn is_accepted(canonical_name: &str) -> bool {
 /// one of the properties the table has for that list. `None` for other names.
 fn list_entry_is_accepted(canonical_name: &str) -> Option<bool> {
     let (list, rest) = canonical_name.split_once('[')?;
-    let properties: Vec<String> = KEYS
+    let properties: Vec<String> = table()
+        .canonical_keys()
         .iter()
+        .map(|(_, key)| key)
         .filter(|key| key.reads() == Shape::Indexed)
-        .map(Key::list_property)
+        .map(|key| key.list_property())
         .filter(|(its_list, _)| canonical(its_list) == list)
         .map(|(_, property)| canonical(property))
         .collect();
@@ -126,7 +126,8 @@ fn list_entry_is_accepted(canonical_name: &str) -> Option<bool> {
 /// The bound key closest to a mistyped one, if any is close enough to be a likely typo.
 pub(crate) fn suggestion(canonical_name: &str) -> Option<&'static str> {
     let length = canonical_name.chars().count();
-    canonical_keys()
+    table()
+        .canonical_keys()
         .iter()
         .filter(|(_, key)| !key.name.contains('<'))
         // The distance is at least the difference in length: most keys need no computing.

@@ -10,10 +10,11 @@ pub(crate) use heureka_config::values::{
     parse_bool, parse_http_url, parse_ip, parse_level, parse_number,
 };
 
+use heureka_config::bindings::AsWritten;
 use heureka_config::typed::{ListOf, Optional, Type};
 
-use super::binding::AsWritten;
-use super::{AddressRange, Role, ShowDetails};
+use super::address::AddressRange;
+use super::model::{CheckMode, Role, ShowDetails};
 
 pub(crate) const BOOL: Type<bool> = Type::new("true or false", parse_bool);
 pub(crate) const WHOLE_U64: Type<u64> = Type::new("a whole number", parse_number);
@@ -95,8 +96,8 @@ pub(crate) const NEVER_OR_DURATION: Type<Option<Duration>> =
 pub(crate) const PERCENT: Type<u32> = Type::new("a whole number from 1 to 100", |text| {
     parse_number::<u32>(text).filter(|percent| (1..=100).contains(percent))
 });
-pub(crate) const CHECK_MODE: Type<super::CheckMode> =
-    Type::new("one of off, http, tcp", super::CheckMode::from_name);
+pub(crate) const CHECK_MODE: Type<CheckMode> =
+    Type::new("one of off, http, tcp", CheckMode::from_name);
 /// `DiscoveryIdentity-Name`s; never wrong.
 pub(crate) const CLIENT_NAMES: ListOf<String> =
     ListOf(Type::new("client names", |name| Some(name.to_owned())));
