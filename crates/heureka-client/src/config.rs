@@ -9,14 +9,11 @@
 //! binding and `address.rs` finds the instance's own address when none is configured.
 
 use std::collections::BTreeMap;
-use std::path::Path;
 use std::time::Duration;
 
-use heureka_config::ConfigError;
 use heureka_core::InstanceStatus;
 
 use crate::address::InetSettings;
-use crate::spring;
 use crate::tls::ClientTls;
 
 /// The zone Eureka assumes when none is configured, and the key of the fallback service URLs
@@ -241,45 +238,6 @@ impl ClientConfig {
             connect_timeout: Duration::from_secs(5),
             tls: None,
         }
-    }
-
-    /// From Spring-style properties written in code, e.g.
-    /// `[("spring.application.name", "orders"), ("eureka.client.service-url.defaultZone",
-    /// "http://eureka:8761/eureka/")]`. Names are relaxed as in Spring; `${placeholders}`
-    /// resolve among the pairs. No file and no environment variable is read; the own address
-    /// is found on the network interfaces unless configured.
-    pub fn from_properties<'a>(
-        pairs: impl IntoIterator<Item = (&'a str, &'a str)>,
-    ) -> Result<ClientConfig, ConfigError> {
-        spring::from_pairs(pairs)
-    }
-
-    /// From one `.properties`, `.yml` or `.yaml` file (its documents that name no profile).
-    pub fn from_file(path: &Path) -> Result<ClientConfig, ConfigError> {
-        spring::from_file(path)
-    }
-
-    /// As a Spring Boot application reads its configuration: `application.{properties,yml,yaml}`
-    /// in `cwd`, `cwd/config/` and their profile variants, `spring.config.location`, the
-    /// environment (`env` looks a variable up by name) in relaxed form, and `--key=value`
-    /// arguments (`args` without the program name; other arguments are ignored, as Spring
-    /// does), highest precedence last.
-    pub fn from_spring(
-        args: &[String],
-        env: &dyn Fn(&str) -> Option<String>,
-        cwd: &Path,
-    ) -> Result<ClientConfig, ConfigError> {
-        spring::from_spring(args, env, cwd)
-    }
-
-    /// [`ClientConfig::from_spring`] with this process's arguments, environment and working
-    /// directory.
-    pub fn from_process() -> Result<ClientConfig, ConfigError> {
-        let args: Vec<String> = std::env::args().skip(1).collect();
-        let cwd = std::env::current_dir().map_err(|error| {
-            ConfigError::new(format!("cannot read the working directory: {error}"))
-        })?;
-        spring::from_spring(&args, &|name| std::env::var(name).ok(), &cwd)
     }
 
     /// The instance's own zone: `eureka.instance.metadata-map.zone`, else the first

@@ -1,11 +1,14 @@
 //! Binding a [`ClientConfig`] from Spring's keys, with Spring Cloud Netflix's defaults
 //! (`EurekaClientConfigBean`, `EurekaInstanceConfigBean` and what
 //! `EurekaClientAutoConfiguration` sets on it) and Spring Cloud Commons' for
-//! `spring.cloud.inetutils.*`. The sources are read by `heureka-config`, as the server's are.
+//! `spring.cloud.inetutils.*`. The sources are read by `heureka-config`, as the server's are,
+//! and bound by its table binder, as the server's are.
 //!
 //! `keys.rs` is the one table of keys (name, default, binding); `bind.rs` walks it, through
-//! the bindings and value types of `binding.rs` and `values.rs`; `rules.rs` holds the defaults
-//! that depend on other keys. This file loads the sources the table asks for.
+//! the bindings of `binding.rs` and the value types of `values.rs`; `rules.rs` holds the
+//! defaults that depend on other keys, reading what the bindings left in `pending.rs`. This
+//! file holds the `ClientConfig` constructors that read Spring's keys and loads the sources
+//! the table asks for.
 
 use std::path::Path;
 
@@ -13,26 +16,61 @@ use heureka_config::values::parse_list;
 use heureka_config::{Binder, ConfigError, Names, Origin, Properties, Property, Resolver, Schema};
 
 use self::bind::bind;
-use self::keys::{default_of, KEYS, REGION};
-use crate::address::{self, HostInfo, InetSettings};
+use self::keys::{default_of, table, REGION};
+use crate::address;
 use crate::config::{ClientConfig, DEFAULT_ZONE};
 
 mod bind;
 mod binding;
 mod keys;
+mod pending;
 mod rules;
 mod values;
-
-/// The default service URL map: Spring Cloud's `EurekaClientConfigBean`.
-const DEFAULT_SERVICE_URL: &str = "http://localhost:8761/eureka/";
-
-/// How the own address is found when it is not configured: [`address::find_host_info`], or
-/// a stand-in in tests.
-pub(crate) type HostLookup<'a> = &'a dyn Fn(&InetSettings) -> HostInfo;
 
 /// The client's relaxed-name rules: the key table's maps keep their keys as written.
 fn names() -> Names {
     keys::names().clone()
+}
+
+impl ClientConfig {
+    /// From Spring-style properties written in code, e.g.
+    /// `[("spring.application.name", "orders"), ("eureka.client.service-url.defaultZone",
+    /// "http://eureka:8761/eureka/")]`. Names are relaxed as in Spring; `${placeholders}`
+    /// resolve among the pairs. No file and no environment variable is read; the own address
+    /// is found on the network interfaces unless configured.
+    pub fn from_properties<'a>(
+        pairs: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Result<ClientConfig, ConfigError> {
+        from_pairs(pairs)
+    }
+
+    /// From one `.properties`, `.yml` or `.yaml` file (its documents that name no profile).
+    pub fn from_file(path: &Path) -> Result<ClientConfig, ConfigError> {
+        from_file(path)
+    }
+
+    /// As a Spring Boot application reads its configuration: `application.{properties,yml,yaml}`
+    /// in `cwd`, `cwd/config/` and their profile variants, `spring.config.location`, the
+    /// environment (`env` looks a variable up by name) in relaxed form, and `--key=value`
+    /// arguments (`args` without the program name; other arguments are ignored, as Spring
+    /// does), highest precedence last.
+    pub fn from_spring(
+        args: &[String],
+        env: &dyn Fn(&str) -> Option<String>,
+        cwd: &Path,
+    ) -> Result<ClientConfig, ConfigError> {
+        from_spring(args, env, cwd)
+    }
+
+    /// [`ClientConfig::from_spring`] with this process's arguments, environment and working
+    /// directory.
+    pub fn from_process() -> Result<ClientConfig, ConfigError> {
+        let args: Vec<String> = std::env::args().skip(1).collect();
+        let cwd = std::env::current_dir().map_err(|error| {
+            ConfigError::new(format!("cannot read the working directory: {error}"))
+        })?;
+        from_spring(&args, &|name| std::env::var(name).ok(), &cwd)
+    }
 }
 
 /// `ClientConfig::from_properties`.
@@ -86,13 +124,10 @@ pub(crate) fn load_spring(
         .map_err(|error| ConfigError::new(error.to_string()))?;
     let mut schema = Schema::new(
         names(),
-        KEYS.iter()
-            .filter(|key| !key.name.contains('<'))
-            .map(|key| key.name.to_owned())
-            .chain([
-                format!("eureka.client.service-url.{DEFAULT_ZONE}"),
-                "eureka.instance.metadata-map.zone".to_owned(),
-            ]),
+        table().env_keys().chain([
+            format!("eureka.client.service-url.{DEFAULT_ZONE}"),
+            "eureka.instance.metadata-map.zone".to_owned(),
+        ]),
     );
     let first = heureka_config::load(&schema, command_line.clone(), env, cwd)?.properties;
     let zone_keys = zone_keys(&first, env)?;

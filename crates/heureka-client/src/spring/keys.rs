@@ -9,67 +9,23 @@
 
 use std::sync::OnceLock;
 
-use heureka_config::names::Shape;
+use heureka_config::bindings::non_empty;
+use heureka_config::table::{Binding, Table};
 use heureka_config::Names;
 
-use super::binding::{field, map, map_part, part, Bind};
-use super::rules;
+use super::binding::{field, map, map_part, part, Draft, Key};
 use super::values::{
-    BOOL, BOUND, FILE, LIST, OPTIONAL_PORT, OPTIONAL_TEXT, REGION_NAME, SECONDS, SECRET,
-    SERVICE_URLS, STATUS, TEXT, TIMEOUT_SECONDS,
+    service_urls, BOOL, BOUND, FILE, LIST, OPTIONAL_PORT, OPTIONAL_TEXT, REGION_NAME, SECONDS,
+    SECRET, SERVICE_URLS, STATUS, TEXT, TIMEOUT_SECONDS,
 };
-use Binding::{Address, Bound, ByRule, Placeholder};
+use Binding::{Bound, ByRule, First, Placeholder};
 
 #[cfg(test)]
 mod tests;
 
-/// One key the client reads.
-pub(crate) struct Key {
-    /// The name as Spring (Cloud) spells it; `.<zone>` last marks a map's entries.
-    pub(crate) name: &'static str,
-    /// The default as text; empty means "unset" (a default worked out from other keys is
-    /// a rule's, in `rules.rs`).
-    pub(crate) default: &'static str,
-    /// What the binder does with it.
-    pub(crate) binding: Binding,
-}
-
-/// What the binder does with a key.
-#[derive(Clone, Copy)]
-pub(crate) enum Binding {
-    /// Read first, where a `${spring.cloud.client.*}` placeholder has no fallback: the settings
-    /// of the host lookup, which is what provides those two.
-    Address(&'static dyn Bind),
-    /// Read, and written where it goes.
-    Bound(&'static dyn Bind),
-    /// Read by a rule (`rules.rs`) through its named entry, and only when the rule needs it,
-    /// so that a part of a default nobody uses costs no host lookup.
-    ByRule,
-    /// Read only as a `${placeholder}`; unset, the host lookup provides it.
-    Placeholder,
-}
-
-const fn key(name: &'static str, default: &'static str, binding: Binding) -> Key {
-    Key {
-        name,
-        default,
-        binding,
-    }
-}
-
-impl Key {
-    /// `eureka.client.service-url` for `eureka.client.service-url.<zone>`.
-    pub(crate) fn map_prefix(&self) -> &'static str {
-        heureka_config::names::map_prefix(self.name)
-    }
-
-    /// What the binder reads for it: one key or a map's entries.
-    pub(crate) fn reads(&self) -> Shape {
-        match self.binding {
-            Address(binding) | Bound(binding) => binding.shape(),
-            ByRule | Placeholder => Shape::Single,
-        }
-    }
+/// An entry; the client prints no `--help`, so it has no line for it.
+const fn key(name: &'static str, default: &'static str, binding: Binding<Draft>) -> Key {
+    Key::new(name, default, "", binding)
 }
 
 /// `spring.application.instance_id`, as Spring Cloud's `IdUtils` reads it (verbatim).
@@ -96,13 +52,13 @@ pub(crate) const REGION: Key = key(
 pub(crate) const PREFERRED_NETWORKS: Key = key(
     "spring.cloud.inetutils.preferred-networks",
     "",
-    Address(&field(LIST, |c, v| c.inet.preferred_networks = v)),
+    First(&field(LIST, |c, v| c.inet.preferred_networks = v)),
 );
 /// Named by the pattern check too.
 pub(crate) const IGNORED_INTERFACES: Key = key(
     "spring.cloud.inetutils.ignored-interfaces",
     "",
-    Address(&field(LIST, |c, v| c.inet.ignored_interfaces = v)),
+    First(&field(LIST, |c, v| c.inet.ignored_interfaces = v)),
 );
 
 pub(crate) const KEYS: &[Key] = &[
@@ -125,7 +81,7 @@ pub(crate) const KEYS: &[Key] = &[
         "eureka.client.service-url.<zone>",
         "",
         Bound(&map(SERVICE_URLS, |c, zones| {
-            c.service_url = rules::service_urls(zones)
+            c.service_url = service_urls(zones)
         })),
     ),
     REGION,
@@ -133,7 +89,7 @@ pub(crate) const KEYS: &[Key] = &[
         "eureka.client.availability-zones.<region>",
         "",
         Bound(&map(LIST, |c, regions| {
-            c.availability_zones = rules::non_empty(regions)
+            c.availability_zones = non_empty(regions)
         })),
     ),
     key(
@@ -379,61 +335,53 @@ pub(crate) const KEYS: &[Key] = &[
     key(
         "spring.cloud.inetutils.use-only-site-local-interfaces",
         "false",
-        Address(&field(BOOL, |c, v| {
+        First(&field(BOOL, |c, v| {
             c.inet.use_only_site_local_interfaces = v
         })),
     ),
     key(
         "spring.cloud.inetutils.default-hostname",
         "localhost",
-        Address(&field(TEXT, |c, v| c.inet.default_hostname = v)),
+        First(&field(TEXT, |c, v| c.inet.default_hostname = v)),
     ),
     key(
         "spring.cloud.inetutils.default-ip-address",
         "127.0.0.1",
-        Address(&field(TEXT, |c, v| c.inet.default_ip_address = v)),
+        First(&field(TEXT, |c, v| c.inet.default_ip_address = v)),
     ),
     key(
         "spring.cloud.inetutils.timeout-seconds",
         "1",
-        Address(&field(TIMEOUT_SECONDS, |c, v| c.inet.timeout = v)),
+        First(&field(TIMEOUT_SECONDS, |c, v| c.inet.timeout = v)),
     ),
 ];
 
+/// The client's key table with its lookups, worked out once.
+pub(crate) fn table() -> &'static Table<Draft> {
+    static TABLE: OnceLock<Table<Draft>> = OnceLock::new();
+    TABLE.get_or_init(|| Table::new(KEYS))
+}
+
 /// The maps whose keys are kept as written (`defaultZone`, `management.port`): the table's
-/// map entries.
+/// map entries, which the user guide must name.
+#[cfg(test)]
 pub(crate) fn map_prefixes() -> impl Iterator<Item = &'static str> {
     KEYS.iter()
-        .filter(|key| key.reads() == Shape::Map)
+        .filter(|key| key.reads() == heureka_config::names::Shape::Map)
         .map(Key::map_prefix)
 }
 
-/// The client's relaxed-name rules, worked out once.
+/// The client's relaxed-name rules.
 pub(crate) fn names() -> &'static Names {
-    static NAMES: OnceLock<Names> = OnceLock::new();
-    NAMES.get_or_init(|| Names::new(&map_prefixes().collect::<Vec<_>>()))
-}
-
-/// The table's names in canonical form, in table order, worked out once.
-fn canonical_keys() -> &'static [(String, &'static Key)] {
-    static CANONICAL_KEYS: OnceLock<Vec<(String, &'static Key)>> = OnceLock::new();
-    CANONICAL_KEYS.get_or_init(|| {
-        KEYS.iter()
-            .map(|key| (names().canonical(key.name), key))
-            .collect()
-    })
+    table().names()
 }
 
 /// The table entry for `name` in any relaxed spelling.
 pub(crate) fn find(name: &str) -> Option<&'static Key> {
-    let wanted = names().canonical(name);
-    canonical_keys()
-        .iter()
-        .find(|(canonical, _)| *canonical == wanted)
-        .map(|(_, key)| *key)
+    table().find(name)
 }
 
 /// The default of `name`, or "" when it has none or is not in the table.
 pub(crate) fn default_of(name: &str) -> &'static str {
-    find(name).map_or("", |key| key.default)
+    table().default_of(name)
 }

@@ -7,59 +7,23 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use heureka_config::bindings::Entries;
 use heureka_config::typed::Value;
 use heureka_config::{Binder, ConfigError};
 
-use super::binding::Entries;
+use super::binding::Key;
 use super::keys::{
-    Key, APPLICATION_INSTANCE_ID, CLIENT_HOSTNAME, IGNORED_INTERFACES, PREFERRED_NETWORKS,
-    SERVER_PORT, VCAP_INSTANCE_ID,
+    APPLICATION_INSTANCE_ID, CLIENT_HOSTNAME, IGNORED_INTERFACES, PREFERRED_NETWORKS, SERVER_PORT,
+    VCAP_INSTANCE_ID,
 };
+use super::pending::{Pending, TlsKeys};
 use super::values::OPTIONAL_TEXT;
-use super::DEFAULT_SERVICE_URL;
 use crate::address::{HostInfo, InetSettings};
-use crate::config::{ClientConfig, DEFAULT_ZONE};
+use crate::config::ClientConfig;
 use crate::tls::{self, ClientTls, KeyStoreSpec, StoreKey, StoreKind, StoreNaming, TrustSource};
 
 /// The port Spring Boot serves on when `server.port` is unset.
 const DEFAULT_SERVER_PORT: u16 = 8080;
-
-/// The values of keys that a rule over several keys turns into configuration.
-#[derive(Default)]
-pub(crate) struct Pending {
-    /// `spring.application.name`: the default application name and VIP addresses.
-    pub(crate) application_name: Option<String>,
-    /// `server.port`: the default ports and `management.port`.
-    pub(crate) server_port: Option<u16>,
-    /// `management.server.port`.
-    pub(crate) management_port: Option<u16>,
-    pub(crate) appname: Option<String>,
-    pub(crate) instance_id: Option<String>,
-    pub(crate) hostname: Option<String>,
-    pub(crate) ip_address: Option<String>,
-    pub(crate) non_secure_port: Option<u16>,
-    pub(crate) secure_port: Option<u16>,
-    pub(crate) virtual_host_name: Option<String>,
-    pub(crate) secure_virtual_host_name: Option<String>,
-    /// `eureka.instance.metadata-map.<key>`.
-    pub(crate) metadata: Entries<String>,
-    /// `eureka.client.tls.*`.
-    pub(crate) tls: TlsKeys,
-}
-
-/// `eureka.client.tls.*` as read, before `enabled` decides whether they count.
-#[derive(Default)]
-pub(crate) struct TlsKeys {
-    pub(crate) enabled: bool,
-    pub(crate) key_store: Option<PathBuf>,
-    pub(crate) key_store_type: Option<String>,
-    pub(crate) key_store_password: Option<String>,
-    pub(crate) key_alias: Option<String>,
-    pub(crate) key_password: Option<String>,
-    pub(crate) trust_store: Option<PathBuf>,
-    pub(crate) trust_store_type: Option<String>,
-    pub(crate) trust_store_password: Option<String>,
-}
 
 impl TlsKeys {
     /// The client's TLS settings: none unless `enabled`, as Spring Cloud reads none of the
@@ -228,24 +192,4 @@ fn last_line(text: &str) -> &str {
         .find(|line| !line.trim().is_empty())
         .unwrap_or(text)
         .trim()
-}
-
-/// The map's entries that list something (an empty value unsets an entry).
-pub(crate) fn non_empty(entries: Entries<Vec<String>>) -> BTreeMap<String, Vec<String>> {
-    entries
-        .into_iter()
-        .filter(|(_, list)| !list.is_empty())
-        .collect()
-}
-
-/// `eureka.client.service-url`: Spring Cloud's default zone when no zone lists a URL.
-pub(crate) fn service_urls(zones: Entries<Vec<String>>) -> BTreeMap<String, Vec<String>> {
-    let mut zones = non_empty(zones);
-    if zones.is_empty() {
-        zones.insert(
-            DEFAULT_ZONE.to_owned(),
-            vec![DEFAULT_SERVICE_URL.to_owned()],
-        );
-    }
-    zones
 }

@@ -9,8 +9,11 @@ use std::time::Duration;
 
 use heureka_core::InstanceStatus;
 
-use super::keys::map_prefixes;
+use super::bind::HostLookup;
+use super::keys::{map_prefixes, KEYS};
+use super::values::DEFAULT_SERVICE_URL;
 use super::*;
+use crate::address::{HostInfo, InetSettings};
 use crate::config::InstanceUrls;
 
 /// A temporary working directory, removed on drop.

@@ -4,9 +4,17 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use std::collections::BTreeMap;
+
+use heureka_config::bindings::{non_empty_or, Entries};
 use heureka_config::typed::{ListOf, Optional, Type};
 use heureka_config::values::{parse_duration, parse_http_url, parse_number, DurationUnit};
 use heureka_core::InstanceStatus;
+
+use crate::config::DEFAULT_ZONE;
+
+/// The default service URL map: Spring Cloud's `EurekaClientConfigBean`.
+pub(crate) const DEFAULT_SERVICE_URL: &str = "http://localhost:8761/eureka/";
 
 /// Text as written, placeholders resolved; never wrong.
 pub(crate) const TEXT: Type<String> = Type::new("a value", |text| Some(text.to_owned()));
@@ -65,3 +73,8 @@ pub(crate) const SERVICE_URLS: ListOf<String> =
             format!("{url}/")
         })
     }));
+
+/// `eureka.client.service-url`: Spring Cloud's default zone when no zone lists a URL.
+pub(crate) fn service_urls(zones: Entries<Vec<String>>) -> BTreeMap<String, Vec<String>> {
+    non_empty_or(zones, (DEFAULT_ZONE, DEFAULT_SERVICE_URL))
+}

@@ -4,7 +4,7 @@
 use heureka_config::names::Shape;
 
 use super::{
-    names, Binding, Key, APPLICATION_INSTANCE_ID, CLIENT_HOSTNAME, CLIENT_IP_ADDRESS,
+    names, Binding, Draft, Key, APPLICATION_INSTANCE_ID, CLIENT_HOSTNAME, CLIENT_IP_ADDRESS,
     IGNORED_INTERFACES, KEYS, PREFERRED_NETWORKS, REGION, SERVER_PORT, VCAP_INSTANCE_ID,
 };
 
@@ -87,7 +87,7 @@ fn the_rule_and_placeholder_keys_are_read_by_name() {
     }
 }
 
-fn same_kind(a: Binding, b: Binding) -> bool {
+fn same_kind(a: Binding<Draft>, b: Binding<Draft>) -> bool {
     std::mem::discriminant(&a) == std::mem::discriminant(&b)
 }
 
