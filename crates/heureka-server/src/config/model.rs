@@ -10,7 +10,9 @@ use super::address::AddressRange;
 use super::ssl_types::{ClientTlsConfig, SslConfig};
 pub use crate::security::roles::Role;
 
-/// The typed, validated configuration of a Heureka server.
+/// The typed, validated configuration of a Heureka server. `Config::default()` is every key
+/// at its default; the parts' own `Default` (zero, empty, off) is only where binding starts,
+/// every field of it then written by its key's binding or a rule.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Config {
     /// `server.*`: where to listen.
@@ -66,7 +68,7 @@ impl ServerConfig {
 /// The limits that keep slow, idle and hostile clients from holding the server, with
 /// Spring's key names where Spring has the setting. Durations are Spring `Duration`s (`20s`,
 /// `500ms`, `PT1M`; a bare number is milliseconds).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ConnectionConfig {
     /// `server.tomcat.connection-timeout`, default `20s`: a new connection's first request head
     /// (request line and headers) must have arrived in full this long after it was accepted.
@@ -119,7 +121,7 @@ impl fmt::Debug for BasicAuth {
 
 /// `eureka.server.*` (Spring Cloud's `EurekaServerConfigBean`, spec §9.2). The other keys
 /// of that bean are accepted and ignored.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct EurekaServerConfig {
     /// `eureka.server.enable-self-preservation`, default `true`: stop evicting when
     /// renewals fall below the threshold (spec §6.8).
@@ -177,7 +179,7 @@ pub struct EurekaServerConfig {
 
 /// `eureka.server.rate-limiter-*`, with Eureka's defaults and meaning: token buckets on
 /// registry fetches (`GET {base}/apps…`), per kind of fetch, shared by every client.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct RateLimiterConfig {
     /// `rate-limiter-enabled`, default `false`: refuse fetches over the rate with 503. Off,
     /// fetches over the rate are only counted (`heureka_rate_limited_fetches_total`).
@@ -197,7 +199,7 @@ pub struct RateLimiterConfig {
 }
 
 /// `eureka.instance.registry.*`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct RegistryConfig {
     /// `eureka.instance.registry.expected-number-of-clients-sending-renews`, default `1`.
     pub expected_number_of_clients_sending_renews: u32,
@@ -207,7 +209,7 @@ pub struct RegistryConfig {
 }
 
 /// `eureka.client.*` (spec §9.3); only the keys a server uses.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct EurekaClientConfig {
     /// `eureka.client.register-with-eureka`, default `true`. Standalone servers set false.
     pub register_with_eureka: bool,
@@ -230,7 +232,7 @@ pub struct EurekaClientConfig {
 }
 
 /// `eureka.instance.*` (spec §9.3); only the keys a server uses.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct EurekaInstanceConfig {
     /// `eureka.instance.hostname`, default none (the first non-loopback host name).
     pub hostname: Option<String>,
@@ -248,7 +250,7 @@ pub struct EurekaInstanceConfig {
 }
 
 /// `heureka.*`: Heureka's own keys. Unknown keys here are errors.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct HeurekaConfig {
     /// `heureka.legacy-lease-expiry`, default `false`. `true` reproduces Eureka's
     /// `Lease.isExpired` bug, which expires a lease only after twice its duration (spec §6.2).
@@ -293,7 +295,7 @@ pub struct HeurekaConfig {
 
 /// `heureka.persistence.*`: keeping the registry on disk so that a restarted node comes back
 /// with it. Off by default: nothing changes for those who do not ask.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct PersistenceConfig {
     /// `.dir`, default none (off): the directory of the store (created if missing).
     pub dir: Option<String>,
@@ -303,7 +305,7 @@ pub struct PersistenceConfig {
 }
 
 /// `heureka.consumers.*`: the table of who fetches the registry, and what counts as active.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ConsumersConfig {
     /// `.max`, default `10000`: consumers kept; at the cap the quietest makes room.
     pub max: usize,
@@ -320,7 +322,7 @@ pub struct ConsumersConfig {
 /// `heureka.health-checks.*`: probing each instance's `healthCheckUrl` (or its port) from
 /// the server, so that a crashed instance reads DOWN in seconds rather than when its lease
 /// lapses. Off by default: nothing changes for those who do not ask.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct HealthChecksConfig {
     /// `.enabled`, default `false`.
     pub enabled: bool,
@@ -410,7 +412,7 @@ impl fmt::Debug for UserConfig {
 }
 
 /// `heureka.audit.*`: the audit trail (`audit.rs`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct AuditConfig {
     /// `heureka.audit.enabled`, default `true`: every administrative act and every minute of
     /// refused credentials or refused replication is logged on `heureka::audit`, kept for the
@@ -423,7 +425,7 @@ pub struct AuditConfig {
 /// `heureka.limits.*`: bounds Eureka does not have, against clients (with valid credentials)
 /// that register without end, with leases that never expire, or with names nobody can
 /// heartbeat. Each refusal is a 4xx with a one-line reason; the registry is left as it was.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct LimitsConfig {
     /// `heureka.limits.max-name-length`, default `256` bytes: app names, instance ids,
     /// `vipAddress` and `secureVipAddress` (400). Must leave a heartbeat of two such names,
@@ -445,7 +447,7 @@ pub struct LimitsConfig {
 /// long as it lasts, so streams get a budget of their own, well inside
 /// `server.tomcat.max-connections`, and every stream ends: when its client stops reading,
 /// when it reaches its maximum age (EventSource reconnects by itself), or at shutdown.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct EventStreamConfig {
     /// `heureka.events.max-streams`, default `256`: streams open at once; one more is
     /// answered 429 and its connection closed.
@@ -466,7 +468,7 @@ pub struct EventStreamConfig {
 }
 
 /// `eureka.dashboard.*` and the two labels Spring's dashboard shows.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct DashboardConfig {
     /// `eureka.dashboard.enabled`, default `true`.
     pub enabled: bool,
@@ -489,7 +491,7 @@ pub struct WebhookConfig {
 }
 
 /// `heureka.replication.*`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ReplicationConfig {
     /// `heureka.replication.anti-entropy-interval-ms`, default `10000`; `0` turns it off.
     pub anti_entropy_interval_ms: u64,
@@ -518,7 +520,7 @@ pub struct ReplicationConfig {
 }
 
 /// `management.*`: the operator endpoints, named as Spring Boot Actuator names them.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ManagementConfig {
     /// `management.endpoints.web.base-path`, default `/actuator`.
     pub base_path: String,
@@ -534,7 +536,7 @@ pub struct ManagementConfig {
 }
 
 /// The actuator endpoints that are served.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Exposure {
     pub health: bool,
     pub info: bool,
@@ -545,8 +547,9 @@ pub struct Exposure {
 }
 
 /// When `/actuator/health` shows its components. The probes never do.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ShowDetails {
+    #[default]
     Never,
     /// To requests that pass authentication; with authentication off, to every request.
     WhenAuthorized,
