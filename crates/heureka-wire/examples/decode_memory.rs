@@ -7,11 +7,14 @@
 //! apart from the decode's. Run it under `/usr/bin/time -v` for the same from outside. A manual
 //! measurement, not a test: the figures belong in bench/results.
 
-use std::collections::BTreeMap;
 use std::time::Instant;
 
-use heureka_core::{Application, Applications, Instance, LeaseInfo, Port};
+use heureka_core::{Application, Applications, Instance};
 use heureka_wire::{decode_applications, encode_applications, Format};
+
+#[path = "../tests/support/spring.rs"]
+mod spring;
+use spring::spring_instance;
 
 /// Instances per application, as in a large fleet of mid-sized services.
 const PER_APP: usize = 100;
@@ -37,31 +40,11 @@ fn registry(instances: usize) -> Applications {
 fn instance(app: &str, a: usize, n: usize) -> Instance {
     let host = format!("10.{}.{}.{}", a / 250, a % 250, n);
     let id = format!("{host}:{}:8080", app.to_lowercase());
-    let mut i = Instance::new(app, &id, &host, &host, 1_714_550_400_012);
-    i.port = Port {
-        number: 8080,
-        enabled: true,
-    };
-    i.secure_port = Port {
-        number: 443,
-        enabled: false,
-    };
-    i.lease_info = LeaseInfo {
-        registration_timestamp: 1_714_550_400_000,
-        last_renewal_timestamp: 1_714_550_580_000,
-        service_up_timestamp: 1_714_550_400_000,
-        ..LeaseInfo::default()
-    };
-    i.metadata = BTreeMap::from([
-        ("management.port".to_owned(), "8080".to_owned()),
+    let mut i = spring_instance(app, &id, &host, &app.to_lowercase());
+    i.metadata.extend([
         ("zone".to_owned(), "eu-west-1a".to_owned()),
         ("version".to_owned(), format!("1.{}.{n}", a % 40)),
     ]);
-    i.home_page_url = Some(format!("http://{host}:8080/"));
-    i.status_page_url = Some(format!("http://{host}:8080/actuator/info"));
-    i.health_check_url = Some(format!("http://{host}:8080/actuator/health"));
-    i.vip_address = Some(app.to_lowercase());
-    i.secure_vip_address = Some(app.to_lowercase());
     i.last_dirty_timestamp = 1_714_550_399_000;
     i
 }

@@ -3,11 +3,14 @@
 //! `cargo run --release -p heureka-wire --example encode_timing`. A manual check of the server's
 //! hottest path, not a test: no assertion depends on the machine's speed.
 
-use std::collections::BTreeMap;
 use std::time::Instant;
 
-use heureka_core::{Application, Applications, Instance, LeaseInfo, Port};
+use heureka_core::{Application, Applications};
 use heureka_wire::{decode_applications, encode_applications, Format};
+
+#[path = "../tests/support/spring.rs"]
+mod spring;
+use spring::spring_instance;
 
 fn registry(apps: usize, per_app: usize) -> Applications {
     let applications = (0..apps)
@@ -17,30 +20,9 @@ fn registry(apps: usize, per_app: usize) -> Applications {
                 .map(|n| {
                     let host = format!("10.{}.{}.{}", a / 250, a % 250, n);
                     let id = format!("{host}:service-{a:03}:8080");
-                    let mut i = Instance::new(&name, &id, &host, &host, 1_714_550_400_012);
-                    i.port = Port {
-                        number: 8080,
-                        enabled: true,
-                    };
-                    i.secure_port = Port {
-                        number: 443,
-                        enabled: false,
-                    };
-                    i.lease_info = LeaseInfo {
-                        registration_timestamp: 1_714_550_400_000,
-                        last_renewal_timestamp: 1_714_550_580_000,
-                        service_up_timestamp: 1_714_550_400_000,
-                        ..LeaseInfo::default()
-                    };
-                    i.metadata = BTreeMap::from([
-                        ("management.port".to_owned(), "8080".to_owned()),
-                        ("zone".to_owned(), "eu-west-1a".to_owned()),
-                    ]);
-                    i.home_page_url = Some(format!("http://{host}:8080/"));
-                    i.status_page_url = Some(format!("http://{host}:8080/actuator/info"));
-                    i.health_check_url = Some(format!("http://{host}:8080/actuator/health"));
-                    i.vip_address = Some(name.to_lowercase());
-                    i.secure_vip_address = Some(name.to_lowercase());
+                    let mut i = spring_instance(&name, &id, &host, &name.to_lowercase());
+                    i.metadata
+                        .insert("zone".to_owned(), "eu-west-1a".to_owned());
                     i
                 })
                 .collect();

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use heureka_core::{DataCenterClass, DataCenterInfo, Instance, InstanceStatus, LeaseInfo, Port};
 use heureka_wire::{decode_instance, Format};
 
-use crate::fixtures::{data, NOW};
+use crate::fixtures::{data, port, NOW};
 
 fn json(name: &str) -> Instance {
     decode_instance(&data(name), Format::Json, NOW).unwrap_or_else(|e| panic!("{name}: {e}"))
@@ -28,14 +28,8 @@ fn spring_rest_client_body_is_read_with_nulls_and_numeric_timestamps() {
         "10.0.0.5",
         1_796_008_391_555,
     );
-    expected.port = Port {
-        number: 8080,
-        enabled: true,
-    };
-    expected.secure_port = Port {
-        number: 443,
-        enabled: false,
-    };
+    expected.port = port(8080, true);
+    expected.secure_port = port(443, false);
     expected.metadata = metadata(&[("management.port", "8080")]);
     expected.home_page_url = Some("http://host-a:8080/".to_owned());
     expected.status_page_url = Some("http://host-a:8080/actuator/info".to_owned());
@@ -160,14 +154,8 @@ fn fargo_xml_body_is_read_without_a_data_center_class() {
     expected.health_check_url = Some("http://127.0.0.1:8090/health".to_owned());
     expected.country_id = 0;
     expected.metadata = metadata(&[("team", "probe")]);
-    expected.port = Port {
-        number: 8090,
-        enabled: true,
-    };
-    expected.secure_port = Port {
-        number: 8443,
-        enabled: false,
-    };
+    expected.port = port(8090, true);
+    expected.secure_port = port(8443, false);
     assert_eq!(i, expected);
 }
 

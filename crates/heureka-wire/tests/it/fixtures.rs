@@ -5,43 +5,19 @@ use std::collections::BTreeMap;
 
 use heureka_core::{
     ActionType, Application, Applications, DataCenterClass, DataCenterInfo, Instance,
-    InstanceStatus, LeaseInfo, Millis, Port,
+    InstanceStatus, Millis,
 };
+
+#[path = "../support/spring.rs"]
+mod spring;
+pub use spring::{port, spring_instance};
 
 /// "Parse time" handed to decoders.
 pub const NOW: Millis = 1_800_000_000_000;
 
 /// The instance of the spec's canonical full-registry example.
 pub fn orders() -> Instance {
-    let mut i = Instance::new(
-        "orders",
-        "10.0.0.5:orders:8080",
-        "10.0.0.5",
-        "10.0.0.5",
-        1_714_550_400_012,
-    );
-    i.port = Port {
-        number: 8080,
-        enabled: true,
-    };
-    i.secure_port = Port {
-        number: 443,
-        enabled: false,
-    };
-    i.lease_info = LeaseInfo {
-        renewal_interval_in_secs: 30,
-        duration_in_secs: 90,
-        registration_timestamp: 1_714_550_400_000,
-        last_renewal_timestamp: 1_714_550_580_000,
-        eviction_timestamp: 0,
-        service_up_timestamp: 1_714_550_400_000,
-    };
-    i.metadata = BTreeMap::from([("management.port".to_owned(), "8080".to_owned())]);
-    i.home_page_url = Some("http://10.0.0.5:8080/".to_owned());
-    i.status_page_url = Some("http://10.0.0.5:8080/actuator/info".to_owned());
-    i.health_check_url = Some("http://10.0.0.5:8080/actuator/health".to_owned());
-    i.vip_address = Some("orders".to_owned());
-    i.secure_vip_address = Some("orders".to_owned());
+    let mut i = spring_instance("orders", "10.0.0.5:orders:8080", "10.0.0.5", "orders");
     i.last_dirty_timestamp = 1_714_550_399_000;
     i.action_type = Some(ActionType::Added);
     i
@@ -66,6 +42,18 @@ pub fn registry(versions_delta: i64, hash: &str, instances: Vec<Instance>) -> Ap
     }
 }
 
+/// An AWS data center with the given metadata.
+pub fn amazon(metadata: &[(&str, &str)]) -> DataCenterInfo {
+    DataCenterInfo {
+        class: DataCenterClass::Amazon,
+        name: "Amazon".to_owned(),
+        metadata: metadata
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect(),
+    }
+}
+
 /// An instance that exercises every optional part of the model.
 pub fn everything() -> Instance {
     let mut i = orders();
@@ -75,14 +63,10 @@ pub fn everything() -> Instance {
     i.status = InstanceStatus::OutOfService;
     i.overridden_status = InstanceStatus::OutOfService;
     i.country_id = 7;
-    i.data_center_info = Some(DataCenterInfo {
-        class: DataCenterClass::Amazon,
-        name: "Amazon".to_owned(),
-        metadata: BTreeMap::from([
-            ("instance-id".to_owned(), "i-0abc".to_owned()),
-            ("availability-zone".to_owned(), "us-east-1c".to_owned()),
-        ]),
-    });
+    i.data_center_info = Some(amazon(&[
+        ("instance-id", "i-0abc"),
+        ("availability-zone", "us-east-1c"),
+    ]));
     i.metadata = BTreeMap::from([
         (
             "my_key".to_owned(),

@@ -1,11 +1,9 @@
 //! Exact JSON output, compared byte for byte with what the Java server writes.
 
-use std::collections::BTreeMap;
-
-use heureka_core::{ActionType, Application, DataCenterClass, DataCenterInfo, Port};
+use heureka_core::{ActionType, Application};
 use heureka_wire::{encode_application, encode_applications, encode_instance, Format};
 
-use crate::fixtures::{orders, registry, text};
+use crate::fixtures::{amazon, orders, port, registry, text};
 
 /// The instance of spec §4.5, compact, as `EurekaJacksonCodec` writes it.
 const ORDERS_JSON: &str = concat!(
@@ -118,14 +116,8 @@ fn empty_metadata_is_the_java_empty_map() {
 #[test]
 fn port_flags_are_strings_and_numbers_are_numbers() {
     let mut i = orders();
-    i.port = Port {
-        number: 80,
-        enabled: false,
-    };
-    i.secure_port = Port {
-        number: 8443,
-        enabled: true,
-    };
+    i.port = port(80, false);
+    i.secure_port = port(8443, true);
     let json = instance_json(&i);
     assert!(json.contains(r#""port":{"$":80,"@enabled":"false"},"securePort":{"$":8443,"@enabled":"true"},"countryId":1,"#));
 }
@@ -133,14 +125,10 @@ fn port_flags_are_strings_and_numbers_are_numbers() {
 #[test]
 fn amazon_data_center_carries_its_class_and_metadata() {
     let mut i = orders();
-    i.data_center_info = Some(DataCenterInfo {
-        class: DataCenterClass::Amazon,
-        name: "Amazon".to_owned(),
-        metadata: BTreeMap::from([
-            ("availability-zone".to_owned(), "us-east-1c".to_owned()),
-            ("instance-id".to_owned(), "i-1".to_owned()),
-        ]),
-    });
+    i.data_center_info = Some(amazon(&[
+        ("availability-zone", "us-east-1c"),
+        ("instance-id", "i-1"),
+    ]));
     assert!(instance_json(&i).contains(
         r#""dataCenterInfo":{"@class":"com.netflix.appinfo.AmazonInfo","name":"Amazon","metadata":{"availability-zone":"us-east-1c","instance-id":"i-1"}},"#
     ));

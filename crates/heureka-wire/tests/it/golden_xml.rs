@@ -2,12 +2,12 @@
 
 use std::collections::BTreeMap;
 
-use heureka_core::{ActionType, Application, DataCenterClass, DataCenterInfo};
+use heureka_core::{ActionType, Application};
 use heureka_wire::{
     decode_instance, encode_application, encode_applications, encode_instance, Format,
 };
 
-use crate::fixtures::{data, orders, registry, text, NOW};
+use crate::fixtures::{amazon, data, orders, registry, text, NOW};
 
 /// Spec §4.7, verbatim.
 const CANONICAL: &str = r#"<applications>
@@ -253,11 +253,7 @@ fn characters_xml_allows_are_written_as_they_are() {
 #[test]
 fn amazon_data_center_has_its_class_and_metadata() {
     let mut i = orders();
-    i.data_center_info = Some(DataCenterInfo {
-        class: DataCenterClass::Amazon,
-        name: "Amazon".to_owned(),
-        metadata: BTreeMap::from([("instance-id".to_owned(), "i-1".to_owned())]),
-    });
+    i.data_center_info = Some(amazon(&[("instance-id", "i-1")]));
     assert!(instance_xml(&i).contains(concat!(
         "  <dataCenterInfo class=\"com.netflix.appinfo.AmazonInfo\">\n",
         "    <name>Amazon</name>\n",
