@@ -16,7 +16,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use heureka_core::{ElementOutcome, Instance, InstanceStatus, Millis};
+use heureka_core::{ElementOutcome, Instance, InstanceStatus, Millis, Registry};
 use heureka_wire::{
     ReplicationAction, ReplicationItem, ReplicationResult, StampedItem, StampedResult,
 };
@@ -153,12 +153,41 @@ type Sent = Result<(), (PeerError, Vec<Task>)>;
 
 /// Sends a batch as Eureka's `peerreplication/batch`, to a Java peer.
 async fn send_eureka(state: &Replicator, peer: &Peer, batch: Vec<Task>) -> Sent {
-    let (tasks, items) = build_items(state, batch);
-    if items.is_empty() {
+    let Some((tasks, items)) = build_items(state, batch) else {
         return Ok(());
+    };
+    let sending = state.replication.client().send_batch(&peer.url, &items);
+    let answer = sending.await;
+    settle(state, peer, tasks, &items, answer, on_result)
+}
+
+/// Sends a batch of stamped copies to a Heureka peer (`handlers/stamped.rs` answers it).
+async fn send_stamped(state: &Replicator, peer: &Peer, batch: Vec<Task>) -> Sent {
+    let Some((tasks, items)) = build_stamped(state, batch) else {
+        return Ok(());
+    };
+    let sending = state
+        .replication
+        .client()
+        .send_stamped_batch(&peer.url, &items);
+    let answer = sending.await;
+    if answer.is_ok() {
+        peer.set_protocol(PeerProtocol::Heureka);
     }
-    let client = state.replication.client().clone();
-    match client.send_batch(&peer.url, &items).await {
+    settle(state, peer, tasks, &items, answer, on_stamped_result)
+}
+
+/// A batch's answer, either kind: a delivered batch is booked and each element's result acted
+/// on; a failed one hands the error and its tasks back.
+fn settle<Item, Outcome>(
+    state: &Replicator,
+    peer: &Peer,
+    tasks: Vec<Task>,
+    items: &[Item],
+    answer: Result<Vec<Outcome>, PeerError>,
+    on_result: impl Fn(&Replicator, &Peer, &Item, Outcome),
+) -> Sent {
+    match answer {
         Ok(results) => {
             if delivered(state, peer, &tasks, results.len()) {
                 for (item, result) in items.iter().zip(results) {
@@ -171,50 +200,20 @@ async fn send_eureka(state: &Replicator, peer: &Peer, batch: Vec<Task>) -> Sent 
     }
 }
 
-/// Sends a batch of stamped copies to a Heureka peer (`handlers/stamped.rs` answers it).
-async fn send_stamped(state: &Replicator, peer: &Peer, batch: Vec<Task>) -> Sent {
-    let (tasks, items) = build_stamped(state, batch);
-    if items.is_empty() {
-        return Ok(());
-    }
-    let client = state.replication.client().clone();
-    match client.send_stamped_batch(&peer.url, &items).await {
-        Ok(results) => {
-            peer.set_protocol(PeerProtocol::Heureka);
-            if delivered(state, peer, &tasks, results.len()) {
-                for (item, result) in items.iter().zip(results) {
-                    on_stamped_result(state, peer, item, result);
-                }
-            }
-            Ok(())
-        }
-        Err(error) => Err((error, tasks)),
-    }
-}
-
 /// The stamped items of a batch: our copy of each instance as it is now (a heartbeat's
 /// without its document). A heartbeat for an instance no longer leased here is dropped.
-fn build_stamped(state: &Replicator, batch: Vec<Task>) -> (Vec<Task>, Vec<StampedItem>) {
-    let now = state.store.now();
-    let registry = state.store.read();
-    let mut tasks = Vec::with_capacity(batch.len());
-    let mut items = Vec::with_capacity(batch.len());
-    for task in batch {
+fn build_stamped(state: &Replicator, batch: Vec<Task>) -> Option<(Vec<Task>, Vec<StampedItem>)> {
+    build(state, batch, |registry, task, now| {
         let (app, id) = (&task.key.app, &task.key.id);
         let copy = match task.action {
             ReplicationAction::Heartbeat => registry.stamped_heartbeat(app, id),
             _ => registry.stamped_copy(app, id, now),
-        };
-        let Some(copy) = copy else {
-            continue;
-        };
-        items.push(StampedItem {
+        }?;
+        Some(StampedItem {
             action: task.action,
             copy,
-        });
-        tasks.push(task);
-    }
-    (tasks, items)
+        })
+    })
 }
 
 /// Acts on a Heureka peer's answer to one stamped item (`handlers/stamped.rs`).
@@ -255,26 +254,38 @@ fn on_stamped_result(state: &Replicator, peer: &Peer, item: &StampedItem, result
 /// The items of a batch, from the registry as it is now. A task whose instance is gone (a
 /// register or heartbeat behind a cancel or an eviction) is dropped; the tasks returned are
 /// the ones that became items, in the same order.
-fn build_items(state: &Replicator, batch: Vec<Task>) -> (Vec<Task>, Vec<ReplicationItem>) {
-    let now = state.store.now();
-    let registry = state.store.read();
-    let mut tasks = Vec::with_capacity(batch.len());
-    let mut items = Vec::with_capacity(batch.len());
-    for task in batch {
+fn build_items(state: &Replicator, batch: Vec<Task>) -> Option<(Vec<Task>, Vec<ReplicationItem>)> {
+    build(state, batch, |registry, task, now| {
         let (app, id) = (&task.key.app, &task.key.id);
-        let item = if task.action == ReplicationAction::Cancel {
+        if task.action == ReplicationAction::Cancel {
             Some(ReplicationItem::cancel(app, id))
         } else {
             registry
                 .instance(app, id, now)
                 .map(|instance| item_for(task.action, instance))
-        };
-        if let Some(item) = item {
+        }
+    })
+}
+
+/// A batch's items, either kind, under one read of the registry: `item` makes each task's,
+/// or `None` to drop the task. The tasks returned are the ones that became items, in order;
+/// nothing is returned for a batch whose every task was dropped.
+fn build<Item>(
+    state: &Replicator,
+    batch: Vec<Task>,
+    item: impl Fn(&Registry, &Task, Millis) -> Option<Item>,
+) -> Option<(Vec<Task>, Vec<Item>)> {
+    let now = state.store.now();
+    let registry = state.store.read();
+    let mut tasks = Vec::with_capacity(batch.len());
+    let mut items = Vec::with_capacity(batch.len());
+    for task in batch {
+        if let Some(item) = item(&registry, &task, now) {
             tasks.push(task);
             items.push(item);
         }
     }
-    (tasks, items)
+    (!items.is_empty()).then_some((tasks, items))
 }
 
 fn item_for(action: ReplicationAction, instance: Instance) -> ReplicationItem {

@@ -228,13 +228,10 @@ impl PeerClient {
         &self,
         peer: &PeerUrl,
     ) -> Result<Option<heureka_wire::RegistryDigest>, PeerError> {
-        match self.get(peer, "peerreplication/digest").await {
-            Ok(body) => heureka_wire::decode_registry_digest(&body, 0)
-                .map(Some)
-                .map_err(|error| PeerError::Refused(format!("unreadable digest: {error}"))),
-            Err(PeerError::Refused(why)) if why.starts_with("404") => Ok(None),
-            Err(error) => Err(error),
-        }
+        let reply = self.get(peer, "peerreplication/digest").await;
+        if_offered(reply, "digest", |body| {
+            heureka_wire::decode_registry_digest(body, 0)
+        })
     }
 
     /// `GET {peer}peerreplication/health-checks`: the peer's tag and whether it checks
@@ -251,17 +248,11 @@ impl PeerClient {
             .timeout(Duration::from_secs(1))
             .header(ACCEPT, "application/json")
             .header(USER_AGENT, REPLICATION_USER_AGENT);
-        match answer(peer, request, |status| {
+        let reply = answer(peer, request, |status| {
             format!("{} on GET {path}", status.as_u16())
         })
-        .await
-        {
-            Ok(body) => heureka_wire::decode_checker(&body)
-                .map(Some)
-                .map_err(|error| PeerError::Refused(format!("unreadable answer: {error}"))),
-            Err(PeerError::Refused(why)) if why.starts_with("404") => Ok(None),
-            Err(error) => Err(error),
-        }
+        .await;
+        if_offered(reply, "answer", heureka_wire::decode_checker)
     }
 
     /// `GET {peer}peerreplication/drain?app=…&id=…`: the peer's consumers and whether each
@@ -277,13 +268,8 @@ impl PeerClient {
             path_segment(app),
             path_segment(id)
         );
-        match self.get(peer, &path).await {
-            Ok(body) => heureka_wire::decode_consumers(&body)
-                .map(Some)
-                .map_err(|error| PeerError::Refused(format!("unreadable answer: {error}"))),
-            Err(PeerError::Refused(why)) if why.starts_with("404") => Ok(None),
-            Err(error) => Err(error),
-        }
+        let reply = self.get(peer, &path).await;
+        if_offered(reply, "answer", heureka_wire::decode_consumers)
     }
 
     /// `GET {peer}apps/{app}/{id}`: one instance, as the peer holds it.
@@ -311,6 +297,23 @@ impl PeerClient {
             format!("{} on GET {path}", status.as_u16())
         })
         .await
+    }
+}
+
+/// The answer of an endpoint only Heureka peers offer, decoded: `Ok(None)` when the peer has
+/// none (a Java server answers 404), a body that does not decode is refused as an
+/// `unreadable {what}`.
+fn if_offered<T, E: std::fmt::Display>(
+    answer: Result<bytes::Bytes, PeerError>,
+    what: &str,
+    decode: impl FnOnce(&[u8]) -> Result<T, E>,
+) -> Result<Option<T>, PeerError> {
+    match answer {
+        Ok(body) => decode(&body)
+            .map(Some)
+            .map_err(|error| PeerError::Refused(format!("unreadable {what}: {error}"))),
+        Err(PeerError::Refused(why)) if why.starts_with("404") => Ok(None),
+        Err(error) => Err(error),
     }
 }
 
