@@ -1,7 +1,8 @@
 //! Helpers shared by the unit tests: instances with test defaults and registries in the
 //! states the rules care about.
 
-use crate::model::InstanceStatus::OutOfService;
+use crate::instance_digest::InstanceDigest;
+use crate::model::InstanceStatus::{OutOfService, Unknown, Up};
 use crate::model::{Instance, InstanceStatus, Millis};
 use crate::origin::Origin;
 use crate::policy::RegistryPolicy;
@@ -88,4 +89,25 @@ pub(crate) fn status_of(registry: &Registry, app: &str, id: &str) -> Option<Inst
         .into_iter()
         .find(|i| i.id() == id)
         .map(|i| i.status)
+}
+
+/// A live UP copy of `app/id` as a digest lists it, without an override or stamps.
+pub(crate) fn live_digest(
+    app: &str,
+    id: &str,
+    dirty: Millis,
+    updated: Millis,
+    renewed: Millis,
+) -> InstanceDigest {
+    InstanceDigest {
+        app: app.into(),
+        id: id.into(),
+        status: Up,
+        overridden_status: Unknown,
+        last_dirty_timestamp: dirty,
+        last_updated_timestamp: updated,
+        last_renewal_timestamp: renewed,
+        removed: false,
+        stamps: None,
+    }
 }

@@ -5,23 +5,14 @@ use super::{compare_digests as compare, PeerView, Repairs, RENEWAL_LAG_MS};
 use crate::hlc::Stamp;
 use crate::instance_digest::InstanceDigest;
 use crate::merge::PartStamps;
-use crate::model::InstanceStatus::{self, OutOfService, Unknown, Up};
+use crate::model::InstanceStatus::{self, OutOfService};
+use crate::test_util::live_digest;
 
 /// Every change in these tests is older than the settling window.
 const SETTLED: i64 = i64::MAX;
 
 fn live(id: &str, dirty: i64, updated: i64, renewed: i64) -> InstanceDigest {
-    InstanceDigest {
-        app: "ORDERS".into(),
-        id: id.into(),
-        status: Up,
-        overridden_status: Unknown,
-        last_dirty_timestamp: dirty,
-        last_updated_timestamp: updated,
-        last_renewal_timestamp: renewed,
-        removed: false,
-        stamps: None,
-    }
+    live_digest("ORDERS", id, dirty, updated, renewed)
 }
 
 fn removed(id: &str, dirty: i64, at: i64) -> InstanceDigest {

@@ -21,42 +21,45 @@ fn registered(own: InstanceStatus, at: i64) -> Parts {
     parts
 }
 
+/// Registered with status `own` at 1, put OUT_OF_SERVICE by an operator at 2.
+fn overridden(own: InstanceStatus) -> Parts {
+    let mut parts = registered(own, 1);
+    parts.set_override(OutOfService, stamp(2));
+    parts
+}
+
+/// The status after the instance, overridden as above, reports `reported` at 3.
+fn reported_after_override(reported: InstanceStatus) -> InstanceStatus {
+    let mut parts = overridden(Up);
+    parts.register(instance("ORDERS", "o1"), reported, stamp(3));
+    parts.status()
+}
+
 // === what readers see ===
 
 #[test]
 fn an_override_decides_an_up_instance_status() {
-    let mut parts = registered(Up, 1);
-    parts.set_override(OutOfService, stamp(2));
-    assert_eq!(parts.status(), OutOfService);
+    assert_eq!(overridden(Up).status(), OutOfService);
 }
 
 #[test]
 fn an_override_set_after_the_instance_reported_down_is_the_status() {
-    let mut parts = registered(Down, 1);
-    parts.set_override(OutOfService, stamp(2));
-    assert_eq!(parts.status(), OutOfService);
+    assert_eq!(overridden(Down).status(), OutOfService);
 }
 
 #[test]
 fn the_instance_reporting_down_after_an_override_is_down() {
-    let mut parts = registered(Up, 1);
-    parts.set_override(OutOfService, stamp(2));
-    parts.register(instance("ORDERS", "o1"), Down, stamp(3));
-    assert_eq!(parts.status(), Down);
+    assert_eq!(reported_after_override(Down), Down);
 }
 
 #[test]
 fn the_instance_reporting_up_after_an_override_stays_overridden() {
-    let mut parts = registered(Up, 1);
-    parts.set_override(OutOfService, stamp(2));
-    parts.register(instance("ORDERS", "o1"), Up, stamp(3));
-    assert_eq!(parts.status(), OutOfService);
+    assert_eq!(reported_after_override(Up), OutOfService);
 }
 
 #[test]
 fn removing_an_override_without_a_value_leaves_unknown() {
-    let mut parts = registered(Up, 1);
-    parts.set_override(OutOfService, stamp(2));
+    let mut parts = overridden(Up);
     parts.remove_override(None, stamp(3));
     assert_eq!(parts.status(), Unknown);
 }
@@ -72,8 +75,7 @@ fn a_cancelled_instance_is_not_live_until_it_registers_again() {
 
 #[test]
 fn a_cancel_drops_the_override() {
-    let mut parts = registered(Up, 1);
-    parts.set_override(OutOfService, stamp(2));
+    let mut parts = overridden(Up);
     parts.cancel(stamp(3));
     parts.register(instance("ORDERS", "o1"), Up, stamp(4));
     assert_eq!(parts.status(), Up);
@@ -83,11 +85,7 @@ fn a_cancel_drops_the_override() {
 
 #[test]
 fn a_removed_override_beats_the_override_a_stale_copy_remembers() {
-    let stale = {
-        let mut parts = registered(Up, 1);
-        parts.set_override(OutOfService, stamp(2));
-        parts
-    };
+    let stale = overridden(Up);
     let mut removed = stale.clone();
     removed.remove_override(Some(Up), stamp(3));
     for (mut a, b) in [(stale.clone(), removed.clone()), (removed.clone(), stale)] {

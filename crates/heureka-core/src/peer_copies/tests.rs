@@ -1,20 +1,11 @@
 //! The rules two servers' copies of an instance are compared and adopted by.
 
 use super::*;
-use crate::model::InstanceStatus::{Down, OutOfService, Unknown, Up};
+use crate::model::InstanceStatus::{Down, OutOfService, Unknown};
+use crate::test_util::live_digest;
 
 fn copy(dirty: Millis, updated: Millis, renewed: Millis) -> InstanceDigest {
-    InstanceDigest {
-        app: "ORDERS".to_owned(),
-        id: "o1".to_owned(),
-        status: Up,
-        overridden_status: Unknown,
-        last_dirty_timestamp: dirty,
-        last_updated_timestamp: updated,
-        last_renewal_timestamp: renewed,
-        removed: false,
-        stamps: None,
-    }
+    live_digest("ORDERS", "o1", dirty, updated, renewed)
 }
 
 // === which copy is newer ===

@@ -4,10 +4,31 @@ use crate::model::ActionType;
 use crate::model::InstanceStatus::{Down, OutOfService, Up};
 use crate::origin::Origin;
 use crate::outcomes::RenewOutcome;
+use crate::registry::Registry;
 use crate::test_util::{
     heartbeat, instance, instance_with_dirty, instance_with_status, out_of_service_by_operator,
     register_all, registered_with_dirty, registry, status_of,
 };
+
+/// A registry holding instance `o1` registered at time 0 with `app` as its app name, as sent.
+fn registered_as_app(app: &str) -> Registry {
+    let mut registry = registry();
+    let mut instance = instance("x", "o1");
+    instance.app = app.to_owned();
+    registry.register(instance, Origin::Client, 0);
+    registry
+}
+
+/// A registry holding `a/a1`, which reported OUT_OF_SERVICE itself at time 0.
+fn reported_out_of_service() -> Registry {
+    let mut registry = registry();
+    registry.register(
+        instance_with_status("a", "a1", OutOfService),
+        Origin::Client,
+        0,
+    );
+    registry
+}
 
 #[test]
 fn registered_instance_is_up_and_added() {
@@ -22,10 +43,7 @@ fn registered_instance_is_up_and_added() {
 
 #[test]
 fn app_names_are_upper_cased_on_every_entry_point() {
-    let mut registry = registry();
-    let mut lower = instance("x", "o1");
-    lower.app = "orders".to_owned();
-    registry.register(lower, Origin::Client, 0);
+    let mut registry = registered_as_app("orders");
     assert_eq!(registry.application("Orders").unwrap().name, "ORDERS");
     assert_eq!(registry.instance("orders", "o1", 0).unwrap().app, "ORDERS");
     assert_eq!(
@@ -38,10 +56,7 @@ fn app_names_are_upper_cased_on_every_entry_point() {
 #[test]
 fn title_case_app_names_are_found_under_the_name_they_registered_with() {
     // Issue 7, defect 5: `ǅ` was stored as `Ǆ` but looked up as `ǅ`, so renews got 404.
-    let mut registry = registry();
-    let mut title_case = instance("x", "o1");
-    title_case.app = "ǅ".to_owned();
-    registry.register(title_case, Origin::Client, 0);
+    let mut registry = registered_as_app("ǅ");
     assert_eq!(
         heartbeat(&mut registry, "ǅ", "o1", 1),
         RenewOutcome::Renewed
@@ -152,24 +167,14 @@ fn client_reregistering_down_goes_down_despite_override() {
 /// (`merge::status_of`, docs/compat.md).
 #[test]
 fn client_reregistering_up_after_reporting_out_of_service_itself_is_up() {
-    let mut registry = registry();
-    registry.register(
-        instance_with_status("a", "a1", OutOfService),
-        Origin::Client,
-        0,
-    );
+    let mut registry = reported_out_of_service();
     register_all(&mut registry, &[("a", "a1")], 10);
     assert_eq!(status_of(&registry, "a", "a1"), Some(Up));
 }
 
 #[test]
 fn peer_reregistering_up_replaces_out_of_service_without_override() {
-    let mut registry = registry();
-    registry.register(
-        instance_with_status("a", "a1", OutOfService),
-        Origin::Client,
-        0,
-    );
+    let mut registry = reported_out_of_service();
     registry.register(instance("a", "a1"), Origin::Peer, 10);
     assert_eq!(status_of(&registry, "a", "a1"), Some(Up));
 }

@@ -1,8 +1,8 @@
 //! Renew (§6.4, §3.9): heartbeats, the dirty-timestamp answers, and the status the override rules
 //! give.
 
-use crate::model::ActionType;
 use crate::model::InstanceStatus::{OutOfService, Unknown, Up};
+use crate::model::{ActionType, Millis};
 use crate::origin::Origin;
 use crate::outcomes::RenewOutcome;
 use crate::test_util::{
@@ -10,11 +10,16 @@ use crate::test_util::{
     registered_with_dirty, registry, status_of,
 };
 
+/// A renew of `a/a1`, registered with dirty timestamp 200, that carries dirty timestamp `dirty`.
+fn renew_against_dirty_200(dirty: Millis, origin: Origin) -> RenewOutcome {
+    let mut registry = registered_with_dirty(200);
+    registry.renew("a", "a1", Some(dirty), None, origin, 10)
+}
+
 #[test]
 fn renew_of_unknown_instance_is_not_found() {
-    let mut registry = registry();
     assert_eq!(
-        heartbeat(&mut registry, "a", "a1", 0),
+        heartbeat(&mut registry(), "a", "a1", 0),
         RenewOutcome::NotFound
     );
 }
@@ -73,10 +78,7 @@ fn renew_from_client_with_newer_timestamp_ignores_override_parameter() {
 
 #[test]
 fn renew_from_peer_with_older_timestamp_returns_registry_copy() {
-    let mut registry = registered_with_dirty(200);
-    let RenewOutcome::RegistryNewer(ours) =
-        registry.renew("a", "a1", Some(100), None, Origin::Peer, 10)
-    else {
+    let RenewOutcome::RegistryNewer(ours) = renew_against_dirty_200(100, Origin::Peer) else {
         panic!("expected RegistryNewer");
     };
     assert_eq!((ours.id(), ours.last_dirty_timestamp), ("a1", 200));
@@ -88,18 +90,16 @@ fn renew_from_peer_with_older_timestamp_returns_registry_copy() {
 
 #[test]
 fn renew_from_client_with_older_timestamp_is_renewed() {
-    let mut registry = registered_with_dirty(200);
     assert_eq!(
-        registry.renew("a", "a1", Some(100), None, Origin::Client, 10),
+        renew_against_dirty_200(100, Origin::Client),
         RenewOutcome::Renewed
     );
 }
 
 #[test]
 fn renew_with_equal_timestamp_is_renewed() {
-    let mut registry = registered_with_dirty(200);
     assert_eq!(
-        registry.renew("a", "a1", Some(200), None, Origin::Peer, 10),
+        renew_against_dirty_200(200, Origin::Peer),
         RenewOutcome::Renewed
     );
 }
