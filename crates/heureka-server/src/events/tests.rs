@@ -1,11 +1,13 @@
 //! The event hub on paused Tokio time: what each write, the renewals flush and the
 //! self-preservation observation send, and what a subscriber that falls behind is told.
 
+use std::pin::Pin;
 use std::time::Duration;
 
 use heureka_core::{Instance, InstanceStatus, Origin};
 use serde_json::Value;
-use tokio_stream::StreamExt;
+use tokio::task::JoinSet;
+use tokio_stream::{Stream, StreamExt};
 
 use super::stream::{subscriber_events, Outgoing};
 use crate::clock::Clock;
@@ -16,6 +18,22 @@ const EPOCH: i64 = 1_700_000_000_000;
 
 fn state(config: &Config) -> SharedState {
     AppState::new(config, Clock::tokio(EPOCH), 8761).expect("no persistence here")
+}
+
+/// A server with its background tasks running (until the `JoinSet` is dropped), and a
+/// subscriber to its events for `apps` (empty: every app), subscribed before the tasks start.
+fn running_with_subscriber(
+    apps: Vec<String>,
+) -> (
+    SharedState,
+    Pin<Box<impl Stream<Item = Outgoing>>>,
+    JoinSet<()>,
+) {
+    let config = Config::default();
+    let state = state(&config);
+    let events = Box::pin(subscriber_events(&state.events.feed, apps, false));
+    let tasks = crate::tasks::spawn_all(&state.store, &state.events.feed, &config);
+    (state, events, tasks)
 }
 
 fn register(state: &SharedState, app: &str, id: &str) {
@@ -32,9 +50,7 @@ fn renew(state: &SharedState, app: &str, id: &str) {
 }
 
 /// Every event the subscriber has been sent so far, without waiting for more.
-async fn drain(
-    events: &mut (impl tokio_stream::Stream<Item = Outgoing> + Unpin),
-) -> Vec<(String, Value)> {
+async fn drain(events: &mut (impl Stream<Item = Outgoing> + Unpin)) -> Vec<(String, Value)> {
     let mut received = Vec::new();
     while let Ok(Some(event)) = tokio::time::timeout(Duration::from_millis(1), events.next()).await
     {
@@ -50,12 +66,20 @@ fn names(events: &[(String, Value)]) -> Vec<&str> {
     events.iter().map(|(name, _)| name.as_str()).collect()
 }
 
+/// The body of the one self-preservation event among `received`, which must be `expected`.
+fn only_self_preservation_event<'a>(received: &'a [(String, Value)], expected: &str) -> &'a Value {
+    let events: Vec<_> = received
+        .iter()
+        .filter(|(name, _)| name.starts_with("self-preservation"))
+        .collect();
+    assert_eq!(events.len(), 1, "{received:?}");
+    assert_eq!(events[0].0, expected);
+    &events[0].1
+}
+
 #[tokio::test(start_paused = true)]
 async fn heartbeats_are_sent_as_one_renewals_event_per_second_counted_per_app() {
-    let config = Config::default();
-    let state = state(&config);
-    let mut events = Box::pin(subscriber_events(&state.events.feed, Vec::new(), false));
-    let _tasks = crate::tasks::spawn_all(&state.store, &state.events.feed, &config);
+    let (state, mut events, _tasks) = running_with_subscriber(Vec::new());
     register(&state, "orders", "o1");
     register(&state, "billing", "b1");
     tokio::time::sleep(Duration::from_millis(1_500)).await;
@@ -74,14 +98,7 @@ async fn heartbeats_are_sent_as_one_renewals_event_per_second_counted_per_app() 
 
 #[tokio::test(start_paused = true)]
 async fn an_app_filter_keeps_that_apps_events_and_its_renewal_count() {
-    let config = Config::default();
-    let state = state(&config);
-    let mut events = Box::pin(subscriber_events(
-        &state.events.feed,
-        vec!["ORDERS".into()],
-        false,
-    ));
-    let _tasks = crate::tasks::spawn_all(&state.store, &state.events.feed, &config);
+    let (state, mut events, _tasks) = running_with_subscriber(vec!["ORDERS".into()]);
     tokio::time::sleep(Duration::from_millis(1_500)).await;
     drain(&mut events).await;
     register(&state, "orders", "o1");
@@ -97,10 +114,7 @@ async fn an_app_filter_keeps_that_apps_events_and_its_renewal_count() {
 
 #[tokio::test(start_paused = true)]
 async fn self_preservation_is_left_and_entered_as_the_minute_rolls_show_renewals_come_and_go() {
-    let config = Config::default();
-    let state = state(&config);
-    let mut events = Box::pin(subscriber_events(&state.events.feed, Vec::new(), false));
-    let _tasks = crate::tasks::spawn_all(&state.store, &state.events.feed, &config);
+    let (state, mut events, _tasks) = running_with_subscriber(Vec::new());
     // E = 2 (the default 1, plus this registration), T = floor(2 × 2 × 0.85) = 3.
     register(&state, "orders", "o1");
     for _ in 0..5 {
@@ -109,24 +123,14 @@ async fn self_preservation_is_left_and_entered_as_the_minute_rolls_show_renewals
     }
     tokio::time::sleep(Duration::from_secs(11)).await;
     let received = drain(&mut events).await;
-    let left: Vec<_> = received
-        .iter()
-        .filter(|(name, _)| name.starts_with("self-preservation"))
-        .collect();
-    assert_eq!(left.len(), 1, "{received:?}");
-    assert_eq!(left[0].0, "self-preservation-left");
-    assert_eq!(left[0].1["selfPreservation"]["renewsLastMin"], 5);
-    assert_eq!(left[0].1["selfPreservation"]["renewsThreshold"], 3);
+    let left = only_self_preservation_event(&received, "self-preservation-left");
+    assert_eq!(left["selfPreservation"]["renewsLastMin"], 5);
+    assert_eq!(left["selfPreservation"]["renewsThreshold"], 3);
     tokio::time::sleep(Duration::from_secs(60)).await;
     let received = drain(&mut events).await;
-    let entered: Vec<_> = received
-        .iter()
-        .filter(|(name, _)| name.starts_with("self-preservation"))
-        .collect();
-    assert_eq!(entered.len(), 1, "{received:?}");
-    assert_eq!(entered[0].0, "self-preservation-entered");
-    assert_eq!(entered[0].1["selfPreservation"]["renewsLastMin"], 0);
-    assert_eq!(entered[0].1["selfPreservation"]["active"], true);
+    let entered = only_self_preservation_event(&received, "self-preservation-entered");
+    assert_eq!(entered["selfPreservation"]["renewsLastMin"], 0);
+    assert_eq!(entered["selfPreservation"]["active"], true);
 }
 
 #[tokio::test(start_paused = true)]
