@@ -13,6 +13,16 @@ fn consumers(max: usize) -> Consumers {
     })
 }
 
+/// A table of at most `max` consumers after a full fetch (of version 5) by each
+/// `(address's last byte, User-Agent, when)`, in order.
+fn full_fetches(max: usize, fetches: &[(u8, &str, Millis)]) -> Consumers {
+    let table = consumers(max);
+    for (last, name, at) in fetches {
+        table.record(ip(*last), &agent(name), Fetch::Full, 5, *at);
+    }
+    table
+}
+
 fn agent(name: &str) -> HeaderMap {
     let mut headers = HeaderMap::new();
     headers.insert("User-Agent", name.parse().unwrap());
@@ -68,10 +78,10 @@ fn another_server_is_not_a_consumer() {
 
 #[test]
 fn consumers_are_told_apart_by_address_and_agent() {
-    let table = consumers(10);
-    table.record(ip(1), &agent("py"), Fetch::Full, 5, 1_000);
-    table.record(ip(2), &agent("py"), Fetch::Full, 5, 1_000);
-    table.record(ip(1), &agent("java"), Fetch::Full, 5, 1_000);
+    let table = full_fetches(
+        10,
+        &[(1, "py", 1_000), (2, "py", 1_000), (1, "java", 1_000)],
+    );
 
     let (periodic, readers) = agents(&table, 1_000);
     assert_eq!(periodic.len() + readers.len(), 3);
@@ -79,18 +89,14 @@ fn consumers_are_told_apart_by_address_and_agent() {
 
 #[test]
 fn a_consumer_quiet_for_longer_than_the_retention_ages_out() {
-    let table = consumers(10);
-    table.record(ip(1), &agent("py"), Fetch::Full, 5, 0);
+    let table = full_fetches(10, &[(1, "py", 0)]);
 
     assert_eq!(agents(&table, 300_001), (vec![], vec![]));
 }
 
 #[test]
 fn at_the_cap_the_quietest_consumer_makes_room() {
-    let table = consumers(2);
-    table.record(ip(1), &agent("py"), Fetch::Full, 5, 1_000);
-    table.record(ip(2), &agent("py"), Fetch::Full, 5, 2_000);
-    table.record(ip(3), &agent("py"), Fetch::Full, 5, 3_000);
+    let table = full_fetches(2, &[(1, "py", 1_000), (2, "py", 2_000), (3, "py", 3_000)]);
 
     let addresses: Vec<String> = table
         .views("n", 5, 3_000)
@@ -103,8 +109,7 @@ fn at_the_cap_the_quietest_consumer_makes_room() {
 
 #[test]
 fn a_long_agent_is_cut_so_that_keys_stay_small() {
-    let table = consumers(10);
-    table.record(ip(1), &agent(&"x".repeat(5_000)), Fetch::Full, 5, 1_000);
+    let table = full_fetches(10, &[(1, &"x".repeat(5_000), 1_000)]);
 
     assert_eq!(table.views("n", 5, 1_000).0[0].agent.len(), 200);
 }
