@@ -13,6 +13,34 @@ fn limiter(enabled: bool) -> RateLimiter {
     })
 }
 
+/// An enabled limiter that also limits Eureka's own clients.
+fn throttling_standard_clients() -> RateLimiter {
+    RateLimiter::new(RateLimiterConfig {
+        throttle_standard_clients: true,
+        ..limiter(true).config
+    })
+}
+
+/// The decisions on `times` fetches of `fetch` by `client`, all at `now`.
+fn decisions(
+    limiter: &RateLimiter,
+    times: usize,
+    fetch: Fetch,
+    client: Option<&str>,
+    now: Millis,
+) -> Vec<Decision> {
+    (0..times)
+        .map(|_| limiter.decide(fetch, client, now))
+        .collect()
+}
+
+/// Asserts that `times` fetches of `fetch` by `client`, all at time 0, pass.
+fn assert_all_pass(limiter: &RateLimiter, times: usize, fetch: Fetch, client: Option<&str>) {
+    for _ in 0..times {
+        assert_eq!(limiter.decide(fetch, client, 0), Decision::Pass);
+    }
+}
+
 #[test]
 fn a_bucket_starts_full_allows_its_burst_then_refills_at_its_rate() {
     let mut bucket = TokenBucket::new();
@@ -50,12 +78,7 @@ fn a_clock_stepping_back_refills_nothing() {
 #[test]
 fn enabled_a_non_standard_client_beyond_the_burst_is_refused() {
     let limiter = limiter(true);
-    for _ in 0..3 {
-        assert_eq!(
-            limiter.decide(Fetch::Delta, Some("curl"), 0),
-            Decision::Pass
-        );
-    }
+    assert_all_pass(&limiter, 3, Fetch::Delta, Some("curl"));
     assert_eq!(
         limiter.decide(Fetch::Delta, Some("curl"), 0),
         Decision::Refused(Fetch::Delta)
@@ -70,26 +93,17 @@ fn enabled_a_non_standard_client_beyond_the_burst_is_refused() {
 #[test]
 fn full_fetches_also_count_against_the_full_fetch_bucket() {
     let limiter = limiter(true);
-    for _ in 0..3 {
-        assert_eq!(limiter.decide(Fetch::Full, Some("curl"), 0), Decision::Pass);
-    }
+    assert_all_pass(&limiter, 3, Fetch::Full, Some("curl"));
     // After one second the registry bucket has 2 tokens, the full bucket 1.
     assert_eq!(
-        limiter.decide(Fetch::Full, Some("curl"), 1000),
-        Decision::Pass
-    );
-    assert_eq!(
-        limiter.decide(Fetch::Full, Some("curl"), 1000),
-        Decision::Refused(Fetch::Full)
+        decisions(&limiter, 2, Fetch::Full, Some("curl"), 1000),
+        [Decision::Pass, Decision::Refused(Fetch::Full)]
     );
 }
 
 #[test]
 fn eureka_servers_and_privileged_clients_are_never_limited() {
-    let limiter = RateLimiter::new(RateLimiterConfig {
-        throttle_standard_clients: true,
-        ..limiter(true).config
-    });
+    let limiter = throttling_standard_clients();
     for _ in 0..100 {
         assert_eq!(
             limiter.decide(Fetch::Full, Some("DefaultServer"), 0),
@@ -105,28 +119,16 @@ fn eureka_servers_and_privileged_clients_are_never_limited() {
 #[test]
 fn standard_clients_are_limited_only_when_throttle_standard_clients() {
     let lenient = limiter(true);
-    for _ in 0..100 {
-        assert_eq!(
-            lenient.decide(Fetch::Delta, Some("DefaultClient"), 0),
-            Decision::Pass
-        );
-    }
-    let strict = RateLimiter::new(RateLimiterConfig {
-        throttle_standard_clients: true,
-        ..limiter(true).config
-    });
-    let decisions: Vec<Decision> = (0..4)
-        .map(|_| strict.decide(Fetch::Delta, Some("DefaultClient"), 0))
-        .collect();
+    assert_all_pass(&lenient, 100, Fetch::Delta, Some("DefaultClient"));
+    let strict = throttling_standard_clients();
+    let decisions = decisions(&strict, 4, Fetch::Delta, Some("DefaultClient"), 0);
     assert_eq!(decisions[3], Decision::Refused(Fetch::Delta));
 }
 
 #[test]
 fn disabled_it_never_refuses_but_counts_what_it_would() {
     let limiter = limiter(false);
-    let decisions: Vec<Decision> = (0..5)
-        .map(|_| limiter.decide(Fetch::Delta, Some("curl"), 0))
-        .collect();
+    let decisions = decisions(&limiter, 5, Fetch::Delta, Some("curl"), 0);
     assert_eq!(decisions[2], Decision::Pass);
     assert_eq!(decisions[3], Decision::Counted(Fetch::Delta));
     assert_eq!(decisions[4], Decision::Counted(Fetch::Delta));
