@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use heureka_core::{Instance, Origin};
+use tokio::task::JoinSet;
 
 use crate::clock::Clock;
 use crate::config::Config;
@@ -21,6 +22,22 @@ fn state_without_self_preservation() -> (SharedState, Config) {
     )
 }
 
+/// That server with its timers running (until the `JoinSet` is dropped).
+fn running_without_self_preservation() -> (SharedState, JoinSet<()>) {
+    let (state, config) = state_without_self_preservation();
+    let tasks = super::spawn_all(&state.store, &state.events.feed, &config);
+    (state, tasks)
+}
+
+/// Whether instance o1, registered on that running server and then not renewed for
+/// `silence`, is still registered.
+async fn registered_after_silence(silence: Duration) -> bool {
+    let (state, _tasks) = running_without_self_preservation();
+    register(&state, "o1");
+    tokio::time::sleep(silence).await;
+    is_registered(&state, "o1")
+}
+
 fn register(state: &SharedState, id: &str) {
     let instance = Instance::new("orders", id, "host", "10.0.0.1", state.store.now());
     state
@@ -35,26 +52,17 @@ fn is_registered(state: &SharedState, id: &str) -> bool {
 
 #[tokio::test(start_paused = true)]
 async fn eviction_task_keeps_a_lease_until_its_duration_has_passed() {
-    let (state, config) = state_without_self_preservation();
-    let _tasks = super::spawn_all(&state.store, &state.events.feed, &config);
-    register(&state, "o1");
-    tokio::time::sleep(Duration::from_secs(89)).await;
-    assert!(is_registered(&state, "o1"));
+    assert!(registered_after_silence(Duration::from_secs(89)).await);
 }
 
 #[tokio::test(start_paused = true)]
 async fn eviction_task_evicts_a_lease_that_stopped_renewing() {
-    let (state, config) = state_without_self_preservation();
-    let _tasks = super::spawn_all(&state.store, &state.events.feed, &config);
-    register(&state, "o1");
-    tokio::time::sleep(Duration::from_secs(95)).await;
-    assert!(!is_registered(&state, "o1"));
+    assert!(!registered_after_silence(Duration::from_secs(95)).await);
 }
 
 #[tokio::test(start_paused = true)]
 async fn eviction_task_spares_a_lease_that_keeps_renewing() {
-    let (state, config) = state_without_self_preservation();
-    let _tasks = super::spawn_all(&state.store, &state.events.feed, &config);
+    let (state, _tasks) = running_without_self_preservation();
     register(&state, "o1");
     for _ in 0..10 {
         tokio::time::sleep(Duration::from_secs(30)).await;
