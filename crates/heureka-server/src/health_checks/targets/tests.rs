@@ -26,6 +26,14 @@ fn subject() -> HealthSubject {
     }
 }
 
+/// The target of the subject registered with `health_check_url` instead, with no mode set
+/// for its application.
+fn target_with_health_url(health_check_url: Option<&str>) -> Option<Target> {
+    let mut subject = subject();
+    subject.health_check_url = health_check_url.map(str::to_owned);
+    target_of(&subject, None)
+}
+
 fn http(url: &str) -> Target {
     Target::Http {
         url: url.to_owned(),
@@ -43,33 +51,24 @@ fn a_registered_health_url_on_the_instances_own_host_is_fetched() {
 
 #[test]
 fn a_health_url_on_the_instances_ip_address_is_fetched() {
-    let mut subject = subject();
-    subject.health_check_url = Some("http://10.0.0.7:8080/health".to_owned());
-
     assert!(matches!(
-        target_of(&subject, None),
+        target_with_health_url(Some("http://10.0.0.7:8080/health")),
         Some(Target::Http { .. })
     ));
 }
 
 #[test]
 fn a_health_url_naming_another_host_is_not_fetched_but_the_port_is_connected_to() {
-    let mut subject = subject();
-    subject.health_check_url = Some("http://169.254.169.254/latest/meta-data".to_owned());
-
     assert_eq!(
-        target_of(&subject, None),
+        target_with_health_url(Some("http://169.254.169.254/latest/meta-data")),
         Some(Target::Tcp("10.0.0.7".to_owned(), 8080))
     );
 }
 
 #[test]
 fn without_a_health_url_the_port_is_connected_to() {
-    let mut subject = subject();
-    subject.health_check_url = None;
-
     assert_eq!(
-        target_of(&subject, None),
+        target_with_health_url(None),
         Some(Target::Tcp("10.0.0.7".to_owned(), 8080))
     );
 }
