@@ -71,6 +71,12 @@ pub(crate) fn register_all(registry: &mut Registry, ids: &[(&str, &str)], now: M
     }
 }
 
+/// `registry` once `a/a1` registered as a client at time 0.
+pub(crate) fn holding_a1(mut registry: Registry) -> Registry {
+    register_all(&mut registry, &[("a", "a1")], 0);
+    registry
+}
+
 /// A plain client heartbeat without a dirty timestamp.
 pub(crate) fn heartbeat(
     registry: &mut Registry,

@@ -27,6 +27,17 @@ fn ours(registry: &Registry) -> Instance {
     registry.instance("orders", "o1", 2).unwrap()
 }
 
+/// Our registry, overridden OUT_OF_SERVICE, and our copy once `take` took the peer's newer
+/// copy without an override at 2.
+fn after_a_copy_without_override<R>(
+    take: impl FnOnce(&mut Registry, Instance) -> R,
+) -> (Registry, Instance) {
+    let mut registry = overridden(OutOfService);
+    take(&mut registry, instance_with_dirty("orders", "o1", 10));
+    let stored = ours(&registry);
+    (registry, stored)
+}
+
 #[test]
 fn adopting_a_peer_copy_replaces_ours_even_with_an_override_of_our_own() {
     let mut registry = overridden(Down);
@@ -48,18 +59,15 @@ fn adopting_a_peer_copy_is_a_peer_write() {
 
 #[test]
 fn adopting_a_peer_copy_without_an_override_keeps_ours() {
-    let mut registry = overridden(OutOfService);
-    registry.adopt_peer_copy(instance_with_dirty("orders", "o1", 10), 2);
-    let stored = ours(&registry);
+    let (_, stored) = after_a_copy_without_override(|ours, theirs| ours.adopt_peer_copy(theirs, 2));
     assert_eq!(stored.overridden_status, OutOfService);
     assert_eq!(stored.status, OutOfService);
 }
 
 #[test]
 fn repairing_from_a_peer_copy_without_an_override_removes_ours() {
-    let mut registry = overridden(OutOfService);
-    registry.repair_from_peer(instance_with_dirty("orders", "o1", 10), 2);
-    let stored = ours(&registry);
+    let (registry, stored) =
+        after_a_copy_without_override(|ours, theirs| ours.repair_from_peer(theirs, 2));
     assert_eq!(stored.overridden_status, Unknown);
     assert_eq!(stored.status, Up);
     assert!(registry.status_overrides(2).is_empty());

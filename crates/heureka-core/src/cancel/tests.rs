@@ -2,12 +2,11 @@
 
 use crate::model::InstanceStatus::Up;
 use crate::origin::Origin;
-use crate::test_util::{out_of_service_by_operator, register_all, registry, status_of};
+use crate::test_util::{holding_a1, out_of_service_by_operator, register_all, registry, status_of};
 
 #[test]
 fn cancel_removes_the_instance() {
-    let mut registry = registry();
-    register_all(&mut registry, &[("a", "a1")], 0);
+    let mut registry = holding_a1(registry());
     assert!(registry.cancel("a", "a1", Origin::Client, 10));
     assert!(registry.instance("a", "a1", 10).is_none());
 }

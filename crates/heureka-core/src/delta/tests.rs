@@ -4,7 +4,7 @@ use crate::delta::apps_hashcode;
 use crate::model::ActionType;
 use crate::model::InstanceStatus::{self, Down, OutOfService, Starting, Up};
 use crate::origin::Origin;
-use crate::test_util::{instance, out_of_service_by_operator, register_all, registry};
+use crate::test_util::{holding_a1, instance, out_of_service_by_operator, register_all, registry};
 
 fn delta_entries(registry: &crate::Registry) -> Vec<(String, String, Option<ActionType>)> {
     registry
@@ -57,8 +57,7 @@ fn delta_lists_registrations_as_added() {
 
 #[test]
 fn delta_shows_cancelled_instance_as_deleted() {
-    let mut registry = registry();
-    register_all(&mut registry, &[("a", "a1")], 0);
+    let mut registry = holding_a1(registry());
     registry.cancel("a", "a1", Origin::Client, 10);
     let delta = registry.delta();
     let deleted = &delta.applications[0].instances[0];
@@ -69,8 +68,7 @@ fn delta_shows_cancelled_instance_as_deleted() {
 
 #[test]
 fn delta_shows_reregistration_after_cancel_as_added() {
-    let mut registry = registry();
-    register_all(&mut registry, &[("a", "a1")], 0);
+    let mut registry = holding_a1(registry());
     registry.cancel("a", "a1", Origin::Client, 10);
     register_all(&mut registry, &[("a", "a1")], 20);
     assert_eq!(
@@ -103,8 +101,7 @@ fn later_change_moves_an_instance_to_the_end_of_its_app() {
 
 #[test]
 fn delta_shows_the_instance_as_it_is_now() {
-    let mut registry = registry();
-    register_all(&mut registry, &[("a", "a1")], 0);
+    let mut registry = holding_a1(registry());
     let mut newer = instance("a", "a1");
     newer.ip_addr = "10.9.9.9".to_owned();
     registry.register(newer, Origin::Client, 10);
@@ -126,8 +123,7 @@ fn delta_hash_covers_the_full_registry() {
 
 #[test]
 fn delta_entries_older_than_retention_are_purged() {
-    let mut registry = registry();
-    register_all(&mut registry, &[("a", "a1")], 0);
+    let mut registry = holding_a1(registry());
     register_all(&mut registry, &[("b", "b1")], 100_000);
     registry.purge_recently_changed(180_001);
     assert_eq!(
@@ -138,16 +134,14 @@ fn delta_entries_older_than_retention_are_purged() {
 
 #[test]
 fn delta_entries_exactly_at_retention_are_kept() {
-    let mut registry = registry();
-    register_all(&mut registry, &[("a", "a1")], 0);
+    let mut registry = holding_a1(registry());
     registry.purge_recently_changed(180_000);
     assert_eq!(registry.recently_changed_len(), 1);
 }
 
 #[test]
 fn purge_that_drops_items_bumps_the_version() {
-    let mut registry = registry();
-    register_all(&mut registry, &[("a", "a1")], 0);
+    let mut registry = holding_a1(registry());
     let before = registry.version();
     registry.purge_recently_changed(100_000);
     assert_eq!(registry.version(), before);
@@ -189,8 +183,7 @@ fn register_cancel_loop_keeps_one_delta_item_per_instance() {
 
 #[test]
 fn reregister_after_cancel_leaves_one_delta_item() {
-    let mut registry = registry();
-    register_all(&mut registry, &[("a", "a1")], 0);
+    let mut registry = holding_a1(registry());
     registry.cancel("a", "a1", Origin::Client, 10);
     register_all(&mut registry, &[("a", "a1")], 20);
     assert_eq!(registry.recently_changed_len(), 1);
@@ -198,8 +191,7 @@ fn reregister_after_cancel_leaves_one_delta_item() {
 
 #[test]
 fn reregister_after_cancel_forgets_the_tombstone_index_entry() {
-    let mut registry = registry();
-    register_all(&mut registry, &[("a", "a1")], 0);
+    let mut registry = holding_a1(registry());
     registry.cancel("a", "a1", Origin::Client, 10);
     register_all(&mut registry, &[("a", "a1")], 20);
     assert!(registry.recently_changed.deleted.is_empty());
@@ -208,8 +200,7 @@ fn reregister_after_cancel_forgets_the_tombstone_index_entry() {
 #[test]
 fn change_after_its_earlier_item_was_purged_queues_one_item() {
     // The lease still holds the purged item's number; replacing it must drop nothing else.
-    let mut registry = registry();
-    register_all(&mut registry, &[("a", "a1")], 0);
+    let mut registry = holding_a1(registry());
     registry.purge_recently_changed(200_000);
     register_all(&mut registry, &[("b", "b1")], 200_000);
     registry.set_status_override("a", "a1", OutOfService, None, Origin::Client, 200_001);
@@ -224,8 +215,7 @@ fn change_after_its_earlier_item_was_purged_queues_one_item() {
 
 #[test]
 fn cancel_after_its_earlier_item_was_purged_queues_one_deleted_item() {
-    let mut registry = registry();
-    register_all(&mut registry, &[("a", "a1")], 0);
+    let mut registry = holding_a1(registry());
     registry.purge_recently_changed(200_000);
     registry.cancel("a", "a1", Origin::Client, 200_001);
     assert_eq!(
@@ -236,8 +226,7 @@ fn cancel_after_its_earlier_item_was_purged_queues_one_deleted_item() {
 
 #[test]
 fn purge_of_a_deleted_item_forgets_its_tombstone_index_entry() {
-    let mut registry = registry();
-    register_all(&mut registry, &[("a", "a1")], 0);
+    let mut registry = holding_a1(registry());
     registry.cancel("a", "a1", Origin::Client, 10);
     registry.purge_recently_changed(200_000);
     assert_eq!(registry.recently_changed_len(), 0);
@@ -246,8 +235,7 @@ fn purge_of_a_deleted_item_forgets_its_tombstone_index_entry() {
 
 #[test]
 fn reregister_after_its_deleted_item_was_purged_queues_one_added_item() {
-    let mut registry = registry();
-    register_all(&mut registry, &[("a", "a1")], 0);
+    let mut registry = holding_a1(registry());
     registry.cancel("a", "a1", Origin::Client, 10);
     registry.purge_recently_changed(200_000);
     register_all(&mut registry, &[("a", "a1")], 200_001);

@@ -6,7 +6,7 @@ use crate::eviction::{choose_randomly, eviction_limit};
 use crate::model::ActionType;
 use crate::origin::Origin;
 use crate::registry::Registry;
-use crate::test_util::{expiring_registry, heartbeat, register_all, registry};
+use crate::test_util::{expiring_registry, heartbeat, holding_a1, register_all, registry};
 
 /// Past the 90 s lease of anything registered at 0 and never renewed.
 const LATER: i64 = 90_001;
@@ -51,16 +51,14 @@ fn only_expired_leases_are_evicted() {
 
 #[test]
 fn compensation_time_holds_eviction_back() {
-    let mut registry = expiring_registry();
-    register_all(&mut registry, &[("a", "a1")], 0);
+    let mut registry = holding_a1(expiring_registry());
     assert_eq!(registry.evict(LATER, 10_000, 1).expired, 0);
     assert_eq!(registry.evict(LATER + 10_000, 10_000, 1).expired, 1);
 }
 
 #[test]
 fn eviction_does_nothing_in_self_preservation() {
-    let mut registry = registry();
-    register_all(&mut registry, &[("a", "a1")], 0);
+    let mut registry = holding_a1(registry());
     let report = registry.evict(LATER, 0, 1);
     assert!(!report.lease_expiration_enabled);
     assert_eq!(report.expired, 1);
@@ -70,8 +68,7 @@ fn eviction_does_nothing_in_self_preservation() {
 
 #[test]
 fn evicted_lease_appears_in_delta_as_deleted() {
-    let mut registry = expiring_registry();
-    register_all(&mut registry, &[("a", "a1")], 0);
+    let mut registry = holding_a1(expiring_registry());
     registry.evict(LATER, 0, 1);
     let delta = registry.delta();
     assert_eq!(
@@ -83,8 +80,7 @@ fn evicted_lease_appears_in_delta_as_deleted() {
 
 #[test]
 fn eviction_decrements_expected_clients_like_a_cancel() {
-    let mut registry = expiring_registry();
-    register_all(&mut registry, &[("a", "a1")], 0);
+    let mut registry = holding_a1(expiring_registry());
     assert_eq!(registry.self_preservation().expected_clients, 2);
     registry.evict(LATER, 0, 1);
     assert_eq!(registry.self_preservation().expected_clients, 1);
@@ -92,8 +88,7 @@ fn eviction_decrements_expected_clients_like_a_cancel() {
 
 #[test]
 fn eviction_bumps_the_version() {
-    let mut registry = expiring_registry();
-    register_all(&mut registry, &[("a", "a1")], 0);
+    let mut registry = holding_a1(expiring_registry());
     let before = registry.version();
     registry.evict(LATER, 0, 1);
     assert!(registry.version() > before);
@@ -139,8 +134,7 @@ fn random_choice_of_more_than_available_takes_all() {
 
 #[test]
 fn cancelled_then_evicted_nothing_left_to_evict() {
-    let mut registry = expiring_registry();
-    register_all(&mut registry, &[("a", "a1")], 0);
+    let mut registry = holding_a1(expiring_registry());
     registry.cancel("a", "a1", Origin::Client, 10);
     assert_eq!(registry.evict(LATER, 0, 1).expired, 0);
 }

@@ -7,8 +7,8 @@ use crate::model::{Instance, Millis};
 use crate::origin::Origin;
 use crate::policy::RegistryPolicy;
 use crate::test_util::{
-    expiring_registry, heartbeat, instance, instance_with_status, register_all, registry,
-    registry_with,
+    expiring_registry, heartbeat, holding_a1, instance, instance_with_status, register_all,
+    registry, registry_with,
 };
 use proptest::prelude::*;
 
@@ -57,8 +57,7 @@ fn applications_omits_apps_with_no_instances() {
 
 #[test]
 fn full_registry_serves_expired_leases_not_yet_evicted() {
-    let mut registry = expiring_registry();
-    register_all(&mut registry, &[("a", "a1")], 0);
+    let registry = holding_a1(expiring_registry());
     assert!(registry.instance("a", "a1", 200_000).is_none());
     assert_eq!(registry.applications().apps_hashcode, "UP_1_");
 }
@@ -104,8 +103,7 @@ fn application_lists_instances_by_id() {
 
 #[test]
 fn expired_instance_is_hidden_when_expiry_is_enabled() {
-    let mut registry = expiring_registry();
-    register_all(&mut registry, &[("a", "a1")], 0);
+    let registry = holding_a1(expiring_registry());
     assert!(registry.instance("a", "a1", 90_000).is_some());
     assert!(registry.instance("a", "a1", 90_001).is_none());
     assert!(registry.instance_by_id("a1", 90_001).is_none());
@@ -113,8 +111,7 @@ fn expired_instance_is_hidden_when_expiry_is_enabled() {
 
 #[test]
 fn expired_instance_is_served_in_self_preservation() {
-    let mut registry = registry();
-    register_all(&mut registry, &[("a", "a1")], 0);
+    let registry = holding_a1(registry());
     assert!(registry.instance("a", "a1", 500_000).is_some());
 }
 
@@ -256,8 +253,7 @@ fn application_version_moves_only_for_the_application_that_changed() {
 
 #[test]
 fn heartbeats_move_no_application_version() {
-    let mut registry = registry();
-    register_all(&mut registry, &[("a", "a1")], 0);
+    let mut registry = holding_a1(registry());
     let before = app_version(&registry, "A");
     heartbeat(&mut registry, "a", "a1", 30_000);
     assert_eq!(app_version(&registry, "A"), before);

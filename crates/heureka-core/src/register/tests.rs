@@ -1,7 +1,7 @@
 //! Register (§6.3): what a registration stores, the override it keeps, and the version it moves.
 
-use crate::model::ActionType;
 use crate::model::InstanceStatus::{Down, OutOfService, Up};
+use crate::model::{ActionType, Millis};
 use crate::origin::Origin;
 use crate::outcomes::RenewOutcome;
 use crate::registry::Registry;
@@ -16,6 +16,16 @@ fn registered_as_app(app: &str) -> Registry {
     let mut instance = instance("x", "o1");
     instance.app = app.to_owned();
     registry.register(instance, Origin::Client, 0);
+    registry
+}
+
+/// `a/a1`, registered at 0 with dirty timestamp `stored` from 10.0.0.1, registered again at 10
+/// from 10.9.9.9 with dirty timestamp `sent`.
+fn reregistered_from_another_address(stored: Millis, sent: Millis) -> Registry {
+    let mut registry = registered_with_dirty(stored);
+    let mut moved = instance_with_dirty("a", "a1", sent);
+    moved.ip_addr = "10.9.9.9".to_owned();
+    registry.register(moved, Origin::Client, 10);
     registry
 }
 
@@ -78,10 +88,7 @@ fn instance_ids_are_case_sensitive() {
 
 #[test]
 fn register_keeps_existing_when_its_dirty_timestamp_is_newer() {
-    let mut registry = registered_with_dirty(200);
-    let mut older = instance_with_dirty("a", "a1", 100);
-    older.ip_addr = "10.9.9.9".to_owned();
-    registry.register(older, Origin::Client, 10);
+    let registry = reregistered_from_another_address(200, 100);
     let stored = registry.instance("a", "a1", 10).unwrap();
     assert_eq!(
         (stored.ip_addr.as_str(), stored.last_dirty_timestamp),
@@ -95,10 +102,7 @@ fn register_keeps_existing_when_its_dirty_timestamp_is_newer() {
 
 #[test]
 fn register_with_equal_dirty_timestamp_replaces_existing() {
-    let mut registry = registered_with_dirty(100);
-    let mut same_age = instance_with_dirty("a", "a1", 100);
-    same_age.ip_addr = "10.9.9.9".to_owned();
-    registry.register(same_age, Origin::Client, 10);
+    let registry = reregistered_from_another_address(100, 100);
     assert_eq!(
         registry.instance("a", "a1", 10).unwrap().ip_addr,
         "10.9.9.9"

@@ -14,6 +14,13 @@ fn reason(mut instance: Instance, path_app: &str) -> String {
     }
 }
 
+/// Why a valid instance, bar what `strip` takes from it, is refused under its own app name.
+fn reason_without(strip: impl FnOnce(&mut Instance)) -> String {
+    let mut instance = valid();
+    strip(&mut instance);
+    reason(instance, "ORDERS")
+}
+
 #[test]
 fn valid_registration_passes() {
     assert!(validate_registration(&mut valid(), "orders", &Limits::default()).is_ok());
@@ -21,24 +28,24 @@ fn valid_registration_passes() {
 
 #[test]
 fn missing_hostname_is_named() {
-    let mut instance = valid();
-    instance.host_name.clear();
-    assert_eq!(reason(instance, "ORDERS"), "Missing hostname");
+    assert_eq!(reason_without(|i| i.host_name.clear()), "Missing hostname");
 }
 
 #[test]
 fn missing_id_is_checked_first() {
-    let mut instance = valid();
-    instance.instance_id = None;
-    instance.host_name.clear();
-    assert_eq!(reason(instance, "ORDERS"), "Missing instanceId");
+    let without_id_and_hostname = |i: &mut Instance| {
+        i.instance_id = None;
+        i.host_name.clear();
+    };
+    assert_eq!(
+        reason_without(without_id_and_hostname),
+        "Missing instanceId"
+    );
 }
 
 #[test]
 fn missing_ip_address_is_named() {
-    let mut instance = valid();
-    instance.ip_addr.clear();
-    assert_eq!(reason(instance, "ORDERS"), "Missing ip address");
+    assert_eq!(reason_without(|i| i.ip_addr.clear()), "Missing ip address");
 }
 
 #[test]
@@ -70,9 +77,10 @@ fn app_names_are_compared_upper_cased() {
 
 #[test]
 fn missing_data_center_is_named() {
-    let mut instance = valid();
-    instance.data_center_info = None;
-    assert_eq!(reason(instance, "ORDERS"), "Missing dataCenterInfo");
+    assert_eq!(
+        reason_without(|i| i.data_center_info = None),
+        "Missing dataCenterInfo"
+    );
 }
 
 #[test]

@@ -6,8 +6,8 @@ use crate::model::{ActionType, Millis};
 use crate::origin::Origin;
 use crate::outcomes::RenewOutcome;
 use crate::test_util::{
-    expiring_registry, heartbeat, instance_with_dirty, out_of_service_by_operator, register_all,
-    registered_with_dirty, registry, status_of,
+    expiring_registry, heartbeat, holding_a1, instance_with_dirty, out_of_service_by_operator,
+    register_all, registered_with_dirty, registry, status_of,
 };
 
 /// A renew of `a/a1`, registered with dirty timestamp 200, that carries dirty timestamp `dirty`.
@@ -26,8 +26,7 @@ fn renew_of_unknown_instance_is_not_found() {
 
 #[test]
 fn plain_renew_does_not_bump_the_version() {
-    let mut registry = registry();
-    register_all(&mut registry, &[("a", "a1")], 0);
+    let mut registry = holding_a1(registry());
     let before = registry.version();
     heartbeat(&mut registry, "a", "a1", 30_000);
     assert_eq!(registry.version(), before);
@@ -35,8 +34,7 @@ fn plain_renew_does_not_bump_the_version() {
 
 #[test]
 fn renew_extends_the_lease() {
-    let mut registry = expiring_registry();
-    register_all(&mut registry, &[("a", "a1")], 0);
+    let mut registry = holding_a1(expiring_registry());
     heartbeat(&mut registry, "a", "a1", 60_000);
     assert!(registry.instance("a", "a1", 120_000).is_some());
     assert!(registry.instance("a", "a1", 150_001).is_none());

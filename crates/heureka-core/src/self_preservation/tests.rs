@@ -4,7 +4,7 @@ use crate::origin::Origin;
 use crate::policy::RegistryPolicy;
 use crate::registry::Registry;
 use crate::renewal_counters::{lease_expiration_enabled, renews_threshold};
-use crate::test_util::{heartbeat, register_all, registry, registry_with};
+use crate::test_util::{heartbeat, holding_a1, register_all, registry, registry_with};
 
 /// Registers `n` clients and sends each two heartbeats (30 s interval), then rolls the minute.
 fn standalone_server_with_clients(n: usize) -> Registry {
@@ -70,8 +70,7 @@ fn open_for_traffic_with_zero_counts_one() {
 
 #[test]
 fn new_registration_increments_expected_clients() {
-    let mut registry = registry();
-    register_all(&mut registry, &[("a", "a1")], 0);
+    let registry = holding_a1(registry());
     let numbers = registry.self_preservation();
     assert_eq!((numbers.expected_clients, numbers.renews_threshold), (2, 3));
 }
@@ -104,8 +103,7 @@ fn cancel_decrements_expected_clients() {
 
 #[test]
 fn renews_count_only_after_the_bucket_rolls() {
-    let mut registry = registry();
-    register_all(&mut registry, &[("a", "a1")], 0);
+    let mut registry = holding_a1(registry());
     heartbeat(&mut registry, "a", "a1", 1);
     assert_eq!(registry.self_preservation().renews_last_min, 0);
     registry.roll_renews_bucket();

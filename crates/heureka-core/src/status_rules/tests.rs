@@ -24,6 +24,11 @@ fn decide(
     )
 }
 
+/// The decision for an instance reporting UP without an override, whose lease holds `existing`.
+fn lease_rule(existing: InstanceStatus, origin: Origin) -> (InstanceStatus, StatusRule) {
+    decide(Up, None, Some(existing), origin)
+}
+
 #[test]
 fn client_reporting_down_wins_over_override() {
     let decision = decide(Down, Some(OutOfService), Some(Up), Origin::Client);
@@ -70,7 +75,7 @@ fn override_wins_for_peers_too() {
 #[test]
 fn existing_out_of_service_wins_over_client_up() {
     assert_eq!(
-        decide(Up, None, Some(OutOfService), Origin::Client),
+        lease_rule(OutOfService, Origin::Client),
         (OutOfService, StatusRule::LeaseExists)
     );
 }
@@ -78,17 +83,15 @@ fn existing_out_of_service_wins_over_client_up() {
 #[test]
 fn existing_lease_rule_does_not_apply_to_peers() {
     assert_eq!(
-        decide(Up, None, Some(OutOfService), Origin::Peer),
+        lease_rule(OutOfService, Origin::Peer),
         (Up, StatusRule::AlwaysMatch)
     );
 }
 
 #[test]
 fn existing_down_lease_does_not_hold_back_client_up() {
-    assert_eq!(
-        decide(Up, None, Some(Down), Origin::Client),
-        (Up, StatusRule::AlwaysMatch)
-    );
+    let decision = lease_rule(Down, Origin::Client);
+    assert_eq!(decision, (Up, StatusRule::AlwaysMatch));
 }
 
 #[test]
