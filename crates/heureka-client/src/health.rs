@@ -43,7 +43,7 @@ where
 pub(crate) fn url_health_check(
     url: String,
     timeout: Duration,
-) -> Result<impl HealthCheck, crate::ClientError> {
+) -> Result<impl HealthCheck, crate::error::ClientError> {
     let http = crate::tls::http_client(None, |builder| builder.timeout(timeout))?;
     Ok(move || {
         let request = http.get(&url);

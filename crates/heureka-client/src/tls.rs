@@ -62,10 +62,10 @@ impl ClientTls {
 pub(crate) fn http_client(
     tls: Option<&ClientTls>,
     configure: impl FnOnce(reqwest::ClientBuilder) -> reqwest::ClientBuilder,
-) -> Result<reqwest::Client, crate::ClientError> {
+) -> Result<reqwest::Client, crate::error::ClientError> {
     configure(ClientTls::reqwest_builder(tls)?)
         .build()
-        .map_err(crate::ClientError::Body)
+        .map_err(crate::error::ClientError::Body)
 }
 
 /// One line for a failed request: the TLS failure in its causes explained, else the error's

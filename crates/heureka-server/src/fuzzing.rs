@@ -205,7 +205,7 @@ fn fuzz_server() -> &'static FuzzServer {
         let _entered = runtime.enter();
         let state = crate::state::AppState::new(&config, crate::clock::Clock::System, 8761)
             .expect("no persistence here");
-        let app = crate::app(&state, &config);
+        let app = crate::serve::app(&state, &config);
         let seeded = SEEDED
             .iter()
             .map(|(app, id)| {

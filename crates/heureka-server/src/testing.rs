@@ -2,7 +2,7 @@
 //! an API: hidden from the docs and used by nothing else.
 //!
 //! It is started as [`crate::serve`] starts one (the same state, router and background tasks,
-//! through `crate::start`), but its clock is [`Clock::tokio`] and its requests go through the
+//! through `serve::start`), but its clock is [`Clock::tokio`] and its requests go through the
 //! router with `oneshot`, as `fuzzing.rs` sends them, not through a socket. On a paused runtime
 //! (`#[tokio::test(start_paused = true)]`) a test then advances time past a deadline and
 //! asserts at once: leases, eviction, the renews bucket, delta retention, the response
@@ -17,8 +17,8 @@ use tower::ServiceExt;
 
 use crate::clock::Clock;
 use crate::config::Config;
+use crate::serve::Running;
 use crate::state::AppState;
-use crate::Running;
 
 /// Where the server's clock starts: its `now` at start-up, in milliseconds since the Unix
 /// epoch (2023-11-14T22:13:20Z), so that timestamps in documents are predictable.
@@ -59,7 +59,7 @@ impl Server {
         let state = AppState::new(&config, Clock::tokio(EPOCH_MS), PORT)
             .expect("the persistence store opens");
         Server {
-            running: crate::start(&state, &config, PORT, None),
+            running: crate::serve::start(&state, &config, PORT, None),
         }
     }
 

@@ -97,12 +97,6 @@ fn named_paths(code: &str) -> Vec<Vec<String>> {
 /// The bodies of `use` statements (`use a::{b, c::d};` gives `a::{b, c::d}`), white space
 /// folded.
 fn use_statements(code: &str) -> Vec<String> {
-    use_statements_of(code, false)
-}
-
-/// The bodies of the `use` statements of `code`, or of its re-exports alone (`pub use`,
-/// `pub(crate) use`).
-fn use_statements_of(code: &str, reexports_only: bool) -> Vec<String> {
     let mut statements = Vec::new();
     let mut rest = code;
     while let Some(at) = rest.find("use ") {
@@ -110,13 +104,6 @@ fn use_statements_of(code: &str, reexports_only: bool) -> Vec<String> {
         let after_start = &rest[at + 4..];
         rest = after_start;
         if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
-            continue;
-        }
-        let line_start = code[..code.len() - after_start.len() - 4]
-            .rfind('\n')
-            .map_or(0, |at| at + 1);
-        let head = code[line_start..code.len() - after_start.len() - 4].trim();
-        if reexports_only && !head.starts_with("pub") {
             continue;
         }
         let Some(end) = after_start.find(';') else {
@@ -248,73 +235,21 @@ fn start(path: &[String], here: &[String], krate: &Crate) -> Option<(Vec<String>
     Some((module, used))
 }
 
-/// The file that defines what a path names, seen from module `here`: the deepest module of the
-/// path that is a file, or, where that file only re-exports the name (`pub use x::Name`), the
-/// file the re-export leads to. `None` for paths into other crates or the standard library.
-fn target(path: &[String], here: &[String], krate: &Crate, depth: usize) -> Option<Vec<String>> {
+/// The file a path reaches from module `here`: its deepest module that is a file of the crate.
+/// A name taken through a re-export (`crate::Name` where `lib.rs` re-exports it) reaches the
+/// file that re-exports it: the importer depends on that file's list of names. `None` for
+/// paths into other crates or the standard library.
+fn target(path: &[String], here: &[String], krate: &Crate) -> Option<Vec<String>> {
     let (mut module, used) = start(path, here, krate)?;
-    let mut rest = path[used..].iter();
-    let name = loop {
-        let Some(segment) = rest.next() else {
-            return Some(module);
-        };
+    for segment in &path[used..] {
         let mut deeper = module.clone();
         deeper.push(segment.clone());
         if !krate.files.contains_key(&deeper) {
-            break segment;
+            break;
         }
         module = deeper;
-    };
-    let file = &krate.files[&module];
-    if depth > 8 || defines(file, name) {
-        return Some(module);
     }
-    let code = code(file);
-    let reexport = use_statements_of(&code, true)
-        .iter()
-        .flat_map(|statement| {
-            let mut paths = Vec::new();
-            expand(statement, &mut Vec::new(), &mut paths);
-            paths
-        })
-        .find(|reexported| reexported.last() == Some(name));
-    match reexport {
-        Some(reexported) => target(&reexported, &module, krate, depth + 1).or(Some(module)),
-        None => Some(module),
-    }
-}
-
-/// Whether a file defines `name` at its top level (an item at column 0).
-fn defines(file: &Source, name: &str) -> bool {
-    const KINDS: &[&str] = &[
-        "struct ",
-        "enum ",
-        "fn ",
-        "const ",
-        "static ",
-        "type ",
-        "trait ",
-        "union ",
-        "mod ",
-        "async fn ",
-        "const fn ",
-        "unsafe fn ",
-        "macro_rules! ",
-    ];
-    file.lines.iter().filter(|line| !line.in_test).any(|line| {
-        let text = line.text.as_str();
-        let text = text
-            .strip_prefix("pub(crate) ")
-            .or_else(|| text.strip_prefix("pub(super) "))
-            .or_else(|| text.strip_prefix("pub "))
-            .unwrap_or(text);
-        KINDS.iter().any(|kind| {
-            text.strip_prefix(kind).is_some_and(|rest| {
-                rest.starts_with(name)
-                    && !rest[name.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_')
-            })
-        })
-    })
+    Some(module)
 }
 
 /// The arrows between a crate's files: file -> (file it imports -> a name that ties them).
@@ -331,7 +266,7 @@ fn arrows(krate: &Crate) -> BTreeMap<Vec<String>, BTreeMap<Vec<String>, String>>
             }
         }
         for path in named_paths(&code) {
-            if let Some(there) = target(&path, here, krate, 0) {
+            if let Some(there) = target(&path, here, krate) {
                 if &there != here {
                     out.entry(there).or_insert_with(|| path.join("::"));
                 }

@@ -1,0 +1,158 @@
+//! Serving: `serve` builds the state, `start`s everything that runs beside the listener
+//! (background tasks, replication, webhooks, the start-up sync, the server's own registration),
+//! serves until shutdown, then drains. `testing.rs` and `fuzzing.rs` start the same thing.
+
+use std::future::Future;
+use std::io;
+use std::sync::Arc;
+
+use tokio::net::TcpListener;
+use tokio::task::JoinSet;
+use tower::Layer;
+use tower_http::normalize_path::{NormalizePath, NormalizePathLayer};
+
+use crate::config::Config;
+use crate::state::AppState;
+
+use crate::replication::ConfigReload;
+use crate::{
+    audit, clock, events, health_checks, listener, own_instance, persistence, replication, routes,
+    state, tasks, tls,
+};
+
+/// The service a connection is handed: the router, behind trailing-slash normalisation.
+pub(crate) fn app(state: &state::SharedState, config: &Config) -> NormalizePath<axum::Router> {
+    let router = routes::router(
+        state.clone(),
+        &config.heureka.base_path,
+        config.heureka.max_request_body_bytes,
+    );
+    // Trim trailing slashes before routing: Eureka (Jersey) treats them as optional.
+    NormalizePathLayer::trim_trailing_slash().layer(router)
+}
+
+/// Serves the API on `listener` until `shutdown` completes, running the background jobs, then
+/// lets in-flight requests finish for up to the configured grace period. HTTPS when
+/// `server.ssl` says so (its files are read here; the binary reads them before binding, to
+/// refuse a bad one with the configuration's exit code).
+pub async fn serve(
+    config: Config,
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> io::Result<()> {
+    let tls = match &config.server.ssl {
+        Some(ssl) => Some(
+            tls::ServerTls::load(ssl, clock::wall_time())
+                .map_err(|error| io::Error::new(io::ErrorKind::InvalidInput, error))?,
+        ),
+        None => None,
+    };
+    serve_with_reload(config, listener, tls, shutdown, None).await
+}
+
+/// [`serve`] with the TLS configuration already loaded (`None`: plain HTTP), re-reading the
+/// configuration with `reload` every `eureka.server.peer-eureka-nodes-update-interval-ms` to
+/// follow changes to the peer list.
+pub async fn serve_with_reload(
+    config: Config,
+    listener: TcpListener,
+    tls: Option<tls::ServerTls>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+    reload: Option<ConfigReload>,
+) -> io::Result<()> {
+    let port = listener.local_addr()?.port();
+    let state = AppState::new(&config, clock::Clock::System, port)
+        .map_err(|error| io::Error::other(format!("heureka.persistence.dir: {error}")))?;
+    state.log_start_up(&config, listener.local_addr()?);
+    let Running {
+        app,
+        mut background,
+        mut replicating,
+        own,
+    } = start(&state, &config, port, reload);
+    let tls = tls.map(Arc::new);
+    if let Some(tls) = &tls {
+        background.spawn(tls::watch(Arc::clone(tls)));
+    }
+    listener::serve(listener, app, &config.connections, tls, shutdown).await;
+    state.observe.audit.close_all();
+    if let Some(own) = &own {
+        own_instance::cancel(&state.store, own);
+        replication::flush(&state.replication).await;
+    }
+    if let Some(persistence) = &state.node.persistence {
+        // After the last write this node makes: nothing acknowledged is lost to a shutdown.
+        persistence.flush(&state.store).await;
+        match persistence.view() {
+            view if view.pending == 0 => tracing::info!("persistence: flushed at shutdown"),
+            view => tracing::error!(
+                pending = view.pending,
+                error = view.last_error.as_deref().unwrap_or("unknown"),
+                "persistence: writes not on disk at shutdown are lost"
+            ),
+        }
+    }
+    background.abort_all();
+    replicating.abort_all();
+    Ok(())
+}
+
+/// A server without its listener: the service connections are handed and the tasks that run
+/// beside it. Dropping it aborts the tasks.
+pub(crate) struct Running {
+    pub(crate) app: NormalizePath<axum::Router>,
+    pub(crate) background: JoinSet<()>,
+    pub(crate) replicating: JoinSet<()>,
+    /// This server's own instance, when it registers with itself (`register-with-eureka`).
+    pub(crate) own: Option<heureka_core::Instance>,
+}
+
+/// Builds the router over `state` and starts everything that runs beside it: the timers
+/// (eviction, renews bucket, threshold update, delta purge, renewals flush), replication,
+/// webhooks, the start-up sync when reads wait for it, and this server's own registration.
+/// [`serve`] and [`crate::testing`] both start a server here, so what the tests run is what
+/// production runs, down to the tasks.
+pub(crate) fn start(
+    state: &state::SharedState,
+    config: &Config,
+    port: u16,
+    reload: Option<ConfigReload>,
+) -> Running {
+    let app = app(state, config);
+    let mut background = tasks::spawn_all(&state.store, &state.events.feed, config);
+    let replicating = replication::spawn_all(&state.replicator(), reload);
+    events::webhooks::spawn_all(
+        &state.events.feed,
+        &config.heureka.webhooks,
+        &mut background,
+    );
+    background.spawn(audit::close_summaries_every_second(
+        state.observe.audit.clone(),
+    ));
+    health_checks::spawn_all(state.checker(config), &mut background);
+    if let Some(persistence) = &state.node.persistence {
+        background.spawn(persistence::flush_every_interval(
+            persistence.clone(),
+            state.store.clone(),
+        ));
+    }
+    if !state.is_ready() {
+        let syncing = state.replicator();
+        background.spawn(async move {
+            replication::sync_from_peers(&syncing).await;
+        });
+    }
+    let own = config
+        .client
+        .register_with_eureka
+        .then(|| own_instance::own_instance(config, port, state.store.now()));
+    if let Some(own) = own.clone() {
+        background.spawn(own_instance::register_and_renew(state.store.clone(), own));
+    }
+    Running {
+        app,
+        background,
+        replicating,
+        own,
+    }
+}
