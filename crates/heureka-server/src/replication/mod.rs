@@ -33,6 +33,8 @@ mod senders;
 mod settings;
 mod sync;
 mod tasks;
+#[cfg(test)]
+mod test_config;
 mod transport;
 
 pub(crate) use self::peer::PeerState;

@@ -9,7 +9,7 @@ use heureka_wire::{ReplicationAction, ReplicationResult};
 
 use super::backoff;
 use crate::clock::Clock;
-use crate::config::{self, Loaded};
+use crate::replication::test_config::config;
 use crate::replication::transport::fake::{Answer, FakePeer};
 use crate::replication::transport::PeerError;
 use crate::state::{AppState, SharedState};
@@ -24,14 +24,11 @@ struct Cluster {
 
 fn cluster(extra: &[&str]) -> Cluster {
     let mut args = vec![
-        "--eureka.client.service-url.defaultZone=http://peer.test:8761/eureka/".to_owned(),
-        "--eureka.server.max-elements-in-peer-replication-pool=3".to_owned(),
+        "--eureka.client.service-url.defaultZone=http://peer.test:8761/eureka/",
+        "--eureka.server.max-elements-in-peer-replication-pool=3",
     ];
-    args.extend(extra.iter().map(|arg| (*arg).to_owned()));
-    let dir = std::env::temp_dir().join("heureka-dispatcher-tests-no-config-here");
-    let Loaded::Run(config) = config::load(&args, &|_| None, &dir).unwrap() else {
-        panic!("expected a runnable config");
-    };
+    args.extend_from_slice(extra);
+    let config = config(&args);
     let state = AppState::new(&config, Clock::tokio(EPOCH), 9999).expect("no persistence here");
     let peer = Arc::new(FakePeer::default());
     state.replication.client().install_fake(peer.clone());

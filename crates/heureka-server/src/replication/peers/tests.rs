@@ -1,16 +1,7 @@
 //! Peers from configuration: zones in Eureka's order, this server left out by host and port.
 
 use super::{peer_urls, OwnAddress, PeerUrl};
-use crate::config::{self, Config, Loaded};
-
-fn config(args: &[&str]) -> Config {
-    let args: Vec<String> = args.iter().map(|arg| (*arg).to_owned()).collect();
-    let dir = std::env::temp_dir().join("heureka-peers-tests-no-config-here");
-    match config::load(&args, &|_| None, &dir).expect("config loads") {
-        Loaded::Run(config) => config,
-        _ => panic!("expected a runnable config"),
-    }
-}
+use crate::replication::test_config::config;
 
 fn urls(args: &[&str], port: u16) -> Vec<String> {
     let config = config(args);

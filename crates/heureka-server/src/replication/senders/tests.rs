@@ -4,7 +4,8 @@
 use std::net::IpAddr;
 
 use super::{Known, PeerAddresses};
-use crate::config::{self, AddressRange, Config, Loaded};
+use crate::config::AddressRange;
+use crate::replication::test_config::config;
 use crate::replication::{OwnAddress, PeerUrl, Replication};
 
 fn peer(url: &str) -> PeerUrl {
@@ -16,15 +17,6 @@ fn peer(url: &str) -> PeerUrl {
 
 fn ip(text: &str) -> IpAddr {
     text.parse().unwrap()
-}
-
-fn config(args: &[&str]) -> Config {
-    let args: Vec<String> = args.iter().map(|arg| (*arg).to_owned()).collect();
-    let dir = std::env::temp_dir().join("heureka-senders-tests-no-config-here");
-    match config::load(&args, &|_| None, &dir).expect("config loads") {
-        Loaded::Run(config) => config,
-        _ => panic!("expected a runnable config"),
-    }
 }
 
 #[test]
