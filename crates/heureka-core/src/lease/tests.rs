@@ -15,6 +15,26 @@ fn lease(expiry: LeaseExpiry) -> Lease {
     Lease::new(stored(instance("app", "a1")), expiry, 0)
 }
 
+/// A lease that started at 0 and was renewed at 30 s.
+fn renewed_at_30s(expiry: LeaseExpiry) -> Lease {
+    let mut lease = lease(expiry);
+    lease.renew(30_000);
+    lease
+}
+
+/// A documented lease that started at 0 and was cancelled at 10.
+fn cancelled_at_10() -> Lease {
+    let mut lease = lease(LeaseExpiry::Documented);
+    lease.cancel(10);
+    lease
+}
+
+/// `lease` is alive at `last_alive` and expired a millisecond later.
+fn assert_alive_until(lease: &Lease, last_alive: i64, compensation: i64) {
+    assert!(!lease.is_expired(last_alive, compensation));
+    assert!(lease.is_expired(last_alive + 1, compensation));
+}
+
 #[test]
 fn never_renewed_lease_expires_after_duration() {
     for expiry in [LeaseExpiry::Documented, LeaseExpiry::LegacyDoubleDuration] {
@@ -26,18 +46,17 @@ fn never_renewed_lease_expires_after_duration() {
 
 #[test]
 fn renewed_lease_expires_after_duration() {
-    let mut lease = lease(LeaseExpiry::Documented);
-    lease.renew(30_000);
-    assert!(!lease.is_expired(30_000 + DURATION, 0));
-    assert!(lease.is_expired(30_000 + DURATION + 1, 0));
+    assert_alive_until(
+        &renewed_at_30s(LeaseExpiry::Documented),
+        30_000 + DURATION,
+        0,
+    );
 }
 
 #[test]
 fn legacy_expiry_waits_twice_the_duration() {
-    let mut lease = lease(LeaseExpiry::LegacyDoubleDuration);
-    lease.renew(30_000);
-    assert!(!lease.is_expired(30_000 + 2 * DURATION, 0));
-    assert!(lease.is_expired(30_000 + 2 * DURATION + 1, 0));
+    let lease = renewed_at_30s(LeaseExpiry::LegacyDoubleDuration);
+    assert_alive_until(&lease, 30_000 + 2 * DURATION, 0);
 }
 
 #[test]
@@ -49,15 +68,12 @@ fn compensation_delays_expiry() {
 
 #[test]
 fn cancelled_lease_is_expired_at_once() {
-    let mut lease = lease(LeaseExpiry::Documented);
-    lease.cancel(10);
-    assert!(lease.is_expired(11, 0));
+    assert!(cancelled_at_10().is_expired(11, 0));
 }
 
 #[test]
 fn cancel_keeps_the_first_eviction_time() {
-    let mut lease = lease(LeaseExpiry::Documented);
-    lease.cancel(10);
+    let mut lease = cancelled_at_10();
     lease.cancel(20);
     assert_eq!(lease.lease_info().eviction_timestamp, 10);
 }
@@ -77,11 +93,12 @@ fn zero_durations_fall_back_to_eureka_defaults() {
     holder.lease_info.renewal_interval_in_secs = 0;
     let lease = Lease::new(stored(holder), LeaseExpiry::Documented, 0);
     assert!(!lease.is_expired(DURATION, 0));
-    let info = lease.lease_info();
-    assert_eq!(
-        (info.renewal_interval_in_secs, info.duration_in_secs),
-        (30, 90)
-    );
+    let LeaseInfo {
+        renewal_interval_in_secs,
+        duration_in_secs,
+        ..
+    } = lease.lease_info();
+    assert_eq!((renewal_interval_in_secs, duration_in_secs), (30, 90));
 }
 
 #[test]
@@ -100,16 +117,18 @@ fn last_renewal_equals_registration_before_any_renew() {
 
 #[test]
 fn documented_last_renewal_is_the_renew_time() {
-    let mut lease = lease(LeaseExpiry::Documented);
-    lease.renew(30_000);
+    let lease = renewed_at_30s(LeaseExpiry::Documented);
     assert_eq!(lease.lease_info().last_renewal_timestamp, 30_000);
 }
 
 #[test]
 fn legacy_last_renewal_is_renew_time_plus_duration() {
-    let mut lease = lease(LeaseExpiry::LegacyDoubleDuration);
-    lease.renew(30_000);
-    assert_eq!(lease.lease_info().last_renewal_timestamp, 30_000 + DURATION);
+    assert_eq!(
+        renewed_at_30s(LeaseExpiry::LegacyDoubleDuration)
+            .lease_info()
+            .last_renewal_timestamp,
+        30_000 + DURATION
+    );
 }
 
 #[test]

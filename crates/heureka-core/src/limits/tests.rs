@@ -70,18 +70,13 @@ fn vip_addresses_have_the_same_limit() {
     at.vip_address = Some("vvvvvvvv".to_owned());
     at.secure_vip_address = Some("ssssssss".to_owned());
     assert!(validated(at).is_ok());
+    let refusal = |over: Instance| validated(over).unwrap_err().to_string();
     let mut over = named("A", "i");
     over.vip_address = Some("vvvvvvvvv".to_owned());
-    assert!(validated(over)
-        .unwrap_err()
-        .to_string()
-        .starts_with("vipAddress is 9 bytes"));
+    assert!(refusal(over).starts_with("vipAddress is 9 bytes"));
     let mut over = named("A", "i");
     over.secure_vip_address = Some("sssssssss".to_owned());
-    assert!(validated(over)
-        .unwrap_err()
-        .to_string()
-        .starts_with("secureVipAddress is 9 bytes"));
+    assert!(refusal(over).starts_with("secureVipAddress is 9 bytes"));
 }
 
 #[test]
