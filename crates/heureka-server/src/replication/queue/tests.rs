@@ -24,6 +24,36 @@ fn queue() -> ReplicationQueue {
     ReplicationQueue::new(LIMITS)
 }
 
+/// A queue with the default limits after each `(id, action, at)` was pushed, in order.
+fn pushed(pushes: &[(&str, ReplicationAction, i64)]) -> ReplicationQueue {
+    pushed_within(LIMITS, pushes)
+}
+
+/// A queue with `limits` after each `(id, action, at)` was pushed, in order.
+fn pushed_within(
+    limits: QueueLimits,
+    pushes: &[(&str, ReplicationAction, i64)],
+) -> ReplicationQueue {
+    let mut queue = ReplicationQueue::new(limits);
+    for (id, action, at) in pushes {
+        queue.push(key(id), *action, *at);
+    }
+    queue
+}
+
+/// The default limits with another batch size.
+fn batch_size(batch_size: usize) -> QueueLimits {
+    QueueLimits {
+        batch_size,
+        ..LIMITS
+    }
+}
+
+/// The default limits with another capacity.
+fn capacity(capacity: usize) -> QueueLimits {
+    QueueLimits { capacity, ..LIMITS }
+}
+
 fn actions(queue: &mut ReplicationQueue, now: i64) -> Vec<(String, ReplicationAction)> {
     queue
         .take_batch(now)
@@ -46,28 +76,22 @@ fn an_empty_queue_is_never_due() {
 
 #[test]
 fn heartbeats_wait_the_batching_delay() {
-    let mut queue = queue();
-    queue.push(key("o1"), Heartbeat, 1_000);
-    queue.push(key("o2"), Heartbeat, 1_200);
+    let queue = pushed(&[("o1", Heartbeat, 1_000), ("o2", Heartbeat, 1_200)]);
     assert_eq!(queue.due_at(), Some(1_500));
 }
 
 #[test]
 fn any_other_change_is_due_at_once() {
-    let mut queue = queue();
-    queue.push(key("o1"), Heartbeat, 1_000);
-    queue.push(key("o2"), Register, 1_100);
+    let queue = pushed(&[("o1", Heartbeat, 1_000), ("o2", Register, 1_100)]);
     assert_eq!(queue.due_at(), Some(i64::MIN));
 }
 
 #[test]
 fn a_full_batch_of_heartbeats_is_due_at_once() {
-    let mut queue = ReplicationQueue::new(QueueLimits {
-        batch_size: 2,
-        ..LIMITS
-    });
-    queue.push(key("o1"), Heartbeat, 1_000);
-    queue.push(key("o2"), Heartbeat, 1_000);
+    let queue = pushed_within(
+        batch_size(2),
+        &[("o1", Heartbeat, 1_000), ("o2", Heartbeat, 1_000)],
+    );
     assert_eq!(queue.due_at(), Some(i64::MIN));
 }
 
@@ -83,10 +107,11 @@ fn repeated_heartbeats_of_an_instance_are_sent_once() {
 
 #[test]
 fn instances_are_sent_in_the_order_they_became_pending() {
-    let mut queue = queue();
-    queue.push(key("o1"), Heartbeat, 0);
-    queue.push(key("o2"), Register, 1);
-    queue.push(key("o1"), StatusUpdate, 2);
+    let mut queue = pushed(&[
+        ("o1", Heartbeat, 0),
+        ("o2", Register, 1),
+        ("o1", StatusUpdate, 2),
+    ]);
     assert_eq!(
         actions(&mut queue, 3),
         pairs(&[("o1", Heartbeat), ("o1", StatusUpdate), ("o2", Register)])
@@ -95,10 +120,11 @@ fn instances_are_sent_in_the_order_they_became_pending() {
 
 #[test]
 fn a_cancel_drops_what_was_pending_for_the_instance() {
-    let mut queue = queue();
-    queue.push(key("o1"), Register, 0);
-    queue.push(key("o1"), StatusUpdate, 1);
-    queue.push(key("o1"), Cancel, 2);
+    let mut queue = pushed(&[
+        ("o1", Register, 0),
+        ("o1", StatusUpdate, 1),
+        ("o1", Cancel, 2),
+    ]);
     assert_eq!(actions(&mut queue, 3), pairs(&[("o1", Cancel)]));
 }
 
@@ -106,18 +132,13 @@ fn a_cancel_drops_what_was_pending_for_the_instance() {
 fn a_register_after_a_cancel_replaces_it() {
     // Eureka's per-action task ids would send register (merged) before cancel: a peer would
     // end up without an instance the sender holds.
-    let mut queue = queue();
-    queue.push(key("o1"), Register, 0);
-    queue.push(key("o1"), Cancel, 1);
-    queue.push(key("o1"), Register, 2);
+    let mut queue = pushed(&[("o1", Register, 0), ("o1", Cancel, 1), ("o1", Register, 2)]);
     assert_eq!(actions(&mut queue, 3), pairs(&[("o1", Register)]));
 }
 
 #[test]
 fn status_changes_survive_a_later_register() {
-    let mut queue = queue();
-    queue.push(key("o1"), DeleteStatusOverride, 0);
-    queue.push(key("o1"), Register, 1);
+    let mut queue = pushed(&[("o1", DeleteStatusOverride, 0), ("o1", Register, 1)]);
     assert_eq!(
         actions(&mut queue, 2),
         pairs(&[("o1", DeleteStatusOverride), ("o1", Register)])
@@ -126,10 +147,7 @@ fn status_changes_survive_a_later_register() {
 
 #[test]
 fn a_batch_holds_at_most_batch_size_tasks() {
-    let mut queue = ReplicationQueue::new(QueueLimits {
-        batch_size: 2,
-        ..LIMITS
-    });
+    let mut queue = ReplicationQueue::new(batch_size(2));
     for id in ["o1", "o2", "o3"] {
         queue.push(key(id), Register, 0);
     }
@@ -139,22 +157,21 @@ fn a_batch_holds_at_most_batch_size_tasks() {
 
 #[test]
 fn expired_tasks_are_dropped_and_counted() {
-    let mut queue = queue();
-    queue.push(key("o1"), Heartbeat, 0);
-    queue.push(key("o2"), Heartbeat, 20_000);
+    let mut queue = pushed(&[("o1", Heartbeat, 0), ("o2", Heartbeat, 20_000)]);
     assert_eq!(actions(&mut queue, 30_001), pairs(&[("o2", Heartbeat)]));
     assert_eq!(queue.dropped(), 1);
 }
 
 #[test]
 fn a_full_queue_drops_its_oldest_instances_and_counts_them() {
-    let mut queue = ReplicationQueue::new(QueueLimits {
-        capacity: 2,
-        ..LIMITS
-    });
-    for id in ["o1", "o2", "o3"] {
-        queue.push(key(id), Heartbeat, 0);
-    }
+    let mut queue = pushed_within(
+        capacity(2),
+        &[
+            ("o1", Heartbeat, 0),
+            ("o2", Heartbeat, 0),
+            ("o3", Heartbeat, 0),
+        ],
+    );
     assert_eq!(queue.len(), 2);
     assert_eq!(queue.dropped(), 1);
     assert_eq!(
@@ -165,9 +182,7 @@ fn a_full_queue_drops_its_oldest_instances_and_counts_them() {
 
 #[test]
 fn a_batch_put_back_goes_first_in_its_order() {
-    let mut queue = queue();
-    queue.push(key("o1"), Register, 0);
-    queue.push(key("o2"), Register, 0);
+    let mut queue = pushed(&[("o1", Register, 0), ("o2", Register, 0)]);
     let batch = queue.take_batch(0);
     queue.push(key("o3"), Register, 1);
     queue.put_back(batch, 2);
