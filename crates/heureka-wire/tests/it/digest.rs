@@ -5,7 +5,7 @@ use heureka_core::InstanceStatus::{OutOfService, Unknown, Up};
 use heureka_core::{PartStamps, Stamp};
 use heureka_wire::{decode_registry_digest, encode_registry_digest, DecodeError, InstanceDigest};
 
-use crate::fixtures::NOW;
+use crate::fixtures::{assert_wrong_roots, NOW};
 
 fn live(app: &str, id: &str) -> InstanceDigest {
     InstanceDigest {
@@ -213,17 +213,15 @@ fn malformed_json_is_refused_with_its_position() {
 
 #[test]
 fn body_without_a_digest_array_is_refused() {
-    for body in [
-        r#"{}"#,
-        r#"{"digest":{}}"#,
-        r#"[]"#,
-        r#"{"applications":{}}"#,
-    ] {
-        assert!(
-            matches!(decode(body), Err(DecodeError::WrongRoot { .. })),
-            "{body}"
-        );
-    }
+    assert_wrong_roots(
+        decode,
+        &[
+            r#"{}"#,
+            r#"{"digest":{}}"#,
+            r#"[]"#,
+            r#"{"applications":{}}"#,
+        ],
+    );
 }
 
 #[test]

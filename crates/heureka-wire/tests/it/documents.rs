@@ -3,9 +3,9 @@
 //! expat) and serde_json.
 
 use heureka_core::{ActionType, Application, Applications, Instance};
-use heureka_wire::{
-    encode_application, encode_applications, encode_instance, ApplicationsPieces, Format,
-};
+use heureka_wire::{encode_application, encode_applications, encode_instance, Format};
+
+use crate::pieces::assembled;
 
 /// Each document kind, named: the full registry (whole and assembled from pieces, as the cache
 /// builds it), the delta (every instance with an action type), each application, each instance
@@ -59,19 +59,6 @@ pub fn assert_strict_json(name: &str, document: &[u8]) {
             String::from_utf8_lossy(document)
         );
     }
-}
-
-fn assembled(apps: &Applications, format: Format) -> Vec<u8> {
-    let pieces = ApplicationsPieces { format };
-    let mut out = pieces.head(apps.versions_delta, &apps.apps_hashcode);
-    for (n, app) in apps.applications.iter().enumerate() {
-        if n > 0 {
-            out.extend_from_slice(pieces.separator());
-        }
-        out.extend_from_slice(&pieces.entry(app));
-    }
-    out.extend_from_slice(pieces.tail());
-    out
 }
 
 fn delta(apps: &Applications) -> Applications {

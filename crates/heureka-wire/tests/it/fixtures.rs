@@ -2,11 +2,13 @@
 //! spec (§4.5) and helpers to read files from `tests/data/`.
 
 use std::collections::BTreeMap;
+use std::fmt::Debug;
 
 use heureka_core::{
     ActionType, Application, Applications, DataCenterClass, DataCenterInfo, Instance,
     InstanceStatus, Millis,
 };
+use heureka_wire::DecodeError;
 
 #[path = "../support/spring.rs"]
 mod spring;
@@ -91,4 +93,26 @@ pub fn data(name: &str) -> Vec<u8> {
 
 pub fn text(bytes: Vec<u8>) -> String {
     String::from_utf8(bytes).expect("encoders write UTF-8")
+}
+
+/// Every element of a decoded batch, each of which must have decoded.
+pub fn every_item<T>(batch: Result<Vec<Result<T, DecodeError>>, DecodeError>) -> Vec<T> {
+    batch
+        .unwrap()
+        .into_iter()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
+/// Asserts that `decode` refuses each body for its root.
+pub fn assert_wrong_roots<T: Debug>(
+    decode: impl Fn(&str) -> Result<T, DecodeError>,
+    bodies: &[&str],
+) {
+    for body in bodies {
+        assert!(
+            matches!(decode(body), Err(DecodeError::WrongRoot { .. })),
+            "{body}"
+        );
+    }
 }

@@ -5,7 +5,8 @@ use heureka_wire::{encode_applications, ApplicationsPieces, Format};
 
 use crate::fixtures::orders;
 
-fn assembled(apps: &Applications, format: Format) -> Vec<u8> {
+/// The document assembled from its pieces: head, entries with separators, tail.
+pub fn assembled(apps: &Applications, format: Format) -> Vec<u8> {
     let pieces = ApplicationsPieces { format };
     let mut out = pieces.head(apps.versions_delta, &apps.apps_hashcode);
     for (n, app) in apps.applications.iter().enumerate() {

@@ -12,7 +12,7 @@ use heureka_wire::{
     ReplicationResult,
 };
 
-use crate::fixtures::{data, everything, orders, text, NOW};
+use crate::fixtures::{data, every_item, everything, orders, text, NOW};
 
 /// The `lastDirtyTimestamp` of [`orders`].
 const DIRTY: i64 = 1_714_550_399_000;
@@ -34,11 +34,7 @@ fn recorded(name: &str) -> Vec<u8> {
 }
 
 fn items(body: &[u8]) -> Vec<ReplicationItem> {
-    decode_replication_batch(body, NOW)
-        .unwrap()
-        .into_iter()
-        .collect::<Result<_, _>>()
-        .unwrap()
+    every_item(decode_replication_batch(body, NOW))
 }
 
 fn codes(results: &[ReplicationResult]) -> Vec<u16> {

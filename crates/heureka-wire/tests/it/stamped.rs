@@ -11,7 +11,7 @@ use heureka_wire::{
     DecodeError, StampedItem, StampedResult,
 };
 
-use crate::fixtures::{everything, orders, NOW};
+use crate::fixtures::{assert_wrong_roots, every_item, everything, orders, NOW};
 
 fn stamp(ms: i64, counter: u32, node: u32) -> Stamp {
     Stamp { ms, counter, node }
@@ -89,11 +89,7 @@ fn heartbeat_element() -> String {
 }
 
 fn items(body: &[u8]) -> Vec<StampedItem> {
-    decode_stamped_batch(body, NOW)
-        .unwrap()
-        .into_iter()
-        .collect::<Result<_, _>>()
-        .unwrap()
+    every_item(decode_stamped_batch(body, NOW))
 }
 
 /// The one element of a batch, decoded.
@@ -322,20 +318,15 @@ fn unreadable_bodies_are_refused_whole() {
         decode_stamped_batch(br#"{"stampedList":["#, NOW),
         Err(DecodeError::Malformed(_))
     ));
-    for body in [
-        r#"{}"#,
-        r#"{"stampedList":{}}"#,
-        r#"[]"#,
-        r#"{"replicationList":[]}"#,
-    ] {
-        assert!(
-            matches!(
-                decode_stamped_batch(body.as_bytes(), NOW),
-                Err(DecodeError::WrongRoot { .. })
-            ),
-            "{body}"
-        );
-    }
+    assert_wrong_roots(
+        |body| decode_stamped_batch(body.as_bytes(), NOW),
+        &[
+            r#"{}"#,
+            r#"{"stampedList":{}}"#,
+            r#"[]"#,
+            r#"{"replicationList":[]}"#,
+        ],
+    );
     assert!(matches!(
         decode_stamped_response(br#"{"stampedList":[]}"#),
         Err(DecodeError::WrongRoot { .. })
