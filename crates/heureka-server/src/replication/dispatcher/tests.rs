@@ -69,6 +69,66 @@ impl Cluster {
     }
 }
 
+impl Cluster {
+    /// The peer fails the next `times` batches with `failure`.
+    fn fails(&self, times: usize, failure: PeerError) {
+        for _ in 0..times {
+            self.peer.then(Answer::Fail(failure.clone()));
+        }
+    }
+
+    /// How many batches the peer has received, `ms` from now.
+    async fn batches_after(&self, ms: u64) -> usize {
+        pause(ms).await;
+        self.sent().len()
+    }
+}
+
+/// A cluster whose peer fails the next `times` batches with `failure`, and o1 just
+/// registered by a client.
+fn o1_for_a_failing_peer(times: usize, failure: PeerError) -> Cluster {
+    let cluster = cluster(&[]);
+    cluster.fails(times, failure);
+    cluster.register("o1", Origin::Client);
+    cluster
+}
+
+/// A cluster with a Java peer (the fake's default), o1 registered by a client and its
+/// register sent.
+async fn eureka_peer_with_o1() -> Cluster {
+    let cluster = cluster(&[]);
+    cluster.register("o1", Origin::Client);
+    pause(1).await;
+    cluster
+}
+
+/// A cluster with a Heureka peer (it speaks stamps), o1 registered by a client and its
+/// register sent.
+async fn heureka_peer_with_o1() -> Cluster {
+    let cluster = cluster(&[]);
+    cluster.peer.speak_stamps();
+    cluster.register("o1", Origin::Client);
+    pause(1).await;
+    cluster
+}
+
+/// One register batch for each of `ids`, in order.
+fn one_register_each(ids: &[&str]) -> Vec<Vec<(ReplicationAction, String)>> {
+    ids.iter()
+        .map(|id| one(ReplicationAction::Register, id))
+        .collect()
+}
+
+/// The batches when the peer answers o1's heartbeat with 404: the register, the heartbeat,
+/// then our copy again.
+fn register_heartbeat_and_our_copy_again() -> Vec<Vec<(ReplicationAction, String)>> {
+    vec![
+        one(ReplicationAction::Register, "o1"),
+        one(ReplicationAction::Heartbeat, "o1"),
+        one(ReplicationAction::Register, "o1"),
+    ]
+}
+
 async fn pause(ms: u64) {
     tokio::time::sleep(Duration::from_millis(ms)).await;
 }
@@ -79,9 +139,7 @@ fn one(action: ReplicationAction, id: &str) -> Vec<(ReplicationAction, String)> 
 
 #[tokio::test(start_paused = true)]
 async fn a_registration_is_sent_without_waiting() {
-    let cluster = cluster(&[]);
-    cluster.register("o1", Origin::Client);
-    pause(1).await;
+    let cluster = eureka_peer_with_o1().await;
     assert_eq!(cluster.sent(), vec![one(ReplicationAction::Register, "o1")]);
 }
 
@@ -134,47 +192,24 @@ async fn evictions_are_not_replicated() {
 
 #[tokio::test(start_paused = true)]
 async fn a_congested_peer_gets_the_batch_again_after_a_second() {
-    let cluster = cluster(&[]);
-    cluster
-        .peer
-        .then(Answer::Fail(PeerError::Congestion("503".into())));
-    cluster.register("o1", Origin::Client);
-    pause(900).await;
-    assert_eq!(cluster.sent().len(), 1);
+    let cluster = o1_for_a_failing_peer(1, PeerError::Congestion("503".into()));
+    assert_eq!(cluster.batches_after(900).await, 1);
     pause(200).await;
-    assert_eq!(
-        cluster.sent(),
-        vec![
-            one(ReplicationAction::Register, "o1"),
-            one(ReplicationAction::Register, "o1")
-        ]
-    );
+    assert_eq!(cluster.sent(), one_register_each(&["o1", "o1"]));
 }
 
 #[tokio::test(start_paused = true)]
 async fn an_unreachable_peer_is_retried_with_a_doubling_pause() {
-    let cluster = cluster(&[]);
-    for _ in 0..3 {
-        cluster
-            .peer
-            .then(Answer::Fail(PeerError::Unreachable("refused".into())));
-    }
-    cluster.register("o1", Origin::Client);
+    let cluster = o1_for_a_failing_peer(3, PeerError::Unreachable("refused".into()));
     // Attempts at 0, 100, 300 (100 + 200) and 700 ms (+ 400).
-    pause(650).await;
-    assert_eq!(cluster.sent().len(), 3);
-    pause(100).await;
-    assert_eq!(cluster.sent().len(), 4);
+    assert_eq!(cluster.batches_after(650).await, 3);
+    assert_eq!(cluster.batches_after(100).await, 4);
     assert!(cluster.state.replication.peer_states()[0].up);
 }
 
 #[tokio::test(start_paused = true)]
 async fn a_refused_batch_is_dropped_not_repeated() {
-    let cluster = cluster(&[]);
-    cluster
-        .peer
-        .then(Answer::Fail(PeerError::Refused("401".into())));
-    cluster.register("o1", Origin::Client);
+    let cluster = o1_for_a_failing_peer(1, PeerError::Refused("401".into()));
     pause(60_000).await;
     assert_eq!(cluster.sent().len(), 1);
     let state = &cluster.state.replication.peer_states()[0];
@@ -184,29 +219,18 @@ async fn a_refused_batch_is_dropped_not_repeated() {
 
 #[tokio::test(start_paused = true)]
 async fn a_heartbeat_the_peer_does_not_know_becomes_a_register() {
-    let cluster = cluster(&[]);
-    cluster.register("o1", Origin::Client);
-    pause(1).await;
+    let cluster = eureka_peer_with_o1().await;
     cluster
         .peer
         .then(Answer::Results(vec![ReplicationResult::status(404)]));
     cluster.renew("o1");
     pause(1_000).await;
-    assert_eq!(
-        cluster.sent(),
-        vec![
-            one(ReplicationAction::Register, "o1"),
-            one(ReplicationAction::Heartbeat, "o1"),
-            one(ReplicationAction::Register, "o1")
-        ]
-    );
+    assert_eq!(cluster.sent(), register_heartbeat_and_our_copy_again());
 }
 
 #[tokio::test(start_paused = true)]
 async fn a_heartbeat_answered_with_a_newer_copy_adopts_it() {
-    let cluster = cluster(&[]);
-    cluster.register("o1", Origin::Client);
-    pause(1).await;
+    let cluster = eureka_peer_with_o1().await;
     let mut theirs = Instance::new("orders", "o1", "host", "10.0.0.1", EPOCH + 10_000);
     theirs.status = InstanceStatus::OutOfService;
     theirs.overridden_status = InstanceStatus::OutOfService;
@@ -231,11 +255,7 @@ async fn a_heartbeat_answered_with_a_newer_copy_adopts_it() {
 #[tokio::test(start_paused = true)]
 async fn a_dead_peer_holds_at_most_the_queue_limit_and_counts_the_rest() {
     let cluster = cluster(&[]);
-    for _ in 0..100 {
-        cluster
-            .peer
-            .then(Answer::Fail(PeerError::Unreachable("refused".into())));
-    }
+    cluster.fails(100, PeerError::Unreachable("refused".into()));
     for n in 0..10 {
         cluster.register(&format!("o{n}"), Origin::Client);
     }
@@ -290,11 +310,7 @@ async fn replication_resumes_within_the_anti_entropy_interval_after_a_long_fault
     // 8 and 16 s before issue 18, and the task, which waits at most 30 s, expired). A fault
     // the task outlives is all that can be replicated after it.
     let failures = 6;
-    for _ in 0..failures {
-        cluster
-            .peer
-            .then(Answer::Fail(PeerError::TimedOut("no answer".into())));
-    }
+    cluster.fails(failures, PeerError::TimedOut("no answer".into()));
     cluster.register("o1", Origin::Client);
     let all_failed = async {
         while cluster.sent().len() < failures {
@@ -331,18 +347,10 @@ impl Cluster {
 
 #[tokio::test(start_paused = true)]
 async fn a_peer_without_the_stamped_endpoint_gets_eurekas_batches_from_then_on() {
-    let cluster = cluster(&[]);
-    cluster.register("o1", Origin::Client);
-    pause(1).await;
+    let cluster = eureka_peer_with_o1().await;
     cluster.register("o2", Origin::Client);
     pause(1).await;
-    assert_eq!(
-        cluster.sent(),
-        vec![
-            one(ReplicationAction::Register, "o1"),
-            one(ReplicationAction::Register, "o2")
-        ]
-    );
+    assert_eq!(cluster.sent(), one_register_each(&["o1", "o2"]));
     let peers = cluster.state.replication.peers();
     assert_eq!(
         peers[0].protocol(),
@@ -352,10 +360,7 @@ async fn a_peer_without_the_stamped_endpoint_gets_eurekas_batches_from_then_on()
 
 #[tokio::test(start_paused = true)]
 async fn a_heureka_peer_gets_our_whole_stamped_copy_and_no_eureka_batch() {
-    let cluster = cluster(&[]);
-    cluster.peer.speak_stamps();
-    cluster.register("o1", Origin::Client);
-    pause(1).await;
+    let cluster = heureka_peer_with_o1().await;
     assert_eq!(
         cluster.sent_stamped(),
         vec![one(ReplicationAction::Register, "o1")]
@@ -369,10 +374,7 @@ async fn a_heureka_peer_gets_our_whole_stamped_copy_and_no_eureka_batch() {
 
 #[tokio::test(start_paused = true)]
 async fn a_stamped_heartbeat_the_peer_answers_404_is_followed_by_our_copy() {
-    let cluster = cluster(&[]);
-    cluster.peer.speak_stamps();
-    cluster.register("o1", Origin::Client);
-    pause(1).await;
+    let cluster = heureka_peer_with_o1().await;
     cluster
         .peer
         .then_stamped(vec![heureka_wire::StampedResult::status(404)]);
@@ -380,20 +382,13 @@ async fn a_stamped_heartbeat_the_peer_answers_404_is_followed_by_our_copy() {
     pause(1_000).await;
     assert_eq!(
         cluster.sent_stamped(),
-        vec![
-            one(ReplicationAction::Register, "o1"),
-            one(ReplicationAction::Heartbeat, "o1"),
-            one(ReplicationAction::Register, "o1")
-        ]
+        register_heartbeat_and_our_copy_again()
     );
 }
 
 #[tokio::test(start_paused = true)]
 async fn a_heureka_peers_newer_copy_in_a_409_is_merged_here() {
-    let cluster = cluster(&[]);
-    cluster.peer.speak_stamps();
-    cluster.register("o1", Origin::Client);
-    pause(1).await;
+    let cluster = heureka_peer_with_o1().await;
     // The peer's copy: ours, with an override set there later.
     let mut theirs = cluster
         .state
