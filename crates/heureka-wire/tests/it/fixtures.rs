@@ -44,6 +44,13 @@ pub fn registry(versions_delta: i64, hash: &str, instances: Vec<Instance>) -> Ap
     }
 }
 
+/// A delta of version 42 (hash `UP_3_`) in which the ORDERS instance was deleted.
+pub fn orders_deleted() -> Applications {
+    let mut gone = orders();
+    gone.action_type = Some(ActionType::Deleted);
+    registry(42, "UP_3_", vec![gone])
+}
+
 /// An AWS data center with the given metadata.
 pub fn amazon(metadata: &[(&str, &str)]) -> DataCenterInfo {
     DataCenterInfo {

@@ -1,9 +1,9 @@
 //! Exact JSON output, compared byte for byte with what the Java server writes.
 
-use heureka_core::{ActionType, Application};
+use heureka_core::Application;
 use heureka_wire::{encode_application, encode_applications, encode_instance, Format};
 
-use crate::fixtures::{amazon, orders, port, registry, text};
+use crate::fixtures::{amazon, orders, orders_deleted, port, registry, text};
 
 /// The instance of spec §4.5, compact, as `EurekaJacksonCodec` writes it.
 const ORDERS_JSON: &str = concat!(
@@ -35,21 +35,16 @@ fn full_registry_matches_the_canonical_example() {
 
 #[test]
 fn empty_registry_has_an_empty_application_array() {
-    let apps = registry(1, "", vec![]);
+    let json = text(encode_applications(&registry(1, "", vec![]), Format::Json));
     assert_eq!(
-        text(encode_applications(&apps, Format::Json)),
+        json,
         r#"{"applications":{"versions__delta":"1","apps__hashcode":"","application":[]}}"#
     );
 }
 
 #[test]
 fn delta_carries_the_deleted_action_type() {
-    let mut gone = orders();
-    gone.action_type = Some(ActionType::Deleted);
-    let json = text(encode_applications(
-        &registry(42, "UP_3_", vec![gone]),
-        Format::Json,
-    ));
+    let json = text(encode_applications(&orders_deleted(), Format::Json));
     assert!(json.starts_with(r#"{"applications":{"versions__delta":"42","apps__hashcode":"UP_3_","application":[{"name":"ORDERS","instance":[{"#));
     assert!(json.ends_with(r#""status":"UP","overriddenStatus":"UNKNOWN","port":{"$":8080,"@enabled":"true"},"securePort":{"$":443,"@enabled":"false"},"countryId":1,"dataCenterInfo":{"@class":"com.netflix.appinfo.InstanceInfo$DefaultDataCenterInfo","name":"MyOwn"},"leaseInfo":{"renewalIntervalInSecs":30,"durationInSecs":90,"registrationTimestamp":1714550400000,"lastRenewalTimestamp":1714550580000,"evictionTimestamp":0,"serviceUpTimestamp":1714550400000},"metadata":{"management.port":"8080"},"homePageUrl":"http://10.0.0.5:8080/","statusPageUrl":"http://10.0.0.5:8080/actuator/info","healthCheckUrl":"http://10.0.0.5:8080/actuator/health","vipAddress":"orders","secureVipAddress":"orders","isCoordinatingDiscoveryServer":"false","lastUpdatedTimestamp":"1714550400012","lastDirtyTimestamp":"1714550399000","actionType":"DELETED"}]}]}}"#), "{json}");
 }

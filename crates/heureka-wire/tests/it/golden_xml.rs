@@ -2,12 +2,12 @@
 
 use std::collections::BTreeMap;
 
-use heureka_core::{ActionType, Application};
+use heureka_core::Application;
 use heureka_wire::{
     decode_instance, encode_application, encode_applications, encode_instance, Format,
 };
 
-use crate::fixtures::{amazon, data, orders, registry, text, NOW};
+use crate::fixtures::{amazon, data, orders, orders_deleted, registry, text, NOW};
 
 /// Spec §4.7, verbatim.
 const CANONICAL: &str = r#"<applications>
@@ -73,12 +73,7 @@ fn empty_registry_has_no_application_element_and_an_open_close_hash() {
 
 #[test]
 fn delta_carries_the_deleted_action_type() {
-    let mut gone = orders();
-    gone.action_type = Some(ActionType::Deleted);
-    let xml = text(encode_applications(
-        &registry(42, "UP_3_", vec![gone]),
-        Format::Xml,
-    ));
+    let xml = text(encode_applications(&orders_deleted(), Format::Xml));
     assert!(xml.starts_with("<applications>\n  <versions__delta>42</versions__delta>\n  <apps__hashcode>UP_3_</apps__hashcode>\n"));
     assert!(xml.ends_with("      <actionType>DELETED</actionType>\n    </instance>\n  </application>\n</applications>"));
 }

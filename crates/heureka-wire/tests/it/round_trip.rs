@@ -22,32 +22,26 @@ fn sample() -> Applications {
     )
 }
 
+/// The registry document written in `format` and read back.
+fn round_trip(apps: &Applications, format: Format) -> Applications {
+    decode_applications(&encode_applications(apps, format), format).unwrap()
+}
+
 #[test]
 fn registry_survives_json() {
-    let apps = sample();
-    assert_eq!(
-        decode_applications(&encode_applications(&apps, Format::Json), Format::Json).unwrap(),
-        apps
-    );
+    assert_eq!(round_trip(&sample(), Format::Json), sample());
 }
 
 #[test]
 fn registry_survives_xml() {
-    let apps = sample();
-    assert_eq!(
-        decode_applications(&encode_applications(&apps, Format::Xml), Format::Xml).unwrap(),
-        apps
-    );
+    assert_eq!(round_trip(&sample(), Format::Xml), sample());
 }
 
 #[test]
 fn empty_registry_survives_both_formats() {
     let apps = registry(1, "", vec![]);
     for format in [Format::Json, Format::Xml] {
-        assert_eq!(
-            decode_applications(&encode_applications(&apps, format), format).unwrap(),
-            apps
-        );
+        assert_eq!(round_trip(&apps, format), apps);
     }
 }
 
