@@ -107,20 +107,21 @@ async fn roll_renews_bucket(
         {
             continue;
         }
+        // One line with the roll's numbers; a macro because tracing takes a level spelled out.
+        macro_rules! report {
+            ($level:ident, $message:literal) => {
+                tracing::$level!(
+                    renews_last_min = after.renews_last_min,
+                    renews_threshold = after.renews_threshold,
+                    expected_clients = after.expected_clients,
+                    $message
+                )
+            };
+        }
         if after.lease_expiration_enabled {
-            tracing::info!(
-                renews_last_min = after.renews_last_min,
-                renews_threshold = after.renews_threshold,
-                expected_clients = after.expected_clients,
-                "left self-preservation: renews are above the threshold, expired leases will be evicted"
-            );
+            report!(info, "left self-preservation: renews are above the threshold, expired leases will be evicted");
         } else {
-            tracing::warn!(
-                renews_last_min = after.renews_last_min,
-                renews_threshold = after.renews_threshold,
-                expected_clients = after.expected_clients,
-                "entered self-preservation: renews are at or below the threshold, expired leases are kept"
-            );
+            report!(warn, "entered self-preservation: renews are at or below the threshold, expired leases are kept");
         }
     }
 }
