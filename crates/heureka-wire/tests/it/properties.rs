@@ -213,20 +213,22 @@ fn stamped_copy() -> impl Strategy<Value = StampedCopy> {
     )
         .prop_map(
             |(app, id, registration, own_status, overridden, stamps, leased, failing)| {
+                let health = if failing {
+                    Health::Failing
+                } else {
+                    Health::Passing
+                };
+                let parts = Parts {
+                    registration,
+                    own_status,
+                    overridden,
+                    health,
+                    stamps,
+                };
                 StampedCopy {
                     app,
                     id,
-                    parts: Parts {
-                        registration,
-                        own_status,
-                        overridden,
-                        health: if failing {
-                            Health::Failing
-                        } else {
-                            Health::Passing
-                        },
-                        stamps,
-                    },
+                    parts,
                     leased,
                 }
             },

@@ -29,12 +29,25 @@ fn golden(name: &str, bytes: Vec<u8>) {
     assert_eq!(text(bytes), text(data(&format!("replication/{name}"))));
 }
 
+/// `golden` for a replication batch as our sender writes it.
+fn golden_batch(name: &str, batch: &[ReplicationItem]) {
+    golden(name, encode_replication_batch(batch));
+}
+
 fn recorded(name: &str) -> Vec<u8> {
     data(&format!("replication/{name}"))
 }
 
 fn items(body: &[u8]) -> Vec<ReplicationItem> {
     every_item(decode_replication_batch(body, NOW))
+}
+
+/// The one element of a recorded batch.
+fn the_one_item(name: &str) -> ReplicationItem {
+    let Ok([item]) = <[ReplicationItem; 1]>::try_from(items(&recorded(name))) else {
+        panic!("one element")
+    };
+    item
 }
 
 fn codes(results: &[ReplicationResult]) -> Vec<u16> {
@@ -114,38 +127,27 @@ fn conflict_response() -> Vec<ReplicationResult> {
 
 #[test]
 fn register_batch_is_written_as_javas_sender_writes_it() {
-    golden(
-        "ours_register.json",
-        encode_replication_batch(&register_batch()),
-    );
+    golden_batch("ours_register.json", &register_batch());
 }
 
 #[test]
 fn heartbeat_batch_is_written_as_javas_sender_writes_it() {
-    golden(
-        "ours_heartbeats.json",
-        encode_replication_batch(&heartbeat_batch()),
-    );
+    golden_batch("ours_heartbeats.json", &heartbeat_batch());
 }
 
 #[test]
 fn status_batches_are_written_as_javas_sender_writes_them() {
-    golden(
-        "ours_status.json",
-        encode_replication_batch(&status_batch()),
-    );
-    golden(
-        "ours_delete_override.json",
-        encode_replication_batch(&delete_override_batch()),
-    );
+    for (name, batch) in [
+        ("ours_status.json", status_batch()),
+        ("ours_delete_override.json", delete_override_batch()),
+    ] {
+        golden_batch(name, &batch);
+    }
 }
 
 #[test]
 fn cancel_batch_is_written_as_javas_sender_writes_it() {
-    golden(
-        "ours_cancel.json",
-        encode_replication_batch(&cancel_batch()),
-    );
+    golden_batch("ours_cancel.json", &cancel_batch());
 }
 
 #[test]
@@ -183,9 +185,7 @@ fn javas_heartbeat_carries_status_and_dirty_timestamp_only() {
 
 #[test]
 fn javas_heartbeat_under_an_override_carries_it() {
-    let [heartbeat] = &items(&recorded("java_batch_heartbeat_override.json"))[..] else {
-        panic!("one element")
-    };
+    let heartbeat = the_one_item("java_batch_heartbeat_override.json");
     assert_eq!(heartbeat.action, ReplicationAction::Heartbeat);
     assert_eq!(heartbeat.overridden_status, Some(InstanceStatus::Down));
     assert_eq!(heartbeat.status, Some(InstanceStatus::Down));
@@ -193,17 +193,13 @@ fn javas_heartbeat_under_an_override_carries_it() {
 
 #[test]
 fn javas_override_changes_carry_the_stored_status() {
-    let [update] = &items(&recorded("java_batch_status_update.json"))[..] else {
-        panic!("one element")
-    };
+    let update = the_one_item("java_batch_status_update.json");
     assert_eq!(update.action, ReplicationAction::StatusUpdate);
     assert_eq!(update.status, Some(InstanceStatus::Down));
     assert_eq!(update.last_dirty_timestamp, Some(DIRTY + 5000));
     assert_eq!(update.instance, None);
 
-    let [removal] = &items(&recorded("java_batch_delete_override.json"))[..] else {
-        panic!("one element")
-    };
+    let removal = the_one_item("java_batch_delete_override.json");
     assert_eq!(removal.action, ReplicationAction::DeleteStatusOverride);
     assert_eq!(removal.status, Some(InstanceStatus::Unknown));
     assert_eq!(removal.last_dirty_timestamp, Some(DIRTY + 5000));
@@ -211,9 +207,7 @@ fn javas_override_changes_carry_the_stored_status() {
 
 #[test]
 fn javas_metadata_change_is_a_register_of_the_changed_instance() {
-    let [item] = &items(&recorded("java_batch_metadata.json"))[..] else {
-        panic!("one element")
-    };
+    let item = the_one_item("java_batch_metadata.json");
     assert_eq!(item.action, ReplicationAction::Register);
     let instance = item.instance.as_ref().unwrap();
     assert_eq!(
@@ -522,26 +516,30 @@ fn an_unreadable_answer_is_one_error() {
             .unwrap_err()
             .to_string()
     };
-    assert_eq!(
-        error(r#"{"responseList":[{"statusCode":200},{}]}"#),
-        "responseList[1].statusCode is missing"
-    );
-    assert_eq!(
-        error(r#"{"responseList":[{"statusCode":"ok"}]}"#),
-        "responseList[0].statusCode is not a number"
-    );
-    assert_eq!(
-        error(r#"{"responseList":[{"statusCode":70000}]}"#),
-        "responseList[0].statusCode is out of range"
-    );
-    assert_eq!(
-        error(r#"{"responseList":[{"statusCode":409,"responseEntity":{"countryId":"x"}}]}"#),
-        "responseList[0].responseEntity.countryId is not a number"
-    );
-    assert_eq!(
-        error(r#"{"replicationList":[]}"#),
-        r#"expected a JSON object {"responseList":[…]} at the root of the body"#
-    );
+    for (body, message) in [
+        (
+            r#"{"responseList":[{"statusCode":200},{}]}"#,
+            "responseList[1].statusCode is missing",
+        ),
+        (
+            r#"{"responseList":[{"statusCode":"ok"}]}"#,
+            "responseList[0].statusCode is not a number",
+        ),
+        (
+            r#"{"responseList":[{"statusCode":70000}]}"#,
+            "responseList[0].statusCode is out of range",
+        ),
+        (
+            r#"{"responseList":[{"statusCode":409,"responseEntity":{"countryId":"x"}}]}"#,
+            "responseList[0].responseEntity.countryId is not a number",
+        ),
+        (
+            r#"{"replicationList":[]}"#,
+            r#"expected a JSON object {"responseList":[…]} at the root of the body"#,
+        ),
+    ] {
+        assert_eq!(error(body), message);
+    }
 }
 
 #[test]
