@@ -1,7 +1,5 @@
 //! Exact XML output, compared byte for byte with what XStream writes.
 
-use std::collections::BTreeMap;
-
 use heureka_core::Application;
 use heureka_wire::{
     decode_instance, encode_application, encode_applications, encode_instance, Format,
@@ -54,6 +52,16 @@ const CANONICAL: &str = r#"<applications>
 
 fn instance_xml(i: &heureka_core::Instance) -> String {
     text(encode_instance(i, Format::Xml))
+}
+
+/// The ORDERS instance with just these metadata entries, as XML.
+fn metadata_xml(entries: &[(&str, &str)]) -> String {
+    let mut i = orders();
+    i.metadata = entries
+        .iter()
+        .map(|(key, value)| ((*key).to_owned(), (*value).to_owned()))
+        .collect();
+    instance_xml(&i)
 }
 
 #[test]
@@ -109,25 +117,19 @@ fn empty_metadata_is_a_self_closing_empty_map() {
 
 #[test]
 fn metadata_keys_use_xstream_name_coding() {
-    let mut i = orders();
-    i.metadata = BTreeMap::from([
-        ("my_key".to_owned(), "1".to_owned()),
-        ("a$b".to_owned(), "2".to_owned()),
-    ]);
-    assert!(instance_xml(&i)
+    assert!(metadata_xml(&[("my_key", "1"), ("a$b", "2")])
         .contains("  <metadata>\n    <a_-b>2</a_-b>\n    <my__key>1</my__key>\n  </metadata>\n"));
 }
 
 #[test]
 fn metadata_keys_that_are_not_xml_names_get_xstream_hex_escapes() {
-    let mut i = orders();
-    i.metadata = BTreeMap::from([
-        ("1abc".to_owned(), "a".to_owned()),
-        ("a b".to_owned(), "b".to_owned()),
-        ("prometheus.io/scrape".to_owned(), "true".to_owned()),
-        ("prometheus.io/port".to_owned(), "9102".to_owned()),
-    ]);
-    assert!(instance_xml(&i).contains(concat!(
+    assert!(metadata_xml(&[
+        ("1abc", "a"),
+        ("a b", "b"),
+        ("prometheus.io/scrape", "true"),
+        ("prometheus.io/port", "9102")
+    ])
+    .contains(concat!(
         "  <metadata>\n",
         "    <_.0031abc>a</_.0031abc>\n",
         "    <a_.0020b>b</a_.0020b>\n",
@@ -149,11 +151,9 @@ fn metadata_keys_are_coded_as_xstream_codes_them() {
     for (name, xstream) in xstream_names() {
         // Our one deliberate difference: XStream writes `:` raw (see docs/compat.md).
         let expected = xstream.replace(':', "_.003a");
-        let mut i = orders();
-        i.metadata = BTreeMap::from([(name.clone(), "v".to_owned())]);
         let element = format!("\n    <{expected}>v</{expected}>\n");
         assert!(
-            instance_xml(&i).contains(&element),
+            metadata_xml(&[(&name, "v")]).contains(&element),
             "{name:?} should be {expected:?}"
         );
     }
@@ -174,13 +174,7 @@ fn metadata_keys_xstream_coded_are_read_back() {
 
 #[test]
 fn metadata_key_escapes_are_four_lower_case_hex_digits_per_utf16_unit() {
-    let mut i = orders();
-    i.metadata = BTreeMap::from([
-        ("k\u{1}".to_owned(), "1".to_owned()),
-        ("k\u{FFFF}".to_owned(), "2".to_owned()),
-        ("k😀".to_owned(), "3".to_owned()),
-    ]);
-    let xml = instance_xml(&i);
+    let xml = metadata_xml(&[("k\u{1}", "1"), ("k\u{FFFF}", "2"), ("k😀", "3")]);
     assert!(xml.contains("<k_.0001>1</k_.0001>"), "{xml}");
     assert!(xml.contains("<k_.ffff>2</k_.ffff>"), "{xml}");
     assert!(xml.contains("<k_.d83d_.de00>3</k_.d83d_.de00>"), "{xml}");
@@ -188,26 +182,20 @@ fn metadata_key_escapes_are_four_lower_case_hex_digits_per_utf16_unit() {
 
 #[test]
 fn metadata_key_colons_are_escaped_so_no_parser_sees_a_namespace_prefix() {
-    let mut i = orders();
-    i.metadata = BTreeMap::from([("ns:key".to_owned(), "x".to_owned())]);
-    assert!(instance_xml(&i).contains("<ns_.003akey>x</ns_.003akey>"));
+    assert!(metadata_xml(&[("ns:key", "x")]).contains("<ns_.003akey>x</ns_.003akey>"));
 }
 
 #[test]
 fn only_the_empty_metadata_key_is_left_out() {
-    let mut i = orders();
-    i.metadata = BTreeMap::from([
-        (String::new(), "x".to_owned()),
-        ("ok".to_owned(), "y".to_owned()),
-    ]);
-    assert!(instance_xml(&i).contains("  <metadata>\n    <ok>y</ok>\n  </metadata>\n"));
+    assert!(metadata_xml(&[("", "x"), ("ok", "y")])
+        .contains("  <metadata>\n    <ok>y</ok>\n  </metadata>\n"));
 }
 
 #[test]
 fn metadata_with_only_the_empty_key_is_written_empty() {
-    let mut i = orders();
-    i.metadata = BTreeMap::from([(String::new(), "x".to_owned())]);
-    assert!(instance_xml(&i).contains("<metadata class=\"java.util.Collections$EmptyMap\"/>"));
+    assert!(
+        metadata_xml(&[("", "x")]).contains("<metadata class=\"java.util.Collections$EmptyMap\"/>")
+    );
 }
 
 #[test]
