@@ -72,8 +72,13 @@ pub(crate) fn register_all(registry: &mut Registry, ids: &[(&str, &str)], now: M
 }
 
 /// `registry` once `a/a1` registered as a client at time 0.
-pub(crate) fn holding_a1(mut registry: Registry) -> Registry {
-    register_all(&mut registry, &[("a", "a1")], 0);
+pub(crate) fn holding_a1(registry: Registry) -> Registry {
+    holding(registry, &[("a", "a1")], 0)
+}
+
+/// `registry` once each `(app, id)` registered as a client at time `now`.
+pub(crate) fn holding(mut registry: Registry, ids: &[(&str, &str)], now: Millis) -> Registry {
+    register_all(&mut registry, ids, now);
     registry
 }
 

@@ -4,7 +4,9 @@ use crate::delta::apps_hashcode;
 use crate::model::ActionType;
 use crate::model::InstanceStatus::{self, Down, OutOfService, Starting, Up};
 use crate::origin::Origin;
-use crate::test_util::{holding_a1, instance, out_of_service_by_operator, register_all, registry};
+use crate::test_util::{
+    holding, holding_a1, instance, out_of_service_by_operator, register_all, registry,
+};
 
 fn delta_entries(registry: &crate::Registry) -> Vec<(String, String, Option<ActionType>)> {
     registry
@@ -44,8 +46,7 @@ fn hashcode_of_nothing_is_empty() {
 
 #[test]
 fn delta_lists_registrations_as_added() {
-    let mut registry = registry();
-    register_all(&mut registry, &[("a", "a1"), ("b", "b1")], 0);
+    let registry = holding(registry(), &[("a", "a1"), ("b", "b1")], 0);
     assert_eq!(
         delta_entries(&registry),
         vec![
@@ -88,8 +89,7 @@ fn delta_shows_register_then_status_update_as_one_modified_entry() {
 
 #[test]
 fn later_change_moves_an_instance_to_the_end_of_its_app() {
-    let mut registry = registry();
-    register_all(&mut registry, &[("a", "a1"), ("a", "a2")], 0);
+    let mut registry = holding(registry(), &[("a", "a1"), ("a", "a2")], 0);
     registry.set_status_override("a", "a1", OutOfService, None, Origin::Client, 10);
     let ids: Vec<String> = registry.delta().applications[0]
         .instances
@@ -112,8 +112,7 @@ fn delta_shows_the_instance_as_it_is_now() {
 
 #[test]
 fn delta_hash_covers_the_full_registry() {
-    let mut registry = registry();
-    register_all(&mut registry, &[("a", "a1"), ("a", "a2"), ("b", "b1")], 0);
+    let mut registry = holding(registry(), &[("a", "a1"), ("a", "a2"), ("b", "b1")], 0);
     registry.purge_recently_changed(1_000_000);
     register_all(&mut registry, &[("c", "c1")], 1_000_000);
     let delta = registry.delta();

@@ -5,7 +5,9 @@ use crate::merge::PartStamps;
 use crate::model::InstanceStatus::{OutOfService, Unknown, Up};
 use crate::origin::Origin;
 use crate::registry::Registry;
-use crate::test_util::{expiring_registry, heartbeat, instance_with_dirty, register_all, registry};
+use crate::test_util::{
+    expiring_registry, heartbeat, holding, instance_with_dirty, register_all, registry,
+};
 
 /// Past the 90 s lease of anything registered at 0 and never renewed.
 const EXPIRED: i64 = 90_001;
@@ -50,9 +52,8 @@ fn live_instance_is_listed_with_its_status_and_timestamps() {
 
 #[test]
 fn digest_is_sorted_by_app_then_id() {
-    let mut registry = registry();
-    register_all(
-        &mut registry,
+    let registry = holding(
+        registry(),
         &[("payments", "p1"), ("orders", "o2"), ("orders", "o1")],
         0,
     );
@@ -68,8 +69,7 @@ fn digest_is_sorted_by_app_then_id() {
 
 #[test]
 fn status_override_shows_as_status_and_overridden_status() {
-    let mut registry = registry();
-    register_all(&mut registry, &[("orders", "o1")], 0);
+    let mut registry = holding(registry(), &[("orders", "o1")], 0);
     registry.set_status_override("orders", "o1", OutOfService, Some(7), Origin::Client, 50);
     let entry = &registry.digest()[0];
     assert_eq!(
@@ -108,24 +108,21 @@ fn cancelled_instance_is_a_tombstone_of_its_status_at_the_cancel() {
 
 #[test]
 fn evicted_instance_is_a_tombstone() {
-    let mut registry = expiring_registry();
-    register_all(&mut registry, &[("orders", "o1")], 0);
+    let mut registry = holding(expiring_registry(), &[("orders", "o1")], 0);
     registry.evict(EXPIRED, 0, 1);
     assert_eq!(ids(&registry.digest()), [("ORDERS", "o1", true)]);
 }
 
 #[test]
 fn expired_lease_not_yet_evicted_is_still_live() {
-    let mut registry = expiring_registry();
-    register_all(&mut registry, &[("orders", "o1")], 0);
+    let registry = holding(expiring_registry(), &[("orders", "o1")], 0);
     assert!(registry.instance("orders", "o1", EXPIRED).is_none());
     assert_eq!(ids(&registry.digest()), [("ORDERS", "o1", false)]);
 }
 
 #[test]
 fn instance_registered_again_after_a_cancel_is_live_and_listed_once() {
-    let mut registry = registry();
-    register_all(&mut registry, &[("orders", "o1")], 0);
+    let mut registry = holding(registry(), &[("orders", "o1")], 0);
     registry.cancel("orders", "o1", Origin::Client, 10);
     register_all(&mut registry, &[("orders", "o1")], 20);
     assert_eq!(ids(&registry.digest()), [("ORDERS", "o1", false)]);
@@ -133,8 +130,7 @@ fn instance_registered_again_after_a_cancel_is_live_and_listed_once() {
 
 #[test]
 fn tombstone_lives_as_long_as_its_retention() {
-    let mut registry = registry();
-    register_all(&mut registry, &[("orders", "o1")], 0);
+    let mut registry = holding(registry(), &[("orders", "o1")], 0);
     registry.cancel("orders", "o1", Origin::Client, 10);
     // Default retention is 300 s, measured from the removal.
     registry.purge_recently_changed(300_010);
@@ -152,9 +148,8 @@ fn cancel_of_an_unknown_instance_leaves_no_tombstone() {
 
 #[test]
 fn live_and_removed_instances_sort_together() {
-    let mut registry = registry();
-    register_all(
-        &mut registry,
+    let mut registry = holding(
+        registry(),
         &[("orders", "o1"), ("orders", "o2"), ("orders", "o3")],
         0,
     );
@@ -171,8 +166,7 @@ fn live_and_removed_instances_sort_together() {
 
 #[test]
 fn live_entry_carries_the_stamps_of_its_lease() {
-    let mut registry = registry();
-    register_all(&mut registry, &[("orders", "o1")], 0);
+    let mut registry = holding(registry(), &[("orders", "o1")], 0);
     registry.set_status_override("orders", "o1", OutOfService, None, Origin::Client, 50);
     let stamps = registry.digest()[0].stamps.expect("a lease's stamps");
     assert!(!stamps.registration.is_zero());
@@ -182,8 +176,7 @@ fn live_entry_carries_the_stamps_of_its_lease() {
 
 #[test]
 fn cancelled_tombstone_carries_the_stamp_of_its_cancel() {
-    let mut registry = registry();
-    register_all(&mut registry, &[("orders", "o1")], 0);
+    let mut registry = holding(registry(), &[("orders", "o1")], 0);
     let registered = registry.digest()[0].stamps.unwrap();
     registry.cancel("orders", "o1", Origin::Client, 60);
     let stamps = registry.digest()[0].stamps.expect("the tombstone's stamps");

@@ -6,7 +6,7 @@ use crate::eviction::{choose_randomly, eviction_limit};
 use crate::model::ActionType;
 use crate::origin::Origin;
 use crate::registry::Registry;
-use crate::test_util::{expiring_registry, heartbeat, holding_a1, register_all, registry};
+use crate::test_util::{expiring_registry, heartbeat, holding, holding_a1, register_all, registry};
 
 /// Past the 90 s lease of anything registered at 0 and never renewed.
 const LATER: i64 = 90_001;
@@ -42,8 +42,7 @@ fn eviction_is_capped_at_15_percent_of_registry() {
 
 #[test]
 fn only_expired_leases_are_evicted() {
-    let mut registry = expiring_registry();
-    register_all(&mut registry, &[("a", "a1"), ("b", "b1")], 0);
+    let mut registry = holding(expiring_registry(), &[("a", "a1"), ("b", "b1")], 0);
     heartbeat(&mut registry, "b", "b1", 60_000);
     let report = registry.evict(LATER, 0, 1);
     assert_eq!(report.evicted, vec![("A".to_owned(), "a1".to_owned())]);

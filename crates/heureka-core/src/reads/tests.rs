@@ -7,8 +7,8 @@ use crate::model::{Instance, Millis};
 use crate::origin::Origin;
 use crate::policy::RegistryPolicy;
 use crate::test_util::{
-    expiring_registry, heartbeat, holding_a1, instance, instance_with_status, register_all,
-    registry, registry_with,
+    expiring_registry, heartbeat, holding, holding_a1, instance, instance_with_status,
+    register_all, registry, registry_with,
 };
 use proptest::prelude::*;
 
@@ -29,8 +29,7 @@ fn vip_ids(registry: &crate::Registry, vip: &str, secure: bool) -> Vec<String> {
 
 #[test]
 fn full_registry_has_version_one_and_hash_of_all_instances() {
-    let mut registry = registry();
-    register_all(&mut registry, &[("b", "b1"), ("a", "a1")], 0);
+    let mut registry = holding(registry(), &[("b", "b1"), ("a", "a1")], 0);
     registry.register(instance_with_status("a", "a2", Down), Origin::Client, 0);
     let apps = registry.applications();
     assert_eq!(
@@ -47,8 +46,7 @@ fn full_registry_has_version_one_and_hash_of_all_instances() {
 
 #[test]
 fn applications_omits_apps_with_no_instances() {
-    let mut registry = registry();
-    register_all(&mut registry, &[("a", "a1"), ("b", "b1")], 0);
+    let mut registry = holding(registry(), &[("a", "a1"), ("b", "b1")], 0);
     registry.cancel("a", "a1", Origin::Client, 1);
     let apps = registry.applications();
     assert_eq!(apps.applications.len(), 1);
@@ -94,8 +92,7 @@ fn application_is_none_when_unknown_or_empty() {
 
 #[test]
 fn application_lists_instances_by_id() {
-    let mut registry = registry();
-    register_all(&mut registry, &[("a", "a2"), ("a", "a1")], 0);
+    let registry = holding(registry(), &[("a", "a2"), ("a", "a1")], 0);
     let app = registry.application("a").unwrap();
     let ids: Vec<&str> = app.instances.iter().map(Instance::id).collect();
     assert_eq!(ids, ["a1", "a2"]);
@@ -117,9 +114,8 @@ fn expired_instance_is_served_in_self_preservation() {
 
 #[test]
 fn instance_by_id_searches_every_app() {
-    let mut registry = registry();
-    register_all(
-        &mut registry,
+    let registry = holding(
+        registry(),
         &[("a", "a1"), ("b", "shared"), ("c", "shared")],
         0,
     );
@@ -221,8 +217,7 @@ fn app_version(registry: &crate::Registry, app: &str) -> u64 {
 
 #[test]
 fn application_versions_list_non_empty_apps_by_name_with_instance_counts() {
-    let mut registry = registry();
-    register_all(&mut registry, &[("b", "b1"), ("a", "a1"), ("c", "c1")], 0);
+    let mut registry = holding(registry(), &[("b", "b1"), ("a", "a1"), ("c", "c1")], 0);
     registry.cancel("c", "c1", Origin::Client, 1);
     registry.register(instance("b", "b2"), Origin::Client, 1);
     let listed: Vec<(&str, usize)> = registry
@@ -235,8 +230,7 @@ fn application_versions_list_non_empty_apps_by_name_with_instance_counts() {
 
 #[test]
 fn application_version_moves_only_for_the_application_that_changed() {
-    let mut registry = registry();
-    register_all(&mut registry, &[("a", "a1"), ("b", "b1")], 0);
+    let mut registry = holding(registry(), &[("a", "a1"), ("b", "b1")], 0);
     let (a_before, b_before) = (app_version(&registry, "A"), app_version(&registry, "B"));
     registry.set_status_override(
         "a",
@@ -261,16 +255,14 @@ fn heartbeats_move_no_application_version() {
 
 #[test]
 fn full_hashcode_counts_every_lease() {
-    let mut registry = registry();
-    register_all(&mut registry, &[("a", "a1"), ("a", "a2")], 0);
+    let mut registry = holding(registry(), &[("a", "a1"), ("a", "a2")], 0);
     registry.register(instance_with_status("b", "b1", Down), Origin::Client, 0);
     assert_eq!(registry.full_hashcode(), "DOWN_1_UP_2_");
 }
 
 #[test]
 fn status_counts_group_instances_by_application_and_status() {
-    let mut registry = registry();
-    register_all(&mut registry, &[("b", "b1"), ("a", "a1"), ("a", "a2")], 0);
+    let mut registry = holding(registry(), &[("b", "b1"), ("a", "a1"), ("a", "a2")], 0);
     registry.register(instance_with_status("a", "a3", Down), Origin::Client, 0);
     let counts: Vec<(&str, InstanceStatus, usize)> = registry
         .status_counts()
@@ -282,12 +274,7 @@ fn status_counts_group_instances_by_application_and_status() {
 
 #[test]
 fn delta_items_taken_by_number_show_what_the_delta_shows_for_them_now() {
-    let mut registry = registry();
-    register_all(
-        &mut registry,
-        &[("APP", "a"), ("APP", "b"), ("OTHER", "c")],
-        1,
-    );
+    let registry = holding(registry(), &[("APP", "a"), ("APP", "b"), ("OTHER", "c")], 1);
     let numbers: Vec<(String, Vec<u64>)> = registry
         .delta_applications()
         .iter()
@@ -303,8 +290,7 @@ fn delta_items_taken_by_number_show_what_the_delta_shows_for_them_now() {
 
 #[test]
 fn delta_items_replaced_since_are_not_shown_and_the_version_says_so() {
-    let mut registry = registry();
-    register_all(&mut registry, &[("APP", "a"), ("APP", "b")], 1);
+    let mut registry = holding(registry(), &[("APP", "a"), ("APP", "b")], 1);
     let before = &registry.delta_applications()[0];
     let (version, numbers) = (before.version, before.item_numbers());
     assert!(registry.cancel("APP", "a", Origin::Client, 2));

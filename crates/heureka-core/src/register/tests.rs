@@ -6,8 +6,8 @@ use crate::origin::Origin;
 use crate::outcomes::RenewOutcome;
 use crate::registry::Registry;
 use crate::test_util::{
-    heartbeat, instance, instance_with_dirty, instance_with_status, out_of_service_by_operator,
-    register_all, registered_with_dirty, registry, status_of,
+    heartbeat, holding, instance, instance_with_dirty, instance_with_status,
+    out_of_service_by_operator, register_all, registered_with_dirty, registry, status_of,
 };
 
 /// A registry holding instance `o1` registered at time 0 with `app` as its app name, as sent.
@@ -42,8 +42,7 @@ fn reported_out_of_service() -> Registry {
 
 #[test]
 fn registered_instance_is_up_and_added() {
-    let mut registry = registry();
-    register_all(&mut registry, &[("orders", "o1")], 5);
+    let registry = holding(registry(), &[("orders", "o1")], 5);
     let stored = registry.instance("ORDERS", "o1", 5).unwrap();
     assert_eq!(stored.status, Up);
     assert_eq!(stored.action_type, Some(ActionType::Added));
@@ -77,8 +76,7 @@ fn title_case_app_names_are_found_under_the_name_they_registered_with() {
 
 #[test]
 fn instance_ids_are_case_sensitive() {
-    let mut registry = registry();
-    register_all(&mut registry, &[("a", "Node-1")], 0);
+    let mut registry = holding(registry(), &[("a", "Node-1")], 0);
     assert!(registry.instance("a", "node-1", 0).is_none());
     assert_eq!(
         heartbeat(&mut registry, "a", "node-1", 1),
@@ -111,8 +109,7 @@ fn register_with_equal_dirty_timestamp_replaces_existing() {
 
 #[test]
 fn reregistration_resets_registration_but_keeps_service_up_time() {
-    let mut registry = registry();
-    register_all(&mut registry, &[("a", "a1")], 5);
+    let mut registry = holding(registry(), &[("a", "a1")], 5);
     register_all(&mut registry, &[("a", "a1")], 50);
     let lease_info = registry.instance("a", "a1", 50).unwrap().lease_info;
     assert_eq!(

@@ -4,7 +4,7 @@ use crate::origin::Origin;
 use crate::policy::RegistryPolicy;
 use crate::registry::Registry;
 use crate::renewal_counters::{lease_expiration_enabled, renews_threshold};
-use crate::test_util::{heartbeat, holding_a1, register_all, registry, registry_with};
+use crate::test_util::{heartbeat, holding, holding_a1, register_all, registry, registry_with};
 
 /// Registers `n` clients and sends each two heartbeats (30 s interval), then rolls the minute.
 fn standalone_server_with_clients(n: usize) -> Registry {
@@ -77,8 +77,7 @@ fn new_registration_increments_expected_clients() {
 
 #[test]
 fn reregistration_does_not_increment_expected_clients() {
-    let mut registry = registry();
-    register_all(&mut registry, &[("a", "a1"), ("a", "a1")], 0);
+    let registry = holding(registry(), &[("a", "a1"), ("a", "a1")], 0);
     assert_eq!(registry.self_preservation().expected_clients, 2);
 }
 
@@ -95,8 +94,7 @@ fn expected_clients_at_zero_stay_zero_on_registration() {
 
 #[test]
 fn cancel_decrements_expected_clients() {
-    let mut registry = registry();
-    register_all(&mut registry, &[("a", "a1"), ("a", "a2")], 0);
+    let mut registry = holding(registry(), &[("a", "a1"), ("a", "a2")], 0);
     registry.cancel("a", "a1", Origin::Client, 1);
     assert_eq!(registry.self_preservation().expected_clients, 2);
 }
@@ -225,8 +223,7 @@ fn threshold_task_follows_the_count_when_self_preservation_is_off() {
 
 #[test]
 fn threshold_task_counts_local_leases() {
-    let mut registry = registry();
-    register_all(&mut registry, &[("a", "a1"), ("a", "a2"), ("b", "b1")], 0);
+    let mut registry = holding(registry(), &[("a", "a1"), ("a", "a2"), ("b", "b1")], 0);
     registry.open_for_traffic(1, 0);
     registry.update_renewal_threshold();
     assert_eq!(registry.self_preservation().expected_clients, 3);
