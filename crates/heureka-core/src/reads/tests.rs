@@ -20,6 +20,15 @@ fn with_vips(app: &str, id: &str, vip: &str, secure_vip: &str) -> Instance {
     }
 }
 
+/// A registry holding these instances, each registered by its client at time 0.
+fn registered(instances: impl IntoIterator<Item = Instance>) -> crate::Registry {
+    let mut registry = registry();
+    for instance in instances {
+        registry.register(instance, Origin::Client, 0);
+    }
+    registry
+}
+
 fn vip_ids(registry: &crate::Registry, vip: &str, secure: bool) -> Vec<String> {
     let apps = registry.vip(vip, secure).applications;
     apps.iter()
@@ -147,17 +156,10 @@ fn own_instance_is_marked_coordinating_server() {
 
 #[test]
 fn vip_matches_one_comma_separated_part_exactly() {
-    let mut registry = registry();
-    registry.register(
+    let registry = registered([
         with_vips("a", "a1", "orders,billing", "s-orders"),
-        Origin::Client,
-        0,
-    );
-    registry.register(
         with_vips("b", "b1", "orders-v2", "s-orders"),
-        Origin::Client,
-        0,
-    );
+    ]);
     assert_eq!(vip_ids(&registry, "billing", false), ["a1"]);
     assert_eq!(vip_ids(&registry, "orders", false), ["a1"]);
     assert!(
@@ -168,33 +170,21 @@ fn vip_matches_one_comma_separated_part_exactly() {
 
 #[test]
 fn vip_parts_are_not_trimmed() {
-    let mut registry = registry();
-    registry.register(
-        with_vips("a", "a1", "orders, billing", ""),
-        Origin::Client,
-        0,
-    );
+    let registry = registered([with_vips("a", "a1", "orders, billing", "")]);
     assert!(vip_ids(&registry, "billing", false).is_empty());
     assert_eq!(vip_ids(&registry, " billing", false), ["a1"]);
 }
 
 #[test]
 fn secure_vip_uses_the_secure_address() {
-    let mut registry = registry();
-    registry.register(
-        with_vips("a", "a1", "orders", "s-orders"),
-        Origin::Client,
-        0,
-    );
+    let registry = registered([with_vips("a", "a1", "orders", "s-orders")]);
     assert_eq!(vip_ids(&registry, "s-orders", true), ["a1"]);
     assert!(vip_ids(&registry, "orders", true).is_empty());
 }
 
 #[test]
 fn vip_document_has_version_minus_one_and_hash_of_the_subset() {
-    let mut registry = registry();
-    registry.register(with_vips("a", "a1", "orders", ""), Origin::Client, 0);
-    register_all(&mut registry, &[("b", "b1")], 0);
+    let registry = registered([with_vips("a", "a1", "orders", ""), instance("b", "b1")]);
     let selection = registry.vip("orders", false);
     assert_eq!(
         (selection.versions_delta, selection.apps_hashcode.as_str()),
