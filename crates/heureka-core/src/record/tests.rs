@@ -3,10 +3,18 @@
 use crate::change::{Change, ChangeKind};
 use crate::model::InstanceStatus::{OutOfService, Unknown, Up};
 use crate::origin::Origin;
+use crate::registry::Registry;
 use crate::test_util::{expiring_registry, heartbeat, instance, instance_with_dirty, registry};
 
 fn kinds(changes: &[Change]) -> Vec<ChangeKind> {
     changes.iter().map(|change| change.kind).collect()
+}
+
+/// `registry` holding `orders/o1`, registered by its client at 0, with the outbox emptied.
+fn quiet(mut registry: Registry) -> Registry {
+    registry.register(instance("orders", "o1"), Origin::Client, 0);
+    registry.take_changes();
+    registry
 }
 
 #[test]
@@ -45,9 +53,7 @@ fn take_changes_empties_the_outbox() {
 
 #[test]
 fn renew_yields_renewed_without_moving_the_version() {
-    let mut registry = registry();
-    registry.register(instance("orders", "o1"), Origin::Client, 0);
-    registry.take_changes();
+    let mut registry = quiet(registry());
     let version = registry.version();
     heartbeat(&mut registry, "orders", "o1", 1_000);
     assert_eq!(kinds(&registry.take_changes()), vec![ChangeKind::Renewed]);
@@ -73,9 +79,7 @@ fn peer_writes_are_marked_as_peer_origin() {
 
 #[test]
 fn cancel_yields_cancelled_with_the_status_the_instance_had() {
-    let mut registry = registry();
-    registry.register(instance("orders", "o1"), Origin::Client, 0);
-    registry.take_changes();
+    let mut registry = quiet(registry());
     assert!(registry.cancel("orders", "o1", Origin::Client, 5));
     let changes = registry.take_changes();
     assert_eq!(kinds(&changes), vec![ChangeKind::Cancelled]);
@@ -91,9 +95,7 @@ fn cancel_of_an_unknown_instance_yields_nothing() {
 
 #[test]
 fn eviction_yields_evicted_per_lease() {
-    let mut registry = expiring_registry();
-    registry.register(instance("orders", "o1"), Origin::Client, 0);
-    registry.take_changes();
+    let mut registry = quiet(expiring_registry());
     let report = registry.evict(1_000_000, 0, 7);
     assert_eq!(report.evicted.len(), 1);
     assert_eq!(kinds(&registry.take_changes()), vec![ChangeKind::Evicted]);
@@ -101,9 +103,7 @@ fn eviction_yields_evicted_per_lease() {
 
 #[test]
 fn status_override_yields_overridden_with_the_new_status() {
-    let mut registry = registry();
-    registry.register(instance("orders", "o1"), Origin::Client, 0);
-    registry.take_changes();
+    let mut registry = quiet(registry());
     registry.set_status_override("orders", "o1", OutOfService, None, Origin::Client, 1);
     let changes = registry.take_changes();
     assert_eq!(kinds(&changes), vec![ChangeKind::StatusOverridden]);
@@ -125,18 +125,14 @@ fn override_removal_yields_override_removed() {
 
 #[test]
 fn status_override_that_changes_nothing_yields_nothing() {
-    let mut registry = registry();
-    registry.register(instance("orders", "o1"), Origin::Client, 0);
-    registry.take_changes();
+    let mut registry = quiet(registry());
     registry.set_status_override("orders", "o1", Up, None, Origin::Client, 1);
     assert!(registry.take_changes().is_empty());
 }
 
 #[test]
 fn metadata_update_yields_metadata_updated() {
-    let mut registry = registry();
-    registry.register(instance("orders", "o1"), Origin::Client, 0);
-    registry.take_changes();
+    let mut registry = quiet(registry());
     registry
         .update_metadata("orders", "o1", vec![("zone".into(), "a".into())], 1)
         .unwrap();

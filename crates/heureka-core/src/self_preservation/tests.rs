@@ -118,6 +118,17 @@ fn failed_renews_are_not_counted() {
     assert_eq!(registry.self_preservation().renews_last_min, 0);
 }
 
+/// A standalone server with `clients` clients has this renews threshold and renews in the last
+/// minute, and leases expire there or not.
+fn assert_standalone_server(clients: usize, threshold_and_renews: (u32, u64), expiring: bool) {
+    let numbers = standalone_server_with_clients(clients).self_preservation();
+    assert_eq!(
+        (numbers.renews_threshold, numbers.renews_last_min),
+        threshold_and_renews
+    );
+    assert_eq!(numbers.lease_expiration_enabled, expiring);
+}
+
 #[test]
 fn one_client_keeps_a_standalone_server_in_self_preservation() {
     let numbers = standalone_server_with_clients(1).self_preservation();
@@ -134,22 +145,12 @@ fn one_client_keeps_a_standalone_server_in_self_preservation() {
 
 #[test]
 fn five_clients_still_in_self_preservation() {
-    let numbers = standalone_server_with_clients(5).self_preservation();
-    assert_eq!(
-        (numbers.renews_threshold, numbers.renews_last_min),
-        (10, 10)
-    );
-    assert!(!numbers.lease_expiration_enabled);
+    assert_standalone_server(5, (10, 10), false);
 }
 
 #[test]
 fn six_clients_enable_lease_expiry() {
-    let numbers = standalone_server_with_clients(6).self_preservation();
-    assert_eq!(
-        (numbers.renews_threshold, numbers.renews_last_min),
-        (11, 12)
-    );
-    assert!(numbers.lease_expiration_enabled);
+    assert_standalone_server(6, (11, 12), true);
 }
 
 #[test]
@@ -193,20 +194,22 @@ fn self_preservation_exited_when_renews_recover() {
     assert!(registry.self_preservation().lease_expiration_enabled);
 }
 
+/// Expected clients once `registry` opened for traffic with 10 and the threshold task then
+/// counted `instance_count` instances.
+fn expected_after_the_threshold_task(mut registry: Registry, instance_count: usize) -> u32 {
+    registry.open_for_traffic(10, 0);
+    registry.update_renewal_threshold_from(instance_count);
+    registry.self_preservation().expected_clients
+}
+
 #[test]
 fn threshold_task_adopts_a_count_above_85_percent() {
-    let mut registry = registry();
-    registry.open_for_traffic(10, 0);
-    registry.update_renewal_threshold_from(9);
-    assert_eq!(registry.self_preservation().expected_clients, 9);
+    assert_eq!(expected_after_the_threshold_task(registry(), 9), 9);
 }
 
 #[test]
 fn threshold_task_never_drops_expected_clients_by_more_than_15_percent() {
-    let mut registry = registry();
-    registry.open_for_traffic(10, 0);
-    registry.update_renewal_threshold_from(8);
-    assert_eq!(registry.self_preservation().expected_clients, 10);
+    assert_eq!(expected_after_the_threshold_task(registry(), 8), 10);
 }
 
 #[test]
@@ -215,10 +218,8 @@ fn threshold_task_follows_the_count_when_self_preservation_is_off() {
         enable_self_preservation: false,
         ..RegistryPolicy::default()
     };
-    let mut registry = registry_with(policy);
-    registry.open_for_traffic(10, 0);
-    registry.update_renewal_threshold_from(2);
-    assert_eq!(registry.self_preservation().expected_clients, 2);
+    let expected = expected_after_the_threshold_task(registry_with(policy), 2);
+    assert_eq!(expected, 2);
 }
 
 #[test]
