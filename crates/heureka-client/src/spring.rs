@@ -13,10 +13,10 @@
 use std::path::Path;
 
 use heureka_config::values::parse_list;
-use heureka_config::{Binder, ConfigError, Names, Origin, Properties, Property, Resolver, Schema};
+use heureka_config::{ConfigError, Names, Origin, Properties, Property, Schema};
 
 use self::bind::bind;
-use self::keys::{default_of, table, REGION};
+use self::keys::{table, REGION};
 use crate::address;
 use crate::config::{ClientConfig, DEFAULT_ZONE};
 
@@ -144,16 +144,8 @@ fn zone_keys(
     properties: &Properties,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Vec<String>, ConfigError> {
-    let fallback = |key: &str| Some(default_of(key).to_owned()).filter(|value| !value.is_empty());
-    let defaults = |key: &str| default_of(key).to_owned();
-    let binder = Binder::new(
-        Resolver {
-            properties,
-            env,
-            fallback: &fallback,
-        },
-        &defaults,
-    );
+    let fallback = |key: &str| table().placeholder_default(key);
+    let binder = table().binder(properties, env, &fallback);
     let region = binder.setting(REGION.name)?.value;
     let zones_key = format!("eureka.client.availability-zones.{region}");
     let mut asked = vec![zones_key.clone()];

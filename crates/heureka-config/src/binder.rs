@@ -15,17 +15,29 @@ pub struct Setting {
     pub origin: Origin,
 }
 
+/// Where a binder finds a key's default: a key table, or a function in tests.
+pub trait Defaults {
+    /// The default of `key` as text, empty for "unset".
+    fn default_text(&self, key: &str) -> String;
+}
+
+impl<F: Fn(&str) -> String> Defaults for F {
+    fn default_text(&self, key: &str) -> String {
+        self(key)
+    }
+}
+
 /// Reads keys: the merged value with placeholders resolved, or the application's default.
 pub struct Binder<'a> {
     properties: &'a Properties,
     resolver: Resolver<'a>,
-    defaults: &'a dyn Fn(&str) -> String,
+    defaults: &'a dyn Defaults,
 }
 
 impl<'a> Binder<'a> {
     /// A binder over `resolver.properties`; `defaults` gives a key's default as text, empty
     /// for "unset".
-    pub fn new(resolver: Resolver<'a>, defaults: &'a dyn Fn(&str) -> String) -> Binder<'a> {
+    pub fn new(resolver: Resolver<'a>, defaults: &'a dyn Defaults) -> Binder<'a> {
         Binder {
             properties: resolver.properties,
             resolver,
@@ -43,7 +55,7 @@ impl<'a> Binder<'a> {
         match self.properties.get(key) {
             Some(property) => self.resolve(key, &property.value, &property.origin),
             None => Ok(Setting {
-                value: (self.defaults)(key),
+                value: self.defaults.default_text(key),
                 origin: Origin::Default,
             }),
         }

@@ -272,3 +272,59 @@ impl<C: 'static, P: 'static, V: Value> Bind<Draft<C, P>> for Indexed<P, V> {
         Shape::Indexed
     }
 }
+
+/// The kinds of binding typed for one application: `Draft` and `Key` for its configuration
+/// type and its rules' inputs, and `field`, `part`, `map`, `map_part` and `indexed` whose
+/// closures know what they write into (a generic constructor leaves a closure's argument
+/// types unknown where a table entry is written). `$errors` says when a map's bad entries are
+/// reported ([`MapErrors`]).
+#[macro_export]
+macro_rules! typed_bindings {
+    ($config:ty, $pending:ty, $errors:expr) => {
+        /// The configuration being bound, beside the inputs of its rules.
+        pub(crate) type Draft = $crate::table::Draft<$config, $pending>;
+        /// A key of the table.
+        pub(crate) type Key = $crate::table::Key<Draft>;
+
+        /// A key whose value goes into a field of the configuration.
+        pub(crate) const fn field<V: $crate::typed::Value>(
+            value: V,
+            set: fn(&mut $config, V::Out),
+        ) -> $crate::bindings::Single<$config, $pending, $config, V> {
+            $crate::bindings::field(value, set)
+        }
+
+        /// A key whose value goes into an input of a rule over several keys.
+        pub(crate) const fn part<V: $crate::typed::Value>(
+            value: V,
+            set: fn(&mut $pending, V::Out),
+        ) -> $crate::bindings::Single<$config, $pending, $pending, V> {
+            $crate::bindings::part(value, set)
+        }
+
+        /// A map's entries into a field of the configuration.
+        pub(crate) const fn map<V: $crate::typed::Value>(
+            value: V,
+            set: fn(&mut $config, $crate::bindings::Entries<V::Out>),
+        ) -> $crate::bindings::MapOf<$config, $pending, $config, V> {
+            $crate::bindings::map($errors, value, set)
+        }
+
+        /// A map's entries into an input of a rule.
+        pub(crate) const fn map_part<V: $crate::typed::Value>(
+            value: V,
+            set: fn(&mut $pending, $crate::bindings::Entries<V::Out>),
+        ) -> $crate::bindings::MapOf<$config, $pending, $pending, V> {
+            $crate::bindings::map_part($errors, value, set)
+        }
+
+        /// One property of a list's entries into an input of a rule.
+        #[allow(dead_code)] // a table without lists has no use for it
+        pub(crate) const fn indexed<V: $crate::typed::Value>(
+            value: V,
+            set: fn(&mut $pending, u32, V::Out),
+        ) -> $crate::bindings::Indexed<$pending, V> {
+            $crate::bindings::indexed(value, set)
+        }
+    };
+}

@@ -34,7 +34,7 @@ pub mod values;
 #[cfg(test)]
 mod tests;
 
-pub use binder::{Binder, Setting};
+pub use binder::{Binder, Defaults, Setting};
 pub use error::ConfigError;
 pub use load::{load, load_file, Sources};
 pub use names::Names;

@@ -8,9 +8,10 @@
 
 use std::collections::HashMap;
 
-use crate::binder::Binder;
+use crate::binder::{Binder, Defaults};
 use crate::error::ConfigError;
 use crate::names::{self, Names, Shape};
+use crate::placeholders::Resolver;
 use crate::sources::Properties;
 
 /// The configuration being bound, and the inputs of the rules over several keys.
@@ -222,6 +223,28 @@ impl<D> Table<D> {
             .map(|key| key.name.to_owned())
     }
 
+    /// A binder over `properties` that gives each key the table's default; `fallback` is the
+    /// value of a `${placeholder}` no source sets.
+    pub fn binder<'a>(
+        &'a self,
+        properties: &'a Properties,
+        env: &'a dyn Fn(&str) -> Option<String>,
+        fallback: &'a dyn Fn(&str) -> Option<String>,
+    ) -> Binder<'a> {
+        let resolver = Resolver {
+            properties,
+            env,
+            fallback,
+        };
+        Binder::new(resolver, self)
+    }
+
+    /// The table's default of `key` when it is not empty: what a `${placeholder}` of a key no
+    /// source sets stands for.
+    pub fn placeholder_default(&self, key: &str) -> Option<String> {
+        Some(self.default_of(key).to_owned()).filter(|default| !default.is_empty())
+    }
+
     /// Binds, in table order, the entries whose binding `pass` picks.
     pub fn walk(
         &self,
@@ -277,5 +300,11 @@ impl<D> Table<D> {
                 }),
             }
         })
+    }
+}
+
+impl<D> Defaults for Table<D> {
+    fn default_text(&self, key: &str) -> String {
+        self.default_of(key).to_owned()
     }
 }

@@ -6,7 +6,7 @@
 use std::cell::OnceCell;
 
 use heureka_config::table::Binding;
-use heureka_config::{Binder, ConfigError, Properties, Resolver};
+use heureka_config::{ConfigError, Properties};
 
 use super::binding::Draft;
 use super::keys::{self, table, CLIENT_HOSTNAME, CLIENT_IP_ADDRESS};
@@ -26,17 +26,8 @@ pub(crate) fn bind(
     env: &dyn Fn(&str) -> Option<String>,
     host_lookup: HostLookup<'_>,
 ) -> Result<ClientConfig, ConfigError> {
-    let defaults = |key: &str| keys::default_of(key).to_owned();
-    let plain_fallback =
-        |key: &str| Some(keys::default_of(key).to_owned()).filter(|v| !v.is_empty());
-    let plain = Binder::new(
-        Resolver {
-            properties,
-            env,
-            fallback: &plain_fallback,
-        },
-        &defaults,
-    );
+    let plain_fallback = |key: &str| table().placeholder_default(key);
+    let plain = table().binder(properties, env, &plain_fallback);
     let mut draft = Draft {
         config: unbound(),
         pending: Pending::default(),
@@ -53,14 +44,7 @@ pub(crate) fn bind(
     let host = OnceCell::new();
     let host_info = || host.get_or_init(|| host_lookup(&inet)).clone();
     let fallback = |key: &str| found(key, &host_info).or_else(|| plain_fallback(key));
-    let binder = Binder::new(
-        Resolver {
-            properties,
-            env,
-            fallback: &fallback,
-        },
-        &defaults,
-    );
+    let binder = table().binder(properties, env, &fallback);
     table().walk(&binder, &mut draft, |binding| match binding {
         Binding::Bound(binding) => Some(binding),
         _ => None,

@@ -380,8 +380,3 @@ pub(crate) fn names() -> &'static Names {
 pub(crate) fn find(name: &str) -> Option<&'static Key> {
     table().find(name)
 }
-
-/// The default of `name`, or "" when it has none or is not in the table.
-pub(crate) fn default_of(name: &str) -> &'static str {
-    table().default_of(name)
-}

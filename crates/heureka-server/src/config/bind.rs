@@ -6,7 +6,7 @@
 use std::net::{IpAddr, Ipv4Addr};
 
 use heureka_config::table::Binding;
-use heureka_config::{Binder, ConfigError, Properties, Resolver};
+use heureka_config::{ConfigError, Properties};
 
 use super::binding::Draft;
 use super::model::{Config, ServerConfig};
@@ -20,15 +20,7 @@ pub(crate) fn bind(
 ) -> Result<Config, ConfigError> {
     let fallback = |key: &str| names::placeholder_fallback(key, env);
     // Bindings ask only for table entries' names, so every lookup finds its entry.
-    let defaults = |key: &str| table().default_of(key).to_owned();
-    let binder = Binder::new(
-        Resolver {
-            properties,
-            env,
-            fallback: &fallback,
-        },
-        &defaults,
-    );
+    let binder = table().binder(properties, env, &fallback);
     let mut draft = Draft {
         config: unbound(),
         pending: Pending::new(),

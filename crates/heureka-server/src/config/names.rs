@@ -50,9 +50,8 @@ pub(crate) fn placeholder_fallback(
     key: &str,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Option<String> {
-    let table_default = table().default_of(key);
-    if !table_default.is_empty() {
-        return Some(table_default.to_owned());
+    if let Some(table_default) = table().placeholder_default(key) {
+        return Some(table_default);
     }
     if canonical(key) == canonical("spring.cloud.client.hostname") {
         // Spring Cloud's HostInfoEnvironmentPostProcessor provides this one; instance ids are
