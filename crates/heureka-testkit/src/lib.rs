@@ -9,6 +9,7 @@
 //! implements with [`in_process_server!`].
 
 pub mod pki;
+mod temp_dir;
 
 use std::future::Future;
 use std::marker::PhantomData;
@@ -20,6 +21,8 @@ use reqwest::{Client, RequestBuilder, Response};
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
+
+pub use temp_dir::TempDir;
 
 /// How long any one step of a test may take before it gives up: a bound against hangs, far
 /// above what the step needs, never a measure of speed.

@@ -4,7 +4,6 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use heureka_core::InstanceStatus;
@@ -15,38 +14,7 @@ use super::values::DEFAULT_SERVICE_URL;
 use super::*;
 use crate::address::{HostInfo, InetSettings};
 use crate::config::InstanceUrls;
-
-/// A temporary working directory, removed on drop.
-struct Dir {
-    path: PathBuf,
-}
-
-impl Dir {
-    fn new() -> Dir {
-        static NEXT: AtomicUsize = AtomicUsize::new(0);
-        let path = std::env::temp_dir().join(format!(
-            "heureka-client-config-test-{}-{}",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path).unwrap();
-        Dir { path }
-    }
-
-    fn write(&self, relative: &str, text: &str) -> &Dir {
-        let path = self.path.join(relative);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-        self
-    }
-}
-
-impl Drop for Dir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.path);
-    }
-}
+use heureka_testkit::TempDir as Dir;
 
 fn box1(_: &InetSettings) -> HostInfo {
     HostInfo {

@@ -4,45 +4,13 @@
 use std::collections::BTreeMap;
 use std::net::{IpAddr, Ipv4Addr};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use super::*;
+use heureka_testkit::TempDir as Dir;
 
 mod ssl;
 mod users;
-
-/// A temporary working directory, removed on drop.
-struct Dir {
-    path: PathBuf,
-}
-
-impl Dir {
-    fn new() -> Dir {
-        static NEXT: AtomicUsize = AtomicUsize::new(0);
-        let path = std::env::temp_dir().join(format!(
-            "heureka-config-test-{}-{}",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path).unwrap();
-        Dir { path }
-    }
-
-    fn write(&self, relative: &str, text: &str) -> &Dir {
-        let path = self.path.join(relative);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-        self
-    }
-}
-
-impl Drop for Dir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.path);
-    }
-}
 
 fn load_in(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> Result<Loaded, ConfigError> {
     let args: Vec<String> = args.iter().map(|arg| arg.to_string()).collect();
