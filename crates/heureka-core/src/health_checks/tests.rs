@@ -23,6 +23,41 @@ fn status(registry: &Registry) -> Option<InstanceStatus> {
     status_of(registry, "ORDERS", "o1")
 }
 
+/// An UP instance, registered at 1_000, whose check failed at 2_000.
+fn failing() -> Registry {
+    let mut registry = registered(Up);
+    verdict(&mut registry, Health::Failing, 2_000);
+    registry
+}
+
+fn set_override(registry: &mut Registry, status: InstanceStatus, now: Millis) {
+    registry.set_status_override("ORDERS", "o1", status, None, Origin::Client, now);
+}
+
+/// The status of an instance registered `own`, overridden `overridden` at 2_000, whose check
+/// failed at 3_000.
+fn overridden_then_failing(
+    own: InstanceStatus,
+    overridden: InstanceStatus,
+) -> Option<InstanceStatus> {
+    let mut registry = registered(own);
+    set_override(&mut registry, overridden, 2_000);
+    verdict(&mut registry, Health::Failing, 3_000);
+    status(&registry)
+}
+
+/// Two servers holding `ORDERS/o1`, registered on `a` at 1_000 and copied to `b`.
+fn two_servers() -> (Registry, Registry) {
+    let mut a = expiring_registry();
+    a.set_node_tag(1);
+    let mut b = expiring_registry();
+    b.set_node_tag(2);
+    a.register(instance("ORDERS", "o1"), Origin::Client, 1_000);
+    b.merge_copy(a.stamped_copy("ORDERS", "o1", 1_000).unwrap(), 1_000)
+        .unwrap();
+    (a, b)
+}
+
 #[test]
 fn a_failing_check_turns_an_up_instance_down() {
     let mut registry = registered(Up);
@@ -35,8 +70,7 @@ fn a_failing_check_turns_an_up_instance_down() {
 
 #[test]
 fn a_recovered_check_gives_the_instance_back_its_own_status() {
-    let mut registry = registered(Up);
-    verdict(&mut registry, Health::Failing, 2_000);
+    let mut registry = failing();
 
     verdict(&mut registry, Health::Passing, 3_000);
 
@@ -45,9 +79,8 @@ fn a_recovered_check_gives_the_instance_back_its_own_status() {
 
 #[test]
 fn an_operators_out_of_service_survives_the_checks_recovery() {
-    let mut registry = registered(Up);
-    verdict(&mut registry, Health::Failing, 2_000);
-    registry.set_status_override("ORDERS", "o1", OutOfService, None, Origin::Client, 3_000);
+    let mut registry = failing();
+    set_override(&mut registry, OutOfService, 3_000);
 
     verdict(&mut registry, Health::Passing, 4_000);
 
@@ -56,18 +89,15 @@ fn an_operators_out_of_service_survives_the_checks_recovery() {
 
 #[test]
 fn an_out_of_service_override_beats_a_failing_check() {
-    let mut registry = registered(Up);
-    registry.set_status_override("ORDERS", "o1", OutOfService, None, Origin::Client, 2_000);
-
-    verdict(&mut registry, Health::Failing, 3_000);
-
-    assert_eq!(status(&registry), Some(OutOfService));
+    assert_eq!(
+        overridden_then_failing(Up, OutOfService),
+        Some(OutOfService)
+    );
 }
 
 #[test]
 fn the_instances_own_down_wins_over_a_passing_check() {
-    let mut registry = registered(Up);
-    verdict(&mut registry, Health::Failing, 2_000);
+    let mut registry = failing();
     registry.register(
         instance_with_status("ORDERS", "o1", Down),
         Origin::Client,
@@ -90,18 +120,12 @@ fn a_starting_instance_stays_starting_whatever_the_check_says() {
 
 #[test]
 fn an_up_override_pins_the_instance_up_whatever_the_checks_say() {
-    let mut registry = registered(Down);
-    registry.set_status_override("ORDERS", "o1", Up, None, Origin::Client, 2_000);
-
-    verdict(&mut registry, Health::Failing, 3_000);
-
-    assert_eq!(status(&registry), Some(Up));
+    assert_eq!(overridden_then_failing(Down, Up), Some(Up));
 }
 
 #[test]
 fn heartbeats_do_not_lift_a_failing_verdict() {
-    let mut registry = registered(Up);
-    verdict(&mut registry, Health::Failing, 2_000);
+    let mut registry = failing();
 
     heartbeat(&mut registry, "ORDERS", "o1", 3_000);
 
@@ -110,8 +134,7 @@ fn heartbeats_do_not_lift_a_failing_verdict() {
 
 #[test]
 fn a_registration_keeps_the_verdict_until_a_check_passes() {
-    let mut registry = registered(Up);
-    verdict(&mut registry, Health::Failing, 2_000);
+    let mut registry = failing();
 
     registry.register(instance("ORDERS", "o1"), Origin::Client, 3_000);
 
@@ -122,7 +145,7 @@ fn a_registration_keeps_the_verdict_until_a_check_passes() {
 #[test]
 fn removing_the_override_of_a_failing_instance_leaves_it_down() {
     let mut registry = registered(Up);
-    registry.set_status_override("ORDERS", "o1", OutOfService, None, Origin::Client, 2_000);
+    set_override(&mut registry, OutOfService, 2_000);
     verdict(&mut registry, Health::Failing, 3_000);
 
     registry.delete_status_override("ORDERS", "o1", Some(Up), None, Origin::Client, 4_000);
@@ -132,8 +155,7 @@ fn removing_the_override_of_a_failing_instance_leaves_it_down() {
 
 #[test]
 fn the_same_verdict_again_writes_nothing() {
-    let mut registry = registered(Up);
-    verdict(&mut registry, Health::Failing, 2_000);
+    let mut registry = failing();
     registry.take_changes();
 
     let written = verdict(&mut registry, Health::Failing, 3_000);
@@ -180,13 +202,7 @@ fn a_verdict_is_a_visible_change_that_replicates() {
 
 #[test]
 fn a_peer_takes_the_verdict_with_the_copy_and_reads_the_same_status() {
-    let mut a = expiring_registry();
-    a.set_node_tag(1);
-    let mut b = expiring_registry();
-    b.set_node_tag(2);
-    a.register(instance("ORDERS", "o1"), Origin::Client, 1_000);
-    b.merge_copy(a.stamped_copy("ORDERS", "o1", 1_000).unwrap(), 1_000)
-        .unwrap();
+    let (mut a, mut b) = two_servers();
 
     verdict(&mut a, Health::Failing, 2_000);
     b.take_changes();
@@ -199,13 +215,7 @@ fn a_peer_takes_the_verdict_with_the_copy_and_reads_the_same_status() {
 
 #[test]
 fn a_later_verdict_from_another_checker_wins_over_an_older_one() {
-    let mut a = expiring_registry();
-    a.set_node_tag(1);
-    let mut b = expiring_registry();
-    b.set_node_tag(2);
-    a.register(instance("ORDERS", "o1"), Origin::Client, 1_000);
-    b.merge_copy(a.stamped_copy("ORDERS", "o1", 1_000).unwrap(), 1_000)
-        .unwrap();
+    let (mut a, mut b) = two_servers();
     verdict(&mut a, Health::Failing, 2_000);
     let failing = a.stamped_copy("ORDERS", "o1", 2_000).unwrap();
     b.merge_copy(failing.clone(), 2_000).unwrap();
