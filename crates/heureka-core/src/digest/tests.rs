@@ -2,11 +2,11 @@
 
 use crate::instance_digest::InstanceDigest;
 use crate::merge::PartStamps;
-use crate::model::InstanceStatus::{OutOfService, Unknown, Up};
+use crate::model::InstanceStatus::OutOfService;
 use crate::origin::Origin;
 use crate::registry::Registry;
 use crate::test_util::{
-    expiring_registry, heartbeat, holding, instance_with_dirty, register_all, registry,
+    expiring_registry, heartbeat, holding, instance_with_dirty, live_digest, register_all, registry,
 };
 
 /// Past the 90 s lease of anything registered at 0 and never renewed.
@@ -37,15 +37,8 @@ fn live_instance_is_listed_with_its_status_and_timestamps() {
     assert_eq!(
         registry.digest(),
         vec![InstanceDigest {
-            app: "ORDERS".to_owned(),
-            id: "o1".to_owned(),
-            status: Up,
-            overridden_status: Unknown,
-            last_dirty_timestamp: 3,
-            last_updated_timestamp: 5,
-            last_renewal_timestamp: 40,
-            removed: false,
             stamps: Some(stamps_of(&registry, "o1")),
+            ..live_digest("ORDERS", "o1", 3, 5, 40)
         }]
     );
 }
@@ -91,17 +84,11 @@ fn cancelled_instance_is_a_tombstone_of_its_status_at_the_cancel() {
     assert_eq!(
         registry.digest(),
         vec![InstanceDigest {
-            app: "ORDERS".to_owned(),
-            id: "o1".to_owned(),
-            status: Up,
-            overridden_status: Unknown,
-            // A cancel's tombstone keeps the stamps, not the document (`tombstones.rs`).
-            last_dirty_timestamp: 0,
-            last_updated_timestamp: 60,
-            // A cancel ends the lease's renewals at the cancel.
-            last_renewal_timestamp: 60,
             removed: true,
             stamps: Some(stamps_of(&registry, "o1")),
+            // A cancel's tombstone keeps the stamps, not the document (`tombstones.rs`) (dirty
+            // timestamp 0), and ends the lease's renewals at the cancel (renewed at 60).
+            ..live_digest("ORDERS", "o1", 0, 60, 60)
         }]
     );
 }
@@ -147,24 +134,6 @@ fn cancel_of_an_unknown_instance_leaves_no_tombstone() {
 }
 
 #[test]
-fn live_and_removed_instances_sort_together() {
-    let mut registry = holding(
-        registry(),
-        &[("orders", "o1"), ("orders", "o2"), ("orders", "o3")],
-        0,
-    );
-    registry.cancel("orders", "o2", Origin::Peer, 10);
-    assert_eq!(
-        ids(&registry.digest()),
-        [
-            ("ORDERS", "o1", false),
-            ("ORDERS", "o2", true),
-            ("ORDERS", "o3", false)
-        ]
-    );
-}
-
-#[test]
 fn live_entry_carries_the_stamps_of_its_lease() {
     let mut registry = holding(registry(), &[("orders", "o1")], 0);
     registry.set_status_override("orders", "o1", OutOfService, None, Origin::Client, 50);
@@ -182,4 +151,22 @@ fn cancelled_tombstone_carries_the_stamp_of_its_cancel() {
     let stamps = registry.digest()[0].stamps.expect("the tombstone's stamps");
     assert!(stamps.removed > registered.registration);
     assert_eq!(stamps.registration, registered.registration);
+}
+
+#[test]
+fn live_and_removed_instances_sort_together() {
+    let mut registry = holding(
+        registry(),
+        &[("orders", "o1"), ("orders", "o2"), ("orders", "o3")],
+        0,
+    );
+    registry.cancel("orders", "o2", Origin::Peer, 10);
+    assert_eq!(
+        ids(&registry.digest()),
+        [
+            ("ORDERS", "o1", false),
+            ("ORDERS", "o2", true),
+            ("ORDERS", "o3", false)
+        ]
+    );
 }
