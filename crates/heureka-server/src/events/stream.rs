@@ -15,7 +15,7 @@ use tokio_stream::wrappers::errors::BroadcastStreamRecvError;
 use tokio_stream::wrappers::BroadcastStream;
 use tokio_stream::{Stream, StreamExt};
 
-use super::{Events, Published};
+use super::feed::{Events, Published};
 
 /// One event as one subscriber gets it.
 #[derive(Debug, Clone, PartialEq)]

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use tokio::sync::broadcast::error::RecvError;
 
-use super::Published;
+use super::feed::Published;
 use crate::config::WebhookConfig;
 
 /// Attempts per event before it is given up (logged).
@@ -31,7 +31,7 @@ pub(crate) fn wants(webhook: &WebhookConfig, name: &str) -> bool {
 
 /// Starts one delivery task per configured webhook.
 pub(crate) fn spawn_all(
-    events: &super::Events,
+    events: &super::feed::Events,
     webhooks: &[WebhookConfig],
     tasks: &mut tokio::task::JoinSet<()>,
 ) {

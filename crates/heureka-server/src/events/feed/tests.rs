@@ -9,9 +9,9 @@ use serde_json::Value;
 use tokio::task::JoinSet;
 use tokio_stream::{Stream, StreamExt};
 
-use super::stream::{subscriber_events, Outgoing};
 use crate::clock::Clock;
 use crate::config::Config;
+use crate::events::stream::{subscriber_events, Outgoing};
 use crate::state::{AppState, SharedState};
 
 const EPOCH: i64 = 1_700_000_000_000;
