@@ -1,9 +1,11 @@
 //! `apps__hashcode` and the delta document (§5, §6.9).
 
 use crate::delta::apps_hashcode;
-use crate::model::ActionType;
+use crate::model::ActionType::{self, Added, Deleted, Modified};
 use crate::model::InstanceStatus::{self, Down, OutOfService, Starting, Up};
+use crate::model::Millis;
 use crate::origin::Origin;
+use crate::registry::Registry;
 use crate::test_util::{
     holding, holding_a1, instance, out_of_service_by_operator, register_all, registry,
 };
@@ -23,6 +25,33 @@ fn delta_entries(registry: &crate::Registry) -> Vec<(String, String, Option<Acti
 
 fn entry(app: &str, id: &str, action: ActionType) -> (String, String, Option<ActionType>) {
     (app.to_owned(), id.to_owned(), Some(action))
+}
+
+/// The delta lists exactly these `(app, id, action)` entries, in this order.
+fn assert_delta(registry: &crate::Registry, expected: &[(&str, &str, ActionType)]) {
+    let expected: Vec<_> = expected
+        .iter()
+        .map(|&(app, id, action)| entry(app, id, action))
+        .collect();
+    assert_eq!(delta_entries(registry), expected);
+}
+
+/// `orders/o1` registered and cancelled `rounds` times, a millisecond apart.
+fn registered_and_cancelled(rounds: Millis) -> Registry {
+    let mut registry = registry();
+    for round in 0..rounds {
+        registry.register(instance("orders", "o1"), Origin::Client, round * 2);
+        registry.cancel("orders", "o1", Origin::Client, round * 2 + 1);
+    }
+    registry
+}
+
+/// `a/a1` registered at 0, cancelled at 10 and registered again at 20.
+fn registered_again_after_a_cancel() -> Registry {
+    let mut registry = holding_a1(registry());
+    registry.cancel("a", "a1", Origin::Client, 10);
+    register_all(&mut registry, &[("a", "a1")], 20);
+    registry
 }
 
 #[test]
@@ -47,13 +76,7 @@ fn hashcode_of_nothing_is_empty() {
 #[test]
 fn delta_lists_registrations_as_added() {
     let registry = holding(registry(), &[("a", "a1"), ("b", "b1")], 0);
-    assert_eq!(
-        delta_entries(&registry),
-        vec![
-            entry("A", "a1", ActionType::Added),
-            entry("B", "b1", ActionType::Added)
-        ]
-    );
+    assert_delta(&registry, &[("A", "a1", Added), ("B", "b1", Added)]);
 }
 
 #[test]
@@ -62,29 +85,21 @@ fn delta_shows_cancelled_instance_as_deleted() {
     registry.cancel("a", "a1", Origin::Client, 10);
     let delta = registry.delta();
     let deleted = &delta.applications[0].instances[0];
-    assert_eq!(deleted.action_type, Some(ActionType::Deleted));
+    assert_eq!(deleted.action_type, Some(Deleted));
     assert_eq!(deleted.lease_info.eviction_timestamp, 10);
     assert_eq!(delta.applications[0].instances.len(), 1);
 }
 
 #[test]
 fn delta_shows_reregistration_after_cancel_as_added() {
-    let mut registry = holding_a1(registry());
-    registry.cancel("a", "a1", Origin::Client, 10);
-    register_all(&mut registry, &[("a", "a1")], 20);
-    assert_eq!(
-        delta_entries(&registry),
-        vec![entry("A", "a1", ActionType::Added)]
-    );
+    let registry = registered_again_after_a_cancel();
+    assert_delta(&registry, &[("A", "a1", Added)]);
 }
 
 #[test]
 fn delta_shows_register_then_status_update_as_one_modified_entry() {
     let registry = out_of_service_by_operator();
-    assert_eq!(
-        delta_entries(&registry),
-        vec![entry("A", "a1", ActionType::Modified)]
-    );
+    assert_delta(&registry, &[("A", "a1", Modified)]);
 }
 
 #[test]
@@ -125,10 +140,7 @@ fn delta_entries_older_than_retention_are_purged() {
     let mut registry = holding_a1(registry());
     register_all(&mut registry, &[("b", "b1")], 100_000);
     registry.purge_recently_changed(180_001);
-    assert_eq!(
-        delta_entries(&registry),
-        vec![entry("B", "b1", ActionType::Added)]
-    );
+    assert_delta(&registry, &[("B", "b1", Added)]);
 }
 
 #[test]
@@ -168,31 +180,20 @@ fn delta_version_increases_with_changes() {
 #[test]
 fn register_cancel_loop_keeps_one_delta_item_per_instance() {
     // Issue 7, defect 4: each cancel kept a full copy of the instance for the retention window.
-    let mut registry = registry();
-    for round in 0..1_000 {
-        registry.register(instance("orders", "o1"), Origin::Client, round * 2);
-        registry.cancel("orders", "o1", Origin::Client, round * 2 + 1);
-    }
+    let registry = registered_and_cancelled(1_000);
     assert_eq!(registry.recently_changed_len(), 1);
-    assert_eq!(
-        delta_entries(&registry),
-        vec![entry("ORDERS", "o1", ActionType::Deleted)]
-    );
+    assert_delta(&registry, &[("ORDERS", "o1", Deleted)]);
 }
 
 #[test]
 fn reregister_after_cancel_leaves_one_delta_item() {
-    let mut registry = holding_a1(registry());
-    registry.cancel("a", "a1", Origin::Client, 10);
-    register_all(&mut registry, &[("a", "a1")], 20);
+    let registry = registered_again_after_a_cancel();
     assert_eq!(registry.recently_changed_len(), 1);
 }
 
 #[test]
 fn reregister_after_cancel_forgets_the_tombstone_index_entry() {
-    let mut registry = holding_a1(registry());
-    registry.cancel("a", "a1", Origin::Client, 10);
-    register_all(&mut registry, &[("a", "a1")], 20);
+    let registry = registered_again_after_a_cancel();
     assert!(registry.recently_changed.deleted.is_empty());
 }
 
@@ -203,13 +204,7 @@ fn change_after_its_earlier_item_was_purged_queues_one_item() {
     registry.purge_recently_changed(200_000);
     register_all(&mut registry, &[("b", "b1")], 200_000);
     registry.set_status_override("a", "a1", OutOfService, None, Origin::Client, 200_001);
-    assert_eq!(
-        delta_entries(&registry),
-        vec![
-            entry("B", "b1", ActionType::Added),
-            entry("A", "a1", ActionType::Modified)
-        ]
-    );
+    assert_delta(&registry, &[("B", "b1", Added), ("A", "a1", Modified)]);
 }
 
 #[test]
@@ -217,10 +212,7 @@ fn cancel_after_its_earlier_item_was_purged_queues_one_deleted_item() {
     let mut registry = holding_a1(registry());
     registry.purge_recently_changed(200_000);
     registry.cancel("a", "a1", Origin::Client, 200_001);
-    assert_eq!(
-        delta_entries(&registry),
-        vec![entry("A", "a1", ActionType::Deleted)]
-    );
+    assert_delta(&registry, &[("A", "a1", Deleted)]);
 }
 
 #[test]
@@ -238,18 +230,11 @@ fn reregister_after_its_deleted_item_was_purged_queues_one_added_item() {
     registry.cancel("a", "a1", Origin::Client, 10);
     registry.purge_recently_changed(200_000);
     register_all(&mut registry, &[("a", "a1")], 200_001);
-    assert_eq!(
-        delta_entries(&registry),
-        vec![entry("A", "a1", ActionType::Added)]
-    );
+    assert_delta(&registry, &[("A", "a1", Added)]);
 }
 
 #[test]
 fn register_cancel_loop_keeps_one_tombstone_index_entry() {
-    let mut registry = registry();
-    for round in 0..100 {
-        registry.register(instance("orders", "o1"), Origin::Client, round * 2);
-        registry.cancel("orders", "o1", Origin::Client, round * 2 + 1);
-    }
+    let registry = registered_and_cancelled(100);
     assert_eq!(registry.recently_changed.deleted.len(), 1);
 }
