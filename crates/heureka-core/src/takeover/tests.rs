@@ -35,67 +35,44 @@ fn takeover_reported(
     changes[0].takeover.as_deref().cloned()
 }
 
+/// The takeover reported when `orders/o1`, registered from 10.0.0.1:8080 at 0, registers
+/// again from `ip:port` at `now`.
+fn reported_after(ip: &str, port: u32, origin: Origin, now: Millis) -> Option<Takeover> {
+    let mut registry = registered(at_address("10.0.0.1", 8080));
+    takeover_reported(&mut registry, at_address(ip, port), origin, now)
+}
+
 #[test]
 fn registering_a_live_instance_from_another_address_is_a_takeover() {
-    let mut registry = registered(at_address("10.0.0.1", 8080));
-    let reported = takeover_reported(
-        &mut registry,
-        at_address("10.6.6.6", 8080),
-        Origin::Client,
-        1_000,
-    );
-    let reported = reported.expect("a takeover");
+    let reported = reported_after("10.6.6.6", 8080, Origin::Client, 1_000).expect("a takeover");
     assert_eq!(reported.previous.ip_addr, "10.0.0.1");
     assert_eq!(reported.incoming.ip_addr, "10.6.6.6");
 }
 
 #[test]
 fn registering_a_live_instance_on_another_port_is_a_takeover() {
-    let mut registry = registered(at_address("10.0.0.1", 8080));
-    let reported = takeover_reported(
-        &mut registry,
-        at_address("10.0.0.1", 9090),
-        Origin::Client,
-        1_000,
-    );
+    let reported = reported_after("10.0.0.1", 9090, Origin::Client, 1_000);
     assert_eq!(reported.map(|t| t.incoming.port), Some(9090));
 }
 
 #[test]
 fn re_registering_from_the_same_endpoint_is_no_takeover() {
-    let mut registry = registered(at_address("10.0.0.1", 8080));
-    let reported = takeover_reported(
-        &mut registry,
-        at_address("10.0.0.1", 8080),
-        Origin::Client,
-        1_000,
+    assert_eq!(
+        reported_after("10.0.0.1", 8080, Origin::Client, 1_000),
+        None
     );
-    assert_eq!(reported, None);
 }
 
 #[test]
 fn an_expired_lease_is_free_to_take() {
-    let mut registry = registered(at_address("10.0.0.1", 8080));
-    let reported = takeover_reported(
-        &mut registry,
-        at_address("10.6.6.6", 8080),
-        Origin::Client,
-        LEASE_MS + 1,
-    );
+    let reported = reported_after("10.6.6.6", 8080, Origin::Client, LEASE_MS + 1);
     assert_eq!(reported, None);
 }
 
 #[test]
 fn a_peers_replica_is_not_reported_again() {
     // The node the client wrote to reported it; its peers only apply the replica.
-    let mut registry = registered(at_address("10.0.0.1", 8080));
-    let reported = takeover_reported(
-        &mut registry,
-        at_address("10.6.6.6", 8080),
-        Origin::Peer,
-        1_000,
-    );
-    assert_eq!(reported, None);
+    assert_eq!(reported_after("10.6.6.6", 8080, Origin::Peer, 1_000), None);
 }
 
 #[test]
