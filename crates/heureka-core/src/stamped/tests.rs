@@ -49,12 +49,25 @@ fn set_out_of_service(registry: &mut Registry, now: Millis) {
     assert!(registry.set_status_override("ORDERS", "o1", OutOfService, None, Origin::Client, now));
 }
 
+/// Servers `a` and `b` (of `servers`) once `ORDERS/o1` registered on `a` at 1_000.
+fn registered_on_a() -> (Registry, Registry) {
+    let (mut a, b, _) = servers();
+    register(&mut a, 1_000);
+    (a, b)
+}
+
+/// As `registered_on_a`, and `b` merged `a`'s copy at 1_000.
+fn copied_to_b() -> (Registry, Registry) {
+    let (a, mut b) = registered_on_a();
+    b.merge_copy(copy_of(&a), 1_000).unwrap();
+    (a, b)
+}
+
 // === merging a peer's copy ===
 
 #[test]
 fn a_newer_override_removal_replaces_the_override_held_here() {
-    let (mut a, mut b, _) = servers();
-    register(&mut a, 1_000);
+    let (mut a, mut b) = registered_on_a();
     set_out_of_service(&mut a, 2_000);
     b.merge_copy(copy_of(&a), 2_000).unwrap();
     assert!(a.delete_status_override("ORDERS", "o1", Some(Up), None, Origin::Client, 3_000));
@@ -67,8 +80,7 @@ fn a_newer_override_removal_replaces_the_override_held_here() {
 
 #[test]
 fn an_older_copy_with_an_override_does_not_bring_back_a_removed_one() {
-    let (mut a, mut b, _) = servers();
-    register(&mut a, 1_000);
+    let (mut a, mut b) = registered_on_a();
     set_out_of_service(&mut a, 2_000);
     let stale = copy_of(&a);
     b.merge_copy(stale.clone(), 2_000).unwrap();
@@ -82,8 +94,7 @@ fn an_older_copy_with_an_override_does_not_bring_back_a_removed_one() {
 
 #[test]
 fn an_older_registration_does_not_bring_back_a_cancelled_instance() {
-    let (mut a, mut b, _) = servers();
-    register(&mut a, 1_000);
+    let (a, mut b) = registered_on_a();
     let stale = copy_of(&a);
     b.merge_copy(stale.clone(), 1_000).unwrap();
     assert!(b.cancel("ORDERS", "o1", Origin::Client, 2_000));
@@ -96,9 +107,7 @@ fn an_older_registration_does_not_bring_back_a_cancelled_instance() {
 
 #[test]
 fn a_cancel_copy_removes_the_instance_and_is_recorded_as_a_peer_write() {
-    let (mut a, mut b, _) = servers();
-    register(&mut a, 1_000);
-    b.merge_copy(copy_of(&a), 1_000).unwrap();
+    let (mut a, mut b) = copied_to_b();
     assert!(a.cancel("ORDERS", "o1", Origin::Client, 2_000));
     b.take_changes();
 
@@ -115,9 +124,7 @@ fn a_cancel_copy_removes_the_instance_and_is_recorded_as_a_peer_write() {
 
 #[test]
 fn a_registration_after_the_cancel_brings_the_instance_back() {
-    let (mut a, mut b, _) = servers();
-    register(&mut a, 1_000);
-    b.merge_copy(copy_of(&a), 1_000).unwrap();
+    let (mut a, mut b) = copied_to_b();
     assert!(b.cancel("ORDERS", "o1", Origin::Client, 2_000));
     a.merge_copy(copy_of(&b), 2_000).unwrap();
     register(&mut a, 3_000);
@@ -129,8 +136,7 @@ fn a_registration_after_the_cancel_brings_the_instance_back() {
 
 #[test]
 fn merging_the_same_copy_twice_changes_nothing_the_second_time() {
-    let (mut a, mut b, _) = servers();
-    register(&mut a, 1_000);
+    let (mut a, mut b) = registered_on_a();
     set_out_of_service(&mut a, 2_000);
     b.merge_copy(copy_of(&a), 2_000).unwrap();
     b.take_changes();
@@ -143,16 +149,13 @@ fn merging_the_same_copy_twice_changes_nothing_the_second_time() {
 
 #[test]
 fn a_merged_copy_is_never_replicated_again() {
-    let (mut a, mut b, _) = servers();
-    register(&mut a, 1_000);
-    b.merge_copy(copy_of(&a), 1_000).unwrap();
+    let (_, mut b) = copied_to_b();
     assert!(b.take_changes().iter().all(|c| c.origin == Origin::Peer));
 }
 
 #[test]
 fn a_copy_stamped_far_ahead_of_our_clock_is_refused() {
-    let (mut a, mut b, _) = servers();
-    register(&mut a, 1_000);
+    let (a, mut b) = registered_on_a();
     let mut forged = copy_of(&a);
     forged.parts.stamps.registration = Stamp {
         ms: 1_000 + MAX_DRIFT_MS + 1,
@@ -184,9 +187,7 @@ fn an_override_for_an_instance_unknown_here_is_kept_for_its_registration() {
 
 #[test]
 fn an_evicted_instance_comes_back_with_a_peer_that_still_renews_it() {
-    let (mut a, mut b, _) = servers();
-    register(&mut a, 1_000);
-    b.merge_copy(copy_of(&a), 1_000).unwrap();
+    let (mut a, mut b) = copied_to_b();
     b.evict(1_000 + 200_000, 0, 7);
     assert!(!is_held(&b));
     // A kept hearing the instance's heartbeats.
@@ -201,8 +202,7 @@ fn an_evicted_instance_comes_back_with_a_peer_that_still_renews_it() {
 
 #[test]
 fn an_expired_lease_kept_by_self_preservation_revives_nothing_elsewhere() {
-    let (mut a, mut b, _) = servers();
-    register(&mut a, 1_000);
+    let (a, mut b) = registered_on_a();
     let expired = a.stamped_copy("ORDERS", "o1", 1_000 + 100_000).unwrap();
     assert!(!expired.leased);
     b.merge_copy(expired, 101_000).unwrap();
@@ -242,9 +242,7 @@ fn an_evicted_instance_registering_again_keeps_its_override() {
 
 #[test]
 fn the_instance_reporting_down_after_a_merged_override_is_down_everywhere() {
-    let (mut a, mut b, _) = servers();
-    register(&mut a, 1_000);
-    b.merge_copy(copy_of(&a), 1_000).unwrap();
+    let (mut a, mut b) = copied_to_b();
     set_out_of_service(&mut b, 2_000);
     a.merge_copy(copy_of(&b), 2_000).unwrap();
     let down = Instance {
@@ -263,8 +261,7 @@ fn the_instance_reporting_down_after_a_merged_override_is_down_everywhere() {
 
 #[test]
 fn a_heartbeat_for_an_unknown_instance_asks_for_the_copy() {
-    let (mut a, mut b, _) = servers();
-    register(&mut a, 1_000);
+    let (a, mut b) = registered_on_a();
     let stamps = copy_of(&a).parts.stamps;
     assert_eq!(
         b.renew_stamped("ORDERS", "o1", &stamps, 1_000).unwrap(),
@@ -274,9 +271,7 @@ fn a_heartbeat_for_an_unknown_instance_asks_for_the_copy() {
 
 #[test]
 fn a_heartbeat_with_equal_stamps_renews() {
-    let (mut a, mut b, _) = servers();
-    register(&mut a, 1_000);
-    b.merge_copy(copy_of(&a), 1_000).unwrap();
+    let (a, mut b) = copied_to_b();
     let stamps = copy_of(&a).parts.stamps;
     assert_eq!(
         b.renew_stamped("ORDERS", "o1", &stamps, 2_000).unwrap(),
@@ -288,8 +283,7 @@ fn a_heartbeat_with_equal_stamps_renews() {
 
 #[test]
 fn a_heartbeat_from_a_server_that_missed_a_write_gets_our_copy() {
-    let (mut a, mut b, _) = servers();
-    register(&mut a, 1_000);
+    let (a, mut b) = registered_on_a();
     let stale = copy_of(&a).parts.stamps;
     b.merge_copy(copy_of(&a), 1_000).unwrap();
     set_out_of_service(&mut b, 2_000);
@@ -301,8 +295,7 @@ fn a_heartbeat_from_a_server_that_missed_a_write_gets_our_copy() {
 
 #[test]
 fn a_heartbeat_for_an_instance_cancelled_here_gets_the_cancel() {
-    let (mut a, mut b, _) = servers();
-    register(&mut a, 1_000);
+    let (a, mut b) = registered_on_a();
     let stale = copy_of(&a).parts.stamps;
     b.merge_copy(copy_of(&a), 1_000).unwrap();
     assert!(b.cancel("ORDERS", "o1", Origin::Client, 2_000));
@@ -315,9 +308,7 @@ fn a_heartbeat_for_an_instance_cancelled_here_gets_the_cancel() {
 
 #[test]
 fn a_heartbeat_from_a_server_with_a_newer_write_asks_for_its_copy() {
-    let (mut a, mut b, _) = servers();
-    register(&mut a, 1_000);
-    b.merge_copy(copy_of(&a), 1_000).unwrap();
+    let (mut a, mut b) = copied_to_b();
     set_out_of_service(&mut a, 2_000);
     let newer = copy_of(&a).parts.stamps;
     assert_eq!(
@@ -430,8 +421,7 @@ fn a_tombstone_is_kept_for_its_retention_then_forgotten() {
 
 #[test]
 fn a_synced_copy_is_replaced_by_any_stamped_write() {
-    let (mut a, mut b, _) = servers();
-    register(&mut a, 1_000);
+    let (mut a, mut b) = registered_on_a();
     set_out_of_service(&mut a, 2_000);
     let old = instance("ORDERS", "o1");
     assert!(b.register_synced(old, 3_000));
@@ -482,8 +472,7 @@ fn a_removal_where_no_override_was_seen_beats_an_earlier_set_made_elsewhere() {
 
 #[test]
 fn setting_an_override_already_in_force_beats_an_earlier_removal_made_elsewhere() {
-    let (mut a, mut b, _) = servers();
-    register(&mut a, 1_000);
+    let (mut a, mut b) = registered_on_a();
     set_out_of_service(&mut a, 2_000);
     b.merge_copy(copy_of(&a), 2_000).unwrap();
     assert!(b.delete_status_override("ORDERS", "o1", Some(Up), None, Origin::Client, 3_000));
