@@ -63,13 +63,29 @@ fn copied_to_b() -> (Registry, Registry) {
     (a, b)
 }
 
+/// As `registered_on_a`, then put OUT_OF_SERVICE on `a` at 2_000 and `a`'s copy merged by `b`
+/// at 2_000.
+fn overridden_and_copied() -> (Registry, Registry) {
+    let (mut a, mut b) = registered_on_a();
+    set_out_of_service(&mut a, 2_000);
+    b.merge_copy(copy_of(&a), 2_000).unwrap();
+    (a, b)
+}
+
+/// `b`'s answer to a stamped heartbeat of `ORDERS/o1` carrying `stamps`.
+fn stamped_heartbeat(
+    b: &mut Registry,
+    stamps: &crate::merge::PartStamps,
+    now: Millis,
+) -> StampedRenewal {
+    b.renew_stamped("ORDERS", "o1", stamps, now).unwrap()
+}
+
 // === merging a peer's copy ===
 
 #[test]
 fn a_newer_override_removal_replaces_the_override_held_here() {
-    let (mut a, mut b) = registered_on_a();
-    set_out_of_service(&mut a, 2_000);
-    b.merge_copy(copy_of(&a), 2_000).unwrap();
+    let (mut a, mut b) = overridden_and_copied();
     assert!(a.delete_status_override("ORDERS", "o1", Some(Up), None, Origin::Client, 3_000));
 
     b.merge_copy(copy_of(&a), 3_000).unwrap();
@@ -136,9 +152,7 @@ fn a_registration_after_the_cancel_brings_the_instance_back() {
 
 #[test]
 fn merging_the_same_copy_twice_changes_nothing_the_second_time() {
-    let (mut a, mut b) = registered_on_a();
-    set_out_of_service(&mut a, 2_000);
-    b.merge_copy(copy_of(&a), 2_000).unwrap();
+    let (a, mut b) = overridden_and_copied();
     b.take_changes();
 
     let merged = b.merge_copy(copy_of(&a), 2_500).unwrap();
@@ -230,8 +244,7 @@ fn a_synced_copy_reaches_a_server_that_lacks_it() {
 
 #[test]
 fn an_evicted_instance_registering_again_keeps_its_override() {
-    let (mut a, _, _) = servers();
-    register(&mut a, 1_000);
+    let (mut a, _) = registered_on_a();
     set_out_of_service(&mut a, 2_000);
     a.evict(2_000 + 200_000, 0, 7);
 
@@ -263,10 +276,8 @@ fn the_instance_reporting_down_after_a_merged_override_is_down_everywhere() {
 fn a_heartbeat_for_an_unknown_instance_asks_for_the_copy() {
     let (a, mut b) = registered_on_a();
     let stamps = copy_of(&a).parts.stamps;
-    assert_eq!(
-        b.renew_stamped("ORDERS", "o1", &stamps, 1_000).unwrap(),
-        StampedRenewal::SendYours
-    );
+    let answer = stamped_heartbeat(&mut b, &stamps, 1_000);
+    assert_eq!(answer, StampedRenewal::SendYours);
 }
 
 #[test]
@@ -274,7 +285,7 @@ fn a_heartbeat_with_equal_stamps_renews() {
     let (a, mut b) = copied_to_b();
     let stamps = copy_of(&a).parts.stamps;
     assert_eq!(
-        b.renew_stamped("ORDERS", "o1", &stamps, 2_000).unwrap(),
+        stamped_heartbeat(&mut b, &stamps, 2_000),
         StampedRenewal::Renewed
     );
     let renewed = b.instance("ORDERS", "o1", 2_000).unwrap();
@@ -287,7 +298,7 @@ fn a_heartbeat_from_a_server_that_missed_a_write_gets_our_copy() {
     let stale = copy_of(&a).parts.stamps;
     b.merge_copy(copy_of(&a), 1_000).unwrap();
     set_out_of_service(&mut b, 2_000);
-    match b.renew_stamped("ORDERS", "o1", &stale, 3_000).unwrap() {
+    match stamped_heartbeat(&mut b, &stale, 3_000) {
         StampedRenewal::TakeOurs(copy) => assert_eq!(copy.parts.overridden, Some(OutOfService)),
         other => panic!("expected our copy, got {other:?}"),
     }
@@ -299,7 +310,7 @@ fn a_heartbeat_for_an_instance_cancelled_here_gets_the_cancel() {
     let stale = copy_of(&a).parts.stamps;
     b.merge_copy(copy_of(&a), 1_000).unwrap();
     assert!(b.cancel("ORDERS", "o1", Origin::Client, 2_000));
-    match b.renew_stamped("ORDERS", "o1", &stale, 3_000).unwrap() {
+    match stamped_heartbeat(&mut b, &stale, 3_000) {
         StampedRenewal::TakeOurs(copy) => assert!(!copy.parts.is_live()),
         other => panic!("expected the cancel, got {other:?}"),
     }
@@ -312,7 +323,7 @@ fn a_heartbeat_from_a_server_with_a_newer_write_asks_for_its_copy() {
     set_out_of_service(&mut a, 2_000);
     let newer = copy_of(&a).parts.stamps;
     assert_eq!(
-        b.renew_stamped("ORDERS", "o1", &newer, 2_000).unwrap(),
+        stamped_heartbeat(&mut b, &newer, 2_000),
         StampedRenewal::SendYours
     );
 }
@@ -407,8 +418,7 @@ proptest! {
 
 #[test]
 fn a_tombstone_is_kept_for_its_retention_then_forgotten() {
-    let (mut a, _, _) = servers();
-    register(&mut a, 1_000);
+    let (mut a, _) = registered_on_a();
     assert!(a.cancel("ORDERS", "o1", Origin::Client, 2_000));
     let retention = a.policy.tombstone_retention_ms;
     a.purge_recently_changed(2_000 + retention);
@@ -434,8 +444,7 @@ fn a_synced_copy_is_replaced_by_any_stamped_write() {
 
 #[test]
 fn a_synced_copy_never_replaces_what_is_held() {
-    let (mut a, _, _) = servers();
-    register(&mut a, 1_000);
+    let (mut a, _) = registered_on_a();
     assert!(a.cancel("ORDERS", "o1", Origin::Client, 2_000));
     assert!(!a.register_synced(instance("ORDERS", "o1"), 3_000));
     assert_eq!(status_of(&a, "ORDERS", "o1"), None);
@@ -443,8 +452,7 @@ fn a_synced_copy_never_replaces_what_is_held() {
 
 #[test]
 fn a_heartbeat_copy_carries_the_stamps_without_the_document() {
-    let (mut a, _, _) = servers();
-    register(&mut a, 1_000);
+    let (mut a, _) = registered_on_a();
     let heartbeat = a.stamped_heartbeat("ORDERS", "o1").unwrap();
     assert_eq!(heartbeat.parts.stamps, copy_of(&a).parts.stamps);
     assert!(heartbeat.parts.registration.is_none());
@@ -472,9 +480,7 @@ fn a_removal_where_no_override_was_seen_beats_an_earlier_set_made_elsewhere() {
 
 #[test]
 fn setting_an_override_already_in_force_beats_an_earlier_removal_made_elsewhere() {
-    let (mut a, mut b) = registered_on_a();
-    set_out_of_service(&mut a, 2_000);
-    b.merge_copy(copy_of(&a), 2_000).unwrap();
+    let (mut a, mut b) = overridden_and_copied();
     assert!(b.delete_status_override("ORDERS", "o1", Some(Up), None, Origin::Client, 3_000));
     // A has not heard of the removal; the operator sets OUT_OF_SERVICE again there.
     set_out_of_service(&mut a, 4_000);
@@ -489,8 +495,7 @@ fn setting_an_override_already_in_force_beats_an_earlier_removal_made_elsewhere(
 
 #[test]
 fn a_later_renewal_seen_by_a_peer_keeps_the_lease_here() {
-    let (mut a, _, _) = servers();
-    register(&mut a, 1_000);
+    let (mut a, _) = registered_on_a();
     // The instance heartbeats elsewhere until 80 s; our copies of those heartbeats were lost.
     a.adopt_renewal("ORDERS", "o1", 80_000, 85_000);
     assert!(a.evict(1_000 + 100_000, 0, 7).evicted.is_empty());
@@ -499,8 +504,7 @@ fn a_later_renewal_seen_by_a_peer_keeps_the_lease_here() {
 
 #[test]
 fn a_peer_renewal_is_never_taken_beyond_now() {
-    let (mut a, _, _) = servers();
-    register(&mut a, 1_000);
+    let (mut a, _) = registered_on_a();
     a.adopt_renewal("ORDERS", "o1", 10_000_000, 2_000);
     assert_eq!(a.evict(2_000 + 91_000, 0, 7).evicted.len(), 1);
 }
