@@ -83,6 +83,15 @@ impl<D> Clone for Binding<D> {
 
 impl<D> Copy for Binding<D> {}
 
+/// Which entries a walk over the table binds.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Pass {
+    /// The [`Binding::First`] entries.
+    First,
+    /// The [`Binding::Bound`] entries.
+    Bound,
+}
+
 /// Why a refused key cannot be honoured.
 #[derive(Clone, Copy)]
 pub enum Refusal {
@@ -245,17 +254,16 @@ impl<D> Table<D> {
         Some(self.default_of(key).to_owned()).filter(|default| !default.is_empty())
     }
 
-    /// Binds, in table order, the entries whose binding `pass` picks.
-    pub fn walk(
-        &self,
-        binder: &Binder<'_>,
-        draft: &mut D,
-        pass: impl Fn(Binding<D>) -> Option<&'static dyn Bind<D>>,
-    ) -> Result<(), ConfigError> {
+    /// Binds, in table order, the entries of `pass`.
+    pub fn walk(&self, binder: &Binder<'_>, draft: &mut D, pass: Pass) -> Result<(), ConfigError> {
         for key in self.keys {
-            if let Some(binding) = pass(key.binding) {
-                binding.bind(key, self, binder, draft)?;
-            }
+            let binding = match (pass, key.binding) {
+                (Pass::First, Binding::First(binding)) | (Pass::Bound, Binding::Bound(binding)) => {
+                    binding
+                }
+                _ => continue,
+            };
+            binding.bind(key, self, binder, draft)?;
         }
         Ok(())
     }

@@ -5,7 +5,7 @@
 
 use std::cell::OnceCell;
 
-use heureka_config::table::Binding;
+use heureka_config::table::Pass;
 use heureka_config::{ConfigError, Properties};
 
 use super::binding::Draft;
@@ -32,10 +32,7 @@ pub(crate) fn bind(
         config: unbound(),
         pending: Pending::default(),
     };
-    table().walk(&plain, &mut draft, |binding| match binding {
-        Binding::First(binding) => Some(binding),
-        _ => None,
-    })?;
+    table().walk(&plain, &mut draft, Pass::First)?;
     rules::check_inet(&draft.config.inet, &plain)?;
 
     // Spring Cloud's HostInfoEnvironmentPostProcessor provides these two from InetUtils;
@@ -45,10 +42,7 @@ pub(crate) fn bind(
     let host_info = || host.get_or_init(|| host_lookup(&inet)).clone();
     let fallback = |key: &str| found(key, &host_info).or_else(|| plain_fallback(key));
     let binder = table().binder(properties, env, &fallback);
-    table().walk(&binder, &mut draft, |binding| match binding {
-        Binding::Bound(binding) => Some(binding),
-        _ => None,
-    })?;
+    table().walk(&binder, &mut draft, Pass::Bound)?;
     let Draft {
         mut config,
         pending,

@@ -5,7 +5,7 @@
 
 use std::net::{IpAddr, Ipv4Addr};
 
-use heureka_config::table::Binding;
+use heureka_config::table::Pass;
 use heureka_config::{ConfigError, Properties};
 
 use super::binding::Draft;
@@ -25,10 +25,7 @@ pub(crate) fn bind(
         config: unbound(),
         pending: Pending::new(),
     };
-    table().walk(&binder, &mut draft, |binding| match binding {
-        Binding::Bound(binding) => Some(binding),
-        _ => None,
-    })?;
+    table().walk(&binder, &mut draft, Pass::Bound)?;
     let Draft {
         mut config,
         pending,
