@@ -50,7 +50,7 @@ pub(crate) struct AppState {
     pub(crate) node: Node,
 }
 
-/// The response caches: each body is built at most once per registry version (`cache.rs`).
+/// The response caches: each body is built at most once per registry version (`cache/`).
 #[derive(Debug)]
 pub(crate) struct Caches {
     /// Pre-encoded, pre-compressed full documents, per application, keyed by version.
@@ -61,7 +61,7 @@ pub(crate) struct Caches {
     pub(crate) selections: SelectionCache,
 }
 
-/// The event stream (`events.rs`) and the streams clients hold open on it.
+/// The event stream (`events/`) and the streams clients hold open on it.
 #[derive(Debug)]
 pub(crate) struct EventState {
     /// The event stream's channel, the renewal counts and the dashboard's `lastn` lists.

@@ -381,7 +381,7 @@ impl CheckMode {
 }
 
 /// One `heureka.security.users[<n>]` entry: who, how they prove it, and what they may do
-/// (`http/roles.rs`).
+/// (`security/roles.rs`).
 #[derive(Clone, PartialEq, Eq)]
 pub struct UserConfig {
     /// `.name`: the Basic user name, matched ignoring case.

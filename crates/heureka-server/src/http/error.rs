@@ -34,7 +34,7 @@ pub(crate) enum ApiError {
     CrossSite(String),
     /// Missing or wrong credentials while authentication is on.
     Unauthorized,
-    /// An authenticated request beyond its user's roles (`http/roles.rs`): 403 with the
+    /// An authenticated request beyond its user's roles (`security/roles.rs`): 403 with the
     /// reason, naming the user, its roles and the role needed.
     NotPermitted(String),
     /// Replication from a sender that is not a peer (`http/peers_only.rs`); the reason says

@@ -1,6 +1,6 @@
 //! Takeovers over a real socket: a client registering an id whose live lease is at another
 //! endpoint is counted, and refused when `heureka.refuse-takeovers` is on. The event it sends
-//! is in `events.rs`; the rule itself in heureka-core's `takeover.rs`.
+//! is in `events/feed.rs`; the rule itself in heureka-core's `takeover.rs`.
 
 use crate::support::{spring_body, TestServer};
 
