@@ -214,6 +214,15 @@ impl RecentlyChanged {
         self.items.iter().map(|(seq, item)| (*seq, item))
     }
 
+    /// The lease kept for a removed instance's DELETED item, while it is queued.
+    pub(crate) fn deleted_lease(&self, app: &str, id: &str) -> Option<&Lease> {
+        let seq = self.deleted.get(&(Name::from(app), Name::from(id)))?;
+        match &self.items.get(seq)?.entry {
+            DeltaEntry::Deleted(lease) => Some(lease),
+            DeltaEntry::Live => None,
+        }
+    }
+
     /// The item with this sequence number, if it is still queued (not replaced by a later
     /// item of its instance, nor purged).
     pub(crate) fn item(&self, seq: u64) -> Option<&ChangeItem> {

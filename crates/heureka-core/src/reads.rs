@@ -169,6 +169,18 @@ impl Registry {
             .map(|lease| self.decorate(lease))
     }
 
+    /// An instance as a delta shows it now, whether its lease is live or expired: the live
+    /// lease, or the copy kept when it was cancelled or evicted (while its DELETED item is
+    /// queued), each with the `actionType` of its last change. What a push of one write's
+    /// changes sends for each changed instance.
+    pub fn changed_instance(&self, app: &str, id: &str) -> Option<Instance> {
+        let app = app_key(app);
+        let lease = self
+            .lease(&app, id)
+            .or_else(|| self.recently_changed.deleted_lease(&app, id))?;
+        Some(self.decorate(lease))
+    }
+
     /// First instance with this id across all apps, same filter.
     ///
     /// Eureka returns the first match in hash-map order; we take the alphabetically first

@@ -46,6 +46,8 @@ struct Consumer {
     periodic: bool,
     /// The time between its last two fetches, to recognise a steady pace.
     last_gap: Option<Millis>,
+    /// Its push streams open on this node (`push/`): it follows the push while any is.
+    push_streams: u32,
 }
 
 impl Consumer {
@@ -56,10 +58,13 @@ impl Consumer {
     }
 }
 
+/// A consumer's place in the table: its address and what it calls itself.
+pub(crate) type ConsumerKey = (IpAddr, String);
+
 /// The consumers of this node.
 #[derive(Debug)]
 pub(crate) struct Consumers {
-    table: Mutex<HashMap<(IpAddr, String), Consumer>>,
+    table: Mutex<HashMap<ConsumerKey, Consumer>>,
     max: usize,
     retention_ms: Millis,
     /// A drain waits for consumers that fetched within this.
@@ -83,8 +88,10 @@ impl Consumers {
         }
     }
 
-    /// Books a fetch that returned (at least) registry `version`. A request from another
-    /// server is not a consumer's and is not booked.
+    /// Books a fetch that returned (at least) registry `version`, and returns the consumer's
+    /// key. A request from another server is not a consumer's and is not booked. A push
+    /// stream's start is booked as a full fetch (its snapshot is one), and a push
+    /// acknowledgment as a delta (only a client holding a copy acknowledges).
     pub(crate) fn record(
         &self,
         address: IpAddr,
@@ -92,14 +99,15 @@ impl Consumers {
         fetch: Fetch,
         version: u64,
         now: Millis,
-    ) {
+    ) -> Option<ConsumerKey> {
         if is_server(headers) {
-            return;
+            return None;
         }
         let agent = agent_of(headers);
         let client = fetch == Fetch::Delta || eureka_client(headers) || !one_off_tool(headers);
         let mut table = self.table.lock();
         let key = (address, agent);
+        let booked = key.clone();
         if let Some(consumer) = table.get_mut(&key) {
             let gap = now - consumer.last_fetch();
             consumer.periodic |= consumer.last_gap.is_some_and(|last| steady(last, gap));
@@ -114,6 +122,7 @@ impl Consumers {
             version,
             periodic: false,
             last_gap: None,
+            push_streams: 0,
         });
         consumer.periodic |= client;
         match fetch {
@@ -121,10 +130,22 @@ impl Consumers {
             Fetch::Delta => consumer.last_delta = Some(now),
         }
         consumer.version = consumer.version.max(version);
+        Some(booked)
+    }
+
+    /// A push stream of the consumer booked as `key` opened (`true`) or ended (`false`).
+    pub(crate) fn following(&self, key: &ConsumerKey, open: bool) {
+        let mut table = self.table.lock();
+        if let Some(consumer) = table.get_mut(key) {
+            consumer.push_streams = match open {
+                true => consumer.push_streams + 1,
+                false => consumer.push_streams.saturating_sub(1),
+            };
+        }
     }
 
     /// Ages out the quiet, then, if still full, drops the quietest.
-    fn make_room(&self, table: &mut HashMap<(IpAddr, String), Consumer>, now: Millis) {
+    fn make_room(&self, table: &mut HashMap<ConsumerKey, Consumer>, now: Millis) {
         table.retain(|_, consumer| now - consumer.last_fetch() <= self.retention_ms);
         if table.len() >= self.max {
             let quietest = table
@@ -160,6 +181,7 @@ impl Consumers {
                 version: consumer.version,
                 behind: current.saturating_sub(consumer.version),
                 confirmed: None,
+                push: consumer.push_streams > 0,
             };
             if consumer.periodic {
                 periodic.push(view);

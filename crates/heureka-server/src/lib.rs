@@ -26,6 +26,7 @@ mod log_budget;
 mod metrics;
 mod own_instance;
 mod persistence;
+mod push;
 mod rate_limiter;
 mod replication;
 mod routes;

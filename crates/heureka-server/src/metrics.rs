@@ -103,6 +103,8 @@ pub(crate) struct Metrics {
     event_stream_subscribers: Gauge,
     rate_limited: Family<[(&'static str, &'static str); 1], Counter>,
     event_streams_refused: Counter,
+    push_subscribers: Gauge,
+    push_streams_refused: Counter,
     health_checks: HealthCheckMetrics,
     persistence: PersistenceMetrics,
 }
@@ -300,6 +302,18 @@ impl Metrics {
             "Event streams refused with 429: over heureka.events.max-streams or -per-client",
             event_streams_refused.clone(),
         );
+        let push_subscribers = Gauge::default();
+        registry.register(
+            "heureka_push_subscribers",
+            "Clients following the push stream (GET {base}/push)",
+            push_subscribers.clone(),
+        );
+        let push_streams_refused = Counter::default();
+        registry.register(
+            "heureka_push_streams_refused",
+            "Push streams refused with 429: over heureka.push.max-subscribers or -per-client",
+            push_streams_refused.clone(),
+        );
         let health_checks = HealthCheckMetrics::register(&mut registry);
         let persistence = PersistenceMetrics::register(&mut registry);
         let snapshot = Arc::new(Mutex::new(Snapshot::default()));
@@ -317,6 +331,8 @@ impl Metrics {
             event_stream_subscribers,
             rate_limited,
             event_streams_refused,
+            push_subscribers,
+            push_streams_refused,
             health_checks,
             persistence,
         }
@@ -383,6 +399,17 @@ impl Metrics {
     /// Records an event stream refused for its budget.
     pub(crate) fn event_stream_refused(&self) {
         self.event_streams_refused.inc();
+    }
+
+    /// Counts a push subscriber for as long as the returned guard lives.
+    pub(crate) fn push_subscriber(&self) -> SubscriberGuard {
+        self.push_subscribers.inc();
+        SubscriberGuard(self.push_subscribers.clone())
+    }
+
+    /// Records a push stream refused for its budget.
+    pub(crate) fn push_stream_refused(&self) {
+        self.push_streams_refused.inc();
     }
 
     /// The text exposition of every metric, the scrape-time ones from the snapshot `take`

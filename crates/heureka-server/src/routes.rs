@@ -20,8 +20,8 @@ use axum::Router;
 use tower::ServiceBuilder;
 
 use crate::handlers::{
-    actuator, apps, consumers, dashboard, events, health_checks, instances, overrides, replication,
-    stamped, status,
+    actuator, apps, consumers, dashboard, events, health_checks, instances, overrides, push,
+    replication, stamped, status,
 };
 use crate::http::{auth, cross_site, decompress, observe, peers_only, security_headers};
 use crate::state::SharedState;
@@ -127,6 +127,8 @@ fn api(prefix: &str) -> Router<SharedState> {
         )
         .route(&at("/status"), get(status::status))
         .route(&at("/events"), get(events::stream))
+        .route(&at("/push"), get(push::stream))
+        .route(&at("/push/ack"), post(push::ack))
         .route(&at("/dashboard/summary"), get(dashboard::summary))
         .route(&at("/dashboard/lastn"), get(dashboard::lastn))
         .route(&at("/dashboard/audit"), get(dashboard::audit))

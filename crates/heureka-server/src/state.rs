@@ -12,11 +12,12 @@ use heureka_wire::Format;
 use crate::audit::Audit;
 use crate::cache::{DeltaCache, Encoding, FullFetchCache, SelectionCache};
 use crate::clock::Clock;
-use crate::config::{Config, EventStreamConfig, Exposure, ShowDetails};
+use crate::config::{Config, EventStreamConfig, Exposure, PushConfig, ShowDetails};
 use crate::events::budget::StreamBudget;
 use crate::events::Events;
 use crate::metrics::{Metrics, Snapshot};
 use crate::persistence::{FileError, Persistence};
+use crate::push::PushFeed;
 use crate::replication::{OwnAddress, Replication, Replicator, RestoreCheck};
 use crate::store::{ChangeSink, Store};
 
@@ -70,6 +71,10 @@ pub(crate) struct EventState {
     pub(crate) open_streams: Arc<StreamBudget>,
     /// `heureka.events.*`: the keep-alive, send timeout and age of event streams.
     pub(crate) stream_settings: EventStreamConfig,
+    /// The push (`push/`): its feed, its budget of open streams, and `heureka.push.*`.
+    pub(crate) push: Arc<PushFeed>,
+    pub(crate) push_streams: Arc<StreamBudget>,
+    pub(crate) push_settings: PushConfig,
 }
 
 /// What the node shows of itself, and how.
@@ -153,9 +158,14 @@ impl AppState {
             replication.restored_from_store();
         }
         let events = Arc::new(Events::new(config));
+        let push = Arc::new(PushFeed::new(&config.heureka.push));
         // Where every change goes, in this order, under the registry lock (`store.rs`).
-        let mut sinks: Vec<Arc<dyn ChangeSink>> =
-            vec![replication.clone(), events.clone(), metrics.clone()];
+        let mut sinks: Vec<Arc<dyn ChangeSink>> = vec![
+            replication.clone(),
+            events.clone(),
+            push.clone(),
+            metrics.clone(),
+        ];
         if let Some(persistence) = &persistence {
             sinks.push(persistence.clone());
         }
@@ -171,8 +181,11 @@ impl AppState {
             replication,
             events: EventState {
                 feed: events,
-                open_streams: Arc::new(StreamBudget::new(&config.heureka.events)),
+                open_streams: Arc::new(StreamBudget::for_events(&config.heureka.events)),
                 stream_settings: config.heureka.events.clone(),
+                push,
+                push_streams: Arc::new(StreamBudget::for_push(&config.heureka.push)),
+                push_settings: config.heureka.push.clone(),
             },
             security: Security::from_config(config, port),
             observe: Observe {

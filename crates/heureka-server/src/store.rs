@@ -32,6 +32,11 @@ use crate::log_budget::LogBudget;
 /// registry lock, once per change, in registry order; it must only queue, count or send.
 pub(crate) trait ChangeSink: Debug + Send + Sync {
     fn publish(&self, change: &Change, registry: &Registry);
+
+    /// Called once a write's changes have all been published, still under the lock, with the
+    /// registry as the write left it: for a sink that sends one message per write (the push's
+    /// delta, whose `apps__hashcode` must be the registry's after the whole write).
+    fn written(&self, _registry: &Registry) {}
 }
 
 #[derive(Debug)]
@@ -96,6 +101,11 @@ impl Store {
             for change in &changes {
                 for sink in &self.sinks {
                     sink.publish(change, &registry);
+                }
+            }
+            if !changes.is_empty() {
+                for sink in &self.sinks {
+                    sink.written(&registry);
                 }
             }
             let refused = (

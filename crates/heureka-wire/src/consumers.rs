@@ -15,6 +15,7 @@
 //! instance's change) are only in a drain's progress; `confirmed` only there too. `consumers` are the clients that fetch periodically, which a drain waits for;
 //! `readers` made one-off reads (a curl, a probe, `heureka apps`), listed apart and not waited
 //! for (a document without `readers`, from an older node, lists everyone as a consumer).
+//! `"push":true` marks a consumer that follows the push stream (`docs/push.md`) on its node.
 //! `unseen` lists the peers whose consumers could not be asked (a Java server, a node that is
 //! down).
 
@@ -45,6 +46,9 @@ pub struct ConsumerView {
     pub behind: u64,
     /// In a drain's progress: whether it holds the instance's change.
     pub confirmed: Option<bool>,
+    /// It follows the push (`GET {base}/push`, `docs/push.md`) on this node: a stream of it is
+    /// open now. Written only when true.
+    pub push: bool,
 }
 
 /// A node's consumers, or a drain's progress over the cluster.
@@ -113,6 +117,9 @@ fn views(out: &mut Vec<u8>, views: &[ConsumerView]) {
         if let Some(confirmed) = consumer.confirmed {
             out.extend_from_slice(format!(r#","confirmed":{confirmed}"#).as_bytes());
         }
+        if consumer.push {
+            out.extend_from_slice(br#","push":true"#);
+        }
         out.push(b'}');
     }
 }
@@ -173,6 +180,7 @@ fn consumer(node: &Node) -> Result<ConsumerView, DecodeError> {
             Some(Node::Bool(confirmed)) => Some(*confirmed),
             _ => None,
         },
+        push: matches!(node.get("push"), Some(Node::Bool(true))),
     })
 }
 
@@ -214,6 +222,7 @@ mod tests {
                 version: 40,
                 behind: 2,
                 confirmed: Some(false),
+                push: true,
             }],
             readers: vec![ConsumerView {
                 address: "10.0.0.9".to_owned(),

@@ -424,3 +424,35 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_changed_instance_is_the_live_lease_with_its_last_action() {
+    let mut registry = holding(registry(), &[("a", "a1")], 0);
+    let added = registry.changed_instance("a", "a1").unwrap();
+    assert_eq!(added.action_type, Some(crate::ActionType::Added));
+    registry.set_status_override(
+        "a",
+        "a1",
+        InstanceStatus::OutOfService,
+        None,
+        Origin::Client,
+        1,
+    );
+    let modified = registry.changed_instance("A", "a1").unwrap();
+    assert_eq!(
+        (modified.action_type, modified.status),
+        (
+            Some(crate::ActionType::Modified),
+            InstanceStatus::OutOfService
+        )
+    );
+}
+
+#[test]
+fn a_cancelled_instance_is_the_copy_kept_for_the_delta() {
+    let mut registry = holding(registry(), &[("a", "a1")], 0);
+    registry.cancel("a", "a1", Origin::Client, 1);
+    let deleted = registry.changed_instance("a", "a1").unwrap();
+    assert_eq!(deleted.action_type, Some(crate::ActionType::Deleted));
+    assert_eq!(registry.changed_instance("a", "never"), None);
+}

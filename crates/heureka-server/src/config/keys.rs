@@ -1088,6 +1088,52 @@ pub(crate) const KEYS: &[Key] = &[
         Bound(&field(TIMEOUT, |c, v| c.heureka.events.max_age = v)),
     ),
     key(
+        "heureka.push.enabled",
+        "true",
+        "serve {base}/push, the stream consumers follow (docs/push.md)",
+        Bound(&field(BOOL, |c, v| c.heureka.push.enabled = v)),
+    ),
+    key(
+        "heureka.push.max-subscribers",
+        "20000",
+        "push streams open at once (then 429)",
+        Bound(&field(CONNECTION_COUNT, |c, v| {
+            c.heureka.push.max_subscribers = v
+        })),
+    ),
+    key(
+        "heureka.push.max-subscribers-per-client",
+        "1000",
+        "push streams open at once per client IP (then 429)",
+        Bound(&field(CONNECTION_COUNT, |c, v| {
+            c.heureka.push.max_subscribers_per_client = v
+        })),
+    ),
+    key(
+        "heureka.push.keep-alive-interval",
+        "15s",
+        "comment line on a quiet push stream this often",
+        Bound(&field(TIMEOUT, |c, v| c.heureka.push.keep_alive_interval = v)),
+    ),
+    key(
+        "heureka.push.send-timeout",
+        "30s",
+        "close a push stream whose client stopped reading for",
+        Bound(&field(TIMEOUT, |c, v| c.heureka.push.send_timeout = v)),
+    ),
+    key(
+        "heureka.push.max-stream-age",
+        "10m",
+        "end a push stream this long after it began (it resumes)",
+        Bound(&field(TIMEOUT, |c, v| c.heureka.push.max_age = v)),
+    ),
+    key(
+        "heureka.push.replay",
+        "4096",
+        "deltas kept for push streams that resume",
+        Bound(&field(POSITIVE_COUNT, |c, v| c.heureka.push.replay = v)),
+    ),
+    key(
         "heureka.webhooks[<n>].url",
         "",
         "POST events to this URL (see docs/events.md)",

@@ -272,6 +272,8 @@ pub struct HeurekaConfig {
     pub limits: LimitsConfig,
     /// `heureka.events.*`: the limits on event streams.
     pub events: EventStreamConfig,
+    /// `heureka.push.*`: the push streams consumers follow (`push/`, `docs/push.md`).
+    pub push: PushConfig,
     /// `heureka.audit.*`: the audit trail of administrative acts (`audit.rs`).
     pub audit: AuditConfig,
     /// `heureka.security.allowed-origins`, default none: the browser origins, besides the
@@ -465,6 +467,30 @@ pub struct EventStreamConfig {
     /// `heureka.events.max-stream-age`, default `30m`: a stream is ended this long after it
     /// began; the client reconnects (EventSource does so by itself, told `lagged`).
     pub max_age: Duration,
+}
+
+/// `heureka.push.*`: `GET {base}/push` (`docs/push.md`). The streams consumers hold to follow
+/// changes as they happen; a budget of their own, sized for a fleet, apart from the
+/// dashboard's event streams.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PushConfig {
+    /// `heureka.push.enabled`, default `true`; `false` answers 404, as the Java server does.
+    pub enabled: bool,
+    /// `heureka.push.max-subscribers`, default `20000`: push streams open at once; one more
+    /// is answered 429.
+    pub max_subscribers: usize,
+    /// `heureka.push.max-subscribers-per-client`, default `1000`: push streams open at once
+    /// from one client IP address.
+    pub max_subscribers_per_client: usize,
+    /// `heureka.push.keep-alive-interval`, default `15s`.
+    pub keep_alive_interval: Duration,
+    /// `heureka.push.send-timeout`, default `30s`: as `heureka.events.send-timeout`.
+    pub send_timeout: Duration,
+    /// `heureka.push.max-stream-age`, default `10m`: a stream ends this long after it began
+    /// and its client resumes, which also spreads clients over the nodes again.
+    pub max_age: Duration,
+    /// `heureka.push.replay`, default `4096`: deltas kept for streams that resume.
+    pub replay: usize,
 }
 
 /// `eureka.dashboard.*` and the two labels Spring's dashboard shows.

@@ -1,9 +1,10 @@
-//! How many event streams may be open at once: in all (`heureka.events.max-streams`) and per
-//! client address (`heureka.events.max-streams-per-client`). A stream holds its connection for
-//! as long as it lasts, so without a budget of their own streams could take every connection
-//! the server has and starve heartbeats, fetches, replication and the probes. A stream over
-//! budget is refused at once (429, `http/error.rs`) rather than queued: a queued stream would
-//! hold its connection while it waits.
+//! How many streams of one kind may be open at once: in all and per client address. The event
+//! streams (`heureka.events.max-streams`, `-per-client`) and the push streams
+//! (`heureka.push.max-subscribers`, `-per-client`) each have a budget. A stream holds its
+//! connection for as long as it lasts, so without a budget of their own streams could take
+//! every connection the server has and starve heartbeats, fetches, replication and the probes.
+//! A stream over budget is refused at once (429, `http/error.rs`) rather than queued: a queued
+//! stream would hold its connection while it waits.
 
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -11,12 +12,14 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
-use crate::config::EventStreamConfig;
+use crate::config::{EventStreamConfig, PushConfig};
 
 #[derive(Debug)]
 pub(crate) struct StreamBudget {
     max_streams: usize,
     max_per_client: usize,
+    /// What the streams are and the keys that limit them, for the reasons of refusals.
+    names: Names,
     /// A blocking mutex: each critical section is a counter and a map entry, never an
     /// `.await`.
     open: Mutex<Open>,
@@ -38,11 +41,39 @@ pub(crate) struct StreamPermit {
     client: Option<IpAddr>,
 }
 
+/// What a budget's streams are called, and its keys.
+#[derive(Debug)]
+struct Names {
+    streams: &'static str,
+    total_key: &'static str,
+    per_client_key: &'static str,
+}
+
 impl StreamBudget {
-    pub(crate) fn new(config: &EventStreamConfig) -> StreamBudget {
+    /// The budget of the event streams.
+    pub(crate) fn for_events(config: &EventStreamConfig) -> StreamBudget {
         StreamBudget {
             max_streams: config.max_streams,
             max_per_client: config.max_streams_per_client,
+            names: Names {
+                streams: "event streams",
+                total_key: "heureka.events.max-streams",
+                per_client_key: "heureka.events.max-streams-per-client",
+            },
+            open: Mutex::new(Open::default()),
+        }
+    }
+
+    /// The budget of the push streams.
+    pub(crate) fn for_push(config: &PushConfig) -> StreamBudget {
+        StreamBudget {
+            max_streams: config.max_subscribers,
+            max_per_client: config.max_subscribers_per_client,
+            names: Names {
+                streams: "push streams",
+                total_key: "heureka.push.max-subscribers",
+                per_client_key: "heureka.push.max-subscribers-per-client",
+            },
             open: Mutex::new(Open::default()),
         }
     }
@@ -52,17 +83,24 @@ impl StreamBudget {
     pub(crate) fn admit(self: &Arc<Self>, client: Option<IpAddr>) -> Result<StreamPermit, String> {
         let mut open = self.open.lock();
         if open.total >= self.max_streams {
+            let Names {
+                streams, total_key, ..
+            } = self.names;
             return Err(format!(
-                "too many event streams: {} open, the limit (heureka.events.max-streams)",
+                "too many {streams}: {} open, the limit ({total_key})",
                 self.max_streams
             ));
         }
         if let Some(client) = client {
             let count = open.by_client.entry(client).or_insert(0);
             if *count >= self.max_per_client {
+                let Names {
+                    streams,
+                    per_client_key,
+                    ..
+                } = self.names;
                 return Err(format!(
-                    "too many event streams from {client}: {} open, the limit \
-                     (heureka.events.max-streams-per-client)",
+                    "too many {streams} from {client}: {} open, the limit ({per_client_key})",
                     self.max_per_client
                 ));
             }
@@ -98,7 +136,7 @@ mod tests {
     use super::*;
 
     fn budget(max_streams: usize, max_streams_per_client: usize) -> Arc<StreamBudget> {
-        Arc::new(StreamBudget::new(&EventStreamConfig {
+        Arc::new(StreamBudget::for_events(&EventStreamConfig {
             max_streams,
             max_streams_per_client,
             keep_alive_interval: Duration::from_secs(15),

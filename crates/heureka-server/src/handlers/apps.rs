@@ -8,7 +8,7 @@ use tokio::runtime::{Handle, RuntimeFlavor};
 
 use crate::cache::{Encoding, Selection};
 use crate::connection::Sender;
-use crate::consumers::Fetch as Consumed;
+use crate::consumers::{ConsumerKey, Fetch as Consumed};
 use crate::handlers::request::Headers;
 use crate::handlers::response::document;
 use crate::http::error::ApiError;
@@ -47,39 +47,37 @@ const DASHBOARD_READ: &str = "X-Heureka-Dashboard";
 
 /// Books a registry fetch in the consumers' table (`consumers.rs`): the version read before
 /// the body was taken, which the body holds at least. A peer's fetch is not a consumer's, nor
-/// the dashboard's.
-fn book(
+/// the dashboard's. Returns the consumer booked.
+pub(crate) fn book(
     state: &SharedState,
     sender: Option<Extension<Sender>>,
     extensions: &Extensions,
     headers: &HeaderMap,
     fetch: Consumed,
     version: u64,
-) {
-    let Some(Extension(Sender(address))) = sender else {
-        return;
-    };
+) -> Option<ConsumerKey> {
+    let Extension(Sender(address)) = sender?;
     if headers.contains_key(DASHBOARD_READ) {
-        return;
+        return None;
     }
     // The peer user holds `peer` alone; a user with every role (Spring's one user, which
     // clients often share) is a consumer like any other.
     let roles = principal::of(extensions).grant().roles;
     if roles.has(Role::Peer) && !roles.has(Role::Read) {
-        return;
+        return None;
     }
     let now = state.store.now();
     state
         .observe
         .consumers
-        .record(address.ip(), headers, fetch, version, now);
+        .record(address.ip(), headers, fetch, version, now)
 }
 
 /// Registry reads answer 403 until the start-up sync is done, as Eureka's do while
 /// `shouldAllowAccess` is false: a client then asks another server (§6.10). Writes and
 /// single-instance reads are always served. The 403 says the node is starting, so that a
 /// Heureka peer's start-up sync does not wait for it.
-fn ready(state: &SharedState) -> Result<(), ApiError> {
+pub(crate) fn ready(state: &SharedState) -> Result<(), ApiError> {
     if state.is_ready() {
         Ok(())
     } else {

@@ -59,7 +59,8 @@ pub(crate) enum ApiError {
     Throttled(String),
     /// The request body did not arrive in time; the connection is closed after the answer.
     RequestTimeout(String),
-    /// An event stream over its budget (`heureka.events.max-streams*`): 429 with
+    /// An event or push stream over its budget (`heureka.events.max-streams*`,
+    /// `heureka.push.max-subscribers*`): 429 with
     /// `Retry-After`, and the connection closed, so a refused attempt holds no connection.
     TooManyStreams(String),
 }

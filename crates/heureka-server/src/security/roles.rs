@@ -165,6 +165,9 @@ const MATRIX: &[Row] = &[
     row("/peerreplication/drain",       PEER,     __,       __,       __),
     row("/status",                      READ,     __,       __,       __),
     row("/events",                      READ,     __,       __,       __),
+    row("/push",                        READ,     __,       __,       __),
+    // POST: a consumer's acknowledgment of what it applied, a reader's own bookkeeping.
+    row("/push/ack",                    __,       READ,     __,       __),
     row("/dashboard/summary",           READ,     __,       __,       __),
     row("/dashboard/lastn",             READ,     __,       __,       __),
     row("/dashboard/health-checks",     READ,     __,       __,       __),

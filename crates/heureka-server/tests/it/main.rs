@@ -19,6 +19,7 @@ mod health_checks;
 mod limits;
 mod metrics;
 mod peers_only;
+mod push;
 mod replication_receiver;
 mod roles;
 mod streams;
