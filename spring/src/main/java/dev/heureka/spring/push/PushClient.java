@@ -190,6 +190,7 @@ public final class PushClient implements AutoCloseable {
         current = get;
         long opened = System.nanoTime();
         boolean served = false;
+        AtomicBoolean resync = new AtomicBoolean();
         try (ClassicHttpResponse response = http.client.executeOpen(null, get, null)) {
             int status = response.getCode();
             HttpEntity entity = response.getEntity();
@@ -209,7 +210,6 @@ public final class PushClient implements AutoCloseable {
                 view.resume();
                 followed(base);
             }
-            AtomicBoolean resync = new AtomicBoolean();
             SseParser parser = new SseParser(message -> {
                 if (resync.get()) {
                     return;
@@ -222,11 +222,6 @@ public final class PushClient implements AutoCloseable {
             try (BufferedReader reader = new BufferedReader(
                     new InputStreamReader(entity.getContent(), StandardCharsets.UTF_8))) {
                 parser.readAll(reader);
-            } catch (IOException e) {
-                if (resync.get()) {
-                    return End.RESYNC;
-                }
-                throw e;
             }
             if (resync.get()) {
                 return End.RESYNC;
@@ -237,6 +232,10 @@ public final class PushClient implements AutoCloseable {
             return lived >= FIRST_BACKOFF_MILLIS ? End.ENDED : End.FAILED;
         } catch (Exception e) {
             view.notLive();
+            if (resync.get()) {
+                // The read ended because apply() cancelled the request.
+                return End.RESYNC;
+            }
             if (!stopped) {
                 log.debug("push stream of " + base + (served ? " broke" : " could not be opened"), e);
             }

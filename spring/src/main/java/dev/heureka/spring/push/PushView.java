@@ -60,6 +60,7 @@ public final class PushView {
     private final List<Consumer<Index>> listeners = new CopyOnWriteArrayList<>();
     private Applications apps;
     private volatile Index index;
+    private volatile long snapshots;
 
     public PushView(boolean filterOnlyUp) {
         this.filterOnlyUp = filterOnlyUp;
@@ -84,6 +85,11 @@ public final class PushView {
         return index != null;
     }
 
+    /** How many snapshots were applied (a resumed stream sends none). */
+    public long snapshotsApplied() {
+        return snapshots;
+    }
+
     /** Whether a snapshot has been applied (whether or not the view is live now). */
     public synchronized boolean hasSnapshot() {
         return apps != null;
@@ -105,6 +111,7 @@ public final class PushView {
             }
         }
         apps = copy;
+        snapshots++;
         publish();
         return Outcome.APPLIED;
     }
