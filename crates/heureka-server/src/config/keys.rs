@@ -804,7 +804,7 @@ pub(crate) const KEYS: &[Key] = &[
     ),
     key(
         "heureka.health-checks.interval",
-        "5s",
+        "2s",
         "probe each instance this often",
         Bound(&field(TIMEOUT, |c, v| c.heureka.health_checks.interval = v)),
     ),
