@@ -1,7 +1,8 @@
 //! `heureka drain APP ID [--timeout S] [--deregister]`: takes an instance out of service
 //! (`PUT {base}/apps/APP/ID/drain`, an OUT_OF_SERVICE override), then waits until every consumer
 //! that fetches periodically and fetched from the cluster recently has fetched a registry
-//! version holding it (`GET …/drain`, asked every second), or the timeout passes; prints who
+//! version holding it (`GET …/drain`, asked four times a second: a push consumer confirms as
+//! soon as it applied the change, `docs/push.md`), or the timeout passes; prints who
 //! confirmed and who did not, the one-off readers apart (never waited for: they will not
 //! fetch again), and optionally deregisters the instance once all confirmed. For a rolling
 //! deploy's step or a Kubernetes `preStop` hook (docs/deploy.md).
@@ -16,8 +17,9 @@ use crate::error::CliError;
 use crate::eureka::{Call, Eureka};
 use crate::render;
 
-/// How often the progress is asked.
-const ASK_EVERY: Duration = Duration::from_secs(1);
+/// How often the progress is asked: often enough that a drain whose consumers follow the push
+/// returns within moments of their acknowledgments.
+const ASK_EVERY: Duration = Duration::from_millis(250);
 
 pub(crate) async fn run(
     eureka: &Eureka,
@@ -111,12 +113,14 @@ fn report(progress: &ConsumersDoc) -> String {
     let now = progress.now;
     let row = |first: &str, consumer: &ConsumerView| {
         let ago = (now - consumer.last_fetch).max(0) / 1000;
+        let follows = if consumer.push { "push" } else { "fetch" };
         vec![
             first.to_owned(),
             consumer.address.clone(),
             consumer.agent.clone(),
             consumer.node.clone(),
             format!("{ago} s ago"),
+            follows.to_owned(),
         ]
     };
     let mut rows: Vec<Vec<String>> = progress
@@ -144,7 +148,10 @@ fn report(progress: &ConsumersDoc) -> String {
     let mut text = if rows.is_empty() {
         "no consumer fetched from the cluster recently\n".to_owned()
     } else {
-        render::table(&["", "ADDRESS", "CLIENT", "NODE", "LAST FETCH"], &rows)
+        render::table(
+            &["", "ADDRESS", "CLIENT", "NODE", "LAST FETCH", "FOLLOWS"],
+            &rows,
+        )
     };
     if none && !progress.readers.is_empty() {
         text.push_str("no consumer that fetches periodically fetched from the cluster recently\n");

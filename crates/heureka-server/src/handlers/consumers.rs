@@ -10,7 +10,8 @@
 //!   registry version with the instance's change; the one-off readers of that time listed
 //!   apart, not waited for. The peers' consumers come from `GET {peer}peerreplication/drain`,
 //!   this node's local view, which a peer answers. A consumer seen on several nodes counts by
-//!   its latest fetch, and fetches periodically if any node says so.
+//!   its latest fetch, fetches periodically if any node says so, and follows the push if any
+//!   node has a push stream of it open.
 
 use std::collections::HashMap;
 
@@ -103,9 +104,11 @@ impl Cluster {
             let key = (view.address.clone(), view.agent.clone());
             match self.latest.get_mut(&key) {
                 Some((ours, seen_periodic)) => {
+                    let push = ours.push || view.push;
                     if view.last_fetch > ours.last_fetch {
                         *ours = view;
                     }
+                    ours.push = push;
                     *seen_periodic |= periodic;
                 }
                 None => {
