@@ -9,6 +9,7 @@ use std::time::Duration;
 use heureka_testkit::eventually;
 use tokio::net::TcpListener;
 
+use crate::push::Push;
 use crate::support::{spring_body, Sent, TestServer};
 
 /// Fast timers, so convergence takes milliseconds; every other setting is the default.
@@ -95,6 +96,21 @@ async fn a_status_override_and_its_removal_reach_the_others() {
         200
     );
     everywhere(&nodes, "ORDERS", "o1", Some("UP")).await;
+}
+
+#[tokio::test]
+async fn a_write_on_one_node_is_pushed_to_the_subscribers_of_another() {
+    let nodes = mesh_with_o1_registered_on(0).await;
+    let mut push = Push::open(&nodes[2], "?app=orders", None).await;
+    assert_eq!(push.next().await.event, "snapshot");
+    nodes[0].take_out_of_service("ORDERS", "o1").await;
+    // Bounded by `next`'s own wait: the override arrives, whatever else node 2 pushes first.
+    loop {
+        let message = push.next().await;
+        if message.instances() == [("o1".into(), "OUT_OF_SERVICE".into(), "MODIFIED".into())] {
+            break;
+        }
+    }
 }
 
 #[tokio::test]

@@ -8,15 +8,15 @@ use serde_json::Value;
 
 use crate::support::{guarded_by, Method, Sent, TestServer};
 
-/// One push stream, read message by message.
-struct Push {
+/// One push stream, read message by message; shared with `cluster.rs`.
+pub(crate) struct Push {
     response: reqwest::Response,
     buffer: String,
 }
 
 /// One message: its event name, id and JSON document.
-struct Message {
-    event: String,
+pub(crate) struct Message {
+    pub(crate) event: String,
     id: String,
     doc: Value,
 }
@@ -31,7 +31,7 @@ impl Message {
     }
 
     /// Each instance in the document as (id, status, actionType).
-    fn instances(&self) -> Vec<(String, String, String)> {
+    pub(crate) fn instances(&self) -> Vec<(String, String, String)> {
         let apps = self.doc["applications"]["application"].as_array().unwrap();
         apps.iter()
             .flat_map(|app| app["instance"].as_array().unwrap().iter())
@@ -44,7 +44,11 @@ impl Message {
 }
 
 impl Push {
-    async fn open(server: &TestServer, query: &str, last_event_id: Option<&str>) -> Push {
+    pub(crate) async fn open(
+        server: &TestServer,
+        query: &str,
+        last_event_id: Option<&str>,
+    ) -> Push {
         let mut request = server.request(Method::GET, &format!("/push{query}"));
         if let Some(id) = last_event_id {
             request = request.header("Last-Event-ID", id);
@@ -59,7 +63,7 @@ impl Push {
     }
 
     /// The next message; the bound only turns a missing one into a failure.
-    async fn next(&mut self) -> Message {
+    pub(crate) async fn next(&mut self) -> Message {
         loop {
             if let Some(message) = self.take() {
                 return message;
