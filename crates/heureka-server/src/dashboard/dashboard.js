@@ -163,7 +163,8 @@ async function loadConsumers() {
   renderConsumers();
 }
 
-// The clients that fetch periodically (what a drain waits for), then the one-off readers apart
+// The clients that fetch periodically (what a drain waits for), each following the push or
+// fetching, then the one-off readers apart
 // (a curl, a probe, `heureka apps`: never waited for, and always behind sooner or later).
 function renderConsumers() {
   const box = document.getElementById('consumers');
@@ -177,9 +178,11 @@ function renderConsumers() {
   const clients = doc.consumers.length === 0
     ? el('p', { className: 'muted' }, 'No client that fetches periodically has fetched the registry from this server lately.')
     : el('div', { className: 'scroll' }, el('table', { className: 'list', id: 'consumers-table' },
-      el('thead', {}, el('tr', {}, ['Address', 'Client', 'Last full', 'Last delta', 'Behind'].map((h) => el('th', {}, h)))),
+      el('thead', {}, el('tr', {}, ['Address', 'Client', 'Follows', 'Last full', 'Last delta', 'Behind'].map((h) => el('th', {}, h)))),
       el('tbody', {}, doc.consumers.map((c) => el('tr', { 'data-consumer': `${c.address} ${c.agent}` },
-        el('td', {}, c.address), el('td', {}, c.agent), el('td', {}, ago(c.lastFull)), el('td', {}, ago(c.lastDelta)),
+        el('td', {}, c.address), el('td', {}, c.agent),
+        el('td', { title: c.push ? 'a push stream of it is open (docs/push.md)' : 'it fetches the registry' }, c.push ? 'push' : 'fetch'),
+        el('td', {}, ago(c.lastFull)), el('td', {}, ago(c.lastDelta)),
         el('td', { className: c.behind > 0 ? 'peer-down' : 'peer-up' }, c.behind > 0 ? `${c.behind} versions` : 'current'))))));
   const oneOff = readers.length === 0 ? null : el('details', { id: 'readers' },
     el('summary', {}, `${readers.length} one-off read${readers.length === 1 ? '' : 's'}, not waited for by a drain (no Eureka client, no steady pace)`),
