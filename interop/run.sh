@@ -45,11 +45,16 @@ else
     echo "up to date"
 fi
 
-# --- Java: the reference Eureka server and the Spring client app ------------------------
+# --- Java: the reference Eureka server and the Spring client app, without and with --------
+# --- Heureka's Spring add-on (spring/, installed into the local Maven repository first) ----
+step "mvn install (spring: the push add-on)"
+(cd "$REPO" && mvn -q -B -DskipTests -f spring/pom.xml install)
 step "mvn package (interop/java)"
 (cd java && mvn -q -B -DskipTests package)
+# The push variant last: it rebuilds spring-client's classes under another jar name.
+(cd java && mvn -q -B -DskipTests -P push -pl spring-client package)
 for jar in java/eureka-server/target/eureka-server.jar java/eureka-server-secure/target/eureka-server-secure.jar \
-           java/spring-client/target/spring-client.jar; do
+           java/spring-client/target/spring-client.jar java/spring-client/target/spring-client-push.jar; do
     [ -f "$jar" ] || { echo "missing $jar after mvn package" >&2; exit 1; }
 done
 
