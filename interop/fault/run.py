@@ -5,10 +5,12 @@
     python3 interop/fault/run.py --seeds 30 --anti-entropy-ms 2000 --json out.json
     python3 interop/fault/run.py --seeds 1 --no-faults          # a calm run: must report nothing
     python3 interop/fault/run.py --seeds 1 --self-test          # must report a resurrected cancel
+                                                                # and a push delta lost
 
 Per seed: three nodes in a full mesh, each directed peer link through its own fault proxy;
 ~60 client instances (clients.py) talk to the nodes directly; pollers read every node twice a
-second; the nemesis (nemesis.py) applies the seed's fault schedule during the active phase
+second; a push follower per node (push.py) follows its push stream and checks every delta; the
+nemesis (nemesis.py) applies the seed's fault schedule during the active phase
 (``--duration``); then everything heals, the clients stop changing things (they keep
 heartbeating), and the run waits (bounded) until every node holds what the model says. The
 checker (checker.py, which documents the model) then reports violations. Exit status 1 if any
@@ -40,6 +42,7 @@ from fault import checker  # noqa: E402
 from fault.clients import Clients, NodeAddr, Poller, Workload, make_instances, read_view  # noqa: E402
 from fault.history import History  # noqa: E402
 from fault.nemesis import Nemesis, schedule  # noqa: E402
+from fault import push  # noqa: E402
 
 DEFAULT_BIN = procs.REPO_DIR / "target" / "release" / "heureka"
 APPS = ["FZ-ORDERS", "FZ-USERS", "FZ-BILLING", "FZ-SEARCH"]
@@ -81,6 +84,7 @@ class SeedResult:
     crash_risk: int = 0
     reads: int = 0
     digest_reads: int = 0
+    push: str = ""
     errors: list = field(default_factory=list)
     log_dir: str = ""
 
@@ -96,12 +100,13 @@ class SeedResult:
                 "restored_excused": self.restored_excused,
                 "restored_unconfirmed": [[list(k), what] for k, what in self.restored_unconfirmed],
                 "crash_risk_writes": self.crash_risk, "reads": self.reads,
-                "digest_reads": self.digest_reads,
+                "digest_reads": self.digest_reads, "push": self.push,
                 "errors": self.errors, "log_dir": self.log_dir}
 
 
 def node_extra(opts: Options) -> dict:
     return {
+        **push.NODE_SETTINGS,
         "heureka.replication.anti-entropy-interval-ms": str(opts.anti_entropy_ms),
         "eureka.server.enable-self-preservation": "false",
         "eureka.server.eviction-interval-timer-in-ms": str(opts.eviction_ms),
@@ -189,6 +194,7 @@ def run_seed(seed: int, binary: str, opts: Options, log=print) -> SeedResult:
     history = None
     clients = None
     pollers: list[Poller] = []
+    followers: list[push.PushFollower] = []
     nemesis = None
     try:
         cluster.start()
@@ -199,8 +205,15 @@ def run_seed(seed: int, binary: str, opts: Options, log=print) -> SeedResult:
         pollers = [Poller(a, history, (lambda i=i: nemesis.incarnation(i)), digest=kinds[i] == "heureka")
                    for i, a in enumerate(addrs)]
         clients = Clients(insts, addrs, history, opts.lease, opts.workers, client_rng, Workload())
+        # every Heureka node's push stream, followed and checked (the Java node has none)
+        push_rng = random.Random(rng.getrandbits(64))
+        followers = [push.PushFollower(a, history.now, random.Random(push_rng.getrandbits(64)),
+                                       lose_one=opts.self_test and i == 0)
+                     for i, a in enumerate(addrs) if kinds[i] == "heureka"]
         for p in pollers:
             p.start()
+        for f in followers:
+            f.start()
         clients.start()
         nemesis.start()
 
@@ -252,7 +265,10 @@ def run_seed(seed: int, binary: str, opts: Options, log=print) -> SeedResult:
         rep = checker.check(ops, observations, clients.live(), final, keys=clients.keys(), at_risk=at_risk,
                             mixed=mixed, digests=digests, outages=outages)
         res.crash_risk = rep.crash_risk
-        res.violations = rep.violations
+        res.violations = rep.violations + push.violations(followers)
+        res.push = push.summary(followers)
+        for f in followers:
+            f.stop()
         res.uncertain, res.override_unsure = rep.uncertain, rep.override_unsure
         res.unchecked, res.cancels_checked = rep.unchecked, rep.cancels_checked
         res.cancels_applied_seen, res.cancels_excused = rep.cancels_applied_seen, rep.cancels_excused
@@ -276,6 +292,8 @@ def run_seed(seed: int, binary: str, opts: Options, log=print) -> SeedResult:
             clients.stop()
         for p in pollers:
             p.stop_event.set()
+        for f in followers:
+            f.stop()
         if nemesis is not None:
             nemesis.stop_event.set()
         for n in cluster.nodes:
@@ -365,6 +383,8 @@ def report_seed(res: SeedResult, faults, names, log) -> None:
         f"instances with indeterminate/crash-risk writes {res.uncertain} (crash-risk writes {res.crash_risk}); "
         f"override-unsure {res.override_unsure}; "
         f"unchecked {len(res.unchecked)}")
+    if res.push:
+        log(f"    push followers: {res.push}")
     conv = (f"{res.convergence_s:.1f}s after the heal" if res.convergence_s is not None
             else f"NOT within {res.converge_deadline_s:.0f}s")
     log(f"    convergence: {conv}")

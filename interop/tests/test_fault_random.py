@@ -53,9 +53,12 @@ def test_a_calm_run_has_no_violations(tmp_path):
 
 
 def test_the_checker_sees_a_cancel_undone_behind_its_back(tmp_path):
-    """--self-test: a cancelled instance registered again through a peer batch must be reported."""
+    """--self-test: a cancelled instance registered again through a peer batch must be reported,
+    and so must a push delta one follower did not apply."""
     res = run_seed(102, str(procs.HeurekaServer.binary()),
                    Options(duration=25, anti_entropy_ms=ANTI_ENTROPY_MS, log_dir=tmp_path, faults=False,
                            self_test=True))
     assert not res.errors
-    assert "cancel-undone" in {v.prop for v in res.violations}, [v.render() for v in res.violations]
+    props = {v.prop for v in res.violations}
+    assert "cancel-undone" in props, [v.render() for v in res.violations]
+    assert "push-hashcode" in props, [v.render() for v in res.violations]
