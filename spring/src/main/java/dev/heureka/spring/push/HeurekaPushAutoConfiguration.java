@@ -5,11 +5,16 @@ import com.netflix.appinfo.InstanceInfo;
 import com.netflix.discovery.EurekaClientConfig;
 import com.netflix.discovery.endpoint.EndpointUtils;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
 import org.springframework.beans.BeansException;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -75,19 +80,46 @@ public class HeurekaPushAutoConfiguration {
         return new HeurekaPushLifecycle(view, clientConfig, infoManager, tls);
     }
 
-    /** Clears Spring Cloud LoadBalancer's instance cache after each change the push applied. */
+    /**
+     * Clears Spring Cloud LoadBalancer's instance cache after each change the push applied.
+     *
+     * <p>The cache managers are looked up by type in the bean factory, not injected: Spring Cloud
+     * LoadBalancer 5.0 declares its {@code defaultLoadBalancerCacheManager} with
+     * {@code autowireCandidate = false} (so that it never becomes the application's CacheManager),
+     * and an injected {@code ObjectProvider<LoadBalancerCacheManager>} finds nothing.
+     */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(LoadBalancerCacheManager.class)
     static class LoadBalancerCacheEviction {
 
-        LoadBalancerCacheEviction(PushView view, ObjectProvider<LoadBalancerCacheManager> managers) {
-            view.addListener(index -> managers.orderedStream().forEach(manager -> {
-                Cache cache = manager.getCache(
-                        CachingServiceInstanceListSupplier.SERVICE_INSTANCE_CACHE_NAME);
+        LoadBalancerCacheEviction(PushView view, ListableBeanFactory beans) {
+            Executor later = CompletableFuture.delayedExecutor(250, TimeUnit.MILLISECONDS);
+            view.addListener(index -> {
+                clear(beans);
+                // A lookup that read the view just before this change may store its list just
+                // after the clear: clear once more when any such lookup has long finished.
+                later.execute(() -> {
+                    if (view.live() == index) {
+                        clear(beans);
+                    }
+                });
+            });
+        }
+
+        private static void clear(ListableBeanFactory beans) {
+            Map<String, LoadBalancerCacheManager> managers;
+            try {
+                managers = beans.getBeansOfType(LoadBalancerCacheManager.class, false, false);
+            } catch (BeansException e) {
+                // The context is closing.
+                return;
+            }
+            for (LoadBalancerCacheManager manager : managers.values()) {
+                Cache cache = manager.getCache(CachingServiceInstanceListSupplier.SERVICE_INSTANCE_CACHE_NAME);
                 if (cache != null) {
                     cache.clear();
                 }
-            }));
+            }
         }
     }
 

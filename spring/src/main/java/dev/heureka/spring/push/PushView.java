@@ -14,6 +14,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.springframework.cloud.client.ServiceInstance;
 import org.springframework.cloud.netflix.eureka.EurekaServiceInstance;
 
@@ -32,6 +34,8 @@ import org.springframework.cloud.netflix.eureka.EurekaServiceInstance;
  * then callers fall back to Spring's own behaviour.
  */
 public final class PushView {
+
+    private static final Log log = LogFactory.getLog(PushView.class);
 
     /** What applying a message did. */
     public enum Outcome {
@@ -185,7 +189,13 @@ public final class PushView {
         Index next = build();
         index = next;
         for (Consumer<Index> listener : listeners) {
-            listener.accept(next);
+            try {
+                listener.accept(next);
+            } catch (RuntimeException e) {
+                // A listener's failure (an event listener of the application) must not break the
+                // stream; the view itself is already up to date.
+                log.warn("a listener of the push view failed", e);
+            }
         }
     }
 
