@@ -47,6 +47,7 @@ suite "cargo clippy" cargo clippy --workspace --all-targets --quiet -- -D warnin
 suite "cargo test" cargo test --workspace
 suite "fuzz smoke (30 s per target)" env FUZZ_SECONDS=30 bash scripts/fuzz-smoke.sh
 suite "release build" cargo build --release --quiet -p heureka
+suite "spring add-on" env HEUREKA_BIN="$PWD/target/release/heureka" mvn -q -B -f spring/pom.xml verify
 suite "benchmark smoke" python3 bench/run.py --smoke
 suite "real clients and Java interop" env HEUREKA_BIN="$PWD/target/release/heureka" bash interop/run.sh
 suite "dashboard in headless chromium" env HEUREKA_BIN="$PWD/target/release/heureka" bash interop/browser/run.sh
