@@ -21,21 +21,51 @@ import java.util.regex.Pattern;
  */
 public final class Heureka implements AutoCloseable {
 
-    private static final HttpClient HTTP = HttpClient.newBuilder()
-            .connectTimeout(Duration.ofSeconds(5))
-            .version(HttpClient.Version.HTTP_1_1)
-            .build();
+    /** How the tests reach a node: TLS trusting a test CA, Basic credentials; or plain HTTP. */
+    public record Access(javax.net.ssl.SSLContext tls, String user, String password) {
+        static final Access PLAIN = new Access(null, null, null);
+    }
 
     public final int port;
+    /** The Eureka base URL without credentials, ending in {@code /}. */
     public final String base;
     private final Process process;
     private final Path log;
+    private final Access access;
+    private final HttpClient http;
 
-    private Heureka(int port, Process process, Path log) {
+    private Heureka(int port, Process process, Path log, Access access) {
         this.port = port;
-        this.base = "http://127.0.0.1:" + port + "/eureka/";
+        this.base = (access.tls() == null ? "http" : "https") + "://127.0.0.1:" + port + "/eureka/";
         this.process = process;
         this.log = log;
+        this.access = access;
+        HttpClient.Builder builder = HttpClient.newBuilder()
+                .connectTimeout(Duration.ofSeconds(5))
+                .version(HttpClient.Version.HTTP_1_1);
+        if (access.tls() != null) {
+            builder.sslContext(access.tls());
+        }
+        this.http = builder.build();
+    }
+
+    /** The base URL with the credentials in it, as an application's service URL has them. */
+    public String serviceUrl() {
+        if (access.user() == null) {
+            return base;
+        }
+        return base.replace("://", "://" + access.user() + ":" + access.password() + "@");
+    }
+
+    private HttpRequest.Builder request(String path) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path))
+                .header("Accept", "application/json")
+                .timeout(Duration.ofSeconds(10));
+        if (access.user() != null) {
+            request.header("Authorization", "Basic " + java.util.Base64.getEncoder().encodeToString(
+                    (access.user() + ":" + access.password()).getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        }
+        return request;
     }
 
     public static Path binary() {
@@ -61,6 +91,11 @@ public final class Heureka implements AutoCloseable {
 
     /** Starts a node; {@code extra} are more {@code --key=value} settings. */
     public static Heureka start(String... extra) throws Exception {
+        return start(Access.PLAIN, extra);
+    }
+
+    /** Starts a node reached with {@code access}; {@code extra} sets it up to match. */
+    public static Heureka start(Access access, String... extra) throws Exception {
         IOException last = null;
         for (int attempt = 0; attempt < 3; attempt++) {
             int port = freePort();
@@ -77,7 +112,7 @@ public final class Heureka implements AutoCloseable {
                     .redirectErrorStream(true)
                     .redirectOutput(log.toFile())
                     .start();
-            Heureka node = new Heureka(port, process, log);
+            Heureka node = new Heureka(port, process, log, access);
             long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
             while (System.nanoTime() < deadline && process.isAlive()) {
                 try {
@@ -95,24 +130,18 @@ public final class Heureka implements AutoCloseable {
     }
 
     public HttpResponse<String> get(String path) throws IOException, InterruptedException {
-        return HTTP.send(HttpRequest.newBuilder(URI.create(base + path))
-                        .header("Accept", "application/json")
-                        .timeout(Duration.ofSeconds(10))
-                        .GET().build(),
-                HttpResponse.BodyHandlers.ofString());
+        return http.send(request(path).GET().build(), HttpResponse.BodyHandlers.ofString());
     }
 
     private int send(String method, String path, String body) throws IOException, InterruptedException {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path))
-                .header("Accept", "application/json")
-                .timeout(Duration.ofSeconds(10));
+        HttpRequest.Builder request = request(path);
         if (body == null) {
             request.method(method, HttpRequest.BodyPublishers.noBody());
         } else {
             request.header("Content-Type", "application/json")
                     .method(method, HttpRequest.BodyPublishers.ofString(body));
         }
-        return HTTP.send(request.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+        return http.send(request.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
     }
 
     private void expect(int status, String method, String path, String body) throws Exception {
