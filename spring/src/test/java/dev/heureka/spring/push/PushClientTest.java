@@ -38,6 +38,8 @@ class PushClientTest {
     /** What each successive stream sends; {@code null} body: answer 404. */
     private final BlockingQueue<Script> scripts = new LinkedBlockingQueue<>();
     private final CountDownLatch done = new CountDownLatch(1);
+    /** Holds the acks' answers until opened (open unless a test closes it). */
+    private volatile CountDownLatch ackGate = new CountDownLatch(0);
     private HttpServer server;
     private PushClient client;
     private final PushView view = new PushView(true);
@@ -51,6 +53,11 @@ class PushClientTest {
         server.createContext("/eureka/push", this::stream);
         server.createContext("/eureka/push/ack", exchange -> {
             acks.add(request(exchange));
+            try {
+                ackGate.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
             exchange.sendResponseHeaders(204, -1);
             exchange.close();
         });
@@ -188,5 +195,26 @@ class PushClientTest {
         follow("http://127.0.0.1:" + dead + "/eureka/", "http://" + good);
         next(streams);
         assertEquals("version=5", next(acks).query());
+    }
+
+    @Test
+    void deltasArrivingWhileAnAckIsInFlightAreAppliedAtOnceAndAcknowledgedOnceWithTheNewestVersion() throws Exception {
+        ackGate = new CountDownLatch(1);
+        StringBuilder body = new StringBuilder(message("snapshot", "n-0", SNAPSHOT));
+        for (int v = 6; v <= 8; v++) {
+            body.append(message("delta", "n-" + (v - 5), doc(v, "UP_" + (v - 4) + "_",
+                    app("ORDERS", instance("ORDERS", "o" + (v - 4), "orders", "UP", "ADDED")))));
+        }
+        scripts.add(new Script(body.toString(), true));
+        follow("http://" + start());
+        // The first ack (of whichever version was newest when the ack thread took it) is held.
+        String first = next(acks).query();
+        waitFor(() -> Long.valueOf(8).equals(view.version()));
+        ackGate.countDown();
+        if (!first.equals("version=8")) {
+            // Then one more, of the newest: none of the versions applied in between.
+            assertEquals("version=8", next(acks).query());
+        }
+        assertNull(acks.poll(500, TimeUnit.MILLISECONDS), "one ack in flight at a time, then the newest only");
     }
 }
