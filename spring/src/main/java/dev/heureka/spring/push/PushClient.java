@@ -35,8 +35,11 @@ import org.apache.hc.core5.http.io.entity.EntityUtils;
  *       on its own thread, the newest once the one in flight returns.
  * </ul>
  *
- * While the view is not live the DiscoveryClient wrappers answer as Spring does without it.
- * Falling back is logged once at INFO, and so is following the push again.
+ * While the view is not live the DiscoveryClient wrappers answer as Spring does without it. A
+ * stream that ends after serving a while (its maximum age, a restarting node) is resumed at once
+ * and the view stays in use meanwhile; the view stops being live when a connection attempt fails,
+ * is answered 404 or another error, or the copy must be resynchronised. Falling back is logged
+ * once at INFO, and so is following the push again.
  */
 public final class PushClient implements AutoCloseable {
 
@@ -226,12 +229,12 @@ public final class PushClient implements AutoCloseable {
             if (resync.get()) {
                 return End.RESYNC;
             }
-            view.notLive();
+            // Still live: the copy was complete when the stream ended, and the next connection
+            // resumes it at once. Only a failing reconnect makes the view not live (fallBack).
             long lived = (System.nanoTime() - opened) / 1_000_000;
             log.debug("push stream of " + base + " ended after " + lived + " ms");
             return lived >= FIRST_BACKOFF_MILLIS ? End.ENDED : End.FAILED;
         } catch (Exception e) {
-            view.notLive();
             if (resync.get()) {
                 // The read ended because apply() cancelled the request.
                 return End.RESYNC;

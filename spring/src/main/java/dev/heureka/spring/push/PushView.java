@@ -160,7 +160,7 @@ public final class PushView {
 
     /** Makes the view live again on a resumed stream (the copy is still the server's). */
     public synchronized void resume() {
-        if (apps != null) {
+        if (apps != null && index == null) {
             publish();
         }
     }
