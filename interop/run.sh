@@ -51,7 +51,10 @@ step "mvn install (spring: the push add-on)"
 (cd "$REPO" && mvn -q -B -DskipTests -f spring/pom.xml install)
 step "mvn package (interop/java)"
 (cd java && mvn -q -B -DskipTests package)
-# The push variant last: it rebuilds spring-client's classes under another jar name.
+# The push variant last: it rebuilds spring-client's classes under another jar name. Removed
+# first: Spring Boot's repackaging leaves a jar it already repackaged alone, and the add-on in
+# it would stay the one of the previous build.
+rm -f java/spring-client/target/spring-client-push.jar
 (cd java && mvn -q -B -DskipTests -P push -pl spring-client package)
 for jar in java/eureka-server/target/eureka-server.jar java/eureka-server-secure/target/eureka-server-secure.jar \
            java/spring-client/target/spring-client.jar java/spring-client/target/spring-client-push.jar; do

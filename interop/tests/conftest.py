@@ -115,9 +115,10 @@ def registry(server_factory, server_kind) -> procs.RegistryServer:
 def client_factory(tracker, log_dir):
     def make(kind: str, name: str, server: procs.RegistryServer, metadata=None, start=True, **kw):
         """``kw``: ``cafile``, ``settings`` (see procs.ClientApp)."""
-        cls = {"python": procs.PythonClient, "js": procs.JsClient, "spring": procs.SpringClient}[kind]
-        if kind == "spring" and not procs.SPRING_CLIENT_JAR.exists():
-            pytest.fail(f"{procs.SPRING_CLIENT_JAR} not found: run mvn package in interop/java", pytrace=False)
+        cls = {"python": procs.PythonClient, "js": procs.JsClient, "spring": procs.SpringClient,
+               "spring-push": procs.SpringPushClient}[kind]
+        if kind.startswith("spring") and not cls.jar.exists():
+            pytest.fail(f"{cls.jar} not found: run interop/run.sh (it builds the Spring jars)", pytrace=False)
         c = tracker.add(cls(name, server, log_dir, metadata=metadata, **kw))
         if start:
             c.start()

@@ -28,6 +28,8 @@ CLIENTS_DIR = INTEROP_DIR / "clients"
 JAVA_DIR = INTEROP_DIR / "java"
 EUREKA_SERVER_JAR = JAVA_DIR / "eureka-server" / "target" / "eureka-server.jar"
 SPRING_CLIENT_JAR = JAVA_DIR / "spring-client" / "target" / "spring-client.jar"
+# The same app with Heureka's Spring add-on (spring/), built by interop/run.sh.
+SPRING_CLIENT_PUSH_JAR = JAVA_DIR / "spring-client" / "target" / "spring-client-push.jar"
 VENV_PYTHON = INTEROP_DIR / ".venv" / "bin" / "python"
 
 HOST = "127.0.0.1"
@@ -545,6 +547,7 @@ class SpringClient(ClientApp):
 
     kind = "spring"
     startup_timeout = 90.0
+    jar = SPRING_CLIENT_JAR
 
     @property
     def instance_id(self) -> str:
@@ -560,7 +563,7 @@ class SpringClient(ClientApp):
         return "/services"
 
     def argv(self) -> list[str]:
-        args = ["java", "-XX:TieredStopAtLevel=1", "-jar", str(SPRING_CLIENT_JAR),
+        args = ["java", "-XX:TieredStopAtLevel=1", "-jar", str(self.jar),
                 f"--server.port={self.port}",
                 f"--server.address={HOST}",
                 f"--spring.application.name={self.app_name}",
@@ -582,6 +585,13 @@ class SpringClient(ClientApp):
     def instances_of(self, service_id: str) -> list:
         """``DiscoveryClient.getInstances(serviceId)``"""
         return self.get_json(f"/instances/{service_id}")
+
+
+class SpringPushClient(SpringClient):
+    """The same Spring Boot app with Heureka's Spring add-on on its classpath (spring/)."""
+
+    kind = "spring-push"
+    jar = SPRING_CLIENT_PUSH_JAR
 
 
 def start_all(items: Iterable) -> None:
