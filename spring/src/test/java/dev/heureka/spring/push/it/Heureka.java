@@ -153,14 +153,24 @@ public final class Heureka implements AutoCloseable {
 
     /** Registers an UP instance of {@code app} (its VIP address the lower-case name) at {@code port}. */
     public void register(String app, String id, int port) throws Exception {
+        register(app, id, port, 900);
+    }
+
+    /** Registers as above with a lease of {@code leaseSeconds} (never renewed: it expires then). */
+    public void register(String app, String id, int port, int leaseSeconds) throws Exception {
         String body = "{\"instance\":{\"instanceId\":\"" + id + "\",\"hostName\":\"127.0.0.1\",\"app\":\"" + app + "\","
                 + "\"ipAddr\":\"127.0.0.1\",\"status\":\"UP\",\"port\":{\"$\":" + port + ",\"@enabled\":\"true\"},"
                 + "\"securePort\":{\"$\":443,\"@enabled\":\"false\"},"
                 + "\"vipAddress\":\"" + app.toLowerCase() + "\",\"secureVipAddress\":\"" + app.toLowerCase() + "\","
                 + "\"dataCenterInfo\":{\"@class\":\"com.netflix.appinfo.InstanceInfo$DefaultDataCenterInfo\",\"name\":\"MyOwn\"},"
                 + "\"metadata\":{\"role\":\"provider\"},"
-                + "\"leaseInfo\":{\"renewalIntervalInSecs\":30,\"durationInSecs\":900}}}";
+                + "\"leaseInfo\":{\"renewalIntervalInSecs\":30,\"durationInSecs\":" + leaseSeconds + "}}}";
         expect(204, "POST", "apps/" + app, body);
+    }
+
+    /** Whether the node still has the instance ({@code GET {base}/apps/APP/ID}). */
+    public boolean has(String app, String id) throws Exception {
+        return get("apps/" + app + "/" + id).statusCode() == 200;
     }
 
     public void setStatus(String app, String id, String status) throws Exception {

@@ -37,7 +37,8 @@ class PushFollowingTest {
 
     @BeforeAll
     void start() throws Exception {
-        heureka = Heureka.start();
+        // Evictions every 250 ms, for the test of an expired lease (the others' leases are long).
+        heureka = Heureka.start("--eureka.server.eviction-interval-timer-in-ms=250");
         consumer = Consumer.start(heureka.base);
         consumer.context.addApplicationListener((ApplicationListener<HeartbeatEvent>) event -> {
             if (String.valueOf(event.getValue()).startsWith("heureka-push-")) {
@@ -122,6 +123,26 @@ class PushFollowingTest {
         heureka.setStatus("DOWN-APP", "down-1", "DOWN");
         gone("down-app", List.of("down-2"));
         assertEquals("down-2", consumer.chosen("down-app"));
+    }
+
+    @Test
+    void anEvictedInstanceIsNeitherDiscoveredNorCalledWithinOneSecondOfItsEviction() throws Exception {
+        running("EVICT-APP", "evict-1");
+        Provider expiring = new Provider("evict-2");
+        providers.add(expiring);
+        heureka.register("EVICT-APP", "evict-2", expiring.port, 1);
+        List<String> both = List.of("evict-1", "evict-2");
+        Await.until(WITHIN, "discovered", () -> consumer.discovered("evict-app"), both::equals);
+        Await.until(WITHIN, "load-balanced", () -> consumer.loadBalanced("evict-app"), both::equals);
+        Await.until(Duration.ofSeconds(10), "the node evicts evict-2", () -> {
+            try {
+                return !heureka.has("EVICT-APP", "evict-2");
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        gone("evict-app", List.of("evict-1"));
+        assertEquals("evict-1", consumer.call("evict-app"));
     }
 
     @Test
