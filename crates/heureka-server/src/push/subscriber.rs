@@ -110,3 +110,6 @@ impl Drop for Subscriber {
         self.feed.ended();
     }
 }
+
+#[cfg(test)]
+mod tests;
