@@ -2,6 +2,7 @@ package dev.heureka.spring.push.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import ch.qos.logback.classic.Level;
 import dev.heureka.spring.push.PushView;
 import java.time.Duration;
 import java.util.List;
@@ -35,6 +36,7 @@ class PushResumeTest {
     @Test
     void changesMadeWhileTheStreamIsCutReachTheConsumerWhenItResumesWithNoChangeLostAndNoSnapshot()
             throws Exception {
+        RecordingAppender.clear();
         heureka = Heureka.start();
         proxy = new TcpProxy(heureka.port);
         consumer = Consumer.start("http://127.0.0.1:" + proxy.port + "/eureka/");
@@ -62,5 +64,8 @@ class PushResumeTest {
         Await.until(Duration.ofSeconds(1), "the load balancer too", () -> consumer.loadBalanced("resume-app"), after::equals);
         assertEquals(List.of("o-1"), consumer.discovered("other-app"));
         assertEquals(snapshots, view.snapshotsApplied(), "resumed from Last-Event-ID, no new snapshot");
+        // Said once each at INFO, however many attempts the cut took.
+        assertEquals(1, RecordingAppender.lines(Level.INFO, "Heureka push not in use").size());
+        assertEquals(1, RecordingAppender.lines(Level.INFO, "Following Heureka's push stream again").size());
     }
 }
