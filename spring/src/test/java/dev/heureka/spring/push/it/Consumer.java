@@ -56,6 +56,14 @@ public final class Consumer implements AutoCloseable {
         return ids(discovery().getInstances(serviceId));
     }
 
+    /** The instance ids Spring Cloud's reactive (composite) DiscoveryClient answers, sorted. */
+    public List<String> reactiveDiscovered(String serviceId) {
+        List<ServiceInstance> list = context.getBean(
+                        org.springframework.cloud.client.discovery.composite.reactive.ReactiveCompositeDiscoveryClient.class)
+                .getInstances(serviceId).collectList().block(java.time.Duration.ofSeconds(5));
+        return ids(list == null ? List.of() : list);
+    }
+
     /** The instance ids Spring Cloud LoadBalancer's (cached) supplier holds for {@code serviceId}. */
     public List<String> loadBalanced(String serviceId) {
         ServiceInstanceListSupplier supplier = context.getBean(LoadBalancerClientFactory.class)

@@ -90,6 +90,10 @@ class PushFollowingTest {
 
     @Test
     void theDiscoveryClientBeanIsStillAEurekaDiscoveryClient() {
+        // This run is the blocking one (no WebClient, so no reactive discovery): LoadBalancer
+        // reads the blocking DiscoveryClient. ReactiveConsumerTest covers the other.
+        assertTrue(consumer.context.getBeansOfType(
+                org.springframework.cloud.client.discovery.ReactiveDiscoveryClient.class).isEmpty());
         assertInstanceOf(EurekaDiscoveryClient.class,
                 consumer.context.getBean("discoveryClient"));
         assertInstanceOf(PushEurekaDiscoveryClient.class,
