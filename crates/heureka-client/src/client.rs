@@ -1,9 +1,8 @@
 //! `EurekaClient`: the instance's registration and the local registry copy, kept current by
-//! three background tasks: heartbeat, registry refresh and instance-info replication (§8.1,
-//! §8.2, §8.3, §8.5, §8.7).
+//! background tasks: heartbeat, registry refresh and instance-info replication (§8.1, §8.2,
+//! §8.3, §8.5, §8.7), and the push (`push.rs`) where the server has one.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -20,8 +19,10 @@ use crate::config::ClientConfig;
 use crate::error::ClientError;
 use crate::events::{ClientEvent, FetchKind, EVENT_BUFFER};
 use crate::health::{url_health_check, HealthCheck};
+use crate::registry_copy::{FetchCounts, Mark, RegistryCopy};
 use crate::replicator::{OwnInstance, RateLimiter, StatusChange, ON_DEMAND_BURST};
 use crate::schedule::supervise;
+use crate::streak::Streak;
 use crate::transport::Transport;
 
 const JSON: &str = "application/json";
@@ -30,7 +31,8 @@ const JSON: &str = "application/json";
 ///
 /// [`EurekaClient::start`] (or [`ClientBuilder::start`]) fetches the registry and registers;
 /// from then on the lease is renewed every `lease_renewal_interval`, the registry refreshed
-/// every `registry_fetch_interval`, and every `instance_info_replication_interval` the health
+/// every `registry_fetch_interval` (and, with `push_enabled`, as the server pushes changes),
+/// and every `instance_info_replication_interval` the health
 /// check consulted and the instance re-registered if it changed. [`EurekaClient::shutdown`]
 /// cancels the registration; dropping the client without it cancels too, as a best effort, if
 /// a Tokio runtime is still running.
@@ -55,12 +57,10 @@ pub struct ClientBuilder {
 }
 
 struct Inner {
-    transport: Transport,
+    transport: Arc<Transport>,
     /// `APP/id`, the instance's path under `apps/`.
     instance_path: String,
     app_path: String,
-    app: String,
-    id: String,
     /// `register_with_eureka`: whether the own instance is registered, renewed and cancelled.
     registers: bool,
     /// What is registered, and whether a change still has to be.
@@ -73,47 +73,13 @@ struct Inner {
     on_demand_limiter: Mutex<RateLimiter>,
     /// Wakes the replicator for an on-demand round the limiter allowed.
     on_demand: Notify,
-    registry: Mutex<LocalRegistry>,
-    /// This instance's status in the registry copy, last time it was looked at.
-    remote_status: Mutex<Option<InstanceStatus>>,
+    /// The registry copy, which the refresh and the push keep current.
+    copy: Arc<RegistryCopy>,
     events: broadcast::Sender<ClientEvent>,
-    full_fetches: AtomicU64,
-    deltas_applied: AtomicU64,
     /// Whether the last heartbeat, refresh and registration failed: see [`Streak`].
     heartbeat_failing: Streak,
     refresh_failing: Streak,
     register_failing: Streak,
-}
-
-/// Whether an operation's last attempt failed. A failure is a WARN when a streak begins and
-/// DEBUG while it lasts, and the recovery is an INFO: a server that is down (or refuses the
-/// client's certificate) for an hour is one warning per task, not one every round.
-#[derive(Default)]
-struct Streak(AtomicBool);
-
-impl Streak {
-    fn failed(&self, what: &str, error: &ClientError) {
-        if self.0.swap(true, Ordering::Relaxed) {
-            tracing::debug!(%error, "{what} failed again");
-        } else {
-            tracing::warn!(%error, "{what} failed");
-        }
-    }
-
-    fn succeeded(&self, what: &str) {
-        if self.0.swap(false, Ordering::Relaxed) {
-            tracing::info!("{what} succeeded again");
-        }
-    }
-}
-
-/// How the local copy has been kept current so far.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct FetchCounts {
-    /// Successful full fetches (`GET apps`).
-    pub full: u64,
-    /// Deltas applied whose hash matched, so that no full fetch was needed.
-    pub deltas: u64,
 }
 
 impl EurekaClient {
@@ -164,15 +130,13 @@ impl EurekaClient {
     }
 
     fn registry(&self) -> std::sync::MutexGuard<'_, LocalRegistry> {
-        self.inner.registry.lock().expect("registry lock")
+        self.inner.copy.read()
     }
 
-    /// How many full fetches and consistent deltas have refreshed the local copy.
+    /// How the local copy has been kept current: full fetches and consistent deltas fetched,
+    /// snapshots and deltas pushed.
     pub fn fetch_counts(&self) -> FetchCounts {
-        FetchCounts {
-            full: self.inner.full_fetches.load(Ordering::Relaxed),
-            deltas: self.inner.deltas_applied.load(Ordering::Relaxed),
-        }
+        self.inner.copy.counts()
     }
 
     /// The events from now on (see [`ClientEvent`]).
@@ -272,8 +236,9 @@ impl ClientBuilder {
 
     /// Fetches the registry (a failure is logged, not fatal, as in Java), consults the health
     /// check, registers the instance (anything but 204 is an error) and starts the heartbeat,
-    /// refresh and replication tasks; the fetch and refresh only with `fetch_registry`, the
-    /// rest only with `register_with_eureka`.
+    /// refresh, replication and push tasks; the fetch, refresh and push only with
+    /// `fetch_registry` (the push also only with `push_enabled`), the rest only with
+    /// `register_with_eureka`.
     ///
     /// The health check is the one given to [`ClientBuilder::health_check`], else, with
     /// `healthcheck_enabled`, a GET of the instance's own health-check URL (2xx is `UP`,
@@ -285,13 +250,13 @@ impl ClientBuilder {
             status,
             events,
         } = self;
-        let transport = Transport::new(
+        let transport = Arc::new(Transport::new(
             &config.ordered_service_urls(),
             config.quarantine,
             config.session_reconnect_interval,
             (config.connect_timeout, config.request_timeout),
             config.tls.as_ref(),
-        )?;
+        )?);
         let instance = crate::instance::own_instance(&config, now_millis());
         let status = status.unwrap_or(config.initial_status);
         let health = match health {
@@ -304,12 +269,15 @@ impl ClientBuilder {
                 .transpose()?,
             None => None,
         };
+        let copy = Arc::new(RegistryCopy::new(
+            config.filter_only_up_instances,
+            (instance.app.clone(), instance.id().to_owned()),
+            events.clone(),
+        ));
         let inner = Arc::new(Inner {
             transport,
             app_path: format!("apps/{}", instance.app),
             instance_path: format!("apps/{}/{}", instance.app, instance.id()),
-            app: instance.app.clone(),
-            id: instance.id().to_owned(),
             registers: config.register_with_eureka,
             own: Mutex::new(OwnInstance::new(instance, status)),
             health,
@@ -321,11 +289,8 @@ impl ClientBuilder {
                 Instant::now(),
             )),
             on_demand: Notify::new(),
-            registry: Mutex::new(LocalRegistry::new(config.filter_only_up_instances)),
-            remote_status: Mutex::new(None),
+            copy,
             events,
-            full_fetches: AtomicU64::new(0),
-            deltas_applied: AtomicU64::new(0),
             heartbeat_failing: Streak::default(),
             refresh_failing: Streak::default(),
             register_failing: Streak::default(),
@@ -361,6 +326,13 @@ impl ClientBuilder {
                     .clone()
                     .replicate(config.initial_instance_info_replication_interval),
             ));
+        }
+        if config.fetch_registry && config.push_enabled {
+            // After the registration: the stream's first snapshot then holds the own instance.
+            tasks.push(tokio::spawn(crate::push::follow(
+                inner.copy.clone(),
+                inner.transport.clone(),
+            )));
         }
         Ok(EurekaClient {
             inner,
@@ -562,76 +534,72 @@ impl Inner {
     }
 
     /// A delta once the copy is filled, else (and whenever the delta cannot be used) a full
-    /// fetch; then the events.
+    /// fetch; then the events. A fetch the push overtook is dropped (`registry_copy.rs`): the
+    /// copy already holds as much or more.
     async fn refresh(&self) -> Result<(), ClientError> {
-        let filled = self.registry.lock().expect("registry lock").filled;
+        let mark = self.copy.mark();
+        let filled = self.copy.read().filled;
         let mut changed = Vec::new();
-        let kind = if filled && self.apply_delta(&mut changed).await? {
-            FetchKind::Delta
-        } else {
-            self.full_fetch(&mut changed).await?;
-            FetchKind::Full
-        };
-        self.refreshed(kind, changed);
+        if filled {
+            match self.apply_delta(mark, &mut changed).await? {
+                Some(true) => {
+                    self.copy.refreshed(FetchKind::Delta, changed);
+                    return Ok(());
+                }
+                Some(false) => {}
+                None => return Ok(()),
+            }
+        }
+        if self.full_fetch(mark, &mut changed).await?.is_some() {
+            self.copy.refreshed(FetchKind::Full, changed);
+        } else if !changed.is_empty() {
+            // The delta was applied before the push overtook the full fetch that was to check it.
+            self.copy.refreshed(FetchKind::Delta, changed);
+        }
         Ok(())
-    }
-
-    fn refreshed(&self, kind: FetchKind, mut changed: Vec<String>) {
-        let ((applications, instances), remote) = {
-            let registry = self.registry.lock().expect("registry lock");
-            (registry.counts(), registry.status_of(&self.app, &self.id))
-        };
-        self.emit(ClientEvent::CacheRefreshed {
-            kind,
-            applications,
-            instances,
-        });
-        changed.sort();
-        changed.dedup();
-        for app in changed {
-            self.emit(ClientEvent::InstancesChanged { app });
-        }
-        let old = std::mem::replace(
-            &mut *self.remote_status.lock().expect("remote status lock"),
-            remote,
-        );
-        if old != remote {
-            self.emit(ClientEvent::RemoteStatusChanged { old, new: remote });
-        }
     }
 
     /// Applies `GET apps/delta`; false when a full fetch is needed instead: the server refused
     /// the delta (403 when deltas are disabled) or the patched copy's hash disagrees. The
     /// applications it touched go into `changed` either way, since the full fetch compares
-    /// with the patched copy.
-    async fn apply_delta(&self, changed: &mut Vec<String>) -> Result<bool, ClientError> {
+    /// with the patched copy. `None` when the push overtook it: nothing was applied.
+    async fn apply_delta(
+        &self,
+        mark: Mark,
+        changed: &mut Vec<String>,
+    ) -> Result<Option<bool>, ClientError> {
         let response = self.get("apps/delta").await?;
         if response.status() != StatusCode::OK {
             tracing::debug!(status = %response.status(), "delta refused; full fetch");
-            return Ok(false);
+            return Ok(Some(false));
         }
         let delta = decode_applications(&response.bytes().await?, Format::Json)?;
-        let (consistent, touched) = self
-            .registry
-            .lock()
-            .expect("registry lock")
-            .apply_delta(delta);
+        let Some((consistent, touched)) = self.copy.patch_fetched(delta, mark) else {
+            tracing::debug!("the push overtook the delta fetch; dropped");
+            return Ok(None);
+        };
         changed.extend(touched);
-        if consistent {
-            self.deltas_applied.fetch_add(1, Ordering::Relaxed);
-        } else {
+        if !consistent {
             tracing::debug!("apps__hashcode differs after the delta; full fetch");
         }
-        Ok(consistent)
+        Ok(Some(consistent))
     }
 
-    async fn full_fetch(&self, changed: &mut Vec<String>) -> Result<(), ClientError> {
+    /// `GET apps`, replacing the copy; `None` when the push overtook it: nothing was applied.
+    async fn full_fetch(
+        &self,
+        mark: Mark,
+        changed: &mut Vec<String>,
+    ) -> Result<Option<()>, ClientError> {
         let response = self.get("apps").await?;
         expect(response.status(), StatusCode::OK, "full fetch")?;
         let full = decode_applications(&response.bytes().await?, Format::Json)?;
-        changed.extend(self.registry.lock().expect("registry lock").replace(full));
-        self.full_fetches.fetch_add(1, Ordering::Relaxed);
-        Ok(())
+        let Some(touched) = self.copy.replace_fetched(full, mark) else {
+            tracing::debug!("the push overtook the full fetch; dropped");
+            return Ok(None);
+        };
+        changed.extend(touched);
+        Ok(Some(()))
     }
 
     async fn get(&self, path: &str) -> Result<reqwest::Response, ClientError> {

@@ -19,14 +19,15 @@ pub enum ClientEvent {
     Renewed,
     /// A heartbeat failed (after every service URL was tried).
     RenewalFailed { error: String },
-    /// The local registry copy was refreshed, by a full fetch or a consistent delta; the counts
-    /// are of what the copy now holds, every status included.
+    /// The local registry copy was refreshed: by a full fetch or a consistent delta, or by what
+    /// the server pushed (`kind` says which); the counts are of what the copy now holds, every
+    /// status included.
     CacheRefreshed {
         kind: FetchKind,
         applications: usize,
         instances: usize,
     },
-    /// The refresh changed an application's instances (any instance added, removed or
+    /// A refresh or a push changed an application's instances (any instance added, removed or
     /// modified), so a caller holding a list of them should take a fresh one.
     InstancesChanged { app: String },
     /// The status this client registers changed: the application set it, or the health check
@@ -42,13 +43,24 @@ pub enum ClientEvent {
         old: Option<InstanceStatus>,
         new: Option<InstanceStatus>,
     },
+    /// The server that pushes to this client took its acknowledgement (`POST push/ack`, 204)
+    /// that the copy holds its registry version `version`: it now counts the client as a
+    /// consumer holding it, as after a fetch (what `heureka drain` waits for).
+    Acknowledged { version: u64 },
 }
 
 /// How a refresh got the registry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum FetchKind {
+    /// A full fetch, `GET apps`.
     Full,
+    /// A fetched delta, `GET apps/delta`, whose hash matched.
     Delta,
+    /// A snapshot the server pushed (`GET push`, `event: snapshot`): the whole registry.
+    Snapshot,
+    /// A delta the server pushed (`event: delta`): one write's changes, as they happened.
+    PushedDelta,
 }
 
 /// Events kept for a subscriber that has not read them yet.

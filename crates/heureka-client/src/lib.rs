@@ -1,7 +1,8 @@
 //! A Eureka client for Rust services, behaving like the Java `DiscoveryClient`
 //! (`../shared/spec/eureka-protocol.md` §8): it registers its instance, renews the lease on a
 //! timer (re-registering when the server answers 404), keeps a local copy of the registry by a
-//! full fetch followed by deltas checked against `apps__hashcode`, and cancels on shutdown.
+//! full fetch followed by deltas checked against `apps__hashcode` (and, from a server that
+//! pushes, by the snapshots and deltas it pushes as changes happen), and cancels on shutdown.
 //!
 //! Like Java's `InstanceInfoReplicator`, it sends changes to its own instance as
 //! re-registrations: a status the application sets ([`EurekaClient::set_status`]), a
@@ -48,16 +49,20 @@ mod events;
 mod health;
 mod http;
 mod instance;
+mod push;
+mod registry_copy;
 mod replicator;
 mod schedule;
 mod select;
 pub mod sidecar;
 mod spring;
+pub mod sse;
+mod streak;
 pub mod tls;
 mod transport;
 
 pub use address::{choose_address, find_host_info, HostInfo, InetSettings, InterfaceAddress};
-pub use client::{ClientBuilder, EurekaClient, FetchCounts};
+pub use client::{ClientBuilder, EurekaClient};
 pub use config::{ClientConfig, InstanceUrls, ZoneUrls, DEFAULT_ZONE};
 pub use error::ClientError;
 pub use events::{ClientEvent, FetchKind, EVENT_BUFFER};
@@ -66,5 +71,6 @@ pub use heureka_config::ConfigError;
 /// The instance types selection works on, so that users need not depend on `heureka-core`.
 pub use heureka_core::{Instance, InstanceStatus, Port};
 pub use http::{Address, DiscoveryError, DiscoveryHttpClient, DiscoveryRequest, ServedBy};
+pub use registry_copy::FetchCounts;
 pub use select::{weight, zone_of, InstanceSource, Selector, Strategy, WEIGHT_KEY, ZONE_KEY};
 pub use tls::ClientTls;

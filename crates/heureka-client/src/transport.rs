@@ -79,13 +79,25 @@ impl Transport {
         path: &str,
         build: impl Fn(&Client, String) -> RequestBuilder,
     ) -> Result<Response, ClientError> {
+        self.send_at(path, build)
+            .await
+            .map(|(response, _)| response)
+    }
+
+    /// [`Transport::send`], also naming the base URL (without its `/`) that answered, for a
+    /// request that must follow up on the same server (the push's acknowledgements).
+    pub(crate) async fn send_at(
+        &self,
+        path: &str,
+        build: impl Fn(&Client, String) -> RequestBuilder,
+    ) -> Result<(Response, String), ClientError> {
         let mut last_error = String::new();
         for index in self.candidates() {
             let url = format!("{}/{path}", self.urls[index]);
             match build(&self.http, url).send().await {
                 Ok(response) if !response.status().is_server_error() => {
                     self.succeeded(index);
-                    return Ok(response);
+                    return Ok((response, self.urls[index].clone()));
                 }
                 Ok(response) => {
                     last_error = format!("{} answered {}", self.urls[index], response.status());
@@ -98,6 +110,12 @@ impl Transport {
             self.failed(index);
         }
         Err(ClientError::AllServersFailed(last_error))
+    }
+
+    /// The HTTP client every request is sent with (TLS, timeouts), for one sent to a base URL
+    /// [`Transport::send_at`] named, without failing over.
+    pub(crate) fn http(&self) -> &Client {
+        &self.http
     }
 
     /// Every URL once, from the sticky one on, those in quarantine left out unless that leaves

@@ -108,6 +108,11 @@ pub(crate) const KEYS: &[Key] = &[
         Bound(&field(BOOL, |c, v| c.fetch_registry = v)),
     ),
     key(
+        "heureka.client.push.enabled",
+        "true",
+        Bound(&field(BOOL, |c, v| c.push_enabled = v)),
+    ),
+    key(
         "eureka.client.registry-fetch-interval-seconds",
         "30",
         Bound(&field(SECONDS, |c, v| c.registry_fetch_interval = v)),
