@@ -58,6 +58,16 @@ impl Eureka {
     /// connection failure or a 5xx moves on to the next, as Eureka's own clients fail over.
     /// `stream` leaves the body unbounded in time (the event stream).
     pub(crate) async fn send(&self, call: &Call<'_>, stream: bool) -> Result<Answer, CliError> {
+        self.send_with(call, stream, &[]).await
+    }
+
+    /// [`Eureka::send`] with extra request headers (a stream's `Last-Event-ID`).
+    pub(crate) async fn send_with(
+        &self,
+        call: &Call<'_>,
+        stream: bool,
+        headers: &[(&str, &str)],
+    ) -> Result<Answer, CliError> {
         let mut failure = None;
         for server in &self.servers {
             let url = url(server, call);
@@ -71,6 +81,9 @@ impl Eureka {
             );
             if !stream {
                 request = request.timeout(self.timeout);
+            }
+            for (name, value) in headers {
+                request = request.header(*name, *value);
             }
             if let Some(credentials) = &server.credentials {
                 request = request.basic_auth(&credentials.username, Some(&credentials.password));

@@ -1,11 +1,13 @@
-//! `heureka watch`: registry changes as they happen, one line each. Heureka has an event
-//! stream (`GET {base}/events`, docs/events.md), which is used when present; a server without
-//! one (the Java server answers 404) is polled for `apps/delta` instead, as its own clients
-//! do. Both paths print the same [`Change`](change::Change)s, so a script does not care which
-//! it got.
+//! `heureka watch`: registry changes as they happen, one line each. Heureka pushes them
+//! (`GET {base}/push`, docs/push.md), which is followed when present; else its event stream
+//! (`GET {base}/events`, docs/events.md); a server with neither (the Java server answers 404)
+//! is polled for `apps/delta` instead, as its own clients do. Every path prints the same
+//! [`Change`](change::Change)s, so a script does not care which it got.
 
 mod change;
+mod copy;
 mod poll;
+mod push;
 mod sse;
 
 use crate::args::WatchArgs;
@@ -20,6 +22,12 @@ pub(crate) async fn run(eureka: &Eureka, args: &WatchArgs, json: bool) -> Result
     };
     let app = args.app.as_deref().map(str::to_uppercase);
     if !args.poll {
+        match push::watch(eureka, app.as_deref(), &mut printer).await? {
+            sse::Outcome::Done => return Ok(()),
+            sse::Outcome::NoStream(url) => {
+                eprintln!("heureka: no push stream at {url}: reading the event stream instead");
+            }
+        }
         match sse::watch(eureka, app.as_deref(), &mut printer).await? {
             sse::Outcome::Done => return Ok(()),
             sse::Outcome::NoStream(url) => {

@@ -1,6 +1,8 @@
 //! Watching through Heureka's event stream: `GET {base}/events[?app=APP]`, read as
-//! Server-Sent Events, each instance event printed as a [`Change`].
+//! Server-Sent Events (the client crate's parser), each instance event printed as a
+//! [`Change`].
 
+use heureka_client::sse::{SseMessage, SseParser};
 use heureka_wire::{EventBody, InstanceEventKind};
 use reqwest::StatusCode;
 
@@ -37,7 +39,7 @@ pub(super) async fn watch(
     eprintln!("heureka: watching {} (Ctrl-C to stop)", answer.url);
     let url = answer.url;
     let mut response = answer.response;
-    let mut parser = Parser::default();
+    let mut parser = SseParser::default();
     while !printer.done() {
         let chunk = response
             .chunk()
@@ -58,7 +60,7 @@ pub(super) async fn watch(
 }
 
 /// Prints the message if it is an instance event; `false` once `--count` is reached.
-fn handle(message: &Message, printer: &mut Printer) -> Result<bool, CliError> {
+fn handle(message: &SseMessage, printer: &mut Printer) -> Result<bool, CliError> {
     if message.event == "lagged" {
         eprintln!(
             "heureka: the server dropped events this watcher was too slow for: {}",
@@ -91,85 +93,4 @@ fn handle(message: &Message, printer: &mut Printer) -> Result<bool, CliError> {
         overridden_status: instance.overridden_status,
         event: Some(instance.kind.name()),
     }))
-}
-
-/// One SSE message: its `event:` name (`message` by default) and its `data:` lines joined.
-#[derive(Debug, PartialEq, Eq)]
-struct Message {
-    event: String,
-    data: String,
-}
-
-/// The SSE line protocol, fed bytes as they arrive: a message ends at a blank line; comment
-/// lines (`:` keep-alives) and fields other than `event` and `data` are skipped.
-#[derive(Default)]
-struct Parser {
-    pending: Vec<u8>,
-    event: Option<String>,
-    data: Option<String>,
-}
-
-impl Parser {
-    fn feed(&mut self, bytes: &[u8]) -> Vec<Message> {
-        self.pending.extend_from_slice(bytes);
-        let mut messages = Vec::new();
-        while let Some(end) = self.pending.iter().position(|b| *b == b'\n') {
-            let line: Vec<u8> = self.pending.drain(..=end).collect();
-            let line = String::from_utf8_lossy(&line);
-            let line = line.trim_end_matches(['\n', '\r']);
-            if line.is_empty() {
-                if let Some(data) = self.data.take() {
-                    messages.push(Message {
-                        event: self.event.take().unwrap_or_else(|| "message".to_owned()),
-                        data,
-                    });
-                }
-                self.event = None;
-                continue;
-            }
-            let (field, value) = line.split_once(':').unwrap_or((line, ""));
-            let value = value.strip_prefix(' ').unwrap_or(value).to_owned();
-            match field {
-                "event" => self.event = Some(value),
-                "data" => match &mut self.data {
-                    Some(data) => {
-                        data.push('\n');
-                        data.push_str(&value);
-                    }
-                    None => self.data = Some(value),
-                },
-                _ => {}
-            }
-        }
-        messages
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn messages_end_at_a_blank_line_however_the_bytes_are_split() {
-        let stream = b": keep-alive\n\nevent: registered\r\nid: 1\r\ndata: {\"a\":1}\r\n\r\nda";
-        let mut parser = Parser::default();
-        let mut messages = Vec::new();
-        for byte in stream.iter() {
-            messages.extend(parser.feed(std::slice::from_ref(byte)));
-        }
-        assert_eq!(
-            messages,
-            [Message {
-                event: "registered".into(),
-                data: "{\"a\":1}".into()
-            }]
-        );
-        assert_eq!(
-            parser.feed(b"ta: x\ndata: y\n\n"),
-            [Message {
-                event: "message".into(),
-                data: "x\ny".into()
-            }]
-        );
-    }
 }
