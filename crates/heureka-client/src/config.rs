@@ -42,11 +42,12 @@ pub struct ClientConfig {
     /// `eureka.client.fetch-registry`, default `true`. When false the registry is neither
     /// fetched at start nor refreshed: every lookup is empty and no refresh event comes.
     pub fetch_registry: bool,
-    /// `heureka.client.push.enabled`, default `true`: with `fetch_registry`, follow the
-    /// server's push (`GET push`, docs/push.md), so that a change reaches the copy as the server
-    /// makes it rather than at the next fetch; the periodic fetch goes on as the backstop. A
-    /// server without push (the Java server) answers 404, and the client then only fetches. Not
-    /// a Spring Cloud key: Heureka's own.
+    /// `heureka.push.enabled`, default `true`: with `fetch_registry`, follow the server's push
+    /// (`GET push`, docs/push.md), so that a change reaches the copy as the server makes it
+    /// rather than at the next fetch; the periodic fetch goes on as the backstop. A server
+    /// without push (the Java server) answers 404, and the client then only fetches. Not a
+    /// Spring Cloud key: Heureka's, the one its Spring add-on reads, so that one
+    /// `application.yml` turns the push off for both.
     pub push_enabled: bool,
     /// `eureka.client.filter-only-up-instances`, default `true`: `EurekaClient::instances`
     /// returns only `UP` instances; when false, instances of every status, still shuffled

@@ -108,7 +108,7 @@ pub(crate) const KEYS: &[Key] = &[
         Bound(&field(BOOL, |c, v| c.fetch_registry = v)),
     ),
     key(
-        "heureka.client.push.enabled",
+        "heureka.push.enabled",
         "true",
         Bound(&field(BOOL, |c, v| c.push_enabled = v)),
     ),
