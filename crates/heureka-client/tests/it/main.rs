@@ -10,6 +10,8 @@ mod config_effects;
 mod events;
 mod failover;
 mod http;
+mod proxy;
+mod push;
 mod registration;
 mod registry;
 mod selection;

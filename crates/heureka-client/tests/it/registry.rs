@@ -1,10 +1,18 @@
-//! The local registry copy: full fetch, deltas, `UP` filtering.
+//! The local registry copy: full fetch, deltas, `UP` filtering. The fetch is what these tests
+//! are about, so the clients that watch it follow no push (`push.rs` tests the push).
 
-use heureka_client::EurekaClient;
+use heureka_client::{ClientConfig, EurekaClient};
 
 use crate::support::{
-    a_refresh_begun_now, billing_client, billing_subscribed, instances_changed, Server,
+    a_refresh_begun_now, billing_client, client_config, instances_changed, subscribed, Server,
 };
+
+/// A client of `server` registering `BILLING/b1` that keeps its copy by fetching only.
+fn fetching_only(server: &Server) -> ClientConfig {
+    let mut config = client_config(vec![server.service_url()], "billing", "b1");
+    config.push_enabled = false;
+    config
+}
 
 fn ids(client: &EurekaClient, app: &str) -> Vec<String> {
     let mut ids: Vec<String> = client
@@ -29,7 +37,7 @@ async fn the_start_up_fetch_sees_instances_already_registered() {
 #[tokio::test]
 async fn deltas_bring_in_a_new_instance_and_its_status_change() {
     let server = Server::start().await;
-    let client = billing_client(&server).await;
+    let client = EurekaClient::start(fetching_only(&server)).await.unwrap();
 
     server.register("ORDERS", "o1", 90).await;
     server.register("ORDERS", "o2", 90).await;
@@ -54,7 +62,7 @@ async fn deltas_bring_in_a_new_instance_and_its_status_change() {
 async fn a_refused_delta_falls_back_to_a_full_fetch() {
     // The server answers 403 to `GET apps/delta`.
     let server = Server::start_with(&["--eureka.server.disable-delta=true"]).await;
-    let (client, mut events) = billing_subscribed(&server).await;
+    let (client, mut events) = subscribed(fetching_only(&server)).await;
 
     server.register("ORDERS", "o1", 90).await;
     instances_changed(&mut events, "ORDERS").await;

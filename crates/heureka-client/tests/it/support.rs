@@ -123,6 +123,26 @@ impl Server {
         instance["status"].as_str().unwrap().to_owned()
     }
 
+    /// Cancels an instance through the REST API, as it does at shutdown; asserts 200.
+    pub async fn cancel(&self, app: &str, id: &str) {
+        let response = self
+            .request(Method::DELETE, &format!("apps/{app}/{id}"))
+            .sent()
+            .await;
+        assert_eq!(response.status(), 200, "cancel {app}/{id}");
+    }
+
+    /// A document the server answers at `path` under `/eureka/`, as JSON; asserts 200.
+    pub async fn json(&self, path: &str) -> Value {
+        let response = self
+            .request(Method::GET, path)
+            .header("Accept", "application/json")
+            .sent()
+            .await;
+        assert_eq!(response.status(), 200, "{path}");
+        serde_json::from_slice(&response.bytes().await.unwrap()).unwrap()
+    }
+
     /// Puts a status override on an instance; asserts 200.
     pub async fn set_status(&self, app: &str, id: &str, status: &str) {
         let response = self
