@@ -438,17 +438,23 @@ async fn credentials_come_from_the_url_or_the_environment_and_a_refusal_exits_4(
 }
 
 /// A `watch` running in the background: started, and waited for until it says on stderr that
-/// it is watching (after which it misses no change).
+/// it is watching (after which it misses no change). Its later stderr is read on, so that what
+/// it says there (a stream resumed) does not meet a closed pipe, and kept for the failures.
 struct Watch {
     child: Child,
+    stderr: tokio::task::JoinHandle<String>,
 }
 
 impl Watch {
     async fn start(server: &TestServer, args: &[&str], ready: &str) -> Watch {
-        let url = format!("{}/", server.base);
+        Watch::start_at(&format!("{}/", server.base), args, ready).await
+    }
+
+    /// A watch of the server at `url` (a proxy in front of one).
+    async fn start_at(url: &str, args: &[&str], ready: &str) -> Watch {
         let mut all = vec!["watch"];
         all.extend(args);
-        all.extend(["--eureka", &url]);
+        all.extend(["--eureka", url]);
         let mut child = command(&all, &[])
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -468,10 +474,19 @@ impl Watch {
         })
         .await
         .expect("watch says it is watching");
-        if let Err(said) = said {
-            panic!("watch exited without saying {ready:?}:\n{said}");
-        }
-        Watch { child }
+        let said = match said {
+            Ok(said) => said,
+            Err(said) => panic!("watch exited without saying {ready:?}:\n{said}"),
+        };
+        let stderr = tokio::spawn(async move {
+            let mut said = said;
+            while let Ok(Some(line)) = stderr.next_line().await {
+                said.push_str(&line);
+                said.push('\n');
+            }
+            said
+        });
+        Watch { child, stderr }
     }
 
     /// Waits for the watch to end (its `--count` reached); its stdout lines.
@@ -480,9 +495,10 @@ impl Watch {
             .await
             .expect("watch stops after --count changes")
             .unwrap();
+        let said = self.stderr.await.unwrap_or_default();
         assert!(
             output.status.success(),
-            "watch exited with {}",
+            "watch exited with {}:\n{said}",
             output.status
         );
         String::from_utf8(output.stdout)
@@ -509,14 +525,67 @@ fn parsed(lines: &[String]) -> Vec<(String, String, String, Option<String>)> {
         .collect()
 }
 
-#[tokio::test]
-async fn watch_prints_changes_from_heureka_s_event_stream() {
-    let server = TestServer::start(&[]).await;
-    let watch = Watch::start(&server, &["orders", "--count", "3", "--json"], "/events").await;
+/// Registers BILLING/b1 and ORDERS/o1, then sets o1 DOWN and cancels it: what the watches of
+/// ORDERS below print as three changes.
+async fn three_changes_of_orders(server: &TestServer) {
     server.register("BILLING", "b1").await;
     server.register("ORDERS", "o1").await;
     assert_eq!(server.put("/apps/ORDERS/o1/status?value=DOWN").await, 200);
     assert_eq!(server.delete("/apps/ORDERS/o1").await, 200);
+}
+
+#[tokio::test]
+async fn watch_prints_changes_from_heureka_s_push() {
+    let server = TestServer::start(&[]).await;
+    let watch = Watch::start(&server, &["orders", "--count", "3", "--json"], "/push").await;
+    three_changes_of_orders(&server).await;
+    let change = |action: &str| {
+        (
+            action.to_owned(),
+            "ORDERS".to_owned(),
+            "o1".to_owned(),
+            None,
+        )
+    };
+    assert_eq!(
+        parsed(&watch.lines().await),
+        [change("ADDED"), change("MODIFIED"), change("DELETED")],
+        "BILLING is filtered out"
+    );
+}
+
+#[tokio::test]
+async fn watch_resumes_a_cut_push_stream_without_losing_a_change() {
+    let server = TestServer::start(&[]).await;
+    let proxy = crate::proxy::Proxy::to(server.port).await;
+    let watch = Watch::start_at(&proxy.service_url, &["--count", "3", "--json"], "/push").await;
+
+    proxy.cut();
+    // Made while the watch is cut off (it waits a second before it connects again).
+    server.register("ORDERS", "o1").await;
+    assert_eq!(server.put("/apps/ORDERS/o1/status?value=DOWN").await, 200);
+    assert_eq!(server.delete("/apps/ORDERS/o1").await, 200);
+
+    let change = |action: &str| {
+        (
+            action.to_owned(),
+            "ORDERS".to_owned(),
+            "o1".to_owned(),
+            None,
+        )
+    };
+    assert_eq!(
+        parsed(&watch.lines().await),
+        [change("ADDED"), change("MODIFIED"), change("DELETED")],
+        "each change once, in order: the stream resumed where it broke"
+    );
+}
+
+#[tokio::test]
+async fn watch_prints_changes_from_heureka_s_event_stream_when_push_is_off() {
+    let server = TestServer::start(&["--heureka.push.enabled=false"]).await;
+    let watch = Watch::start(&server, &["orders", "--count", "3", "--json"], "/events").await;
+    three_changes_of_orders(&server).await;
     let change = |action: &str, event: &str| {
         (
             action.to_owned(),
@@ -538,17 +607,31 @@ async fn watch_prints_changes_from_heureka_s_event_stream() {
 
 #[tokio::test]
 async fn watch_prints_one_readable_line_per_change() {
-    let server = TestServer::start(&[]).await;
-    let watch = Watch::start(&server, &["--count", "1"], "/events").await;
-    server.register("ORDERS", "o1").await;
-    let lines = watch.lines().await;
-    let cells: Vec<&str> = lines[0].split_whitespace().collect();
-    assert_eq!(cells[1..], ["ADDED", "ORDERS", "o1", "UP", "[registered]"]);
-    assert!(
-        cells[0].ends_with('Z'),
-        "an RFC 3339 time in UTC: {}",
-        cells[0]
-    );
+    // From the push, and (with push off) from the event stream, which also names the event.
+    for (args, ready, event) in [
+        (&[][..], "/push", None),
+        (
+            &["--heureka.push.enabled=false"][..],
+            "/events",
+            Some("[registered]"),
+        ),
+    ] {
+        let server = TestServer::start(args).await;
+        let watch = Watch::start(&server, &["--count", "1"], ready).await;
+        server.register("ORDERS", "o1").await;
+        let lines = watch.lines().await;
+        let cells: Vec<&str> = lines[0].split_whitespace().collect();
+        let expected: Vec<&str> = ["ADDED", "ORDERS", "o1", "UP"]
+            .into_iter()
+            .chain(event)
+            .collect();
+        assert_eq!(cells[1..], expected, "{ready}");
+        assert!(
+            cells[0].ends_with('Z'),
+            "an RFC 3339 time in UTC: {}",
+            cells[0]
+        );
+    }
 }
 
 /// One change seen by a polling watch, each in a watch of its own: changes between two polls

@@ -11,6 +11,7 @@ mod hostile;
 mod logs;
 mod persistence;
 mod process;
+mod proxy;
 mod rebinding_and_probes;
 mod restore_sync;
 mod shutdown;
