@@ -44,10 +44,20 @@ impl Sidecar {
 
 /// Waits until APP/a1 is registered with `status`.
 async fn until_shows(server: &Server, status: &str) {
-    eventually(&format!("the app is registered {status}"), || {
+    until(&format!("the app is registered {status}"), || {
         shows(server, status)
     })
     .await;
+}
+
+/// Waits until what `check` asks the server holds: the one poll these tests make, since a
+/// sidecar publishes nothing a test could wait on instead.
+async fn until<F, Fut>(what: &str, check: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    eventually(what, check).await;
 }
 
 async fn shows(server: &Server, status: &str) -> bool {
@@ -125,4 +135,29 @@ async fn an_app_that_starts_answering_after_its_sidecar_is_up_long_before_the_he
 
     until_shows(&server, "UP").await;
     sidecar.stop().await;
+}
+
+#[tokio::test]
+async fn a_sidecar_that_keeps_a_registry_copy_follows_the_push() {
+    let server = Server::start().await;
+    let health = HealthEndpoint::start(true).await;
+    let mut config = sidecar_config(&server, &health.url);
+    // `heureka sidecar` keeps no copy unless told to (`--eureka.client.fetch-registry=true`).
+    config.client.fetch_registry = true;
+    config.client.registry_fetch_interval = Duration::from_secs(30);
+    let sidecar = Sidecar::run(config);
+
+    until("the server lists the sidecar as following the push", || {
+        follows_the_push(&server)
+    })
+    .await;
+    sidecar.stop().await;
+}
+
+/// Whether a consumer of `server` has a push stream open (`GET consumers`).
+async fn follows_the_push(server: &Server) -> bool {
+    let consumers = server.json("consumers").await;
+    consumers["consumers"]
+        .as_array()
+        .is_some_and(|consumers| consumers.iter().any(|consumer| consumer["push"] == true))
 }
