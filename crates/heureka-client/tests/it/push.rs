@@ -219,6 +219,18 @@ async fn the_push_comes_from_the_next_service_url_when_the_first_is_dead() {
 }
 
 #[tokio::test]
+async fn the_push_is_asked_for_with_the_credentials_of_the_service_url() {
+    let server = Server::start_with(&[
+        "--spring.security.user.name=eureka",
+        "--spring.security.user.password=s3cret",
+    ])
+    .await;
+    let url = format!("http://eureka:s3cret@127.0.0.1:{}/eureka/", server.port);
+    let (client, _events) = following(vec![url]).await;
+    client.shutdown().await.unwrap();
+}
+
+#[tokio::test]
 async fn the_acknowledgement_books_the_client_as_a_consumer_holding_the_pushed_version() {
     let server = Server::start().await;
     let (client, mut events) = following(vec![server.service_url()]).await;

@@ -5,11 +5,11 @@
 use std::path::Path;
 use std::sync::OnceLock;
 
-use heureka_client::{ClientConfig, ClientError, EurekaClient};
+use heureka_client::{ClientConfig, ClientError, ClientEvent, EurekaClient, FetchKind};
 use heureka_testkit::empty_dir;
 use heureka_testkit::pki::{TestPki, PASSWORD, SERVER_ALIAS};
 
-use crate::support::{client_config, Server};
+use crate::support::{client_config, subscribed_from_start, wait_for, Server};
 
 /// The test CA and its certificates, made once for all the tests here.
 fn pki() -> &'static TestPki {
@@ -132,6 +132,26 @@ async fn a_server_requiring_a_client_certificate_accepts_the_configured_key_stor
     let client = EurekaClient::start(config(&server, "billing", &tls))
         .await
         .unwrap();
+    client.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn the_push_is_followed_with_the_same_trust_and_client_certificate() {
+    let server = mutual_tls_server().await;
+    let mut tls = trusting_the_ca();
+    tls.push(("eureka.client.tls.key-store", text(&pki().client.p12)));
+    tls.push(("eureka.client.tls.key-store-password", PASSWORD.to_owned()));
+    let (client, mut events) = subscribed_from_start(config(&server, "billing", &tls)).await;
+    wait_for(&mut events, "a snapshot pushed over mutual TLS", |event| {
+        matches!(
+            event,
+            ClientEvent::CacheRefreshed {
+                kind: FetchKind::Snapshot,
+                ..
+            }
+        )
+    })
+    .await;
     client.shutdown().await.unwrap();
 }
 
