@@ -119,8 +119,8 @@ pub(crate) enum Command {
         #[arg(long)]
         deregister: bool,
     },
-    /// Print registry changes as they happen: from Heureka's event stream, or by polling
-    /// apps/delta where the server has none
+    /// Print registry changes as they happen: from Heureka's push (else its event stream),
+    /// or by polling apps/delta where the server has neither
     #[command(after_help = FOOTER)]
     Watch(WatchArgs),
     /// Register a process that is not a Eureka client: UP while its health URL answers 2xx,
@@ -210,7 +210,7 @@ pub(crate) enum MetadataCommand {
 pub(crate) struct WatchArgs {
     /// Only this application's changes
     pub app: Option<String>,
-    /// Poll apps/delta even where the server has an event stream
+    /// Poll apps/delta even where the server pushes or has an event stream
     #[arg(long)]
     pub poll: bool,
     /// Seconds between two polls
