@@ -185,3 +185,6 @@ impl Follower {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;
