@@ -53,23 +53,26 @@ pub(crate) enum Stopped {
     Broke(String),
 }
 
-/// Asks for a stream, resuming after `last_id` when given.
+/// Asks for a stream, resuming after `last_id` when given. A server that takes the connection
+/// but does not answer within [`SILENCE`] counts as failed: the request's own timeout is the
+/// stream's, far longer.
 pub(crate) async fn open(
     transport: &Transport,
     last_id: Option<&str>,
 ) -> Result<Opened, ClientError> {
-    let (response, base) = transport
-        .send_at("push", |http, url| {
-            let request = http
-                .get(url)
-                .header(ACCEPT, "text/event-stream")
-                .timeout(LONGEST_STREAM);
-            match last_id {
-                Some(id) => request.header("Last-Event-ID", id),
-                None => request,
-            }
-        })
-        .await?;
+    let asked = transport.send_at("push", |http, url| {
+        let request = http
+            .get(url)
+            .header(ACCEPT, "text/event-stream")
+            .timeout(LONGEST_STREAM);
+        match last_id {
+            Some(id) => request.header("Last-Event-ID", id),
+            None => request,
+        }
+    });
+    let (response, base) = timeout(SILENCE, asked).await.map_err(|_| {
+        ClientError::AllServersFailed(format!("no answer within {}s", SILENCE.as_secs()))
+    })??;
     Ok(match response.status() {
         StatusCode::OK => Opened::Stream(Box::new(Stream {
             base,
