@@ -69,7 +69,17 @@ pub(super) async fn watch(
         if answer.status() == StatusCode::NOT_FOUND {
             return Ok(Outcome::NoStream(answer.url));
         }
-        answer.check(&call.what)?;
+        match answer.check(&call.what) {
+            Ok(()) => {}
+            // Once watching, a server refusing for a while (429: too many streams) is waited out.
+            Err(error @ CliError::Server(_)) if watcher.known.is_some() => {
+                eprintln!("heureka: {error}; trying again");
+                tokio::time::sleep(wait).await;
+                wait = (wait * 2).min(LONGEST_WAIT);
+                continue;
+            }
+            Err(error) => return Err(error),
+        }
         let url = answer.url;
         let mut response = answer.response;
         let mut parser = SseParser::default();
