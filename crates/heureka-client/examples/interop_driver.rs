@@ -12,9 +12,10 @@
 //!
 //! It prints one JSON object per line on stdout:
 //! `{"event":"started",...}` once registered (or `start_failed` and exit 1);
-//! `{"event":"refresh","counts":{"full":F,"deltas":D},"apps":{APP:[...]},...}` after every
-//! successful refresh of the local copy, with the `UP` instances it holds for each watched app;
-//! and one answer per command read from stdin:
+//! `{"event":"refresh","counts":{"full":F,"deltas":D,"pushed":P,"snapshots":S},"apps":{APP:[...]},...}`
+//! after every successful refresh of the local copy (a fetch, or what a Heureka server pushed:
+//! `deltas` counts both kinds of delta, `pushed` those of them that were pushed), with the `UP`
+//! instances it holds for each watched app; and one answer per command read from stdin:
 //! `watch APP` (add APP to the watched apps), `instances APP`, `counts`, `shutdown`, and
 //!
 //! ```text
@@ -117,8 +118,12 @@ fn now_ms() -> u128 {
         .map_or(0, |d| d.as_millis())
 }
 
+/// `full`: full fetches; `deltas`: deltas applied, fetched or pushed (a change that came in a
+/// delta rather than a full fetch, whichever way); `pushed` of them pushed; `snapshots`: the
+/// snapshots the push replaced the copy with.
 fn counts_json(counts: FetchCounts) -> Value {
-    json!({"full": counts.full, "deltas": counts.deltas})
+    json!({"full": counts.full, "deltas": counts.deltas + counts.pushed,
+           "pushed": counts.pushed, "snapshots": counts.snapshots})
 }
 
 fn up_instances(client: &EurekaClient, app: &str) -> Value {
