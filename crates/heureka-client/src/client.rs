@@ -32,10 +32,9 @@ const JSON: &str = "application/json";
 /// [`EurekaClient::start`] (or [`ClientBuilder::start`]) fetches the registry and registers;
 /// from then on the lease is renewed every `lease_renewal_interval`, the registry refreshed
 /// every `registry_fetch_interval` (and, with `push_enabled`, as the server pushes changes),
-/// and every `instance_info_replication_interval` the health
-/// check consulted and the instance re-registered if it changed. [`EurekaClient::shutdown`]
-/// cancels the registration; dropping the client without it cancels too, as a best effort, if
-/// a Tokio runtime is still running.
+/// and every `instance_info_replication_interval` the health check consulted and the instance
+/// re-registered if it changed. [`EurekaClient::shutdown`] cancels the registration; dropping
+/// the client without it cancels too, as a best effort, if a Tokio runtime is still running.
 ///
 /// As in Java, `register_with_eureka = false` leaves out everything about the own instance
 /// (no registration, heartbeat, replication, health check or cancel: the client only reads the
