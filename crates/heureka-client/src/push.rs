@@ -63,7 +63,8 @@ struct Follower {
 
 /// How one connection ended, for the wait before the next.
 enum Outcome {
-    /// The stream ended or broke; `worked` when it delivered something first.
+    /// The stream ended or broke; `worked` when the server sent anything on it first (a
+    /// message or a keep-alive: a quiet registry's stream that reaches its age is no failure).
     Lost { worked: bool },
     /// The copy missed something: connect again without `Last-Event-ID`.
     Inconsistent,
@@ -141,7 +142,10 @@ impl Follower {
         let mut worked = false;
         loop {
             let messages = match stream.next().await {
-                Ok(messages) => messages,
+                Ok(messages) => {
+                    worked = true;
+                    messages
+                }
                 Err(stopped) => {
                     match stopped {
                         Stopped::Ended => tracing::debug!("push stream ended; resuming"),
@@ -155,7 +159,6 @@ impl Follower {
             for message in messages {
                 match apply::apply(&self.copy, &message) {
                     Applied::Holds { version } => {
-                        worked = true;
                         if let Some(id) = message.id {
                             self.last_id = Some(id);
                         }

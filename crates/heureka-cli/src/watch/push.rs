@@ -86,14 +86,19 @@ pub(super) async fn watch(
         // Why the stream stopped; `None` when the copy needs a new snapshot.
         let stopped = loop {
             let chunk = match response.chunk().await {
-                Ok(Some(chunk)) => chunk,
+                // Anything the server sends (a keep-alive too) shows the stream works: a quiet
+                // registry's stream that reaches its age is followed by one at the first wait.
+                Ok(Some(chunk)) => {
+                    wait = FIRST_WAIT;
+                    chunk
+                }
                 Ok(None) => break Some("the push stream ended".to_owned()),
                 Err(error) => break Some(format!("the push stream broke: {}", reason(&error))),
             };
             let mut resnapshot = false;
             for message in parser.feed(&chunk) {
                 match watcher.take(&message, &url, printer)? {
-                    Step::Go => wait = FIRST_WAIT,
+                    Step::Go => {}
                     Step::Done => return Ok(Outcome::Done),
                     Step::Resnapshot => {
                         resnapshot = true;
