@@ -1,7 +1,8 @@
 //! The client following the server's push (docs/push.md) over real sockets: a change reaches
 //! the instance lists within a second while the periodic fetch runs every 30 s, so it is the
 //! push that brought it; a cut connection resumes without losing a change; a server without
-//! push is polled; the acknowledgement books the client as a consumer.
+//! push is polled; the acknowledgement books the client as a consumer, which confirms it to a
+//! drain.
 //!
 //! Every wait is for the client's own event that the effect follows, with a deadline: one
 //! second where the speed is the point, [`wait_for`]'s bound elsewhere.
@@ -253,5 +254,30 @@ async fn the_acknowledgement_books_the_client_as_a_consumer_holding_the_pushed_v
         .iter()
         .any(|consumer| consumer["version"].as_u64() >= Some(version) && consumer["push"] == true);
     assert!(booked, "{consumers}");
+    client.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_drain_confirms_a_client_following_the_push_without_waiting_for_its_fetch() {
+    let server = Server::start().await;
+    server.register("ORDERS", "o1", 90).await;
+    let (client, mut events) = following(vec![server.service_url()]).await;
+
+    let started = server.put_json("apps/ORDERS/o1/drain").await;
+    let required = started["required"].as_u64().unwrap();
+    wait_for(
+        &mut events,
+        "the acknowledgement of the drain's change",
+        |event| matches!(event, ClientEvent::Acknowledged { version } if *version >= required),
+    )
+    .await;
+
+    // The client's next fetch is 30 s away: the acknowledgement is what confirms it.
+    let progress = server.json("apps/ORDERS/o1/drain").await;
+    let consumers = progress["consumers"].as_array().unwrap();
+    assert!(
+        !consumers.is_empty() && consumers.iter().all(|c| c["confirmed"] == true),
+        "{progress}"
+    );
     client.shutdown().await.unwrap();
 }

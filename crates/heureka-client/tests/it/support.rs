@@ -143,6 +143,17 @@ impl Server {
         serde_json::from_slice(&response.bytes().await.unwrap()).unwrap()
     }
 
+    /// `PUT path` under `/eureka/`, answered as JSON; asserts 200.
+    pub async fn put_json(&self, path: &str) -> Value {
+        let response = self
+            .request(Method::PUT, path)
+            .header("Accept", "application/json")
+            .sent()
+            .await;
+        assert_eq!(response.status(), 200, "{path}");
+        serde_json::from_slice(&response.bytes().await.unwrap()).unwrap()
+    }
+
     /// Puts a status override on an instance; asserts 200.
     pub async fn set_status(&self, app: &str, id: &str, status: &str) {
         let response = self
