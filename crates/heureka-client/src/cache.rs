@@ -66,7 +66,8 @@ impl LocalRegistry {
     /// Applies a delta: `ADDED` and `MODIFIED` add or replace the instance, `DELETED` removes it
     /// (and its application once empty). Returns whether the result's hash is the delta's
     /// `apps__hashcode` (when it is not, the caller must full-fetch) and the applications the
-    /// delta changed.
+    /// delta changed. Only the applications it names are reshuffled: a pushed delta costs what
+    /// it touches, not the whole copy (a fetch reshuffles everything, [`LocalRegistry::reshuffle`]).
     pub(crate) fn apply_delta(&mut self, delta: Applications) -> (bool, Vec<String>) {
         let mut before: BTreeMap<String, Option<BTreeMap<String, Instance>>> = BTreeMap::new();
         for app in delta.applications {
@@ -95,7 +96,9 @@ impl LocalRegistry {
                 }
             }
         }
-        self.reshuffle();
+        for name in before.keys() {
+            self.reshuffle_app(name);
+        }
         let changed = before
             .into_iter()
             .filter(|(name, old)| self.apps.get(name) != old.as_ref())
@@ -156,22 +159,32 @@ impl LocalRegistry {
         self.apps.keys().cloned().collect()
     }
 
-    fn reshuffle(&mut self) {
+    /// Shuffles every application's offered instances anew, as Java does at each fetch.
+    pub(crate) fn reshuffle(&mut self) {
+        let names: Vec<String> = self.apps.keys().cloned().collect();
+        self.offered.clear();
+        for name in names {
+            self.reshuffle_app(&name);
+        }
+    }
+
+    /// Recomputes and shuffles one application's offered instances.
+    fn reshuffle_app(&mut self, name: &str) {
         let every_status = self.every_status;
-        self.offered = self
+        let mut offered: Vec<Instance> = self
             .apps
-            .iter()
-            .map(|(name, instances)| {
-                let mut offered: Vec<Instance> = instances
-                    .values()
-                    .filter(|instance| every_status || instance.status == InstanceStatus::Up)
-                    .cloned()
-                    .collect();
-                fastrand::shuffle(&mut offered);
-                (name.clone(), offered)
-            })
-            .filter(|(_, offered)| !offered.is_empty())
+            .get(name)
+            .into_iter()
+            .flat_map(BTreeMap::values)
+            .filter(|instance| every_status || instance.status == InstanceStatus::Up)
+            .cloned()
             .collect();
+        if offered.is_empty() {
+            self.offered.remove(name);
+        } else {
+            fastrand::shuffle(&mut offered);
+            self.offered.insert(name.to_owned(), offered);
+        }
     }
 }
 
@@ -316,6 +329,18 @@ mod tests {
             "UP_3_",
         );
         assert!(!local.apply_delta(delta).0);
+    }
+
+    #[test]
+    fn a_delta_leaves_the_applications_it_does_not_name_in_their_order() {
+        let mut local = LocalRegistry::default();
+        let users = (0..20).map(|n| instance("USERS", &format!("u{n}"), InstanceStatus::Up, None));
+        local.replace(document(users.collect(), ""));
+        let before = local.instances("USERS");
+        let added = instance("ORDERS", "o1", InstanceStatus::Up, Some(ActionType::Added));
+        local.apply_delta(document(vec![added], ""));
+        assert_eq!(local.instances("USERS"), before);
+        assert_eq!(ids(&local.instances("ORDERS")), ["o1"]);
     }
 
     #[test]

@@ -109,6 +109,9 @@ impl RegistryCopy {
             return None;
         }
         let (consistent, changed) = local.apply_delta(delta);
+        // Each fetch spreads the callers anew, as Java's does; a pushed delta only reshuffles
+        // what it touched.
+        local.reshuffle();
         if consistent {
             self.deltas.fetch_add(1, Ordering::Relaxed);
         }
