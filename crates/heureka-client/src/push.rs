@@ -22,6 +22,7 @@ mod stream;
 use std::sync::Arc;
 use std::time::Duration;
 
+use reqwest::StatusCode;
 use tokio::time::sleep;
 
 use crate::registry_copy::RegistryCopy;
@@ -114,9 +115,14 @@ impl Follower {
                 return Outcome::Absent;
             }
             Ok(Opened::Refused {
+                base,
                 status,
                 retry_after,
             }) => {
+                if status == StatusCode::TOO_MANY_REQUESTS {
+                    // This server has streams enough: the next attempt starts at another.
+                    self.transport.quarantine(&base);
+                }
                 let error = crate::error::ClientError::UnexpectedStatus {
                     what: "push stream",
                     status: status.as_u16(),

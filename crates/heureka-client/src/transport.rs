@@ -112,6 +112,15 @@ impl Transport {
         Err(ClientError::AllServersFailed(last_error))
     }
 
+    /// Skips the URL whose base [`Transport::send_at`] named for the quarantine, as a failed one:
+    /// for an answer that is not a failure of the request but says "not here, now" (a push
+    /// stream refused with 429 while the server has too many).
+    pub(crate) fn quarantine(&self, base: &str) {
+        if let Some(index) = self.urls.iter().position(|url| url == base) {
+            self.failed(index);
+        }
+    }
+
     /// The HTTP client every request is sent with (TLS, timeouts), for one sent to a base URL
     /// [`Transport::send_at`] named, without failing over.
     pub(crate) fn http(&self) -> &Client {
@@ -221,6 +230,13 @@ mod tests {
         // The longest a session lasts: 1200 s + 50 %.
         tokio::time::advance(Duration::from_secs(1800)).await;
         assert_eq!(transport.candidates(), [0, 1, 2]);
+    }
+
+    #[test]
+    fn a_url_quarantined_by_its_base_is_skipped() {
+        let transport = transport(LONG);
+        transport.quarantine("http://a/eureka");
+        assert_eq!(transport.candidates(), [1, 2]);
     }
 
     #[test]

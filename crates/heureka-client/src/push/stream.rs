@@ -28,9 +28,10 @@ pub(crate) enum Opened {
     Stream(Box<Stream>),
     /// `404`: this server has no push (the Java server, or `heureka.push.enabled=false`).
     Absent,
-    /// Another answer (`429` when the server has too many streams, `401`, `403`…), with the
-    /// wait its `Retry-After` asks for, if any.
+    /// Another answer (`429` when the server has too many streams, `401`, `403`…) from the
+    /// server at `base`, with the wait its `Retry-After` asks for, if any.
     Refused {
+        base: String,
         status: StatusCode,
         retry_after: Option<Duration>,
     },
@@ -81,6 +82,7 @@ pub(crate) async fn open(
         })),
         StatusCode::NOT_FOUND => Opened::Absent,
         status => Opened::Refused {
+            base,
             status,
             retry_after: response
                 .headers()

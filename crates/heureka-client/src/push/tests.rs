@@ -1,7 +1,7 @@
-//! The push follower against a scripted server on a real socket: which `Last-Event-ID` each new
-//! stream asks with (the last message applied after a break, none after a hash mismatch), and
-//! how acknowledgements are sent (one at a time, the versions that came meanwhile coalesced into
-//! the newest).
+//! The push follower against scripted servers on real sockets: which `Last-Event-ID` each new
+//! stream asks with (the last message applied after a break, none after a hash mismatch), where
+//! it asks after a 429, and how acknowledgements are sent (one at a time, the versions that came
+//! meanwhile coalesced into the newest).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -37,6 +37,11 @@ impl Request {
 
     async fn send(&mut self, event: &str, id: &str, data: &str) {
         self.write(&format!("event: {event}\nid: {id}\ndata: {data}\n\n"))
+            .await;
+    }
+
+    async fn too_many(mut self) {
+        self.write("HTTP/1.1 429 Too Many Requests\r\nretry-after: 1\r\nconnection: close\r\n\r\n")
             .await;
     }
 
@@ -115,6 +120,11 @@ async fn within_patience<T>(step: impl std::future::Future<Output = T>) -> T {
 
 /// The follower of `url`, running until the test ends, and the copy's events.
 fn follower(url: &str) -> broadcast::Receiver<ClientEvent> {
+    follower_of(&[url.to_owned()])
+}
+
+/// The follower of the service URLs `urls`, in this order.
+fn follower_of(urls: &[String]) -> broadcast::Receiver<ClientEvent> {
     let (events, receiver) = broadcast::channel(64);
     let copy = Arc::new(RegistryCopy::new(
         true,
@@ -122,7 +132,7 @@ fn follower(url: &str) -> broadcast::Receiver<ClientEvent> {
         events,
     ));
     let transport = Transport::new(
-        &[url.to_owned()],
+        urls,
         Duration::from_secs(30),
         Duration::from_secs(1200),
         (Duration::from_secs(5), Duration::from_secs(5)),
@@ -231,5 +241,20 @@ async fn versions_pushed_while_an_acknowledgement_is_in_flight_are_acknowledged_
         next.head.starts_with("POST /eureka/push/ack?version=9 "),
         "{}",
         next.head
+    );
+}
+
+#[tokio::test]
+async fn a_stream_refused_for_too_many_is_asked_for_at_the_next_service_url() {
+    let (mut full, first) = Scripted::start().await;
+    let (mut other, second) = Scripted::start().await;
+    let _events = follower_of(&[first, second]);
+
+    full.next_stream().await.too_many().await;
+    let asked = other.next_stream().await;
+    assert!(
+        asked.head.starts_with("GET /eureka/push "),
+        "{}",
+        asked.head
     );
 }
