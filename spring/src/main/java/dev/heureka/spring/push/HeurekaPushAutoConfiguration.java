@@ -221,6 +221,12 @@ public class HeurekaPushAutoConfiguration {
             } else {
                 zone = zones != null && zones.length > 0 ? zones[0] : "defaultZone";
             }
+            if (config.shouldUseDnsForFetchingServiceUrls() && me != null) {
+                // eureka.client.use-dns-for-fetching-service-urls: the DNS TXT records, as the
+                // Eureka client reads them.
+                return EndpointUtils.getDiscoveryServiceUrls(
+                        config, zone, new EndpointUtils.InstanceInfoBasedUrlRandomizer(me));
+            }
             return EndpointUtils.getServiceUrlsFromConfig(config, zone, config.shouldPreferSameZoneEureka());
         }
 
