@@ -1,7 +1,8 @@
 //! What Heureka's test suites share, written once: a server started in this process on a free
 //! port ([`TestServer`]), bounded polling ([`eventually`]), free ports and dead URLs, an empty
 //! working directory ([`empty_dir!`]), the register body Spring clients send
-//! ([`spring_body`]), and test certificates ([`pki::TestPki`]).
+//! ([`spring_body`]), test certificates ([`pki::TestPki`]), and a TCP proxy whose connections a
+//! test can cut ([`Proxy`]).
 //!
 //! A dev-dependency of the server, the client and the binary, and itself dependent on no
 //! Heureka crate: the server's tests use it, so depending on the server would close a cycle.
@@ -9,6 +10,7 @@
 //! implements with [`in_process_server!`].
 
 pub mod pki;
+mod proxy;
 mod temp_dir;
 
 use std::future::Future;
@@ -22,6 +24,7 @@ use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
+pub use proxy::Proxy;
 pub use temp_dir::TempDir;
 
 /// How long any one step of a test may take before it gives up: a bound against hangs, far

@@ -10,7 +10,6 @@ mod config_effects;
 mod events;
 mod failover;
 mod http;
-mod proxy;
 mod push;
 mod registration;
 mod registry;

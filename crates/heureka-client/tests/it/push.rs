@@ -13,8 +13,8 @@ use std::time::Duration;
 use heureka_client::{ClientConfig, ClientEvent, EurekaClient, FetchKind, InstanceStatus};
 use tokio::sync::broadcast;
 
-use crate::proxy::Proxy;
 use crate::support::{client_config, dead_url, subscribed_from_start, wait_for, Server};
+use heureka_testkit::Proxy;
 
 /// How soon a pushed change must be in the instance lists.
 const PUSH_DEADLINE: Duration = Duration::from_secs(1);

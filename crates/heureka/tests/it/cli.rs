@@ -557,7 +557,7 @@ async fn watch_prints_changes_from_heureka_s_push() {
 #[tokio::test]
 async fn watch_resumes_a_cut_push_stream_without_losing_a_change() {
     let server = TestServer::start(&[]).await;
-    let proxy = crate::proxy::Proxy::to(server.port).await;
+    let proxy = heureka_testkit::Proxy::to(server.port).await;
     let watch = Watch::start_at(&proxy.service_url, &["--count", "3", "--json"], "/push").await;
 
     proxy.cut();

@@ -11,7 +11,6 @@ mod hostile;
 mod logs;
 mod persistence;
 mod process;
-mod proxy;
 mod rebinding_and_probes;
 mod restore_sync;
 mod shutdown;
