@@ -16,8 +16,9 @@ status change on the server takes to reach the Rust client.
 2. Latency: a third Heureka holds an instance registered over plain HTTP; its status is flipped
    (PUT .../status?value=OUT_OF_SERVICE, then DELETE the override) --changes times. A Rust client
    refreshing every --interval s and one with the default registry-fetch-interval (30 s) report
-   each refresh with a timestamp; the latency is from just before the PUT/DELETE is sent to the
-   first refresh whose copy shows the new status. (Same host, same clock.) With --java-latency a
+   each refresh (a fetch, or a pushed snapshot or delta: the client follows the push by default)
+   with a timestamp; the latency is from just before the PUT/DELETE is sent to the first refresh
+   whose copy shows the new status. (Same host, same clock.) With --java-latency a
    Spring app on that server is polled every 50 ms over HTTP for the same change, for comparison.
 
 Writes bench/results/client.md and client.json. Standard library only.
@@ -301,11 +302,13 @@ def write_md(res: dict, path: Path) -> None:
                      f"{c['cpu_s']} | {c['cpu_ms_per_heartbeat']} |")
     lines += ["", f"Rust/Java: RSS **{f['ratio_rss']}**, CPU per heartbeat **{f.get('ratio_cpu_per_heartbeat')}**.",
               "", "## Status change on the server → the client acting on it", "",
-              "Mechanism: the client learns of a change only at its next registry refresh, a "
-              "`GET apps/delta` every registry-fetch-interval; Heureka has no read-only response "
-              "cache, so the delta carries the change at once (against the Java server its 30 s "
-              "read-only cache would add up to 30 s more). The latency is thus the wait for the next "
-              "refresh tick (uniform over one interval) plus one delta round trip. Measured from "
+              "Mechanism: the client follows Heureka's push (docs/push.md) by default, so a change "
+              "reaches its copy as a pushed delta whatever its registry-fetch-interval; against a "
+              "server without push (the Java server, or `heureka.push.enabled=false`) it learns of a "
+              "change at its next registry refresh, a `GET apps/delta` every "
+              "registry-fetch-interval (Heureka has no read-only response cache, so the delta carries "
+              "the change at once; the Java server's 30 s read-only cache would add up to 30 s more), "
+              "and the latency is the wait for the next refresh tick plus one round trip. Measured from "
               "just before the PUT/DELETE status request to the refresh event the driver "
               "printed (it polls the fetch counts every 5 ms).", "",
               "| client | changes | median (ms) | min (ms) | max (ms) | samples (ms) |", "|---|---|---|---|---|---|"]
