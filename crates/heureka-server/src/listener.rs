@@ -254,10 +254,54 @@ async fn serve_connection<S>(
     // As Tomcat does: responses are written whole, so Nagle's algorithm would only add delay.
     let _ = stream.set_nodelay(true);
     let sender = stream.peer_addr().ok().map(Sender);
-    let Some((tls, refusals)) = tls else {
+    let Some(tls) = tls else {
         let service = Exchange::new(app, &slot, timeouts, sender, None, &stop);
         return serve_http(TokioIo::new(stream), service, slot, http, timeouts, stop).await;
     };
+    // Boxed: a TLS connection's handshake and stream state take about 6 KiB, which every plain
+    // connection's task would otherwise reserve as well (its future is sized for its largest
+    // state), and a connection holding a push stream lives for minutes.
+    let connection = Connection {
+        stream,
+        sender,
+        slot,
+        http,
+        timeouts,
+        stop,
+    };
+    Box::pin(serve_tls(connection, app, tls)).await;
+}
+
+/// What serving a connection needs besides the application and its TLS configuration.
+struct Connection {
+    stream: TcpStream,
+    sender: Option<Sender>,
+    slot: Arc<Slot>,
+    http: http1::Builder,
+    timeouts: Timeouts,
+    stop: watch::Receiver<()>,
+}
+
+/// [`serve_connection`] over TLS: the handshake, then HTTP/1.1 on the encrypted stream.
+async fn serve_tls<S>(
+    connection: Connection,
+    app: S,
+    (tls, refusals): (
+        Arc<rustls::ServerConfig>,
+        Arc<parking_lot::Mutex<LogBudget>>,
+    ),
+) where
+    S: Service<Request, Response = Response, Error = Infallible> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+{
+    let Connection {
+        stream,
+        sender,
+        slot,
+        http,
+        timeouts,
+        stop,
+    } = connection;
     // The handshake is a wait for the client like a request head's: under the same deadline,
     // and the connection can be closed for room meanwhile.
     slot.examined();
