@@ -1765,6 +1765,26 @@ def parse_args(argv: list[str]):
     return a
 
 
+def push_fleet_smoke(out: Path, failures: list[str]) -> None:
+    """`push_fleet.py --smoke` (200 push subscribers, 5 writes): does the push benchmark run. Its
+    subscriber fleet is Go; without a Go toolchain it is skipped, not failed."""
+    go = shutil.which("go") or ("/usr/local/go/bin/go" if os.access("/usr/local/go/bin/go", os.X_OK) else None)
+    if go is None:
+        log("push fleet smoke skipped: no go toolchain")
+        return
+    log("push fleet smoke (bench/push_fleet.py --smoke)")
+    cmd = [sys.executable, str(BENCH / "push_fleet.py"), "--smoke", "--bin", str(HEUREKA_BIN),
+           "--go", go, "--out", str(out)]
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    except subprocess.TimeoutExpired:
+        failures.append("push fleet smoke: no result within 300 s")
+        return
+    (out / "logs" / "push-fleet-smoke.log").write_text(p.stdout + p.stderr)
+    if p.returncode != 0:
+        failures.append(f"push fleet smoke: exit {p.returncode}: {tail_of(out / 'logs' / 'push-fleet-smoke.log')}")
+
+
 def main(argv: list[str]) -> int:
     cfg = parse_args(argv)
     if cfg.report_from:
@@ -1816,6 +1836,8 @@ def main(argv: list[str]) -> int:
     finally:
         stop_all()
         shutil.rmtree(bin_dir, ignore_errors=True)
+    if cfg.smoke and "heureka" in servers and "interrupted" not in failures:
+        push_fleet_smoke(out, failures)
     results["elapsed_s"] = round(time.time() - t_begin, 1)
     rows = build_rows(results, cfg.sizes, cfg.heureka_sizes)
     table = write_reports(results, rows, out)

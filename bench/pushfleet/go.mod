@@ -1,0 +1,3 @@
+module heureka/bench/pushfleet
+
+go 1.22
