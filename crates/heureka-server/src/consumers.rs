@@ -56,6 +56,13 @@ impl Consumer {
             .max(self.last_delta)
             .unwrap_or(self.first_seen)
     }
+
+    /// Whether it is still a consumer at `now`: it fetched within `retention_ms`, or follows
+    /// the push (a push stream of it is open, however long since it last acknowledged: a quiet
+    /// registry sends it nothing to acknowledge).
+    fn current(&self, now: Millis, retention_ms: Millis) -> bool {
+        self.push_streams > 0 || now - self.last_fetch() <= retention_ms
+    }
 }
 
 /// A consumer's place in the table: its address and what it calls itself.
@@ -144,13 +151,13 @@ impl Consumers {
         }
     }
 
-    /// Ages out the quiet, then, if still full, drops the quietest.
+    /// Ages out the quiet, then, if still full, drops the quietest, a push follower last.
     fn make_room(&self, table: &mut HashMap<ConsumerKey, Consumer>, now: Millis) {
-        table.retain(|_, consumer| now - consumer.last_fetch() <= self.retention_ms);
+        table.retain(|_, consumer| consumer.current(now, self.retention_ms));
         if table.len() >= self.max {
             let quietest = table
                 .iter()
-                .min_by_key(|(_, consumer)| consumer.last_fetch())
+                .min_by_key(|(_, consumer)| (consumer.push_streams > 0, consumer.last_fetch()))
                 .map(|(key, _)| key.clone());
             if let Some(key) = quietest {
                 table.remove(&key);
@@ -167,7 +174,7 @@ impl Consumers {
         now: Millis,
     ) -> (Vec<ConsumerView>, Vec<ConsumerView>) {
         let mut table = self.table.lock();
-        table.retain(|_, consumer| now - consumer.last_fetch() <= self.retention_ms);
+        table.retain(|_, consumer| consumer.current(now, self.retention_ms));
         let (mut periodic, mut readers) = (Vec::new(), Vec::new());
         for ((address, agent), consumer) in table.iter() {
             let view = ConsumerView {
@@ -204,9 +211,9 @@ impl Consumers {
     /// always behind sooner or later, and says nothing about the clients).
     pub(crate) fn counts(&self, current: u64, now: Millis) -> (u64, u64) {
         let table = self.table.lock();
-        let live = table.values().filter(|consumer| {
-            consumer.periodic && now - consumer.last_fetch() <= self.retention_ms
-        });
+        let live = table
+            .values()
+            .filter(|consumer| consumer.periodic && consumer.current(now, self.retention_ms));
         live.fold((0, 0), |(all, behind), consumer| {
             let late =
                 consumer.version < current && now - consumer.last_fetch() > self.behind_after_ms;

@@ -233,3 +233,34 @@ fn the_metrics_count_no_reader() {
 
     assert_eq!(table.counts(9, 100_000), (1, 1));
 }
+
+#[test]
+fn a_consumer_following_the_push_stays_however_long_since_it_acknowledged() {
+    let table = consumers(10);
+    let key = table
+        .record(ip(1), &agent("Apache-HttpClient/5.5"), Fetch::Full, 5, 0)
+        .unwrap();
+    table.following(&key, true);
+    let an_hour = 3_600_000;
+    let (views, _) = table.views("n", 5, an_hour);
+    assert_eq!(views.len(), 1);
+    assert!(views[0].push);
+    table.following(&key, false);
+    assert_eq!(
+        agents(&table, an_hour),
+        (vec![], vec![]),
+        "aged out once it stopped following"
+    );
+}
+
+#[test]
+fn at_the_cap_a_push_follower_makes_room_last() {
+    let table = consumers(2);
+    let follower = table.record(ip(1), &agent("a"), Fetch::Full, 5, 0).unwrap();
+    table.following(&follower, true);
+    table.record(ip(2), &agent("b"), Fetch::Full, 5, 1_000);
+    table.record(ip(3), &agent("c"), Fetch::Full, 5, 2_000);
+    let (periodic, _) = agents(&table, 2_000);
+    assert_eq!(periodic.len(), 2);
+    assert!(periodic.contains(&"a".to_owned()), "{periodic:?}");
+}

@@ -163,7 +163,9 @@ fn local_progress(state: &SharedState, app: &str, id: &str) -> Result<ConsumersD
     let progress = |views: Vec<ConsumerView>| -> Vec<ConsumerView> {
         views
             .into_iter()
-            .filter(|consumer| now - consumer.last_fetch <= active_within)
+            // A push follower is active while its stream is open, whenever it last
+            // acknowledged: it will apply the change within moments.
+            .filter(|consumer| consumer.push || now - consumer.last_fetch <= active_within)
             .map(|consumer| ConsumerView {
                 confirmed: Some(required.is_some_and(|required| consumer.version >= required)),
                 ..consumer
