@@ -11,7 +11,7 @@
 //! (it gets a snapshot) rather than silently missing changes.
 
 use std::collections::{BTreeMap, HashSet, VecDeque};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -54,6 +54,33 @@ struct FeedState {
     visible: bool,
     /// When a stream was last open; deltas are made until [`RESUME_WINDOW`] after it.
     last_open: Option<Instant>,
+    /// The last snapshot of every application, for the streams that start at its number.
+    every: Option<Arc<SharedSnapshot>>,
+}
+
+/// The snapshot of every application at one write's number, shared by the streams that start
+/// before the next write: a fleet reconnecting at once (a node restarted, a rolling deploy)
+/// copies and encodes the registry once per write instead of once per stream. Heartbeats in
+/// between only move lease timestamps, which documents show lagging anyway. Kept until the next
+/// write, as the full-fetch cache keeps its document.
+#[derive(Debug)]
+struct SharedSnapshot {
+    seq: u64,
+    version: u64,
+    /// Taken by the first stream to encode it.
+    applications: Mutex<Option<Vec<Application>>>,
+    frame: OnceLock<Bytes>,
+}
+
+impl SharedSnapshot {
+    /// Encoded once, with no lock held; streams asking meanwhile wait for that encoding.
+    fn frame(&self, id: &StreamPosition) -> Bytes {
+        let encode = || {
+            let applications = self.applications.lock().take().unwrap_or_default();
+            snapshot_frame(id, self.version, applications)
+        };
+        self.frame.get_or_init(encode).clone()
+    }
 }
 
 /// How a new stream starts: the frames to send first, and the number of the last delta they
@@ -107,11 +134,34 @@ impl PushFeed {
                 snapshot_version: None,
             };
         }
+        let id = self.position(covered);
+        if let Follows::Every = follows {
+            let shared = match &state.every {
+                Some(shared) if shared.seq == covered => shared.clone(),
+                _ => {
+                    let shared = Arc::new(SharedSnapshot {
+                        seq: covered,
+                        version: registry.version(),
+                        applications: Mutex::new(Some(registry.applications().applications)),
+                        frame: OnceLock::new(),
+                    });
+                    state.every = Some(shared.clone());
+                    shared
+                }
+            };
+            drop(state);
+            drop(registry);
+            return Start {
+                receiver,
+                first: vec![shared.frame(&id)],
+                covered,
+                snapshot_version: Some(shared.version),
+            };
+        }
         drop(state);
         let version = registry.version();
         let applications = followed(&registry, follows);
         drop(registry);
-        let id = self.position(covered);
         Start {
             receiver,
             first: vec![snapshot_frame(&id, version, applications)],
@@ -184,6 +234,8 @@ impl ChangeSink for PushFeed {
             return;
         }
         state.seq += 1;
+        // The shared snapshot is of the registry before this write: no stream may start on it.
+        state.every = None;
         let changed = std::mem::take(&mut state.changed);
         if changed.is_empty() {
             // Nothing was noted (no stream wants deltas): no kept delta may sit before a gap.

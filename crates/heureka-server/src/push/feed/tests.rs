@@ -188,3 +188,27 @@ async fn writes_made_while_nobody_could_resume_cannot_be_resumed_across() {
     let resumed = feed.start(store.read(), &Follows::Every, Some(last_seen));
     assert_eq!(parse(&resumed.first[0]).0, "snapshot");
 }
+
+#[tokio::test(start_paused = true)]
+async fn streams_starting_between_two_writes_share_one_snapshot_and_a_write_ends_it() {
+    let feed = Arc::new(PushFeed::new(&config(16)));
+    let store = store_with(&feed);
+    register(&store, "orders", "o1");
+    let first = feed.start(store.read(), &Follows::Every, None);
+    let second = feed.start(store.read(), &Follows::Every, None);
+    assert_eq!(
+        first.first[0].as_ptr(),
+        second.first[0].as_ptr(),
+        "one encoding"
+    );
+    register(&store, "orders", "o2");
+    let third = feed.start(store.read(), &Follows::Every, None);
+    let (_, json) = parse(&third.first[0]);
+    assert_eq!(
+        json["applications"]["application"][0]["instance"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+}
