@@ -10,7 +10,7 @@
 //! when none are made, so that a stream that asks to resume across that gap is told it cannot
 //! (it gets a snapshot) rather than silently missing changes.
 
-use std::collections::{BTreeMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
@@ -54,18 +54,21 @@ struct FeedState {
     visible: bool,
     /// When a stream was last open; deltas are made until [`RESUME_WINDOW`] after it.
     last_open: Option<Instant>,
-    /// The last snapshot of every application, for the streams that start at its number.
-    every: Option<Arc<SharedSnapshot>>,
+    /// The snapshots taken since the last write, by what they follow, for the streams that
+    /// start before the next; at most [`SHARED_SNAPSHOTS`].
+    snapshots: HashMap<Follows, Arc<SharedSnapshot>>,
 }
 
-/// The snapshot of every application at one write's number, shared by the streams that start
-/// before the next write: a fleet reconnecting at once (a node restarted, a rolling deploy)
+/// How many different snapshots (by the applications they follow) are kept between two writes.
+const SHARED_SNAPSHOTS: usize = 256;
+
+/// A snapshot at one write's number, shared by the streams following the same applications
+/// that start before the next write: a fleet reconnecting at once (a node restarted, a rolling deploy)
 /// copies and encodes the registry once per write instead of once per stream. Heartbeats in
 /// between only move lease timestamps, which documents show lagging anyway. Kept until the next
 /// write, as the full-fetch cache keeps its document.
 #[derive(Debug)]
 struct SharedSnapshot {
-    seq: u64,
     version: u64,
     /// Taken by the first stream to encode it.
     applications: Mutex<Option<Vec<Application>>>,
@@ -135,38 +138,27 @@ impl PushFeed {
             };
         }
         let id = self.position(covered);
-        if let Follows::Every = follows {
-            let shared = match &state.every {
-                Some(shared) if shared.seq == covered => shared.clone(),
-                _ => {
-                    let shared = Arc::new(SharedSnapshot {
-                        seq: covered,
-                        version: registry.version(),
-                        applications: Mutex::new(Some(registry.applications().applications)),
-                        frame: OnceLock::new(),
-                    });
-                    state.every = Some(shared.clone());
-                    shared
+        let shared = match state.snapshots.get(follows) {
+            Some(shared) => shared.clone(),
+            None => {
+                let shared = Arc::new(SharedSnapshot {
+                    version: registry.version(),
+                    applications: Mutex::new(Some(followed(&registry, follows))),
+                    frame: OnceLock::new(),
+                });
+                if state.snapshots.len() < SHARED_SNAPSHOTS {
+                    state.snapshots.insert(follows.clone(), shared.clone());
                 }
-            };
-            drop(state);
-            drop(registry);
-            return Start {
-                receiver,
-                first: vec![shared.frame(&id)],
-                covered,
-                snapshot_version: Some(shared.version),
-            };
-        }
+                shared
+            }
+        };
         drop(state);
-        let version = registry.version();
-        let applications = followed(&registry, follows);
         drop(registry);
         Start {
             receiver,
-            first: vec![snapshot_frame(&id, version, applications)],
+            first: vec![shared.frame(&id)],
             covered,
-            snapshot_version: Some(version),
+            snapshot_version: Some(shared.version),
         }
     }
 
@@ -234,8 +226,8 @@ impl ChangeSink for PushFeed {
             return;
         }
         state.seq += 1;
-        // The shared snapshot is of the registry before this write: no stream may start on it.
-        state.every = None;
+        // The shared snapshots are of the registry before this write: no stream may start on one.
+        state.snapshots.clear();
         let changed = std::mem::take(&mut state.changed);
         if changed.is_empty() {
             // Nothing was noted (no stream wants deltas): no kept delta may sit before a gap.

@@ -10,7 +10,7 @@ use heureka_wire::Format;
 
 /// The applications a stream follows: every one, or those named (upper-cased, as the
 /// registry keys them).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Follows {
     Every,
     Only(Vec<String>),
