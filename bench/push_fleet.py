@@ -550,9 +550,10 @@ def summary_paragraph(results: dict) -> list[str]:
                 if wake and wake > 0:
                     s += (f" Every change still wakes every stream: the {woken:,.0f} that do not follow its app "
                           f"cost about {wake:.1f} µs each to look at it and send nothing.")
-            s += (f" Each snapshot is encoded for its subscriber: connecting took the server "
+            s += (f" Connecting took the server "
                   f"{every['connect_server_cpu_s'] / n * 1000:.2f} ms of CPU per subscriber "
-                  f"({every['ready']['snapshot_frame_bytes'] / 1024:.0f} KiB snapshot).")
+                  f"({every['ready']['snapshot_frame_bytes'] / 1024:.0f} KiB snapshot; streams that "
+                  f"start between two writes share one).")
             out.append(s)
     b = results.get("breakdown")
     if b and "error" not in b:
