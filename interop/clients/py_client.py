@@ -16,8 +16,12 @@ HTTPS: give --server an https:// URL. py-eureka-client 0.13 has no TLS setting; 
 httpx.AsyncClient with default verification, which trusts the PEM file named by the environment
 variable SSL_CERT_FILE instead of certifi's bundle: set that to a private CA (the suite does).
 
+--remote-regions us-west,eu-central: py-eureka-client's remote_regions (its fetches ask for those
+regions' instances too, `regions=` on apps/ and apps/delta); not given, the client is initialised
+exactly as without the flag.
+
 usage: py_client.py --server http://127.0.0.1:8761/eureka --app py-interop --port 9090
-                    [--interval 1] [--metadata '{"k": "v"}']
+                    [--interval 1] [--metadata '{"k": "v"}'] [--remote-regions r1,r2]
 """
 import argparse
 import json
@@ -71,8 +75,12 @@ def main():
     ap.add_argument("--port", type=int, required=True)
     ap.add_argument("--interval", type=int, default=1)
     ap.add_argument("--metadata", default="{}")
+    ap.add_argument("--remote-regions", default="", help="comma-separated remote regions to fetch too")
     args = ap.parse_args()
     metadata = json.loads(args.metadata)
+    extra = {}
+    if args.remote_regions:
+        extra["remote_regions"] = [r.strip() for r in args.remote_regions.split(",") if r.strip()]
 
     # Bind first: the port we register is a real endpoint.
     class Handler(BaseHTTPRequestHandler):
@@ -129,12 +137,12 @@ def main():
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
 
-    log(f"init: server={args.server} app={args.app} port={args.port} metadata={metadata}")
+    log(f"init: server={args.server} app={args.app} port={args.port} metadata={metadata} {extra}")
     py_eureka_lock.install()   # py-eureka-client 0.13's heartbeat deadlock, see there
     ec.init(eureka_server=args.server, app_name=args.app,
             instance_host="127.0.0.1", instance_ip="127.0.0.1", instance_port=args.port,
             renewal_interval_in_secs=args.interval, duration_in_secs=args.interval * 3,
-            metadata=metadata, on_error=on_error)
+            metadata=metadata, on_error=on_error, **extra)
     log("registered; serving")
     try:
         while True:
