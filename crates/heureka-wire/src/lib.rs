@@ -22,6 +22,7 @@ mod health_checks;
 mod json;
 mod numbers;
 mod persisted;
+mod regions;
 mod replication;
 mod size;
 mod stamped;
@@ -48,6 +49,7 @@ pub use health_checks::{
 };
 pub use heureka_core::InstanceDigest;
 pub use persisted::{decode_kept, encode_kept, PersistenceView};
+pub use regions::{decode_regions, encode_regions, FetchCounts, RegionView, RegionsDoc};
 pub use replication::{
     decode_replication_batch, decode_replication_response, encode_replication_batch,
     encode_replication_response, ReplicationAction, ReplicationItem, ReplicationResult,
