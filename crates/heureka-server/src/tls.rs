@@ -150,10 +150,33 @@ pub(crate) fn client_config(
     heureka_tls::client_config(trust, identity)
 }
 
-/// Checks `eureka.client.tls.*` at start-up, so a wrong password is an error then rather than
-/// every peer call failing later.
+/// The rustls client configuration for fetching `https://` remote regions: the certificate
+/// `eureka.client.tls.*` gives, and `eureka.server.remote-region-trust-store`'s trust when it
+/// is set, else `eureka.client.tls.*`'s (or the public roots).
+pub(crate) fn region_client_config(
+    client: Option<&ClientTlsConfig>,
+    region_trust: Option<&TrustSource>,
+) -> Result<rustls::ClientConfig, TlsError> {
+    let Some(region_trust) = region_trust else {
+        return client_config(client);
+    };
+    let trust = heureka_tls::load_trust(&trust_source(region_trust)?)?;
+    let identity = match client.and_then(|tls| tls.identity.as_ref()) {
+        Some(identity) => Some(heureka_tls::Identity::load(
+            &identity_source(identity)?,
+            clock::wall_time(),
+        )?),
+        None => None,
+    };
+    heureka_tls::client_config(Some(trust), identity)
+}
+
+/// Checks `eureka.client.tls.*` and `eureka.server.remote-region-trust-store` at start-up, so
+/// a wrong password is an error then rather than every peer or region call failing later.
 pub fn check_client(config: &config::Config) -> Result<(), TlsError> {
-    client_config(config.client.tls.as_ref()).map(drop)
+    client_config(config.client.tls.as_ref())?;
+    let regions = &config.eureka_server.regions;
+    region_client_config(config.client.tls.as_ref(), regions.trust_store.as_ref()).map(drop)
 }
 
 fn server_spec(ssl: &SslConfig) -> Result<ServerTlsSpec, TlsError> {
@@ -221,6 +244,10 @@ fn store_spec(store: &StoreConfig, flat: StoreNaming) -> Result<KeyStoreSpec, Tl
     let key = &store.location.key;
     let (prefix, naming) = match key.strip_suffix(".location") {
         Some(bundle_store) => (bundle_store.to_owned(), StoreNaming::Bundle),
+        None if key.ends_with("-trust-store") => (
+            key.trim_end_matches("-trust-store").to_owned(),
+            StoreNaming::DashedTrustStore,
+        ),
         None => {
             let suffix = match flat {
                 StoreNaming::TrustStore => ".trust-store",

@@ -54,6 +54,9 @@ pub enum StoreNaming {
     KeyStore,
     /// `{prefix}.trust-store`, `.trust-store-password`, `.trust-store-type`.
     TrustStore,
+    /// `{prefix}-trust-store`, `-trust-store-password`, `-trust-store-type`: Eureka's
+    /// `eureka.server.remote-region-trust-store`, whose companions are spelled with dashes.
+    DashedTrustStore,
     /// `{prefix}.location`, `.password`, `.type`, with the key's alias and password one level
     /// up: prefix `spring.ssl.bundle.jks.web.keystore` → `spring.ssl.bundle.jks.web.key.alias`.
     Bundle,
@@ -123,6 +126,13 @@ impl KeyStoreSpec {
                     StoreKey::KeyPassword => format!("{prefix}.key-password"),
                 }
             }
+            StoreNaming::DashedTrustStore => match key {
+                StoreKey::Location => format!("{prefix}-trust-store"),
+                StoreKey::Password => format!("{prefix}-trust-store-password"),
+                StoreKey::Kind => format!("{prefix}-trust-store-type"),
+                StoreKey::KeyAlias => format!("{prefix}-key-alias"),
+                StoreKey::KeyPassword => format!("{prefix}-key-password"),
+            },
             StoreNaming::Bundle => {
                 // The bundle's own prefix: `spring.ssl.bundle.jks.web` of `….web.keystore`.
                 let bundle = prefix

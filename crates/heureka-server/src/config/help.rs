@@ -54,8 +54,8 @@ Keys:
     }
     text.push_str(&format!(
         "  (default eureka.client.service-url.{}={})\n\n\
-         Other eureka.server.* keys of Spring Cloud's EurekaServerConfigBean (AWS, remote \
-         regions,\npeer pools) are accepted and ignored; any other unknown \
+         Other eureka.server.* keys of Spring Cloud's EurekaServerConfigBean (AWS, peer \
+         pools)\nare accepted and ignored; any other unknown \
          eureka.server.* or\nheureka.* key is an error. Keys elsewhere are ignored, as in Spring.\n",
         DEFAULT_ZONE.0, DEFAULT_ZONE.1
     ));

@@ -8,6 +8,8 @@
 //! setting, its field in `Config`); `keys/tests.rs` fails, naming the key, when an entry is
 //! inconsistent.
 
+use std::time::Duration;
+
 use heureka_config::bindings::{non_empty, IfSet};
 use heureka_config::table::Binding::{self, Bound, Inert, Loader, OlderNameOf, Refused};
 use heureka_config::table::Refusal::{Always, When};
@@ -496,6 +498,108 @@ pub(crate) const KEYS: &[Key] = &[
         "eureka.server.batch-replication",
         "false",
         "accepted and inert; batches are always sent",
+        Inert,
+    ),
+    key(
+        "eureka.server.remote-region-urls-with-name.<region>",
+        "",
+        "a remote region's server base URL, fetched read-only (docs/regions.md)",
+        Bound(&map(HTTP_URL, |c, regions| {
+            c.eureka_server.regions.urls = rules::region_urls(regions)
+        })),
+    ),
+    key(
+        "eureka.server.remote-region-registry-fetch-interval",
+        "30",
+        "seconds between fetches of each remote region",
+        Bound(&field(POSITIVE_U32, |c, v| {
+            c.eureka_server.regions.fetch_interval = Duration::from_secs(u64::from(v))
+        })),
+    ),
+    key(
+        "eureka.server.remote-region-connect-timeout-ms",
+        "1000",
+        "remote region connect timeout",
+        Bound(&field(POSITIVE_U32, |c, v| {
+            c.eureka_server.regions.connect_timeout = Duration::from_millis(u64::from(v))
+        })),
+    ),
+    key(
+        "eureka.server.remote-region-read-timeout-ms",
+        "1000",
+        "remote region answer timeout",
+        Bound(&field(POSITIVE_U32, |c, v| {
+            c.eureka_server.regions.read_timeout = Duration::from_millis(u64::from(v))
+        })),
+    ),
+    key(
+        "eureka.server.remote-region-app-whitelist.<region>",
+        "",
+        "apps served from a region (key global: regions without one)",
+        Bound(&map(APP_NAMES, |c, regions| {
+            c.eureka_server.regions.whitelist = rules::region_whitelist(regions)
+        })),
+    ),
+    key(
+        "eureka.server.disable-delta-for-remote-regions",
+        "false",
+        "fetch remote regions in full every time",
+        Bound(&field(BOOL, |c, v| c.eureka_server.regions.disable_delta = v)),
+    ),
+    key(
+        "eureka.server.disable-transparent-fallback-to-other-region",
+        "false",
+        "reads without regions= serve the local region only",
+        Bound(&field(BOOL, |c, v| {
+            c.eureka_server.regions.disable_transparent_fallback = v
+        })),
+    ),
+    key(
+        "eureka.server.g-zip-content-from-remote-region",
+        "true",
+        "ask remote regions for gzip",
+        Bound(&field(BOOL, |c, v| c.eureka_server.regions.gzip = v)),
+    ),
+    key(
+        "eureka.server.remote-region-trust-store",
+        "",
+        "PKCS12 or JKS of CAs for https:// regions",
+        Bound(&part(IF_SET, |p, v| p.region_trust.store = v)),
+    ),
+    key(
+        "eureka.server.remote-region-trust-store-password",
+        "",
+        "that trust store's password",
+        Bound(&part(IF_SET, |p, v| p.region_trust.password = v)),
+    ),
+    key(
+        "eureka.server.remote-region-urls",
+        "",
+        "accepted and inert: name regions with remote-region-urls-with-name",
+        Inert,
+    ),
+    key(
+        "eureka.server.remote-region-total-connections",
+        "1000",
+        "accepted and inert: one connection pool per region",
+        Inert,
+    ),
+    key(
+        "eureka.server.remote-region-total-connections-per-host",
+        "500",
+        "accepted and inert: one connection pool per region",
+        Inert,
+    ),
+    key(
+        "eureka.server.remote-region-connection-idle-timeout-seconds",
+        "30",
+        "accepted and inert: one connection pool per region",
+        Inert,
+    ),
+    key(
+        "eureka.server.remote-region-fetch-thread-pool-size",
+        "20",
+        "accepted and inert: one task per region",
         Inert,
     ),
     key(
@@ -1132,6 +1236,12 @@ pub(crate) const KEYS: &[Key] = &[
         "4096",
         "deltas kept for push streams that resume",
         Bound(&field(POSITIVE_COUNT, |c, v| c.heureka.push.replay = v)),
+    ),
+    key(
+        "heureka.regions.stale-after",
+        "10m",
+        "stop serving a remote region this long after its last fetch",
+        Bound(&field(TIMEOUT, |c, v| c.eureka_server.regions.stale_after = v)),
     ),
     key(
         "heureka.webhooks[<n>].url",

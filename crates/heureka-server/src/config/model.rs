@@ -7,7 +7,7 @@ use std::net::{IpAddr, SocketAddr};
 use std::time::Duration;
 
 use super::address::AddressRange;
-use super::ssl_types::{ClientTlsConfig, SslConfig};
+use super::ssl_types::{ClientTlsConfig, SslConfig, TrustSource};
 pub use crate::security::roles::Role;
 
 /// The typed, validated configuration of a Heureka server. `Config::default()` is every key
@@ -175,6 +175,40 @@ pub struct EurekaServerConfig {
     pub sync_when_timestamp_differs: bool,
     /// `eureka.server.rate-limiter-*`: Eureka's limiter on registry fetches.
     pub rate_limiter: RateLimiterConfig,
+    /// `eureka.server.remote-region-*` and `heureka.regions.*`: the remote regions fetched
+    /// and served beside the local registry (`regions/`, `docs/regions.md`).
+    pub regions: RegionsConfig,
+}
+
+/// The remote regions: other Eureka servers' registries, fetched read-only and served on
+/// reads that ask for them (Eureka's `RemoteRegionRegistry`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct RegionsConfig {
+    /// `eureka.server.remote-region-urls-with-name.<region>`: each region's server base URL,
+    /// region names trimmed and lower-cased, in the order the map is read (by name).
+    pub urls: Vec<(String, String)>,
+    /// `eureka.server.remote-region-registry-fetch-interval`, default `30` (seconds).
+    pub fetch_interval: Duration,
+    /// `eureka.server.remote-region-connect-timeout-ms`, default `1000`.
+    pub connect_timeout: Duration,
+    /// `eureka.server.remote-region-read-timeout-ms`, default `1000`.
+    pub read_timeout: Duration,
+    /// `eureka.server.remote-region-app-whitelist.<region>`: the apps served from a region
+    /// (upper-cased), by lower-cased region name; the entry `global` holds for a region with
+    /// none of its own. No entry at all serves every app.
+    pub whitelist: BTreeMap<String, Vec<String>>,
+    /// `eureka.server.disable-delta-for-remote-regions`, default `false`: every fetch is full.
+    pub disable_delta: bool,
+    /// `eureka.server.disable-transparent-fallback-to-other-region`, default `false`.
+    pub disable_transparent_fallback: bool,
+    /// `eureka.server.g-zip-content-from-remote-region`, default `true`: ask for gzip.
+    pub gzip: bool,
+    /// `eureka.server.remote-region-trust-store` (and `-password`): trusted instead of
+    /// `eureka.client.tls.*`'s trust for `https://` regions; loaded at start-up.
+    pub trust_store: Option<TrustSource>,
+    /// `heureka.regions.stale-after`, default `10m`: a region whose last successful fetch is
+    /// older is no longer served.
+    pub stale_after: Duration,
 }
 
 /// `eureka.server.rate-limiter-*`, with Eureka's defaults and meaning: token buckets on

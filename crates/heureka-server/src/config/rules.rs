@@ -9,7 +9,7 @@ use heureka_config::bindings::{non_empty_or, Entries};
 use heureka_config::{ConfigError, Origin, Setting};
 
 use super::model::{BasicAuth, Config, Exposure, Role, UserConfig, WebhookConfig};
-use super::ssl::{self, ClientTlsKeys, SslKeys};
+use super::ssl::{self, ClientTlsKeys, RegionTrustKeys, SslKeys};
 use crate::security::password::Password;
 
 /// The values of keys that a rule over several keys turns into configuration.
@@ -36,6 +36,8 @@ pub(crate) struct Pending {
     pub(crate) ssl: SslKeys,
     /// `eureka.client.tls.*`, as set.
     pub(crate) client_tls: ClientTlsKeys,
+    /// `eureka.server.remote-region-trust-store` and `-password`, as set.
+    pub(crate) region_trust: RegionTrustKeys,
 }
 
 /// One `heureka.webhooks[<n>]` entry as written: its URL may be missing.
@@ -74,6 +76,7 @@ impl Pending {
             users: BTreeMap::new(),
             ssl: SslKeys::default(),
             client_tls: ClientTlsKeys::default(),
+            region_trust: RegionTrustKeys::default(),
         }
     }
 
@@ -112,6 +115,7 @@ impl Pending {
         config.heureka.users = users(self.users, config)?;
         config.server.ssl = ssl::server_ssl(&self.ssl)?;
         config.client.tls = ssl::client_tls(&self.client_tls)?;
+        config.eureka_server.regions.trust_store = ssl::region_trust(&self.region_trust)?;
         heartbeatable_names(config)
     }
 }
@@ -312,4 +316,24 @@ pub(crate) fn service_urls(zones: Entries<Vec<String>>) -> BTreeMap<String, Vec<
 pub(crate) fn root_first(mut levels: Vec<(String, String)>) -> Vec<(String, String)> {
     levels.sort_by_key(|(target, _)| !target.eq_ignore_ascii_case("root"));
     levels
+}
+
+/// `eureka.server.remote-region-urls-with-name.<region>`: names trimmed and lower-cased, as
+/// Eureka looks regions up; a blank URL unsets its region.
+pub(crate) fn region_urls(entries: Entries<String>) -> Vec<(String, String)> {
+    entries
+        .into_iter()
+        .map(|(region, url)| (region.trim().to_lowercase(), url))
+        .filter(|(region, url)| !region.is_empty() && !url.trim().is_empty())
+        .collect()
+}
+
+/// `eureka.server.remote-region-app-whitelist.<region>`: by lower-cased region name, empty
+/// lists dropped (an empty whitelist is no whitelist, as in Eureka).
+pub(crate) fn region_whitelist(entries: Entries<Vec<String>>) -> BTreeMap<String, Vec<String>> {
+    entries
+        .into_iter()
+        .map(|(region, apps)| (region.trim().to_lowercase(), apps))
+        .filter(|(_, apps)| !apps.is_empty())
+        .collect()
 }

@@ -434,6 +434,31 @@ pub(crate) fn client_tls(raw: &ClientTlsKeys) -> Result<Option<ClientTlsConfig>,
     Ok(Some(ClientTlsConfig { identity, trust }))
 }
 
+/// `eureka.server.remote-region-trust-store` and `-password`, as set.
+#[derive(Default)]
+pub(crate) struct RegionTrustKeys {
+    pub(crate) store: Option<Written>,
+    pub(crate) password: Option<Written>,
+}
+
+/// The trust store remote regions' `https://` servers are checked against, when set; its
+/// type is read from the file. Loaded at start-up (`tls::check_client`).
+pub(crate) fn region_trust(raw: &RegionTrustKeys) -> Result<Option<TrustSource>, ConfigError> {
+    if let (None, Some(password)) = (get(&raw.store), get(&raw.password)) {
+        return Err(ConfigError::new(format!(
+            "{} is set but eureka.server.remote-region-trust-store is not",
+            password.key
+        )));
+    }
+    Ok(path(&raw.store)?.map(|location| {
+        TrustSource::Store(StoreConfig {
+            location,
+            kind: None,
+            password: secret(&raw.password),
+        })
+    }))
+}
+
 fn client_auth(written: Option<&Written>) -> Result<ClientAuth, ConfigError> {
     let Some(Written { key, setting }) = written else {
         return Ok(ClientAuth::None);

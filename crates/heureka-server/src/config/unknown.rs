@@ -11,8 +11,8 @@ use heureka_config::{ConfigError, Properties};
 use super::names::{canonical, table};
 
 /// `eureka.server.*` keys of Spring Cloud's `EurekaServerConfigBean` (spec §9.2) that Heureka
-/// accepts and ignores: they tune AWS binding, remote regions and peer connection pools, none
-/// of which Heureka has. Listed so that only real typos are errors.
+/// accepts and ignores: they tune AWS binding and peer connection pools, none of which Heureka
+/// has. Listed so that only real typos are errors.
 const IGNORED_SERVER_KEYS: &[&str] = &[
     "peer-node-total-connections",
     "peer-node-total-connections-per-host",
@@ -27,19 +27,6 @@ const IGNORED_SERVER_KEYS: &[&str] = &[
     "number-of-replication-retries",
     "min-available-instances-for-peer-replication",
     "peer-eureka-status-refresh-time-interval-ms",
-    "remote-region-urls",
-    "remote-region-registry-fetch-interval",
-    "remote-region-connect-timeout-ms",
-    "remote-region-read-timeout-ms",
-    "remote-region-total-connections",
-    "remote-region-total-connections-per-host",
-    "remote-region-connection-idle-timeout-seconds",
-    "remote-region-fetch-thread-pool-size",
-    "remote-region-trust-store",
-    "remote-region-trust-store-password",
-    "disable-transparent-fallback-to-other-region",
-    "disable-delta-for-remote-regions",
-    "g-zip-content-from-remote-region",
     "log-identity-headers",
     "initial-capacity-of-response-cache",
     "json-codec-name",
@@ -65,11 +52,7 @@ const IGNORED_SERVER_KEYS: &[&str] = &[
 ];
 
 /// Map-valued `eureka.server.*` keys, accepted with any sub-key and ignored.
-const IGNORED_SERVER_MAPS: &[&str] = &[
-    "remote-region-urls-with-name",
-    "remote-region-app-whitelist",
-    "experimental",
-];
+const IGNORED_SERVER_MAPS: &[&str] = &["experimental"];
 
 /// Prefixes under which every key must be in the table: Heureka's own, and the TLS keys, where
 /// a mistyped name would quietly weaken what is served.
@@ -88,7 +71,9 @@ pub(crate) fn is_accepted(canonical_name: &str) -> bool {
                 .map(|name| canonical(name))
                 .collect()
         });
-        return table().find(canonical_name).is_some() || ignored.iter().any(|name| name == first);
+        return table().find(canonical_name).is_some()
+            || is_map_entry(canonical_name)
+            || ignored.iter().any(|name| name == first);
     }
     if let Some(accepted) = list_entry_is_accepted(canonical_name) {
         return accepted;
@@ -100,6 +85,20 @@ pub(crate) fn is_accepted(canonical_name: &str) -> bool {
         return table().find(canonical_name).is_some();
     }
     true
+}
+
+/// Whether a name is an entry of one of the table's maps
+/// (`eureka.server.remote-region-urls-with-name.eu`).
+fn is_map_entry(canonical_name: &str) -> bool {
+    table()
+        .canonical_keys()
+        .iter()
+        .filter(|(_, key)| key.reads() == Shape::Map)
+        .any(|(_, key)| {
+            canonical_name
+                .strip_prefix(&canonical(key.map_prefix()))
+                .is_some_and(|rest| rest.starts_with('.') && rest.len() > 1)
+        })
 }
 
 /// For a name in one of the table's lists (`heureka.webhooks[…`): whether it is an index, then
