@@ -28,6 +28,7 @@ mod own_instance;
 mod persistence;
 mod push;
 mod rate_limiter;
+mod regions;
 mod replication;
 mod routes;
 mod security;

@@ -455,6 +455,22 @@ pub(crate) struct Snapshot {
     pub(crate) peers: Vec<PeerState>,
     /// Consumers within the retention, and those behind (`consumers.rs`).
     pub(crate) consumers: (u64, u64),
+    /// Each remote region (`regions/`), in configuration order.
+    pub(crate) regions: Vec<RegionNumbers>,
+}
+
+/// One remote region's numbers at scrape time.
+#[derive(Debug, Default)]
+pub(crate) struct RegionNumbers {
+    pub(crate) name: String,
+    /// Instances served from it now (none while starting or dropped).
+    pub(crate) instances: u64,
+    /// Since its last successful fetch; None before the first.
+    pub(crate) lag_seconds: Option<f64>,
+    /// Every state's name and whether it is the region's.
+    pub(crate) states: Vec<(&'static str, bool)>,
+    /// Fetches by kind (`full|delta`) and outcome (`ok|failed|mismatch`).
+    pub(crate) fetches: Vec<(&'static str, &'static str, u64)>,
 }
 
 /// Encodes the [`Snapshot`] the scrape just took.
@@ -532,8 +548,71 @@ impl Collector for ScrapeTime {
             ];
             ConstCounter::new(*count).encode(rebuilds.encode_family(&labels)?)?;
         }
-        encode_peers(&mut encoder, &snapshot.peers)
+        encode_peers(&mut encoder, &snapshot.peers)?;
+        encode_regions(&mut encoder, &snapshot.regions)
     }
+}
+
+/// Per-region series, labelled by the region's name: only when regions are configured.
+fn encode_regions(
+    encoder: &mut DescriptorEncoder<'_>,
+    regions: &[RegionNumbers],
+) -> Result<(), std::fmt::Error> {
+    if regions.is_empty() {
+        return Ok(());
+    }
+    let mut family = encoder.encode_descriptor(
+        "heureka_region_instances",
+        "Instances served from the remote region (none while it is starting or dropped)",
+        None,
+        MetricType::Gauge,
+    )?;
+    for region in regions {
+        let labels = [("region", region.name.as_str())];
+        ConstGauge::new(region.instances as i64).encode(family.encode_family(&labels)?)?;
+    }
+    let mut family = encoder.encode_descriptor(
+        "heureka_region_lag",
+        "Time since the remote region's last successful fetch (absent before the first)",
+        Some(&Unit::Seconds),
+        MetricType::Gauge,
+    )?;
+    for region in regions {
+        let Some(lag) = region.lag_seconds else {
+            continue;
+        };
+        let labels = [("region", region.name.as_str())];
+        ConstGauge::new(lag).encode(family.encode_family(&labels)?)?;
+    }
+    let mut family = encoder.encode_descriptor(
+        "heureka_region_state",
+        "1 for the remote region's state (starting, ready, stale, dropped), 0 for the others",
+        None,
+        MetricType::Gauge,
+    )?;
+    for region in regions {
+        for (state, current) in &region.states {
+            let labels = [("region", region.name.as_str()), ("state", state)];
+            ConstGauge::new(i64::from(*current)).encode(family.encode_family(&labels)?)?;
+        }
+    }
+    let mut family = encoder.encode_descriptor(
+        "heureka_region_fetches",
+        "Fetches of the remote region by kind (full, delta) and outcome (ok, failed, mismatch)",
+        None,
+        MetricType::Counter,
+    )?;
+    for region in regions {
+        for (kind, outcome, count) in &region.fetches {
+            let labels = [
+                ("region", region.name.as_str()),
+                ("kind", kind),
+                ("outcome", outcome),
+            ];
+            ConstCounter::new(*count).encode(family.encode_family(&labels)?)?;
+        }
+    }
+    Ok(())
 }
 
 fn gauge(

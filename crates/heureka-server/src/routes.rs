@@ -21,7 +21,7 @@ use tower::ServiceBuilder;
 
 use crate::handlers::{
     actuator, apps, consumers, dashboard, events, health_checks, instances, overrides, push,
-    replication, stamped, status,
+    regions, replication, stamped, status,
 };
 use crate::http::{auth, cross_site, decompress, observe, peers_only, security_headers};
 use crate::state::SharedState;
@@ -108,6 +108,7 @@ fn api(prefix: &str) -> Router<SharedState> {
             get(consumers::progress).put(consumers::start),
         )
         .route(&at("/consumers"), get(consumers::list))
+        .route(&at("/regions"), get(regions::list))
         .route(&at("/peerreplication/drain"), get(consumers::peer_progress))
         .route(
             &at("/apps/{app}/{id}/metadata"),

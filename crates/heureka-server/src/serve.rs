@@ -16,8 +16,8 @@ use crate::state::AppState;
 
 use crate::replication::ConfigReload;
 use crate::{
-    audit, clock, events, health_checks, listener, own_instance, persistence, replication, routes,
-    state, tasks, tls,
+    audit, clock, events, health_checks, listener, own_instance, persistence, regions, replication,
+    routes, state, tasks, tls,
 };
 
 /// The service a connection is handed: the router, behind trailing-slash normalisation.
@@ -130,6 +130,9 @@ pub(crate) fn start(
         state.observe.audit.clone(),
     ));
     health_checks::spawn_all(state.checker(config), &mut background);
+    if !state.regions.is_empty() {
+        regions::spawn_all(&state.region_fetchers(config), &mut background);
+    }
     if let Some(persistence) = &state.node.persistence {
         background.spawn(persistence::flush_every_interval(
             persistence.clone(),

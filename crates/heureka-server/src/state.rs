@@ -10,14 +10,17 @@ use heureka_core::{LeaseExpiry, Limits, Millis, Registry, RegistryPolicy};
 use heureka_wire::Format;
 
 use crate::audit::Audit;
-use crate::cache::{DeltaCache, Encoding, FullFetchCache, SelectionCache};
+use crate::cache::{DeltaCache, Encoding, FullFetchCache, MergedCache, SelectionCache};
 use crate::clock::Clock;
 use crate::config::{Config, EventStreamConfig, Exposure, PushConfig, ShowDetails};
 use crate::events::budget::StreamBudget;
 use crate::events::Events;
-use crate::metrics::{Metrics, Snapshot};
+use crate::metrics::{Metrics, RegionNumbers, Snapshot};
 use crate::persistence::{FileError, Persistence};
 use crate::push::PushFeed;
+use crate::regions::{
+    FetchKind, Outcome, Phase, RegionClient, RegionFetchers, Regions, RegionsSettings,
+};
 use crate::replication::{OwnAddress, Replication, Replicator, RestoreCheck};
 use crate::store::{ChangeSink, Store};
 
@@ -49,6 +52,9 @@ pub(crate) struct AppState {
     /// This node: how it names itself, when it started, its registry on disk, and the
     /// registry settings handlers check before taking the lock.
     pub(crate) node: Node,
+    /// The remote regions fetched and served beside the local registry (`regions/`); empty
+    /// when none is configured, and then no read looks at it further.
+    pub(crate) regions: Arc<Regions>,
 }
 
 /// The response caches: each body is built at most once per registry version (`cache/`).
@@ -60,6 +66,8 @@ pub(crate) struct Caches {
     pub(crate) delta: DeltaCache,
     /// Encoded single-application and VIP documents, keyed by the version they depend on.
     pub(crate) selections: SelectionCache,
+    /// Full and delta documents that include remote regions, keyed on both versions.
+    pub(crate) merged: MergedCache,
 }
 
 /// The event stream (`events/`) and the streams clients hold open on it.
@@ -215,6 +223,7 @@ impl AppState {
                 disable_delta: config.eureka_server.disable_delta,
                 refuse_takeovers: config.heureka.refuse_takeovers,
             },
+            regions: Arc::new(Regions::new(RegionsSettings::from_config(config))),
         }))
     }
 }
@@ -231,6 +240,7 @@ impl Caches {
             full_fetch: FullFetchCache::new(max_age),
             delta: DeltaCache::new(max_age),
             selections: SelectionCache::new(max_age),
+            merged: MergedCache::default(),
         }
     }
 }
@@ -260,6 +270,26 @@ impl AppState {
         Replicator {
             store: self.store.clone(),
             replication: self.replication.clone(),
+            events: self.events.feed.clone(),
+        }
+    }
+
+    /// The handles the region fetchers run on, with the TLS `https://` regions are reached
+    /// with (checked at start-up by `tls::check_client`; the public roots if it fails now).
+    pub(crate) fn region_fetchers(&self, config: &Config) -> RegionFetchers {
+        let regions = &config.eureka_server.regions;
+        let tls = crate::tls::region_client_config(
+            config.client.tls.as_ref(),
+            regions.trust_store.as_ref(),
+        )
+        .unwrap_or_else(|error| {
+            tracing::error!(%error, "remote regions: https:// regions are verified against the public roots only");
+            crate::tls::client_config(None).expect("the public roots always make a configuration")
+        });
+        RegionFetchers {
+            regions: self.regions.clone(),
+            client: RegionClient::new(self.regions.settings(), tls),
+            store: self.store.clone(),
             events: self.events.feed.clone(),
         }
     }
@@ -333,8 +363,40 @@ impl AppState {
             cache_builds: cache_builds(state),
             peers: state.replication.peer_states(),
             consumers: state.observe.consumers.counts(version, now),
+            regions: region_numbers(state, now),
         }
     }
+}
+
+/// Each remote region's numbers, in configuration order.
+fn region_numbers(state: &AppState, now: Millis) -> Vec<RegionNumbers> {
+    let regions = &state.regions;
+    (0..regions.settings().regions.len())
+        .map(|index| {
+            let published = regions.published(index);
+            let fetches = FetchKind::ALL
+                .iter()
+                .flat_map(|kind| {
+                    Outcome::ALL.iter().map(|outcome| {
+                        let count = published.fetches.get(*kind, *outcome);
+                        (kind.as_str(), outcome.as_str(), count)
+                    })
+                })
+                .collect();
+            RegionNumbers {
+                name: regions.region(index).name.clone(),
+                instances: published.served.instance_count() as u64,
+                lag_seconds: published
+                    .last_success
+                    .map(|at| (now - at).max(0) as f64 / 1000.0),
+                states: Phase::ALL
+                    .iter()
+                    .map(|phase| (phase.as_str(), *phase == published.phase))
+                    .collect(),
+                fetches,
+            }
+        })
+        .collect()
 }
 
 /// Bodies each response cache built, by document, format and encoding.

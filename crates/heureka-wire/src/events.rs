@@ -15,7 +15,9 @@ mod decode;
 mod event;
 
 pub use decode::decode_instance_event;
-pub use event::{Event, EventBody, InstanceEvent, InstanceEventKind, SelfPreservationStatus};
+pub use event::{
+    Event, EventBody, InstanceEvent, InstanceEventKind, RegionEventKind, SelfPreservationStatus,
+};
 
 /// `{"type":…,"seq":…,"at":…, …}`.
 pub fn encode_event(event: &Event) -> Vec<u8> {
@@ -62,6 +64,15 @@ pub fn encode_event(event: &Event) -> Vec<u8> {
         }
         EventBody::Peer { url, error, .. } => {
             field_str(&mut out, "peer", url);
+            if let Some(error) = error {
+                field_str(&mut out, "error", error);
+            }
+        }
+        EventBody::Region {
+            region, url, error, ..
+        } => {
+            field_str(&mut out, "region", region);
+            field_str(&mut out, "url", url);
             if let Some(error) = error {
                 field_str(&mut out, "error", error);
             }

@@ -41,7 +41,7 @@ pub use digest::{decode_registry_digest, encode_registry_digest, RegistryDigest}
 pub use error::DecodeError;
 pub use events::{
     decode_instance_event, encode_event, Event, EventBody, InstanceEvent, InstanceEventKind,
-    SelfPreservationStatus,
+    RegionEventKind, SelfPreservationStatus,
 };
 pub use format::Format;
 pub use health_checks::{

@@ -1,7 +1,7 @@
 //! How a cached document is sent: gzipped or plain.
 
 /// How a document is sent: gzipped, or plain for a client that does not accept gzip.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Encoding {
     Gzip,
     Plain,

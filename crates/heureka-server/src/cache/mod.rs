@@ -33,7 +33,8 @@
 //! `builds.rs` are leaves; `gzip.rs` makes segments and members; `plan.rs` cuts a document into
 //! runs and `source.rs` says what a document lists; `runs.rs` keeps one format's runs;
 //! `document.rs` is the cache of one document, `full.rs` and `delta.rs` its two sources;
-//! `selection.rs` caches single-application and VIP reads.
+//! `selection.rs` caches single-application and VIP reads; `merged.rs` the documents that
+//! include remote regions (`regions/`), whole bodies keyed on both versions.
 
 mod age;
 mod body;
@@ -45,6 +46,7 @@ mod encoding;
 mod fixtures;
 mod full;
 mod gzip;
+mod merged;
 mod plan;
 mod runs;
 mod selection;
@@ -53,4 +55,5 @@ mod source;
 pub(crate) use delta::DeltaCache;
 pub(crate) use encoding::Encoding;
 pub(crate) use full::FullFetchCache;
+pub(crate) use merged::{MergedCache, MergedKey};
 pub(crate) use selection::{Selection, SelectionCache};

@@ -227,6 +227,24 @@ impl Events {
         );
     }
 
+    /// A remote region became ready, stale or dropped (`regions/task.rs`).
+    pub(crate) fn region(
+        &self,
+        state: heureka_wire::RegionEventKind,
+        region: &str,
+        url: &str,
+        error: Option<String>,
+        now: Millis,
+    ) {
+        let body = EventBody::Region {
+            state,
+            region: region.to_owned(),
+            url: url.to_owned(),
+            error,
+        };
+        self.send(now, body);
+    }
+
     /// A complete audit entry (`audit.rs`), as an `audit` event at the entry's time.
     pub(crate) fn audit(&self, entry: heureka_wire::AuditEntry) {
         self.send(entry.at, EventBody::Audit(Box::new(entry)));

@@ -9,7 +9,8 @@ use tokio::runtime::{Handle, RuntimeFlavor};
 use crate::cache::{Encoding, Selection};
 use crate::connection::Sender;
 use crate::consumers::{ConsumerKey, Fetch as Consumed};
-use crate::handlers::request::Headers;
+use crate::handlers::regions;
+use crate::handlers::request::{Headers, QueryParams};
 use crate::handlers::response::document;
 use crate::http::error::ApiError;
 use crate::http::negotiate;
@@ -18,18 +19,24 @@ use crate::http::rate_limit::{self, Fetch};
 use crate::security::roles::Role;
 use crate::state::SharedState;
 
-/// `GET {base}/apps`: the whole registry. The `regions` parameter is accepted and, with no
-/// remote regions configured, changes nothing (as in Eureka).
+/// `GET {base}/apps`: the whole registry, and the remote regions `regions=` names (or every
+/// region by transparent fallback; `handlers/regions.rs`). With no region configured the
+/// parameter changes nothing (as in Eureka).
 pub(crate) async fn all(
     State(state): State<SharedState>,
     sender: Option<Extension<Sender>>,
     extensions: Extensions,
+    query: QueryParams,
     Headers(headers): Headers,
 ) -> Result<Response, ApiError> {
     ready(&state)?;
+    let with_regions = regions::chosen_for_fetch(&state, &query, &headers)?;
     rate_limit::admit(&state, &headers, Fetch::Full)?;
     let version = state.store.read().version();
-    let response = cached(&state, &headers, Document::AllApps).await;
+    let response = match with_regions {
+        None => cached(&state, &headers, Document::AllApps).await,
+        Some(chosen) => regions::merged(&state, &headers, false, chosen),
+    };
     book(
         &state,
         sender,
@@ -85,20 +92,26 @@ pub(crate) fn ready(state: &SharedState) -> Result<(), ApiError> {
     }
 }
 
-/// `GET {base}/apps/delta`: what changed within the retention window.
+/// `GET {base}/apps/delta`: what changed within the retention window, with the changes of the
+/// remote regions a full fetch would serve.
 pub(crate) async fn delta(
     State(state): State<SharedState>,
     sender: Option<Extension<Sender>>,
     extensions: Extensions,
+    query: QueryParams,
     Headers(headers): Headers,
 ) -> Result<Response, ApiError> {
     ready(&state)?;
-    rate_limit::admit(&state, &headers, Fetch::Delta)?;
     if state.node.disable_delta {
         return Err(ApiError::Forbidden);
     }
+    let with_regions = regions::chosen_for_fetch(&state, &query, &headers)?;
+    rate_limit::admit(&state, &headers, Fetch::Delta)?;
     let version = state.store.read().version();
-    let response = cached(&state, &headers, Document::Delta).await;
+    let response = match with_regions {
+        None => cached(&state, &headers, Document::Delta).await,
+        Some(chosen) => regions::merged(&state, &headers, true, chosen),
+    };
     book(
         &state,
         sender,
@@ -110,7 +123,8 @@ pub(crate) async fn delta(
     Ok(response)
 }
 
-/// `GET {base}/apps/{app}`: one application, 404 when it has no instances.
+/// `GET {base}/apps/{app}`: one application, else the first remote region holding it (when
+/// fallback is on); 404 when none has instances of it.
 pub(crate) async fn one(
     State(state): State<SharedState>,
     Path(app): Path<String>,
@@ -118,7 +132,15 @@ pub(crate) async fn one(
 ) -> Result<Response, ApiError> {
     ready(&state)?;
     rate_limit::admit(&state, &headers, Fetch::Application)?;
-    selected(&state, &headers, Selection::App(app)).ok_or(ApiError::NotFound)
+    if let Some(local) = selected(&state, &headers, Selection::App(app.clone())) {
+        return Ok(local);
+    }
+    let remote = regions::application(&state, &app).ok_or(ApiError::NotFound)?;
+    let format = negotiate::collection_format(&headers);
+    Ok(document(
+        format,
+        heureka_wire::encode_application(&remote, format),
+    ))
 }
 
 /// `GET {base}/vips/{vip}`: instances whose `vipAddress` lists `vip`; never 404.
@@ -128,6 +150,9 @@ pub(crate) async fn vip(
     Headers(headers): Headers,
 ) -> Result<Response, ApiError> {
     ready(&state)?;
+    if let Some(merged) = regions::vip(&state, &vip, false) {
+        return Ok(encoded(&headers, &merged));
+    }
     selected(&state, &headers, Selection::Vip(vip)).ok_or(ApiError::NotFound)
 }
 
@@ -138,7 +163,19 @@ pub(crate) async fn svip(
     Headers(headers): Headers,
 ) -> Result<Response, ApiError> {
     ready(&state)?;
+    if let Some(merged) = regions::vip(&state, &svip, true) {
+        return Ok(encoded(&headers, &merged));
+    }
     selected(&state, &headers, Selection::SecureVip(svip)).ok_or(ApiError::NotFound)
+}
+
+/// A document built for this request (the VIP reads that include remote regions).
+fn encoded(headers: &HeaderMap, applications: &heureka_core::Applications) -> Response {
+    let format = negotiate::collection_format(headers);
+    document(
+        format,
+        heureka_wire::encode_applications(applications, format),
+    )
 }
 
 /// A single-application or VIP document from its cache; None for an application with no

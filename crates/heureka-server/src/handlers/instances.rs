@@ -8,6 +8,7 @@ use axum::response::{IntoResponse, Response};
 use heureka_core::{instance_write_status_code, Origin, RenewOutcome};
 use heureka_wire::{AuditAction, AuditEntry};
 
+use crate::handlers::regions;
 use crate::handlers::request::{parse_last_dirty_timestamp, status_param, Headers, QueryParams};
 use crate::handlers::response::{document, written};
 use crate::http::audit::{self, Actor};
@@ -136,7 +137,8 @@ pub(crate) async fn cancel(
     answer
 }
 
-/// `GET {base}/apps/{app}/{id}`.
+/// `GET {base}/apps/{app}/{id}`: the local lease, else (fallback on) the instance of the
+/// first remote region holding the application.
 pub(crate) async fn one(
     State(state): State<SharedState>,
     Path((app, id)): Path<(String, String)>,
@@ -144,7 +146,9 @@ pub(crate) async fn one(
 ) -> Result<Response, ApiError> {
     let now = state.store.now();
     let instance = state.store.read().instance(&app, &id, now);
-    let instance = instance.ok_or(ApiError::NotFound)?;
+    let instance = instance
+        .or_else(|| regions::instance(&state, &app, &id))
+        .ok_or(ApiError::NotFound)?;
     let format = negotiate::instance_format(&headers);
     Ok(document(
         format,
@@ -152,7 +156,8 @@ pub(crate) async fn one(
     ))
 }
 
-/// `GET {base}/instances/{id}`: the first instance with this id in any application.
+/// `GET {base}/instances/{id}`: the first instance with this id in any application, else in
+/// the first remote region holding it (fallback on).
 pub(crate) async fn by_id(
     State(state): State<SharedState>,
     Path(id): Path<String>,
@@ -160,7 +165,9 @@ pub(crate) async fn by_id(
 ) -> Result<Response, ApiError> {
     let now = state.store.now();
     let instance = state.store.read().instance_by_id(&id, now);
-    let instance = instance.ok_or(ApiError::NotFound)?;
+    let instance = instance
+        .or_else(|| regions::instance_by_id(&state, &id))
+        .ok_or(ApiError::NotFound)?;
     let format = negotiate::instance_format(&headers);
     Ok(document(
         format,

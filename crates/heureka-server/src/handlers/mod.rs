@@ -13,6 +13,7 @@ pub(crate) mod health_checks;
 pub(crate) mod instances;
 pub(crate) mod overrides;
 pub(crate) mod push;
+pub(crate) mod regions;
 pub(crate) mod replication;
 pub(crate) mod request;
 pub(crate) mod response;

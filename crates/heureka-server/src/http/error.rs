@@ -29,6 +29,9 @@ pub(crate) enum ApiError {
     /// with [`STARTING_HEADER`] so that a Heureka peer in its own start-up sync can tell this
     /// node is starting too (a Java server's 403 carries no such mark).
     Starting,
+    /// A read naming `regions=` before every remote region's first successful fetch: 403, as
+    /// Eureka answers it, with the regions still starting as the reason.
+    RegionsStarting(String),
     /// A write a browser sent from another site's page (`http/cross_site.rs`): 403 with the
     /// reason.
     CrossSite(String),
@@ -96,6 +99,7 @@ impl IntoResponse for ApiError {
         match self {
             ApiError::NotFound => StatusCode::NOT_FOUND.into_response(),
             ApiError::Forbidden => StatusCode::FORBIDDEN.into_response(),
+            ApiError::RegionsStarting(reason) => plain(StatusCode::FORBIDDEN, reason),
             ApiError::Starting => {
                 let mut response = plain(
                     StatusCode::FORBIDDEN,

@@ -154,6 +154,7 @@ const MATRIX: &[Row] = &[
     row("/apps/{app}/{id}/drain",       READ,     __,       ADMIN,    __),
     row("/consumers",                   READ,     __,       __,       __),
     row("/instances/{id}",              READ,     __,       __,       __),
+    row("/regions",                     READ,     __,       __,       __),
     row("/vips/{vip}",                  READ,     __,       __,       __),
     row("/svips/{svip}",                READ,     __,       __,       __),
     row("/asg/{asg}/status",            __,       __,       ADMIN,    __),

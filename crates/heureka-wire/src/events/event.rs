@@ -44,6 +44,17 @@ pub enum EventBody {
         url: String,
         error: Option<String>,
     },
+    /// A remote region's view began to be served (`Ready`: its first successful fetch, or one
+    /// after it was dropped), a fetch failed after a success (`Stale`: its last view is still
+    /// served), or its last success grew older than `heureka.regions.stale-after` (`Dropped`:
+    /// no longer served).
+    Region {
+        state: RegionEventKind,
+        region: String,
+        /// The region's server, without credentials.
+        url: String,
+        error: Option<String>,
+    },
     /// A client registered an instance id that a live lease held at another endpoint; the
     /// `registered` event that follows carries the instance as it is now.
     Takeover {
@@ -60,6 +71,14 @@ pub enum EventBody {
     Lagged {
         missed: u64,
     },
+}
+
+/// How a remote region's state changed (see [`EventBody::Region`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RegionEventKind {
+    Ready,
+    Stale,
+    Dropped,
 }
 
 /// What happened to one instance, in Eureka's words.
@@ -124,6 +143,11 @@ impl Event {
             } => "health-checks-resumed",
             EventBody::Peer { up: true, .. } => "peer-up",
             EventBody::Peer { up: false, .. } => "peer-down",
+            EventBody::Region { state, .. } => match state {
+                RegionEventKind::Ready => "region-ready",
+                RegionEventKind::Stale => "region-stale",
+                RegionEventKind::Dropped => "region-dropped",
+            },
             EventBody::Takeover { .. } => "takeover",
             EventBody::Audit(_) => "audit",
             EventBody::Lagged { .. } => "lagged",
@@ -145,7 +169,7 @@ impl InstanceEventKind {
     }
 
     /// Every event name, instance-level or not, for validating configured filters.
-    pub const ALL_EVENT_NAMES: [&'static str; 17] = [
+    pub const ALL_EVENT_NAMES: [&'static str; 20] = [
         "registered",
         "cancelled",
         "evicted",
@@ -160,6 +184,9 @@ impl InstanceEventKind {
         "self-preservation-left",
         "peer-up",
         "peer-down",
+        "region-ready",
+        "region-stale",
+        "region-dropped",
         "takeover",
         "audit",
         "lagged",

@@ -122,3 +122,22 @@ fn server_wide_and_unknown_events_read_as_none() {
     let future = br#"{"type":"instance-teleported","seq":1,"at":2,"app":"A","id":"a"}"#;
     assert_eq!(decode_instance_event(future), Ok(None));
 }
+
+#[test]
+fn a_dropped_region_names_its_region_url_and_error() {
+    let dropped = Event {
+        seq: 1,
+        at: 2,
+        body: EventBody::Region {
+            state: RegionEventKind::Dropped,
+            region: "us-west".into(),
+            url: "http://w/eureka/".into(),
+            error: Some("unreachable".into()),
+        },
+    };
+    assert_eq!(dropped.name(), "region-dropped");
+    let event = decode(&dropped);
+    assert_eq!(event["region"], "us-west");
+    assert_eq!(event["url"], "http://w/eureka/");
+    assert_eq!(event["error"], "unreachable");
+}
