@@ -20,6 +20,7 @@ mod limits;
 mod metrics;
 mod peers_only;
 mod push;
+mod regions;
 mod replication_receiver;
 mod roles;
 mod streams;

@@ -1,3 +1,5 @@
+//! The remote regions document: read back as written, spelled as the contract says.
+
 use super::*;
 
 fn ready_region() -> RegionView {

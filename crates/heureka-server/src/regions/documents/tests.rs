@@ -1,3 +1,5 @@
+//! Merging the local registry with regions: replacement by id, whitelists, the delta's hashcode, single-read fallbacks, VIPs.
+
 use std::sync::Arc;
 
 use heureka_core::{ActionType, Application, Applications, Instance, InstanceStatus};

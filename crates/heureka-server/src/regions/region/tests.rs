@@ -1,3 +1,5 @@
+//! A region's phases and kept changes, moved on by fetches and time.
+
 use heureka_core::{ActionType, Application, Applications, Instance, InstanceStatus};
 
 use super::*;

@@ -1,3 +1,5 @@
+//! Region settings: credentials out of URLs, whitelists, the regions= parameter, fetcher agents.
+
 use super::*;
 
 fn settings(args: &[&str]) -> RegionsSettings {

@@ -1,3 +1,5 @@
+//! A region's held view: full documents, deltas with the hashcode check, differences.
+
 use heureka_core::{ActionType, Application, Applications, Instance, InstanceStatus};
 
 use super::*;
