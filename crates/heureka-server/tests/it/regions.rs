@@ -298,3 +298,22 @@ async fn credentials_of_a_region_are_sent_as_basic_auth_and_never_shown() {
     assert!(metrics
         .contains(r#"heureka_region_fetches_total{region="us-west",kind="full",outcome="ok"}"#));
 }
+
+#[tokio::test]
+async fn a_regions_instances_never_enter_the_local_registry() {
+    let remote = remote().await;
+    let local = local_with_region(&remote.service_url(), &[]).await;
+    ready(&local).await;
+    assert_eq!(ids(&document(&local, "/apps").await), ["l-1", "w-1"]);
+    let metrics = scrape(&local).await;
+    assert!(metrics.contains(r#"heureka_instances{application="LOCAL-APP",status="UP"} 1"#));
+    assert!(
+        !metrics.contains(r#"application="WEST-APP""#),
+        "counted as registered here: {metrics}"
+    );
+    let registered = local.json_ok("/dashboard/lastn").await;
+    assert!(
+        registered.contains("l-1") && !registered.contains("w-1"),
+        "{registered}"
+    );
+}
