@@ -295,6 +295,8 @@ async fn credentials_of_a_region_are_sent_as_basic_auth_and_never_shown() {
     let metrics = scrape(&local).await;
     assert!(!metrics.contains("s3cret"));
     assert!(metrics.contains(r#"heureka_region_instances{region="us-west"} 1"#));
+    assert!(metrics.contains(r#"heureka_region_lag_seconds{region="us-west"}"#));
+    assert!(metrics.contains(r#"heureka_region_state{region="us-west",state="ready"} 1"#));
     assert!(metrics
         .contains(r#"heureka_region_fetches_total{region="us-west",kind="full",outcome="ok"}"#));
 }
@@ -316,4 +318,39 @@ async fn a_regions_instances_never_enter_the_local_registry() {
         registered.contains("l-1") && !registered.contains("w-1"),
         "{registered}"
     );
+}
+
+#[tokio::test]
+async fn an_https_region_is_trusted_through_the_remote_region_trust_store_only() {
+    let dir = heureka_testkit::TempDir::new();
+    let pki = heureka_testkit::pki::TestPki::create(&dir.path.join("pki"));
+    let certificate = format!("--server.ssl.certificate={}", pki.server.cert_pem.display());
+    let key = format!(
+        "--server.ssl.certificate-private-key={}",
+        pki.server.key_pem.display()
+    );
+    let remote = TestServer::start(&[&certificate, &key]).await;
+    let url = format!("https://localhost:{}/eureka/", remote.port);
+    let store = format!(
+        "--eureka.server.remote-region-trust-store={}",
+        pki.trust_p12.display()
+    );
+    let password = format!(
+        "--eureka.server.remote-region-trust-store-password={}",
+        heureka_testkit::pki::PASSWORD
+    );
+    let trusting = local_with_region(&url, &[&store, &password]).await;
+    ready(&trusting).await;
+    let untrusting = local_with_region(&url, &[]).await;
+    until("the untrusted region's fetch fails", || async {
+        !regions(&untrusting).await["regions"][0]["error"].is_null()
+    })
+    .await;
+    let shown = regions(&untrusting).await;
+    assert_eq!(shown["regions"][0]["state"], "starting");
+    let error = shown["regions"][0]["error"]
+        .as_str()
+        .unwrap()
+        .to_lowercase();
+    assert!(error.contains("certificate"), "{error}");
 }
