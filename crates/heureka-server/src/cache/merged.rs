@@ -37,6 +37,11 @@ pub(crate) struct MergedCache {
 }
 
 impl MergedCache {
+    /// The body for `key` if it was built.
+    pub(crate) fn ready(&self, key: &MergedKey) -> Option<Bytes> {
+        self.entries.lock().get(key).cloned()
+    }
+
     /// The body for `key`, built by `build` when missing. Two requests missing the same body
     /// at once may both build it; the regions' documents are read far less than the local ones.
     pub(crate) fn get(&self, key: MergedKey, build: impl FnOnce() -> Applications) -> Bytes {
@@ -65,3 +70,6 @@ fn gzip(plain: &[u8]) -> Vec<u8> {
         .expect("writing to a Vec does not fail");
     encoder.finish().expect("writing to a Vec does not fail")
 }
+
+#[cfg(test)]
+mod tests;

@@ -35,7 +35,7 @@ pub(crate) async fn all(
     let version = state.store.read().version();
     let response = match with_regions {
         None => cached(&state, &headers, Document::AllApps).await,
-        Some(chosen) => regions::merged(&state, &headers, false, chosen),
+        Some(chosen) => merged(&state, &headers, false, chosen).await,
     };
     book(
         &state,
@@ -110,7 +110,7 @@ pub(crate) async fn delta(
     let version = state.store.read().version();
     let response = match with_regions {
         None => cached(&state, &headers, Document::Delta).await,
-        Some(chosen) => regions::merged(&state, &headers, true, chosen),
+        Some(chosen) => merged(&state, &headers, true, chosen).await,
     };
     book(
         &state,
@@ -216,27 +216,14 @@ async fn cached(state: &SharedState, headers: &HeaderMap, which: Document) -> Re
         Some(body) => body,
         None => {
             let state = state.clone();
-            let build = move || match which {
+            off_the_worker(move || match which {
                 Document::AllApps => state
                     .caches
                     .full_fetch
                     .build(&state.store, format, encoding),
                 Document::Delta => state.caches.delta.build(&state.store, format, encoding),
-            };
-            if Handle::current().runtime_flavor() == RuntimeFlavor::MultiThread {
-                tokio::task::block_in_place(build)
-            } else {
-                match tokio::task::spawn_blocking(build).await {
-                    Ok(body) => body,
-                    // A build that panicked fails this request as it would have on the
-                    // worker; one cancelled (the runtime shutting down) ends it too.
-                    Err(error) => std::panic::resume_unwind(
-                        error
-                            .try_into_panic()
-                            .unwrap_or_else(|_| Box::new("the runtime shut down during a build")),
-                    ),
-                }
-            }
+            })
+            .await
         }
     };
     let mut response = Response::new(body.into_http_body());
@@ -250,6 +237,44 @@ async fn cached(state: &SharedState, headers: &HeaderMap, which: Document) -> Re
             .insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
     }
     response
+}
+
+/// Runs a build as the comment on [`cached`] says: in `block_in_place` on a multi-threaded
+/// runtime, on the blocking pool on a current-thread one.
+async fn off_the_worker<T: Send + 'static>(build: impl FnOnce() -> T + Send + 'static) -> T {
+    if Handle::current().runtime_flavor() == RuntimeFlavor::MultiThread {
+        tokio::task::block_in_place(build)
+    } else {
+        match tokio::task::spawn_blocking(build).await {
+            Ok(built) => built,
+            // A build that panicked fails this request as it would have on the worker; one
+            // cancelled (the runtime shutting down) ends it too.
+            Err(error) => std::panic::resume_unwind(
+                error
+                    .try_into_panic()
+                    .unwrap_or_else(|_| Box::new("the runtime shut down during a build")),
+            ),
+        }
+    }
+}
+
+/// A document that includes remote regions: taken on the worker when built, else built off
+/// it like a cached one (a merged body is built whole).
+async fn merged(
+    state: &SharedState,
+    headers: &HeaderMap,
+    delta: bool,
+    chosen: Vec<usize>,
+) -> Response {
+    let key = regions::merged_key(state, headers, delta, chosen);
+    let body = match regions::merged_ready(state, &key) {
+        Some(body) => body,
+        None => {
+            let (state, key) = (state.clone(), key.clone());
+            off_the_worker(move || regions::merged_build(&state, &key)).await
+        }
+    };
+    regions::merged_response(&key, body)
 }
 
 /// Which cached document.

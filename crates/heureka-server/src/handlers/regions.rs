@@ -6,6 +6,7 @@
 use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue};
 use axum::response::Response;
+use bytes::Bytes;
 use heureka_core::{Application, Applications, Instance};
 use heureka_wire::{RegionView, RegionsDoc};
 
@@ -80,33 +81,40 @@ fn chosen<'a>(state: &'a SharedState, indexes: &[usize]) -> Vec<Chosen<'a>> {
         .collect()
 }
 
-/// `GET /apps` (`delta` false) or `/apps/delta` with `regions`: built once per local and
-/// regions version, format and encoding. A region delta's `versions__delta` is the sum of the
-/// two versions, which never goes back.
-pub(crate) fn merged(
+/// Which merged body `GET /apps` (`delta` false) or `/apps/delta` with `regions` is: the
+/// regions, the format and encoding the client takes, and the local and regions versions now.
+pub(crate) fn merged_key(
     state: &SharedState,
     headers: &HeaderMap,
     delta: bool,
     regions: Vec<usize>,
-) -> Response {
-    let format = negotiate::collection_format(headers);
+) -> MergedKey {
     let encoding = if negotiate::accepts_gzip(headers) {
         Encoding::Gzip
     } else {
         Encoding::Plain
     };
-    let local_version = state.store.read().version();
-    let regions_version = state.regions.version();
-    let key = MergedKey {
+    MergedKey {
         delta,
-        regions: regions.clone(),
-        format,
+        regions,
+        format: negotiate::collection_format(headers),
         encoding,
-        versions: (local_version, regions_version),
-    };
-    let body = state.caches.merged.get(key, || {
-        let chosen = chosen(state, &regions);
-        if delta {
+        versions: (state.store.read().version(), state.regions.version()),
+    }
+}
+
+/// The merged body already built for `key`, if any.
+pub(crate) fn merged_ready(state: &SharedState, key: &MergedKey) -> Option<Bytes> {
+    state.caches.merged.ready(key)
+}
+
+/// Builds (or takes) the merged body for `key`. A region delta's `versions__delta` is the sum
+/// of the two versions, which never goes back.
+pub(crate) fn merged_build(state: &SharedState, key: &MergedKey) -> Bytes {
+    state.caches.merged.get(key.clone(), || {
+        let chosen = chosen(state, &key.regions);
+        let (local_version, regions_version) = key.versions;
+        if key.delta {
             let (local_delta, local_full) = {
                 let registry = state.store.read();
                 (registry.delta(), registry.applications())
@@ -117,13 +125,17 @@ pub(crate) fn merged(
             let local = state.store.read().applications();
             documents::full(local, &chosen)
         }
-    });
+    })
+}
+
+/// The answer carrying a merged body.
+pub(crate) fn merged_response(key: &MergedKey, body: Bytes) -> Response {
     let mut response = Response::new(axum::body::Body::from(body));
     response.headers_mut().insert(
         header::CONTENT_TYPE,
-        HeaderValue::from_static(format.content_type()),
+        HeaderValue::from_static(key.format.content_type()),
     );
-    if encoding == Encoding::Gzip {
+    if key.encoding == Encoding::Gzip {
         response
             .headers_mut()
             .insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
