@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use crate::events::Subscription;
 use crate::metrics::scrape;
-use crate::support::{guarded_by, Method, Sent, TestServer};
+use crate::support::{guarded_by, gunzip, Method, Sent, TestServer};
 
 /// Waits until `check` holds, polling; the one poll of these tests (a region's fetches run on
 /// the server's own clock, and what they fetched shows only in what it serves).
@@ -100,6 +100,23 @@ async fn a_full_fetch_naming_a_region_holds_both_registries_and_their_hashcode()
     assert_eq!(ids(&full), ["l-1", "w-1"]);
     assert_eq!(hashcode(&full), "UP_2_");
     assert_eq!(full["applications"]["versions__delta"], "1");
+    let (status, xml) = local
+        .get_text("/apps?regions=us-west", Some("application/xml"))
+        .await;
+    assert_eq!(status, 200);
+    assert!(xml.contains("<instanceId>w-1</instanceId>"), "{xml}");
+    let gzipped = local
+        .request(Method::GET, "/apps?regions=us-west")
+        .header("Accept", "application/json")
+        .header("Accept-Encoding", "gzip")
+        .sent()
+        .await;
+    assert_eq!(gzipped.headers()["content-encoding"], "gzip");
+    let inflated = gunzip(&gzipped.bytes().await.unwrap());
+    assert_eq!(
+        ids(&serde_json::from_str(&inflated).unwrap()),
+        ["l-1", "w-1"]
+    );
 }
 
 #[tokio::test]
@@ -353,4 +370,37 @@ async fn an_https_region_is_trusted_through_the_remote_region_trust_store_only()
         .unwrap()
         .to_lowercase();
     assert!(error.contains("certificate"), "{error}");
+}
+
+#[tokio::test]
+async fn a_dropped_region_is_served_again_after_a_successful_fetch() {
+    let remote = remote().await;
+    let port = remote.port;
+    let local =
+        local_with_region(&remote.service_url(), &["--heureka.regions.stale-after=2s"]).await;
+    ready(&local).await;
+    remote.stop().await;
+    until("the region is dropped", || async {
+        state(&local).await == "dropped"
+    })
+    .await;
+    let mut events = Subscription::open(&local, "").await;
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
+        .await
+        .unwrap();
+    let back = TestServer::start_on(listener, &[]).await;
+    back.register("WEST-APP", "w-9").await;
+    loop {
+        let (name, event) = events.next().await;
+        if name == "region-ready" {
+            assert_eq!(event["region"], "us-west");
+            break;
+        }
+    }
+    until("w-9 is served from the region", || async {
+        ids(&document(&local, "/apps").await) == ["l-1", "w-9"]
+    })
+    .await;
+    let delta = document(&local, "/apps/delta?regions=us-west").await;
+    assert!(instances(&delta).contains(&("WEST-APP".into(), "w-9".into(), "ADDED".into())));
 }
