@@ -1240,7 +1240,7 @@ pub(crate) const KEYS: &[Key] = &[
     key(
         "heureka.regions.stale-after",
         "10m",
-        "stop serving a remote region this long after its last fetch",
+        "stop serving a remote region this long after its last successful fetch",
         Bound(&field(TIMEOUT, |c, v| c.eureka_server.regions.stale_after = v)),
     ),
     key(
