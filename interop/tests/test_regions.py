@@ -606,6 +606,37 @@ def test_two_regions_fetching_each_other_hold_each_others_own_instances(server_f
     assert region_view(b, "region-a")["instances"] == 1, region_view(b, "region-a")
 
 
+SECRET = ("reader", "s3cret-region")
+
+
+def test_a_region_behind_basic_auth_is_fetched_with_the_urls_credentials_never_shown(tracker, log_dir,
+                                                                                    server_factory):
+    """The Java server behind Spring Security as a region, its URL carrying user:password@:
+    fetched with Basic auth; the password appears nowhere the server shows the region."""
+    port = procs.free_port()
+    region = tracker.add(cl.JavaNode("region-eu-secure", log_dir, port, {
+        "spring.security.user.name": SECRET[0], "spring.security.user.password": SECRET[1],
+        "eureka.client.service-url.defaultZone": cl.eureka_url(port, SECRET)}, credentials=SECRET))
+    region.start()
+    inst = cl.new_instance("SECURE-APP")
+    cl.register(region, inst)
+    local = server_factory("heureka", start=False, settings=region_settings(
+        "heureka", {"eu-secure": cl.eureka_url(port, SECRET)}))
+    start_as(local, "local-heureka-secure-region")
+    wait_until("the secured region's instance served", serves(local, "/apps/?regions=eu-secure", expect(inst)),
+               READY_DEADLINE, logs=[local.proc, region.proc])
+    shown = {"GET /eureka/regions": get(local, "/regions").text,
+             "GET /actuator/prometheus": wire.get(f"http://{HOST}:{local.port}/actuator/prometheus", timeout=10).text,
+             # the server's own lines: not the command line the harness wrote first
+             "its log": "\n".join(line for line in local.proc.log_text(max_chars=10**7).splitlines()
+                                  if not line.startswith(("$ ", "== ")))}
+    assert region_view(local, "eu-secure")["url"] == cl.eureka_url(port), shown["GET /eureka/regions"]
+    assert "eu-secure" in shown["GET /actuator/prometheus"]
+    assert cl.eureka_url(port) in shown["its log"], "the log names the region's URL without its credentials"
+    for where, text in shown.items():
+        assert SECRET[1] not in text, f"the region's password in {where}"
+
+
 class Events:
     """``GET /eureka/events`` of one server, read from a thread."""
 
@@ -723,9 +754,15 @@ def test_a_dropped_region_that_answers_again_is_served_again(doomed):
     wait_until(f"a region-ready event about {DOOMED}", lambda: doomed.events.about("region-ready", DOOMED), 10)
 
 
+def cli_binary() -> str:
+    """The ``heureka`` the CLI test runs: HEUREKA_CLI_BIN when the CLI is built apart from the
+    server under test, else the server's binary."""
+    return os.environ.get("HEUREKA_CLI_BIN") or str(procs.HeurekaServer.binary())
+
+
 def cli_has_regions() -> bool:
     """Whether the binary knows the subcommand (one that does not prints the server's help)."""
-    run = subprocess.run([str(procs.HeurekaServer.binary()), "regions", "--help"], capture_output=True,
+    run = subprocess.run([cli_binary(), "regions", "--help"], capture_output=True,
                          text=True, timeout=30, cwd=procs.INTEROP_DIR)
     return run.returncode == 0 and "Usage: heureka regions" in run.stdout
 
@@ -733,9 +770,10 @@ def cli_has_regions() -> bool:
 def test_cli_regions_prints_each_region_with_its_state(pair, remotes):
     pair.require_heureka()
     if not cli_has_regions():
-        pytest.skip("this heureka binary has no `regions` subcommand (the CLI side of issue 34 is not in it)")
+        pytest.skip(f"{cli_binary()} has no `regions` subcommand (the CLI side of issue 34 is not in it; "
+                    f"HEUREKA_CLI_BIN names a binary that has it)")
     env = {k: v for k, v in os.environ.items() if not k.upper().startswith("EUREKA_")}
-    run = subprocess.run([str(procs.HeurekaServer.binary()), "regions", "--eureka", pair.heureka.service_url],
+    run = subprocess.run([cli_binary(), "regions", "--eureka", pair.heureka.service_url],
                          capture_output=True, text=True, timeout=60, env=env)
     assert run.returncode == 0, f"rc={run.returncode}\n{run.stdout}\n{run.stderr}"
     rows = [line.split() for line in run.stdout.splitlines() if line.strip()]
