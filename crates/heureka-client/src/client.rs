@@ -19,6 +19,7 @@ use crate::config::ClientConfig;
 use crate::error::ClientError;
 use crate::events::{ClientEvent, FetchKind, EVENT_BUFFER};
 use crate::health::{url_health_check, HealthCheck};
+use crate::regions::{regions_query, InstanceRegionChecker};
 use crate::registry_copy::{FetchCounts, Mark, RegistryCopy};
 use crate::replicator::{OwnInstance, RateLimiter, StatusChange, ON_DEMAND_BURST};
 use crate::schedule::supervise;
@@ -74,6 +75,11 @@ struct Inner {
     on_demand: Notify,
     /// The registry copy, which the refresh and the push keep current.
     copy: Arc<RegistryCopy>,
+    /// Which region each instance of the copy is in, and which is preferred.
+    regions: InstanceRegionChecker,
+    /// `apps` and `apps/delta`, with `?regions=` when remote regions are fetched.
+    full_path: String,
+    delta_path: String,
     events: broadcast::Sender<ClientEvent>,
     /// Whether the last heartbeat, refresh and registration failed: see [`Streak`].
     heartbeat_failing: Streak,
@@ -100,12 +106,42 @@ impl EurekaClient {
 
     /// The `UP` instances of `app` (any case) in the local copy, shuffled at each fetch as the
     /// Java client does; instances of every status when `filter_only_up_instances` is off.
+    ///
+    /// With remote regions fetched (`fetch_remote_regions_registry`), the instances of one
+    /// region: the local region's while it has an `UP` instance of `app`, else those of the
+    /// first remote region, in configuration order, that has one
+    /// ([`InstanceRegionChecker::prefer`]).
     pub fn instances(&self, app: &str) -> Vec<Instance> {
-        self.registry().instances(app)
+        let offered = self.registry().instances(app);
+        self.inner
+            .regions
+            .prefer(offered, |instance| instance.status == InstanceStatus::Up)
+    }
+
+    /// The instances of `app` that [`EurekaClient::instances`] would offer from `region` (the
+    /// local one or a remote one fetched), whether or not that region is the preferred one
+    /// (Java's `getInstancesByVipAddress(vip, secure, region)`).
+    pub fn instances_in_region(&self, app: &str, region: &str) -> Vec<Instance> {
+        let mut offered = self.registry().instances(app);
+        offered.retain(|instance| {
+            self.inner
+                .regions
+                .instance_region(instance)
+                .eq_ignore_ascii_case(region)
+        });
+        offered
+    }
+
+    /// Which region each instance is in, as this client works it out from the configuration
+    /// (`eureka.client.region`, `availability-zones`, `fetch-remote-regions-registry`); give it
+    /// to [`crate::Selector::prefer_regions`] to choose among instances of several regions.
+    pub fn region_checker(&self) -> &InstanceRegionChecker {
+        &self.inner.regions
     }
 
     /// Every instance of `app` (any case) in the local copy, whatever its status, ordered by
-    /// id: what Java's `getApplication(app).getInstancesAsIsFromEureka()` holds.
+    /// id: what Java's `getApplication(app).getInstancesAsIsFromEureka()` holds, and the
+    /// remote regions' instances too when they are fetched.
     pub fn all_instances(&self, app: &str) -> Vec<Instance> {
         self.registry().all_instances(app)
     }
@@ -236,7 +272,8 @@ impl ClientBuilder {
     /// Fetches the registry (a failure is logged, not fatal, as in Java), consults the health
     /// check, registers the instance (anything but 204 is an error) and starts the heartbeat,
     /// refresh, replication and push tasks; the fetch, refresh and push only with
-    /// `fetch_registry` (the push also only with `push_enabled`), the rest only with
+    /// `fetch_registry` (the push also only with `push_enabled`, and never while remote regions
+    /// are fetched: it carries the local region only), the rest only with
     /// `register_with_eureka`.
     ///
     /// The health check is the one given to [`ClientBuilder::health_check`], else, with
@@ -273,6 +310,7 @@ impl ClientBuilder {
             (instance.app.clone(), instance.id().to_owned()),
             events.clone(),
         ));
+        let query = regions_query(&config.fetch_remote_regions_registry);
         let inner = Arc::new(Inner {
             transport,
             app_path: format!("apps/{}", instance.app),
@@ -289,6 +327,9 @@ impl ClientBuilder {
             )),
             on_demand: Notify::new(),
             copy,
+            regions: InstanceRegionChecker::new(&config),
+            full_path: format!("apps{query}"),
+            delta_path: format!("apps/delta{query}"),
             events,
             heartbeat_failing: Streak::default(),
             refresh_failing: Streak::default(),
@@ -326,7 +367,14 @@ impl ClientBuilder {
                     .replicate(config.initial_instance_info_replication_interval),
             ));
         }
-        if config.fetch_registry && config.push_enabled {
+        let remote_regions = !config.fetch_remote_regions_registry.is_empty();
+        if config.fetch_registry && config.push_enabled && remote_regions {
+            tracing::info!(
+                "remote regions are fetched ({}): the push carries the local region only, so \
+                 the registry is kept current by the periodic fetch alone",
+                config.fetch_remote_regions_registry.join(",")
+            );
+        } else if config.fetch_registry && config.push_enabled {
             // After the registration: the stream's first snapshot then holds the own instance.
             tasks.push(tokio::spawn(crate::push::follow(
                 inner.copy.clone(),
@@ -567,7 +615,7 @@ impl Inner {
         mark: Mark,
         changed: &mut Vec<String>,
     ) -> Result<Option<bool>, ClientError> {
-        let response = self.get("apps/delta").await?;
+        let response = self.get(&self.delta_path).await?;
         if response.status() != StatusCode::OK {
             tracing::debug!(status = %response.status(), "delta refused; full fetch");
             return Ok(Some(false));
@@ -590,7 +638,7 @@ impl Inner {
         mark: Mark,
         changed: &mut Vec<String>,
     ) -> Result<Option<()>, ClientError> {
-        let response = self.get("apps").await?;
+        let response = self.get(&self.full_path).await?;
         expect(response.status(), StatusCode::OK, "full fetch")?;
         let full = decode_applications(&response.bytes().await?, Format::Json)?;
         let Some(touched) = self.copy.replace_fetched(full, mark) else {

@@ -32,6 +32,14 @@ pub struct ClientConfig {
     /// `eureka.client.availability-zones.<region>`: each region's zones, in order. A region
     /// with none has the one zone `defaultZone`.
     pub availability_zones: BTreeMap<String, Vec<String>>,
+    /// `eureka.client.fetch-remote-regions-registry`: the remote regions whose instances every
+    /// fetch asks the server for (`?regions=a,b` on `apps` and `apps/delta`), in order of
+    /// preference; empty (the default) fetches the local region only. An instance's region is
+    /// worked out from its zone ([`crate::RegionChecker`]); remote-region instances are offered
+    /// only when the local region has no `UP` instance of the application. While it is set the
+    /// push is not followed (it carries the local region only): the periodic fetch keeps the
+    /// copy current.
+    pub fetch_remote_regions_registry: Vec<String>,
     /// `eureka.client.prefer-same-zone-eureka`, default `true`: try the own zone's servers
     /// first.
     pub prefer_same_zone_eureka: bool,
@@ -210,6 +218,7 @@ impl ClientConfig {
             service_url: BTreeMap::from([(DEFAULT_ZONE.to_owned(), service_urls)]),
             region: "us-east-1".to_owned(),
             availability_zones: BTreeMap::new(),
+            fetch_remote_regions_registry: Vec::new(),
             prefer_same_zone_eureka: true,
             register_with_eureka: true,
             fetch_registry: true,

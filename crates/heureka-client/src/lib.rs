@@ -50,6 +50,7 @@ mod health;
 mod http;
 mod instance;
 mod push;
+mod regions;
 mod registry_copy;
 mod replicator;
 mod schedule;
@@ -71,6 +72,7 @@ pub use heureka_config::ConfigError;
 /// The instance types selection works on, so that users need not depend on `heureka-core`.
 pub use heureka_core::{Instance, InstanceStatus, Port};
 pub use http::{Address, DiscoveryError, DiscoveryHttpClient, DiscoveryRequest, ServedBy};
+pub use regions::{instance_zone, InstanceRegionChecker, AVAILABILITY_ZONE_KEY, ZONE_KEY};
 pub use registry_copy::FetchCounts;
-pub use select::{weight, zone_of, InstanceSource, Selector, Strategy, WEIGHT_KEY, ZONE_KEY};
+pub use select::{weight, zone_of, InstanceSource, Selector, Strategy, WEIGHT_KEY};
 pub use tls::ClientTls;

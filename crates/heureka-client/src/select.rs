@@ -1,7 +1,8 @@
-//! Choosing one instance of an application: filters (status, metadata, any predicate), then zone
-//! preference, then a strategy (round robin, random, weighted), over any list of
-//! [`Instance`]s. [`InstanceSource`] is where the list comes from: the [`EurekaClient`]'s local
-//! registry copy, or a fixed list for services without Eureka and for tests.
+//! Choosing one instance of an application: filters (status, metadata, any predicate), then
+//! region preference (`regions.rs`), then zone preference, then a strategy (round robin,
+//! random, weighted), over any list of [`Instance`]s. [`InstanceSource`] is where the list
+//! comes from: the [`EurekaClient`]'s local registry copy, or a fixed list for services without
+//! Eureka and for tests.
 //!
 //! The metadata conventions are Spring Cloud's, so that instances registered by Spring services
 //! are chosen the same way here: the zone is metadata `zone` (`eureka.instance.metadata-map.zone`,
@@ -16,12 +17,10 @@ use std::sync::{Arc, RwLock};
 use heureka_core::{Instance, InstanceStatus};
 
 use crate::client::EurekaClient;
+use crate::regions::{InstanceRegionChecker, ZONE_KEY};
 
 #[cfg(test)]
 mod tests;
-
-/// The metadata key holding an instance's zone, as Spring Cloud writes and reads it.
-pub const ZONE_KEY: &str = "zone";
 
 /// The metadata key holding an instance's weight: a positive integer, 1 when missing, not a
 /// number or zero (Spring Cloud LoadBalancer's defaults).
@@ -65,6 +64,7 @@ pub struct Selector {
     required_metadata: Vec<(String, String)>,
     predicates: Vec<Predicate>,
     zone: Option<String>,
+    regions: Option<InstanceRegionChecker>,
     /// The next position of each application (upper-cased name). The map is written once per
     /// application; the position itself is an atomic, so concurrent picks never wait on a lock
     /// for long and never take the same turn twice.
@@ -90,6 +90,7 @@ impl Selector {
             required_metadata: Vec::new(),
             predicates: Vec::new(),
             zone: None,
+            regions: None,
             positions: RwLock::new(HashMap::new()),
             random: RandomStream::new(fastrand::u64(..)),
         }
@@ -99,6 +100,19 @@ impl Selector {
     /// in it, every candidate is eligible, so a lost zone costs latency, not availability.
     pub fn prefer_zone(mut self, zone: &str) -> Selector {
         self.zone = Some(zone.to_owned());
+        self
+    }
+
+    /// Prefers the candidates of the local region, then those of each remote region in the
+    /// order `regions` lists them (`eureka.client.fetch-remote-regions-registry`): a remote
+    /// instance is picked only when no candidate of the local region is left (with the
+    /// default status filter: no `UP` one), or of the remote regions before it. Applied before
+    /// [`Selector::prefer_zone`], whose zone is meant to be one of the local region's. The
+    /// [`EurekaClient`] already offers one region's instances at a time
+    /// ([`EurekaClient::instances`]); this is for lists that mix regions, such as
+    /// [`EurekaClient::all_instances`].
+    pub fn prefer_regions(mut self, regions: InstanceRegionChecker) -> Selector {
+        self.regions = Some(regions);
         self
     }
 
@@ -171,6 +185,10 @@ impl Selector {
             .into_iter()
             .filter(|instance| !excluded.contains(&instance.id()))
             .collect();
+        let candidates = match &self.regions {
+            Some(regions) => regions.prefer(candidates, |_| true),
+            None => candidates,
+        };
         let candidates = self.zone_preference(candidates);
         match self.strategy {
             Strategy::RoundRobin => self.round_robin(&candidates, turn),
@@ -265,6 +283,7 @@ impl fmt::Debug for Selector {
             .field("required_metadata", &self.required_metadata)
             .field("predicates", &self.predicates.len())
             .field("zone", &self.zone)
+            .field("regions", &self.regions)
             .finish_non_exhaustive()
     }
 }

@@ -16,7 +16,7 @@ use heureka_config::values::parse_list;
 use heureka_config::{ConfigError, Names, Origin, Properties, Property, Schema};
 
 use self::bind::bind;
-use self::keys::{table, REGION};
+use self::keys::{table, REGION, REMOTE_REGIONS};
 use crate::address;
 use crate::config::{ClientConfig, DEFAULT_ZONE};
 
@@ -139,7 +139,8 @@ pub(crate) fn load_spring(
 }
 
 /// `eureka.client.availability-zones.<region>` and `eureka.client.service-url.<zone>` for the
-/// configured region and each of its zones.
+/// configured region and each of its zones, and the zones of each remote region fetched (which
+/// say what region an instance is in).
 fn zone_keys(
     properties: &Properties,
     env: &dyn Fn(&str) -> Option<String>,
@@ -166,6 +167,12 @@ fn zone_keys(
         zones
             .into_iter()
             .map(|zone| format!("eureka.client.service-url.{zone}")),
+    );
+    let remote = parse_list(&binder.setting(REMOTE_REGIONS.name)?.value);
+    asked.extend(
+        remote
+            .into_iter()
+            .map(|region| format!("eureka.client.availability-zones.{region}")),
     );
     Ok(asked)
 }

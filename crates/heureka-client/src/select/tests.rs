@@ -6,6 +6,8 @@ use std::collections::HashMap;
 use heureka_core::{Instance, InstanceStatus};
 
 use super::{weight, InstanceSource, Selector, Strategy};
+use crate::config::ClientConfig;
+use crate::regions::InstanceRegionChecker;
 
 fn instance(app: &str, id: &str, metadata: &[(&str, &str)]) -> Instance {
     let mut instance = Instance::new(app, id, id, "10.0.0.1", 0);
@@ -224,6 +226,51 @@ fn filters_apply_before_zone_preference() {
         .prefer_zone("zone-a")
         .require_metadata("version", "canary");
     assert_eq!(selector.choose(&instances).unwrap().id(), "b-canary");
+}
+
+/// A client in `us-east-1` fetching `eu-west` (zone `dublin-1`), then `ap-south` (`mumbai-1`).
+fn two_remote_regions() -> InstanceRegionChecker {
+    let mut config = ClientConfig::new(Vec::new(), "billing", "b1", "h", "10.0.0.1", 8080);
+    config.fetch_remote_regions_registry = vec!["eu-west".to_owned(), "ap-south".to_owned()];
+    config
+        .availability_zones
+        .insert("eu-west".to_owned(), vec!["dublin-1".to_owned()]);
+    config
+        .availability_zones
+        .insert("ap-south".to_owned(), vec!["mumbai-1".to_owned()]);
+    InstanceRegionChecker::new(&config)
+}
+
+#[test]
+fn the_own_zone_then_the_own_region_then_remote_regions_in_order() {
+    let mut instances = vec![
+        instance("ORDERS", "own-zone", &[("zone", "us-east-1a")]),
+        instance("ORDERS", "own-region", &[("zone", "us-east-1b")]),
+        instance("ORDERS", "mumbai", &[("zone", "mumbai-1")]),
+        instance("ORDERS", "dublin", &[("zone", "dublin-1")]),
+    ];
+    let selector = Selector::new(Strategy::RoundRobin)
+        .prefer_regions(two_remote_regions())
+        .prefer_zone("us-east-1a");
+    let mut order = Vec::new();
+    for _ in 0..4 {
+        let chosen = selector.choose(&instances).unwrap().id().to_owned();
+        instances.retain(|instance| instance.id() != chosen);
+        order.push(chosen);
+    }
+    assert_eq!(order, ["own-zone", "own-region", "dublin", "mumbai"]);
+}
+
+#[test]
+fn a_remote_instance_is_chosen_only_when_no_local_one_is_up() {
+    let mut instances = vec![
+        instance("ORDERS", "local", &[("zone", "us-east-1b")]),
+        instance("ORDERS", "dublin", &[("zone", "dublin-1")]),
+    ];
+    let selector = Selector::new(Strategy::Random).prefer_regions(two_remote_regions());
+    assert!(counts(&selector, &instances, 50).keys().eq(["local"]));
+    instances[0].status = InstanceStatus::Down;
+    assert_eq!(selector.choose(&instances).unwrap().id(), "dublin");
 }
 
 #[test]

@@ -48,6 +48,12 @@ pub(crate) const REGION: Key = key(
     "us-east-1",
     Bound(&field(REGION_NAME, |c, v| c.region = v)),
 );
+/// Read by the loader too, to ask the environment for the remote regions' zones.
+pub(crate) const REMOTE_REGIONS: Key = key(
+    "eureka.client.fetch-remote-regions-registry",
+    "",
+    Bound(&field(LIST, |c, v| c.fetch_remote_regions_registry = v)),
+);
 /// Named by the pattern check, which reports the key holding the bad pattern.
 pub(crate) const PREFERRED_NETWORKS: Key = key(
     "spring.cloud.inetutils.preferred-networks",
@@ -92,6 +98,7 @@ pub(crate) const KEYS: &[Key] = &[
             c.availability_zones = non_empty(regions)
         })),
     ),
+    REMOTE_REGIONS,
     key(
         "eureka.client.prefer-same-zone-eureka",
         "true",

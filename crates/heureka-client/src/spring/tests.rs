@@ -87,6 +87,7 @@ fn defaults_are_spring_clouds() {
     assert_eq!(config.connect_timeout, Duration::from_secs(5));
     assert_eq!(config.region, "us-east-1");
     assert!(config.availability_zones.is_empty());
+    assert!(config.fetch_remote_regions_registry.is_empty());
     assert!(config.prefer_same_zone_eureka);
     assert!(config.register_with_eureka && config.fetch_registry);
     assert!(config.filter_only_up_instances);
@@ -453,6 +454,35 @@ fn environment_gives_the_zones_of_the_configured_region() {
     assert_eq!(
         config.ordered_service_urls(),
         ["http://one/eureka/", "http://two/eureka/"]
+    );
+}
+
+#[test]
+fn remote_regions_to_fetch_are_a_comma_list_in_order() {
+    let config = pairs(&[(
+        "eureka.client.fetch-remote-regions-registry",
+        " us-west-2, eu-west-1 ,",
+    )]);
+    assert_eq!(
+        config.fetch_remote_regions_registry,
+        ["us-west-2", "eu-west-1"]
+    );
+}
+
+#[test]
+fn environment_gives_the_zones_of_the_remote_regions_fetched() {
+    let dir = Dir::new();
+    let env = [
+        ("EUREKA_CLIENT_FETCHREMOTEREGIONSREGISTRY", "eu-west"),
+        (
+            "EUREKA_CLIENT_AVAILABILITYZONES_EU_WEST",
+            "dublin-1,dublin-2",
+        ),
+    ];
+    let config = spring(&dir, &[], &env);
+    assert_eq!(
+        config.availability_zones["eu-west"],
+        ["dublin-1", "dublin-2"]
     );
 }
 

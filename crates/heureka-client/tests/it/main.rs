@@ -11,6 +11,7 @@ mod events;
 mod failover;
 mod http;
 mod push;
+mod regions;
 mod registration;
 mod registry;
 mod selection;

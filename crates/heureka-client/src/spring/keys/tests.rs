@@ -5,7 +5,8 @@ use heureka_config::names::Shape;
 
 use super::{
     names, Binding, Draft, Key, APPLICATION_INSTANCE_ID, CLIENT_HOSTNAME, CLIENT_IP_ADDRESS,
-    IGNORED_INTERFACES, KEYS, PREFERRED_NETWORKS, REGION, SERVER_PORT, VCAP_INSTANCE_ID,
+    IGNORED_INTERFACES, KEYS, PREFERRED_NETWORKS, REGION, REMOTE_REGIONS, SERVER_PORT,
+    VCAP_INSTANCE_ID,
 };
 
 /// The names Spring Cloud reads verbatim with `Environment.getProperty` (Commons' `IdUtils`),
@@ -24,6 +25,7 @@ const READ_BY_NAME: &[&Key] = &[
     &CLIENT_IP_ADDRESS,
     &SERVER_PORT,
     &REGION,
+    &REMOTE_REGIONS,
     &PREFERRED_NETWORKS,
     &IGNORED_INTERFACES,
 ];
