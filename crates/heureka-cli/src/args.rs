@@ -119,6 +119,10 @@ pub(crate) enum Command {
         #[arg(long)]
         deregister: bool,
     },
+    /// Show the remote regions a Heureka server fetches: state, size, last success and lag
+    /// (GET regions; JSON only)
+    #[command(after_help = FOOTER)]
+    Regions,
     /// Print registry changes as they happen: from Heureka's push (else its event stream),
     /// or by polling apps/delta where the server has neither
     #[command(after_help = FOOTER)]

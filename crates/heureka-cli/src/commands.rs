@@ -92,6 +92,14 @@ pub(crate) async fn run(cli: Cli, env: &dyn Fn(&str) -> Option<String>) -> Resul
             Ok(())
         }
         Command::Watch(watch_args) => watch::run(&eureka, &watch_args, json).await,
+        Command::Regions => {
+            if format == Format::Xml {
+                return Err(CliError::Usage(
+                    "regions: the document is JSON only; leave out --format xml".to_owned(),
+                ));
+            }
+            crate::regions::run(&eureka, json).await
+        }
         Command::Drain {
             app,
             id,

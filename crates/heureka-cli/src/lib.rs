@@ -1,8 +1,8 @@
 //! The `heureka` binary's subcommands: read and operate the registry of any Eureka server
 //! (Heureka or Netflix/Spring Cloud Eureka) over its REST API, in either wire format.
 //!
-//! `heureka apps`, `app NAME`, `instance ID`, `status set|clear`, `metadata set`, `deregister`
-//! and `watch` (docs/cli.md). The server binary calls [`run`] when its first argument is one of
+//! `heureka apps`, `app NAME`, `instance ID`, `status set|clear`, `metadata set`, `deregister`,
+//! `drain`, `regions`, `watch` and `sidecar` (docs/cli.md). The server binary calls [`run`] when its first argument is one of
 //! [`SUBCOMMANDS`]; anything else starts the server as before.
 //!
 //! Output is an aligned table (or a key/value listing) for people and, with `--json`, Eureka's
@@ -14,6 +14,7 @@ mod commands;
 mod drain;
 mod error;
 mod eureka;
+mod regions;
 mod render;
 mod sidecar;
 mod target;
@@ -28,7 +29,7 @@ use clap::Parser;
 pub use error::CliError;
 
 /// The first arguments that select the command line rather than the server.
-pub const SUBCOMMANDS: [&str; 9] = [
+pub const SUBCOMMANDS: [&str; 10] = [
     "apps",
     "app",
     "instance",
@@ -36,6 +37,7 @@ pub const SUBCOMMANDS: [&str; 9] = [
     "metadata",
     "deregister",
     "drain",
+    "regions",
     "watch",
     "sidecar",
 ];

@@ -693,6 +693,7 @@ async fn the_server_s_help_mentions_the_subcommands_and_each_has_its_own() {
         "status",
         "metadata",
         "deregister",
+        "regions",
         "watch",
     ] {
         let run = heureka_env(&[subcommand, "--help"], &[]).await;
@@ -1083,4 +1084,100 @@ async fn drain_of_an_unknown_instance_exits_1() {
     let run = heureka(&server, &["drain", "ORDERS", "nope"]).await;
 
     assert_eq!(run.code, 1, "{}", run.stderr);
+}
+
+/// The contract's `GET {base}/regions` document: us-west fetched 4 s ago, eu-west never.
+const REGIONS_DOCUMENT: &str = r#"{"region":"us-east-1","fallback":true,"regions":[
+{"name":"us-west","url":"http://west:8761/eureka/","state":"ready","lastSuccess":1733400000000,
+ "lastAttempt":1733400000000,"lagMs":4000,"staleAfterMs":600000,"applications":3,"instances":12,
+ "error":null,"fetches":{"full":1,"delta":10,"mismatches":0,"failures":0}},
+{"name":"eu-west","url":"http://eu:8761/eureka/","state":"starting","lastSuccess":null,
+ "lastAttempt":1733400000000,"lagMs":null,"staleAfterMs":600000,"applications":0,"instances":0,
+ "error":"connection refused","fetches":{"full":0,"delta":0,"mismatches":0,"failures":2}}]}"#;
+
+/// A server answering `GET /eureka/regions` with [`REGIONS_DOCUMENT`] and anything else 404;
+/// its service URL.
+async fn regions_server() -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/eureka/", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        while let Ok((mut stream, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                // The request head fits one read.
+                let mut head = [0u8; 4096];
+                let read = stream.read(&mut head).await.unwrap_or(0);
+                let head = String::from_utf8_lossy(&head[..read]).into_owned();
+                let response = if head.starts_with("GET /eureka/regions ") {
+                    format!(
+                        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n\
+                         content-length: {}\r\nconnection: close\r\n\r\n{REGIONS_DOCUMENT}",
+                        REGIONS_DOCUMENT.len()
+                    )
+                } else {
+                    "HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+                        .to_owned()
+                };
+                let _ = stream.write_all(response.as_bytes()).await;
+            });
+        }
+    });
+    url
+}
+
+#[tokio::test]
+async fn regions_prints_one_line_per_region_and_the_last_error() {
+    let url = regions_server().await;
+    let run = heureka_env(&["regions", "--eureka", &url], &[]).await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let rows = run.rows();
+    assert_eq!(
+        rows[0],
+        [
+            "REGION",
+            "STATE",
+            "APPS",
+            "INSTANCES",
+            "LAST-SUCCESS",
+            "LAG",
+            "URL"
+        ]
+    );
+    assert_eq!(
+        rows[1],
+        [
+            "us-west",
+            "ready",
+            "3",
+            "12",
+            "4s",
+            "ago",
+            "4.0",
+            "http://west:8761/eureka/"
+        ]
+    );
+    assert_eq!(
+        rows[2],
+        [
+            "eu-west",
+            "starting",
+            "0",
+            "0",
+            "-",
+            "-",
+            "http://eu:8761/eureka/"
+        ]
+    );
+    assert_eq!(
+        run.stdout.lines().nth(3),
+        Some("eu-west: last fetch failed: connection refused")
+    );
+}
+
+#[tokio::test]
+async fn regions_json_is_the_servers_document() {
+    let url = regions_server().await;
+    let run = heureka_env(&["regions", "--json", "--eureka", &url], &[]).await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let expected: Value = serde_json::from_str(REGIONS_DOCUMENT).unwrap();
+    assert_eq!(run.json(), expected);
 }
