@@ -4,11 +4,16 @@
 //! interop_driver --service-urls http://127.0.0.1:8761/eureka/[,URL...] --app NAME --port N
 //!     [--instance-id ID] [--host 127.0.0.1] [--renew-secs 1] [--fetch-secs 1]
 //!     [--lease-secs 90] [--quarantine-secs 30] [--watch APP[,APP...]] [--poll-ms 20]
-//!     [--tls KEY=VALUE]...
+//!     [--tls KEY=VALUE]... [--region R] [--fetch-regions R1[,R2...]] [--zone Z]
+//!     [--zones REGION=Z1[,Z2...]]...
 //! ```
 //!
 //! `--tls trust-store=/ca.p12` is `eureka.client.tls.trust-store=/ca.p12` (with
-//! `eureka.client.tls.enabled=true`), read as a Spring application's keys are.
+//! `eureka.client.tls.enabled=true`), read as a Spring application's keys are. `--region`,
+//! `--fetch-regions` and `--zones` are `eureka.client.region`,
+//! `eureka.client.fetch-remote-regions-registry` and `eureka.client.availability-zones.<region>`;
+//! `--zone` is the instance's metadata `zone`. Each instance listed carries the `region` the
+//! client places it in.
 //!
 //! It prints one JSON object per line on stdout:
 //! `{"event":"started",...}` once registered (or `start_failed` and exit 1);
@@ -59,6 +64,8 @@ fn parse_args() -> Result<Args, String> {
     let mut watch = BTreeSet::new();
     let mut poll = Duration::from_millis(20);
     let mut tls = Vec::new();
+    let (mut region, mut fetch_regions, mut zone) = (None, Vec::new(), None);
+    let mut zones = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
         let value = args.next().ok_or(format!("{flag} needs a value"))?;
@@ -81,6 +88,16 @@ fn parse_args() -> Result<Args, String> {
                     .ok_or(format!("--tls {value}: not KEY=VALUE"))?;
                 tls.push((format!("eureka.client.tls.{key}"), setting.to_owned()));
             }
+            "--region" => region = Some(value),
+            "--fetch-regions" => fetch_regions = value.split(',').map(str::to_owned).collect(),
+            "--zone" => zone = Some(value),
+            "--zones" => {
+                let (name, list) = value
+                    .split_once('=')
+                    .ok_or(format!("--zones {value}: not REGION=Z1,Z2"))?;
+                let list: Vec<String> = list.split(',').map(str::to_owned).collect();
+                zones.push((name.to_owned(), list));
+            }
             _ => return Err(format!("unknown flag {flag}")),
         }
     }
@@ -93,6 +110,12 @@ fn parse_args() -> Result<Args, String> {
     config.registry_fetch_interval = fetch.unwrap_or(config.registry_fetch_interval);
     config.lease_duration = lease.unwrap_or(config.lease_duration);
     config.quarantine = quarantine.unwrap_or(config.quarantine);
+    config.region = region.unwrap_or(config.region);
+    config.fetch_remote_regions_registry = fetch_regions;
+    config.availability_zones.extend(zones);
+    if let Some(zone) = zone {
+        config.metadata.insert("zone".to_owned(), zone);
+    }
     if !tls.is_empty() {
         let enabled = ("eureka.client.tls.enabled".to_owned(), "true".to_owned());
         let keys = tls.iter().chain([&enabled]);
@@ -130,7 +153,11 @@ fn up_instances(client: &EurekaClient, app: &str) -> Value {
     let mut instances: Vec<Value> = client
         .instances(app)
         .iter()
-        .map(|i| json!({"id": i.id(), "status": i.status.as_str(), "port": i.port.number}))
+        .map(|i| {
+            let region = client.region_checker().instance_region(i);
+            json!({"id": i.id(), "status": i.status.as_str(), "port": i.port.number,
+                   "region": region})
+        })
         .collect();
     // the client shuffles; a sorted list is easier to compare
     instances.sort_by_key(|i| i["id"].as_str().map(str::to_owned));
