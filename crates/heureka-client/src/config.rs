@@ -35,10 +35,10 @@ pub struct ClientConfig {
     /// `eureka.client.fetch-remote-regions-registry`: the remote regions whose instances every
     /// fetch asks the server for (`?regions=a,b` on `apps` and `apps/delta`), in order of
     /// preference; empty (the default) fetches the local region only. An instance's region is
-    /// worked out from its zone ([`crate::RegionChecker`]); remote-region instances are offered
-    /// only when the local region has no `UP` instance of the application. While it is set the
-    /// push is not followed (it carries the local region only): the periodic fetch keeps the
-    /// copy current.
+    /// worked out from its zone ([`crate::InstanceRegionChecker`]); remote-region instances
+    /// are offered only when the local region has no `UP` instance of the application. While
+    /// it is set the push is not followed (it carries the local region only): the periodic
+    /// fetch keeps the copy current.
     pub fetch_remote_regions_registry: Vec<String>,
     /// `eureka.client.prefer-same-zone-eureka`, default `true`: try the own zone's servers
     /// first.

@@ -9,6 +9,11 @@
 //! [`HealthCheck`]'s answer, new metadata. On-demand updates are rate-limited; a periodic round
 //! catches what the limit held back. What it does and sees is published as [`ClientEvent`]s.
 //!
+//! With `eureka.client.fetch-remote-regions-registry` the fetches also bring other regions'
+//! instances (`?regions=`); [`InstanceRegionChecker`] places each instance in a region by its
+//! zone, and lookups offer a remote region's instances only while the local region has no `UP`
+//! one.
+//!
 //! Every request fails over across the configured service URLs, preferred (own zone) first,
 //! coming back to the preferred one when a session ends; a heartbeat or refresh that times out
 //! is backed off exponentially, as Java's `TimedSupervisorTask` does.
