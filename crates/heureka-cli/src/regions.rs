@@ -98,7 +98,7 @@ fn lag(lag_ms: Option<i64>) -> String {
 
 #[cfg(test)]
 mod tests {
-    use heureka_wire::RegionFetches;
+    use heureka_wire::FetchCounts;
 
     use super::*;
 
@@ -116,7 +116,7 @@ mod tests {
             applications: 3,
             instances: 12,
             error: None,
-            fetches: RegionFetches::default(),
+            fetches: FetchCounts::default(),
         }
     }
 
