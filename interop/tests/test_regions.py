@@ -606,6 +606,35 @@ def test_two_regions_fetching_each_other_hold_each_others_own_instances(server_f
     assert region_view(b, "region-a")["instances"] == 1, region_view(b, "region-a")
 
 
+def prometheus_samples(server) -> dict[str, float]:
+    """``name{labels}`` -> value of the server's /actuator/prometheus (labels as written)."""
+    text = wire.get(f"http://{HOST}:{server.port}/actuator/prometheus", timeout=10).text
+    out = {}
+    for line in text.splitlines():
+        if line and not line.startswith("#"):
+            key, _, value = line.rpartition(" ")
+            out[key] = float(value)
+    return out
+
+
+def test_region_metrics_count_what_each_region_serves(pair, remotes):
+    pair.require_heureka()
+    samples = prometheus_samples(pair.heureka)
+
+    def sample(name: str, **labels: str) -> Optional[float]:
+        for key, value in samples.items():
+            if key.startswith(name + "{") and all(f'{k}="{v}"' in key for k, v in labels.items()):
+                return value
+        return None
+    for name, region in remotes.by_region.items():
+        own = ids_by_app(get_doc(region, "/apps/"))
+        assert sample("heureka_region_instances", region=name) == sum(map(len, own.values())), samples
+        assert sample("heureka_region_state", region=name, state="ready") == 1, samples
+        assert sample("heureka_region_state", region=name, state="stale") == 0, samples
+        assert sample("heureka_region_lag_seconds", region=name) is not None, samples
+        assert sample("heureka_region_fetches_total", region=name, kind="full", outcome="ok") >= 1, samples
+
+
 SECRET = ("reader", "s3cret-region")
 
 
