@@ -223,23 +223,64 @@ class RegionsPythonClient(procs.PythonClient):
         return super().argv() + ["--remote-regions", ",".join(self.remote_regions)]
 
 
+EAST = "ap-east"           # a third region, the clients' only: the one they see change
+CLIENT_REGIONS = f"{WEST},{EU},{EAST}"
+
+
 @dataclass
 class ClientsSetup:
     local: procs.RegistryServer
+    east: procs.RegistryServer
     mine: cl.Instance          # an instance of the local region
 
 
 @pytest.fixture(scope="module")
 def clients_local(server_factory, server_kind, remotes) -> ClientsSetup:
-    """The local registry the clients use: both regions, transparent fallback off."""
-    local = server_factory(server_kind, settings=region_settings(server_kind, remotes.urls, fallback=False),
-                           start=False)
+    """The local registry the clients use: us-west, eu-central and ap-east (a Heureka server of
+    its own, so that the changes made there are no part of the differential's history);
+    transparent fallback off."""
+    east = start_as(server_factory("heureka", settings=dict(KEEP_DELTAS), start=False), f"region-{EAST}")
+    local = server_factory(server_kind, start=False, settings=region_settings(
+        server_kind, {**remotes.urls, EAST: east.service_url}, fallback=False))
     start_as(local, f"local-{server_kind}-no-fallback")
     mine = cl.new_instance("SHARED")
     register(local, mine)
-    wait_until(f"{local.proc.name} serves both regions' instances", serves(local, f"/apps/?regions={BOTH}",
+    wait_until(f"{local.proc.name} serves both regions' instances", serves(local, f"/apps/?regions={CLIENT_REGIONS}",
                remote_keys(remotes)), READY_DEADLINE, logs=[local.proc])
-    return ClientsSetup(local, mine)
+    return ClientsSetup(local, east, mine)
+
+
+@pytest.fixture(scope="module")
+def spring_client(clients_local, client_factory) -> procs.SpringClient:
+    """A Spring Boot app fetching the three regions; its DiscoveryClient logs at DEBUG, where
+    it says when a delta's hashcode disagreed with its copy (and it fetched in full)."""
+    # Eureka's client refuses to start unless each region it fetches names its zones (they map
+    # AWS instances to regions; the instances here are MyOwn and count as the client's region)
+    return client_factory("spring", "regions-spring", clients_local.local, settings={
+        "eureka.client.fetch-remote-regions-registry": CLIENT_REGIONS,
+        **{f"eureka.client.availability-zones.{r}": f"{r}-1a" for r in CLIENT_REGIONS.split(",")},
+        "logging.level.com.netflix.discovery.DiscoveryClient": "DEBUG"})
+
+
+@pytest.fixture(scope="module")
+def py_client(clients_local, tracker, log_dir) -> RegionsPythonClient:
+    py = tracker.add(RegionsPythonClient("regions-py", clients_local.local, log_dir,
+                                         remote_regions=CLIENT_REGIONS.split(",")))
+    py.start()
+    return py
+
+
+def spring_sees(spring: procs.SpringClient, vips: list[str]) -> dict[str, set[str]]:
+    return {vip: {s["instanceId"] for s in spring.instances_of(vip)} for vip in vips}
+
+
+def py_sees(py: RegionsPythonClient, apps: list[str]) -> dict[str, dict[str, str]]:
+    """{APP: {instanceId: status}} of py-eureka-client's applications."""
+    held = py.discovered()
+    return {app: {i["instanceId"]: i["status"] for i in held.get(app, [])} for app in apps}
+
+
+HASH_MISMATCH = "The Reconcile hashcodes do not match"
 
 
 def test_without_fallback_a_read_without_regions_serves_the_local_region_only(clients_local, remotes):
@@ -248,39 +289,57 @@ def test_without_fallback_a_read_without_regions_serves_the_local_region_only(cl
     assert ids_by_app(get_doc(clients_local.local, "/apps/")) == {"SHARED": {clients_local.mine.instance_id}}
 
 
-def test_spring_client_fetching_remote_regions_discovers_their_instances(clients_local, remotes, client_factory):
-    # Eureka's client refuses to start unless each region it fetches names its zones (they map
-    # AWS instances to regions; the instances here are MyOwn and count as the client's region)
-    spring = client_factory("spring", "regions-spring", clients_local.local,
-                            settings={"eureka.client.fetch-remote-regions-registry": BOTH,
-                                      f"eureka.client.availability-zones.{WEST}": f"{WEST}-1a",
-                                      f"eureka.client.availability-zones.{EU}": f"{EU}-1a"})
+def test_spring_client_fetching_remote_regions_discovers_their_instances(clients_local, remotes, spring_client):
     want = {"appa": {remotes.appa.instance_id}, "appb": {remotes.appb.instance_id},
             "eu-app": {remotes.eu_app.instance_id},
             "shared": {clients_local.mine.instance_id, remotes.west_shared.instance_id,
                        remotes.eu_shared.instance_id}}
-
-    def seen():
-        got = {vip: {s["instanceId"] for s in spring.instances_of(vip)} for vip in want}
-        return got if got == want else None
-    wait_until(f"{spring.proc.name}'s DiscoveryClient sees the instances of {BOTH} and its own region",
-               seen, FOLLOW_DEADLINE, logs=[spring.proc, clients_local.local.proc])
+    wait_until(f"{spring_client.proc.name}'s DiscoveryClient sees the instances of {BOTH} and its own region",
+               lambda: spring_sees(spring_client, list(want)) == want, FOLLOW_DEADLINE,
+               logs=[spring_client.proc, clients_local.local.proc])
 
 
-def test_py_eureka_client_with_remote_regions_discovers_their_instances(clients_local, remotes, tracker, log_dir):
-    py = tracker.add(RegionsPythonClient("regions-py", clients_local.local, log_dir, remote_regions=[WEST, EU]))
-    py.start()
+def test_py_eureka_client_with_remote_regions_discovers_their_instances(clients_local, remotes, py_client):
     want = {"APPA": {remotes.appa.instance_id}, "APPB": {remotes.appb.instance_id},
             "EU-APP": {remotes.eu_app.instance_id},
             "SHARED": {clients_local.mine.instance_id, remotes.west_shared.instance_id,
                        remotes.eu_shared.instance_id}}
+    wait_until(f"{py_client.proc.name}'s applications hold the instances of {BOTH} and its own region",
+               lambda: {app: set(ids) for app, ids in py_sees(py_client, list(want)).items()} == want,
+               FOLLOW_DEADLINE, logs=[py_client.proc, clients_local.local.proc])
 
-    def seen():
-        apps = py.discovered()
-        got = {app: {i["instanceId"] for i in apps.get(app, [])} for app in want}
-        return got if got == want else None
-    wait_until(f"{py.proc.name}'s applications hold the instances of {BOTH} and its own region",
-               seen, FOLLOW_DEADLINE, logs=[py.proc, clients_local.local.proc])
+
+def test_spring_client_follows_a_regions_changes_through_deltas_that_match_its_copy(clients_local, spring_client):
+    """An instance registered in ap-east, then taken OUT_OF_SERVICE there (Spring lists UP
+    instances only): the client follows both on its delta fetches, each delta's hashcode
+    agreeing with the copy it made (no full fetch to reconcile)."""
+    late = cl.new_instance("EAST-LATE")
+    register(clients_local.east, late)
+    wait_until(f"{spring_client.proc.name} discovers {late.instance_id} of {EAST}",
+               lambda: spring_sees(spring_client, ["east-late"]) == {"east-late": {late.instance_id}},
+               FOLLOW_DEADLINE, logs=[spring_client.proc])
+    set_status(clients_local.east, late, "OUT_OF_SERVICE")
+    wait_until(f"{spring_client.proc.name} drops {late.instance_id}, OUT_OF_SERVICE in {EAST}",
+               lambda: spring_sees(spring_client, ["east-late"]) == {"east-late": set()},
+               FOLLOW_DEADLINE, logs=[spring_client.proc])
+    log = spring_client.proc.log_text(max_chars=10**8)
+    assert "Got delta update with apps hashcode" in log, "the client's DEBUG lines are missing: nothing to check"
+    assert HASH_MISMATCH not in log, [line for line in log.splitlines() if HASH_MISMATCH in line][:5]
+
+
+def test_py_eureka_client_follows_a_regions_changes(clients_local, py_client):
+    """Registered, OUT_OF_SERVICE, cancelled in ap-east: py-eureka-client's copy follows."""
+    late = cl.new_instance("EAST-PY")
+    register(clients_local.east, late)
+    for status in ("UP", "OUT_OF_SERVICE"):
+        if status != "UP":
+            set_status(clients_local.east, late, status)
+        wait_until(f"{py_client.proc.name} holds {late.instance_id} {status}",
+                   lambda: py_sees(py_client, [late.app]) == {late.app: {late.instance_id: status}},
+                   FOLLOW_DEADLINE, logs=[py_client.proc])
+    cancel(clients_local.east, late)
+    wait_until(f"{py_client.proc.name} no longer holds {late.instance_id}",
+               lambda: py_sees(py_client, [late.app]) == {late.app: {}}, FOLLOW_DEADLINE, logs=[py_client.proc])
 
 
 # ---------------------------------------------------------------------------------------
