@@ -9,10 +9,12 @@ registered with a raw POST (the body a Java client sends) and a lease that outli
 every server keeps its deltas for 15 minutes, so nothing ages out of a delta while the module runs.
 
 * Real clients, each through its own view: a Spring Boot app with
-  ``eureka.client.fetch-remote-regions-registry=us-west,eu-central`` (its ``DiscoveryClient``),
-  and py-eureka-client with ``remote_regions`` (its ``applications``), discover the instances of
-  both regions. Their registry has transparent fallback off, so a client that does not ask for
-  the regions would not see them.
+  ``eureka.client.fetch-remote-regions-registry`` (its ``DiscoveryClient``) and py-eureka-client
+  with ``remote_regions`` (its ``applications``) discover the regions' instances, and follow an
+  instance registered, taken OUT_OF_SERVICE and cancelled in a third region (``ap-east``, a
+  Heureka server of theirs), the Spring client without a delta whose hashcode disagrees with its
+  copy. Their registry has transparent fallback off, so a client that does not ask for the
+  regions would not see them.
 * A whitelist (``remote-region-app-whitelist.us-west=APPA``) limits what is served from us-west.
 * Reads asking for a region never fetched are refused (403), as Java refuses them.
 * Differential: the same region setup on the Java server and on Heureka, after changes in the
@@ -23,8 +25,9 @@ every server keeps its deltas for 15 minutes, so nothing ages out of a delta whi
   same region instance; region deltas hash like the full fetch of the same regions, and
   Heureka's delta without regions like its full fetch (on purpose unlike Java's, compat row 11).
 * Heureka only: a region fetcher (by its User-Agent) is served the local region only, and two
-  Heureka regions fetching each other hold each other's own instances only; ``GET
-  /eureka/regions``; a killed region is served while ``stale``, then ``dropped`` after
+  Heureka regions fetching each other hold each other's own instances only; the Java server
+  behind basic auth as a region, its password in the URL and nowhere shown; ``GET
+  /eureka/regions`` and the ``heureka_region_*`` series; a killed region is served while ``stale``, then ``dropped`` after
   ``heureka.regions.stale-after`` (events ``region-stale``, ``region-dropped``, DELETED in the
   delta), and served again once it answers (``region-ready``); ``heureka regions`` (skipped by a
   binary without that subcommand).
