@@ -371,7 +371,7 @@ def test_reads_asking_for_a_region_never_fetched_are_refused(server_factory, ser
         **{"eureka.server.remote-region-connect-timeout-ms": "200"}))
     start_as(local, f"local-{server_kind}-unreachable-region")
     # the reachable region's first fetch is done, so only the unreachable one holds the reads up
-    wait_until(f"{local.proc.name} falls back to {WEST}'s APPA", lambda: get(local, f"/apps/APPA").status == 200,
+    wait_until(f"{local.proc.name} falls back to {WEST}'s APPA", lambda: get(local, "/apps/APPA").status == 200,
                READY_DEADLINE, logs=[local.proc])
     for path in (f"/apps/?regions={WEST}", f"/apps/delta?regions={WEST}"):
         r = get(local, path)
