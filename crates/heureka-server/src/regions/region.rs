@@ -2,7 +2,7 @@
 //! the time passed in: the view held, the view served, the changes served in deltas, the phase
 //! (`starting`, `ready`, `stale`, `dropped`) and the counts. Pure.
 
-use std::collections::VecDeque;
+use std::collections::{HashSet, VecDeque};
 use std::sync::Arc;
 
 use heureka_core::{Applications, Instance, Millis};
@@ -125,6 +125,9 @@ pub(crate) struct Published {
     pub(crate) last_attempt: Option<Millis>,
     pub(crate) error: Option<String>,
     pub(crate) fetches: Tally,
+    /// Moves when `served` or `changes` does, and only then: a fetch that brought nothing new
+    /// leaves the merged documents built.
+    pub(crate) revision: u64,
 }
 
 impl Default for Published {
@@ -138,6 +141,7 @@ impl Default for Published {
             last_attempt: None,
             error: None,
             fetches: Tally::default(),
+            revision: 0,
         }
     }
 }
@@ -155,6 +159,7 @@ pub(crate) struct RegionState {
     last_attempt: Option<Millis>,
     error: Option<String>,
     fetches: Tally,
+    revision: u64,
     stale_after_ms: i64,
     retention_ms: i64,
 }
@@ -171,6 +176,7 @@ impl RegionState {
             last_attempt: None,
             error: None,
             fetches: Tally::default(),
+            revision: 0,
             stale_after_ms,
             retention_ms,
         }
@@ -246,12 +252,16 @@ impl RegionState {
             self.phase = Phase::Dropped;
             self.serve(View::default(), now);
         }
+        let kept = self.changes.len();
         while self
             .changes
             .front()
             .is_some_and(|change| now - change.at > self.retention_ms)
         {
             self.changes.pop_front();
+        }
+        if self.changes.len() != kept {
+            self.revision += 1;
         }
     }
 
@@ -269,17 +279,26 @@ impl RegionState {
 
     /// Serves `next`, keeping what differs from what was served as changes.
     fn serve(&mut self, next: View, now: Millis) {
-        for difference in self.served.differences(&next) {
+        let differences = self.served.differences(&next);
+        self.served = Arc::new(next);
+        if differences.is_empty() {
+            return;
+        }
+        self.revision += 1;
+        // Only the latest change of an instance is served, as in the local delta: one pass
+        // drops the earlier ones (a first full fetch makes every instance a change).
+        let changed: HashSet<(&str, &str)> = differences
+            .iter()
+            .map(|d| (d.instance.app.as_str(), d.instance.id()))
+            .collect();
+        self.changes.retain(|change| {
+            !changed.contains(&(change.instance.app.as_str(), change.instance.id()))
+        });
+        for difference in differences {
             let mut instance = difference.instance;
             instance.action_type = Some(difference.action);
-            let id = instance.id().to_owned();
-            // Only the latest change of an instance is served, as in the local delta.
-            self.changes.retain(|change| {
-                !(change.instance.app == instance.app && change.instance.id() == id)
-            });
             self.changes.push_back(Changed { at: now, instance });
         }
-        self.served = Arc::new(next);
     }
 
     /// What readers see now.
@@ -293,6 +312,7 @@ impl RegionState {
             last_attempt: self.last_attempt,
             error: self.error.clone(),
             fetches: self.fetches,
+            revision: self.revision,
         }
     }
 }

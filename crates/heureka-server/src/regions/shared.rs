@@ -45,11 +45,15 @@ impl Regions {
         &self.settings.regions[index]
     }
 
-    /// Replaces region `index`'s published state; the version moves after it, so a reader that
-    /// saw the new version sees the new state.
+    /// Replaces region `index`'s published state. The version moves after it when what the
+    /// region serves changed (its `revision`), so a reader that saw the new version sees the
+    /// new state, and a fetch that brought nothing new rebuilds no merged document.
     pub(crate) fn publish(&self, index: usize, published: Published) {
-        *self.published[index].write() = Arc::new(published);
-        self.version.fetch_add(1, Ordering::Release);
+        let revision = published.revision;
+        let before = std::mem::replace(&mut *self.published[index].write(), Arc::new(published));
+        if before.revision != revision {
+            self.version.fetch_add(1, Ordering::Release);
+        }
     }
 
     pub(crate) fn published(&self, index: usize) -> Arc<Published> {

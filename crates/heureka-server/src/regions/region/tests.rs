@@ -140,3 +140,34 @@ fn only_the_latest_change_of_an_instance_is_kept() {
         [(ActionType::Modified, "a1".to_owned())]
     );
 }
+
+#[test]
+fn a_fetch_that_brings_nothing_new_leaves_the_revision_and_a_change_moves_it() {
+    let mut region = RegionState::new(STALE_AFTER, RETENTION);
+    region.full_fetched(&document(&["a1"], ""), 0);
+    let first = region.published().revision;
+    region.full_fetched(&document(&["a1"], ""), 30_000);
+    assert_eq!(region.published().revision, first);
+    region.full_fetched(&document(&["a1", "a2"], ""), 60_000);
+    assert!(region.published().revision > first);
+}
+
+#[test]
+fn changes_past_the_retention_move_the_revision_as_they_go() {
+    let mut region = RegionState::new(STALE_AFTER, RETENTION);
+    region.full_fetched(&document(&["a1"], ""), 0);
+    let before = region.published().revision;
+    region.tick(RETENTION + 1);
+    assert!(region.published().changes.is_empty());
+    assert!(region.published().revision > before);
+}
+
+#[test]
+fn a_full_fetch_of_many_instances_keeps_one_change_each() {
+    let ids: Vec<String> = (0..2_000).map(|i| format!("a{i}")).collect();
+    let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+    let mut region = RegionState::new(STALE_AFTER, RETENTION);
+    region.full_fetched(&document(&ids[..1_000], ""), 0);
+    region.full_fetched(&document(&ids, ""), 1);
+    assert_eq!(region.published().changes.len(), 2_000);
+}
