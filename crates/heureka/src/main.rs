@@ -9,9 +9,14 @@ use std::time::Instant;
 use heureka_server::config::{self, Config, Loaded};
 
 /// The one line `--help` adds about the command line; the server's own text is unchanged.
-const SUBCOMMANDS_HELP: &str =
-    "Subcommands against any Eureka server: heureka apps|app|instance|status|metadata|\
-deregister|watch|sidecar ... (heureka apps --help, docs/cli.md).";
+/// The line `--help` ends with, listing every subcommand from the CLI's own table so that a
+/// new one is never missing.
+fn subcommands_help() -> String {
+    format!(
+        "Subcommands against any Eureka server: heureka {} ... (heureka apps --help, docs/cli.md).",
+        heureka_cli::SUBCOMMANDS.join("|")
+    )
+}
 
 mod logging;
 
@@ -29,7 +34,7 @@ fn main() -> ExitCode {
         Ok(Loaded::Run(config)) => config,
         Ok(Loaded::Help(text)) => {
             println!("{text}");
-            println!("{SUBCOMMANDS_HELP}");
+            println!("{}", subcommands_help());
             return ExitCode::SUCCESS;
         }
         Ok(Loaded::Version(text)) => {

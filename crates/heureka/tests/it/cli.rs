@@ -686,6 +686,15 @@ async fn the_server_s_help_mentions_the_subcommands_and_each_has_its_own() {
         "the server's help is unchanged"
     );
     assert!(run.stdout.contains("heureka apps --help"), "{}", run.stdout);
+    for listed in heureka_cli::SUBCOMMANDS {
+        assert!(
+            run.stdout.contains(&format!("|{listed}|"))
+                || run.stdout.contains(&format!("|{listed} "))
+                || run.stdout.contains(&format!(" {listed}|")),
+            "the server's help lists {listed}: {}",
+            run.stdout
+        );
+    }
     for subcommand in [
         "apps",
         "app",
