@@ -169,6 +169,14 @@ impl Registry {
             .map(|lease| self.decorate(lease))
     }
 
+    /// The status an instance is counted under in `apps__hashcode` (its lease's, expired or
+    /// not); None if unknown. What a document merging other instances with the registry's
+    /// needs to count, without copying the instance.
+    pub fn status_of(&self, app: &str, id: &str) -> Option<InstanceStatus> {
+        self.lease(&app_key(app), id)
+            .map(|lease| lease.holder.status)
+    }
+
     /// An instance as a delta shows it now, whether its lease is live or expired: the live
     /// lease, or the copy kept when it was cancelled or evicted (while its DELETED item is
     /// queued), each with the `actionType` of its last change. What a push of one write's

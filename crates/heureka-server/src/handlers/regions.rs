@@ -115,12 +115,19 @@ pub(crate) fn merged_build(state: &SharedState, key: &MergedKey) -> Bytes {
         let chosen = chosen(state, &key.regions);
         let (local_version, regions_version) = key.versions;
         if key.delta {
-            let (local_delta, local_full) = {
+            let (local_delta, apps_hashcode) = {
                 let registry = state.store.read();
-                (registry.delta(), registry.applications())
+                let counts: Vec<_> = registry
+                    .status_counts()
+                    .iter()
+                    .map(|count| (count.status, count.instances))
+                    .collect();
+                let hashcode =
+                    documents::hashcode(&counts, |app, id| registry.status_of(app, id), &chosen);
+                (registry.delta(), hashcode)
             };
             let versions_delta = (local_version + regions_version) as i64;
-            documents::delta(local_delta, local_full, &chosen, versions_delta)
+            documents::delta(local_delta, apps_hashcode, &chosen, versions_delta)
         } else {
             let local = state.store.read().applications();
             documents::full(local, &chosen)

@@ -3,10 +3,10 @@
 //! region's whitelist applied), and the fallbacks of single-application, instance and VIP
 //! reads. Instances from a region are served as fetched. Pure.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use heureka_core::{apps_hashcode, Application, Applications, Instance};
+use heureka_core::{apps_hashcode, Application, Applications, Instance, InstanceStatus};
 
 use super::region::Published;
 use super::settings::RegionSettings;
@@ -86,33 +86,77 @@ pub(crate) fn full(local: Applications, regions: &[Chosen<'_>]) -> Applications 
     merged.into_document(1)
 }
 
+/// `apps__hashcode` of the full document for these regions, counted without building it:
+/// the local registry's counts (`local_counts`, status and number), then each region's
+/// whitelisted instances, each one taking the place of the instance with its id in the same
+/// application, if any (a local one's status comes from `local_status`).
+pub(crate) fn hashcode(
+    local_counts: &[(InstanceStatus, usize)],
+    local_status: impl Fn(&str, &str) -> Option<InstanceStatus>,
+    regions: &[Chosen<'_>],
+) -> String {
+    let mut counts: HashMap<InstanceStatus, usize> = HashMap::new();
+    for (status, count) in local_counts {
+        *counts.entry(*status).or_default() += count;
+    }
+    let mut remote: HashMap<(String, &str), InstanceStatus> = HashMap::new();
+    for region in regions {
+        for (app, instances) in region.published.served.applications() {
+            if !region.settings.allows(app) {
+                continue;
+            }
+            let name = app.to_uppercase();
+            for instance in instances {
+                let key = (name.clone(), instance.id());
+                let replaced = match remote.insert(key, instance.status) {
+                    Some(earlier) => Some(earlier),
+                    None => local_status(&name, instance.id()),
+                };
+                if let Some(status) = replaced {
+                    *counts.entry(status).or_default() -= 1;
+                }
+                *counts.entry(instance.status).or_default() += 1;
+            }
+        }
+    }
+    apps_hashcode(
+        counts
+            .iter()
+            .flat_map(|(status, count)| std::iter::repeat_n(status, *count)),
+    )
+}
+
 /// `GET /apps/delta?regions=…`: the local changes, then each region's whitelisted changes
-/// within the retention; `apps__hashcode` is the full document's for the same regions, so a
-/// client that applies it holds what a full fetch would give.
+/// within the retention. `apps_hashcode` is the full document's for the same regions
+/// ([`hashcode`]), so a client that applies it holds what a full fetch would give.
 pub(crate) fn delta(
     local_delta: Applications,
-    local_full: Applications,
+    apps_hashcode: String,
     regions: &[Chosen<'_>],
     versions_delta: i64,
 ) -> Applications {
-    let apps_hashcode = full(local_full, regions).apps_hashcode;
     let mut applications: Vec<Application> = local_delta.applications;
+    let mut index: HashMap<String, usize> = applications
+        .iter()
+        .enumerate()
+        .map(|(at, application)| (application.name.clone(), at))
+        .collect();
     for region in regions {
         for change in region.published.changes.iter() {
             if !region.settings.allows(&change.app) {
                 continue;
             }
             let name = change.app.to_uppercase();
-            match applications.iter_mut().find(|a| a.name == name) {
-                Some(application) => {
-                    application.instances.retain(|i| i.id() != change.id());
-                    application.instances.push(change.clone());
-                }
-                None => applications.push(Application {
+            let at = *index.entry(name.clone()).or_insert_with(|| {
+                applications.push(Application {
                     name,
-                    instances: vec![change.clone()],
-                }),
-            }
+                    instances: Vec::new(),
+                });
+                applications.len() - 1
+            });
+            let instances = &mut applications[at].instances;
+            instances.retain(|i| i.id() != change.id());
+            instances.push(change.clone());
         }
     }
     Applications {

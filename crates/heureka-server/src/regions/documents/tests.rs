@@ -110,15 +110,64 @@ fn a_delta_carries_the_regions_changes_and_the_full_documents_hashcode() {
         settings: &west,
         published: published(vec![member("B", "w1")]),
     }];
-    let local = document(vec![member("A", "l1")]);
-    let merged = delta(document(vec![]), local.clone(), &chosen, 7);
+    let merged = delta(document(vec![]), "UP_2_".to_owned(), &chosen, 7);
     assert_eq!(ids(&merged), [("B".to_owned(), "w1".to_owned())]);
     assert_eq!(
         merged.applications[0].instances[0].action_type,
         Some(ActionType::Added)
     );
-    assert_eq!(merged.apps_hashcode, full(local, &chosen).apps_hashcode);
+    assert_eq!(merged.apps_hashcode, "UP_2_");
     assert_eq!(merged.versions_delta, 7);
+}
+
+/// [`hashcode`] over a local document as the registry would give it: its counts, and each
+/// instance's status by application and id.
+fn counted(local: &Applications, regions: &[Chosen<'_>]) -> String {
+    let instances: Vec<&Instance> = local
+        .applications
+        .iter()
+        .flat_map(|a| a.instances.iter())
+        .collect();
+    let mut counts: Vec<(InstanceStatus, usize)> = Vec::new();
+    for instance in &instances {
+        match counts
+            .iter_mut()
+            .find(|(status, _)| *status == instance.status)
+        {
+            Some((_, count)) => *count += 1,
+            None => counts.push((instance.status, 1)),
+        }
+    }
+    let status_of = |app: &str, id: &str| {
+        instances
+            .iter()
+            .find(|i| i.app == app && i.id() == id)
+            .map(|i| i.status)
+    };
+    hashcode(&counts, status_of, regions)
+}
+
+#[test]
+fn the_counted_hashcode_is_the_full_documents_when_ids_repeat_across_regions_and_locally() {
+    let (west, east) = (settings("west", None), settings("east", Some(&["A"])));
+    let mut out_west = member("A", "same");
+    out_west.status = InstanceStatus::OutOfService;
+    let mut down_east = member("A", "same");
+    down_east.status = InstanceStatus::Down;
+    let chosen = [
+        Chosen {
+            settings: &west,
+            published: published(vec![out_west, member("A", "w1"), member("B", "w2")]),
+        },
+        Chosen {
+            settings: &east,
+            published: published(vec![down_east, member("B", "e-hidden")]),
+        },
+    ];
+    let local = document(vec![member("A", "same"), member("C", "l1")]);
+    let expected = full(local.clone(), &chosen).apps_hashcode;
+    assert_eq!(expected, "DOWN_1_UP_3_");
+    assert_eq!(counted(&local, &chosen), expected);
 }
 
 #[test]
