@@ -37,6 +37,16 @@ pub(crate) async fn stream(
     if !state.events.push_settings.enabled {
         return Err(ApiError::NotFound);
     }
+    // A stream carries the local registry only, while this node's fetches also serve remote
+    // regions: a consumer following it would lose their instances. The 404 makes the add-on
+    // and Heureka's client fetch as Eureka clients do until streams carry regions.
+    if !state.regions.is_empty() {
+        return Err(ApiError::NotServed(
+            "push streams are not served while remote regions are configured: fetch /apps \
+             (push carries the local region only)"
+                .to_owned(),
+        ));
+    }
     ready(&state)?;
     // Limits are per IP address, a v4-mapped v6 address counting as its v4 one.
     let client = sender

@@ -18,6 +18,9 @@ use crate::replication::STARTING_HEADER;
 pub(crate) enum ApiError {
     /// Unknown app or instance. Eureka sends no body.
     NotFound,
+    /// An endpoint this node does not serve as configured: 404, as for a server without it,
+    /// with the reason.
+    NotServed(String),
     /// Malformed or invalid input; the reason is sent as the body.
     BadRequest(String),
     /// A new instance while the registry holds `heureka.limits.max-instances`: 403 with the
@@ -98,6 +101,7 @@ impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         match self {
             ApiError::NotFound => StatusCode::NOT_FOUND.into_response(),
+            ApiError::NotServed(reason) => plain(StatusCode::NOT_FOUND, reason),
             ApiError::Forbidden => StatusCode::FORBIDDEN.into_response(),
             ApiError::RegionsStarting(reason) => plain(StatusCode::FORBIDDEN, reason),
             ApiError::Starting => {

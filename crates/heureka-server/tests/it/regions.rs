@@ -404,3 +404,11 @@ async fn a_dropped_region_is_served_again_after_a_successful_fetch() {
     let delta = document(&local, "/apps/delta?regions=us-west").await;
     assert!(instances(&delta).contains(&("WEST-APP".into(), "w-9".into(), "ADDED".into())));
 }
+
+#[tokio::test]
+async fn push_streams_are_404_with_the_reason_while_regions_are_configured() {
+    let local = local_with_region(&heureka_testkit::dead_url(), &[]).await;
+    let (status, reason) = local.get_text("/push", None).await;
+    assert_eq!(status, 404);
+    assert!(reason.contains("remote regions"), "{reason}");
+}
