@@ -99,15 +99,20 @@ pub(crate) fn hashcode(
     for (status, count) in local_counts {
         *counts.entry(*status).or_default() += count;
     }
-    let mut remote: HashMap<(String, &str), InstanceStatus> = HashMap::new();
+    // Keyed by the application's number and the id borrowed from the view: no allocation per
+    // instance (a region delta counts every remote instance on each build).
+    let mut numbers: HashMap<String, usize> = HashMap::new();
+    let mut remote: HashMap<(usize, &str), InstanceStatus> = HashMap::new();
     for region in regions {
         for (app, instances) in region.published.served.applications() {
             if !region.settings.allows(app) {
                 continue;
             }
             let name = app.to_uppercase();
+            let next = numbers.len();
+            let number = *numbers.entry(name.clone()).or_insert(next);
             for instance in instances {
-                let key = (name.clone(), instance.id());
+                let key = (number, instance.id());
                 let replaced = match remote.insert(key, instance.status) {
                     Some(earlier) => Some(earlier),
                     None => local_status(&name, instance.id()),
