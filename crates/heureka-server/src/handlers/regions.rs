@@ -20,7 +20,7 @@ use crate::regions::is_fetcher_agent;
 use crate::state::SharedState;
 
 /// The regions a full or delta fetch serves besides the local registry, as indexes in
-/// configuration order; None serves the local registry alone (from its own caches).
+/// name order; None serves the local registry alone (from its own caches).
 ///
 /// `regions=` names them (403 until every region has been fetched once, as in Eureka; names
 /// not configured are ignored). Without it, every region when transparent fallback is on,

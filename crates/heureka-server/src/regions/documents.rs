@@ -172,7 +172,7 @@ pub(crate) fn delta(
 }
 
 /// `GET /apps/{app}` when the local registry has no instance of it: the first region, in
-/// configuration order, whose view has the application.
+/// name order, whose view has the application.
 pub(crate) fn application(app: &str, regions: &[Chosen<'_>]) -> Option<Application> {
     regions
         .iter()

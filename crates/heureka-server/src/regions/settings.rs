@@ -27,7 +27,7 @@ pub(crate) struct RegionSettings {
     pub(crate) whitelist: Option<Vec<String>>,
 }
 
-/// Every configured region, in configuration order, and how they are fetched and served.
+/// Every configured region, in name order (the configuration binds its map sorted), and how they are fetched and served.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct RegionsSettings {
     pub(crate) regions: Vec<RegionSettings>,
@@ -66,7 +66,7 @@ impl RegionsSettings {
         }
     }
 
-    /// The regions a `regions=` value names, as indexes in configuration order: lower-cased,
+    /// The regions a `regions=` value names, as indexes in name order: lower-cased,
     /// split on `,`, each once; names not configured are left out (and returned, to be
     /// logged), as Eureka ignores them.
     pub(crate) fn requested(&self, value: &str) -> (Vec<usize>, Vec<String>) {
