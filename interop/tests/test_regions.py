@@ -875,3 +875,44 @@ def test_cli_regions_prints_each_region_with_its_state(pair, remotes):
         own = ids_by_app(get_doc(remotes.by_region[name], "/apps/"))
         assert row[1:4] == ["ready", str(len(own)), str(sum(map(len, own.values())))], run.stdout
         assert row[-1] == remotes.by_region[name].service_url, run.stdout
+
+
+# the full documents and the fallback single reads, field by field against Java
+FULL_DOCS = [
+    (f"/apps/?regions={BOTH}", False),
+    (f"/apps/?regions={EU},{WEST}", False),
+    (f"/apps/?regions={WEST}", False),
+    (f"/apps/?regions={WEST},ap-unknown", False),
+    ("/apps/", False),
+    ("/apps/EU-APP", False),
+    ("/apps/APPA/{appa}", False),
+    ("/instances/{eu_app}", False),
+    ("/vips/shared", False),
+]
+
+
+@pytest.mark.no_process_logs
+@pytest.mark.parametrize("fmt", list(FORMATS))
+@pytest.mark.parametrize("path,is_delta", FULL_DOCS, ids=[p for p, _ in FULL_DOCS])
+def test_region_document_matches_java(pair, remotes, path, is_delta, fmt):
+    assert_document_matches_java(pair, remotes, path, is_delta, fmt)
+
+
+def test_remote_instances_are_served_as_the_region_serves_them(pair, remotes):
+    """Every field, in order, as the region's own registry has it (JSON)."""
+    served = compare.parse_json(get(pair.heureka, f"/apps/?regions={BOTH}").body)
+    mine = {inst.instance_id for inst in pair.local}
+    by_id = {}
+    for app in served.get("applications").get("application"):
+        for inst in app.get("instance"):
+            by_id[inst.get("instanceId")] = inst
+    for name, region in remotes.by_region.items():
+        own = compare.parse_json(get(region, "/apps/").body)
+        for app in own.get("applications").get("application"):
+            for inst in app.get("instance"):
+                iid = inst.get("instanceId")
+                assert iid not in mine
+                assert compare.to_plain(by_id.get(iid)) == compare.to_plain(inst), \
+                    f"{iid} from {name}: served {compare.short(by_id.get(iid), 2000)}\n" \
+                    f"the region has {compare.short(inst, 2000)}"
+                assert list(by_id[iid].keys()) == list(inst.keys()), f"{iid}: key order"

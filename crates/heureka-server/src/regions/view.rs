@@ -44,8 +44,9 @@ impl View {
         self.hashcode() == delta.apps_hashcode
     }
 
-    fn put(&mut self, app: &str, mut instance: Instance) {
-        instance.action_type = None;
+    /// Holds `instance` as fetched, its `actionType` too: Eureka serves a region's instances
+    /// exactly as its registry held them.
+    fn put(&mut self, app: &str, instance: Instance) {
         self.apps
             .entry(app.to_uppercase())
             .or_default()

@@ -67,7 +67,11 @@ fn a_delta_puts_and_removes_and_its_hashcode_is_checked_against_the_whole_view()
     );
     assert!(view.apply_delta(&delta));
     assert!(view.instance("A", "a1").is_none());
-    assert_eq!(view.instance("B", "b1").unwrap().action_type, None);
+    assert_eq!(
+        view.instance("B", "b1").unwrap().action_type,
+        Some(ActionType::Added),
+        "held as fetched"
+    );
 }
 
 #[test]
