@@ -442,6 +442,68 @@ async function main() {
       await page.keyboard.press('Escape');
     });
 
+    await step('a server without remote regions shows no Regions panel', async () => {
+      const read = page.waitForResponse((r) => r.url() === `${api}/regions`, { timeout: 15000 });
+      await page.goto(root + '/');
+      const response = await read;
+      assert.equal(response.status(), 200);
+      // Marked as the dashboard's, like its registry reads: an operator's page is no consumer.
+      assert.equal(response.request().headers()['x-heureka-dashboard'], '1');
+      await row('PY-BROWSER').waitFor({ timeout: 15000 });
+      assert.equal(await page.locator('#regions-panel').isHidden(), true);
+    });
+
+    await step('a remote region shows ready with its instances, then stale and dropped once it stops', async () => {
+      // The remote region: a second server with two instances of its own.
+      const westPort = await freePort();
+      const west = `http://127.0.0.1:${westPort}/eureka`;
+      const remote = startServer(westPort, 'heureka-us-west');
+      await untilStarted(west);
+      for (const n of [1, 2]) {
+        const response = await fetch(`${west}/apps/WEST-ORDERS`, {
+          method: 'POST', body: JSON.stringify(instanceBody('west-orders', `west-${n}`, 'us-west-1a')),
+          headers: { Authorization: AUTH, 'Content-Type': 'application/json' },
+        });
+        assert.equal(response.status, 204);
+      }
+      // The server the dashboard is opened on fetches it every second, with the credentials
+      // in its URL, and stops serving it 4 s after its last success.
+      const eastPort = await freePort();
+      const east = `http://127.0.0.1:${eastPort}`;
+      startServer(eastPort, 'heureka-us-east', [
+        '--eureka.client.region=us-east-1',
+        `--eureka.server.remote-region-urls-with-name.us-west=http://${USER}:${PASSWORD}@127.0.0.1:${westPort}/eureka/`,
+        '--eureka.server.remote-region-registry-fetch-interval=1',
+        '--heureka.regions.stale-after=4s',
+      ]);
+      await untilStarted(`${east}/eureka`);
+      await page.goto(east + '/');
+      await page.evaluate(() => { window.notReloaded = true; });
+      const region = page.locator('#regions-table tr[data-region="us-west"]');
+      await region.locator('td[data-state="ready"]').waitFor({ timeout: 15000 });
+      await region.locator('td[data-field="instances"]', { hasText: /^2$/ }).waitFor({ timeout: 15000 });
+      assert.equal(await region.locator('td[data-field="applications"]').textContent(), '1');
+      assert.match(await region.locator('td[data-field="last-success"]').textContent(), /s ago\)$/);
+      assert.match(await region.locator('td[data-field="lag"]').textContent(), /s \(dropped after 4\.0 s\)$/);
+      // The URL as /regions gives it: without the credentials it was configured with.
+      const panel = await page.locator('#regions-panel').textContent();
+      assert.ok(panel.includes(`http://127.0.0.1:${westPort}/eureka/`), panel);
+      assert.doesNotMatch(panel, new RegExp(PASSWORD));
+      assert.match(panel, /This region: us-east-1/);
+
+      remote.kill('SIGTERM');
+      await region.locator('td[data-state="stale"]').waitFor({ timeout: 15000 });
+      await page.locator('#regions-table tr[data-region-error="us-west"]', { hasText: 'Last fetch failed' }).waitFor({ timeout: 15000 });
+      // Told by the stream: its event is in Recent events, and the page was not reloaded.
+      await page.locator('#timeline li[data-event="region-stale"]', { hasText: 'us-west' }).waitFor({ timeout: 15000 });
+      await shot(page, 'regions');
+      await region.locator('td[data-state="dropped"]').waitFor({ timeout: 20000 });
+      await region.locator('td[data-field="instances"]', { hasText: /^0$/ }).waitFor({ timeout: 15000 });
+      await page.locator('#timeline li[data-event="region-dropped"]', { hasText: 'us-west' }).waitFor({ timeout: 15000 });
+      assert.equal(await page.evaluate(() => window.notReloaded), true);
+      assert.deepEqual(blocked, []);
+    });
+
     await step('the page is readable on a phone', async () => {
       const phone = await browser.newContext({
         httpCredentials: { username: USER, password: PASSWORD },
@@ -459,6 +521,28 @@ async function main() {
     await browser.close();
   }
   console.log(`dashboard browser test: ${passed} passed`);
+}
+
+// Another heureka on 127.0.0.1 with the test's credentials, neither registering nor fetching.
+function startServer(port, name, extra = []) {
+  return start(process.env.HEUREKA_BIN, [
+    `--server.port=${port}`, '--server.address=127.0.0.1',
+    '--eureka.client.register-with-eureka=false', '--eureka.client.fetch-registry=false',
+    `--eureka.client.service-url.defaultZone=http://127.0.0.1:${port}/eureka/`,
+    `--spring.security.user.name=${USER}`, `--spring.security.user.password=${PASSWORD}`,
+    ...extra,
+  ], name);
+}
+
+// Until the server at `api` answers a read (bounded: 10 s).
+async function untilStarted(api) {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      if ((await fetch(`${api}/apps`, { headers: { Authorization: AUTH, Accept: 'application/json' } })).ok) return;
+    } catch (error) { /* not listening yet */ }
+    if (attempt > 100) throw new Error(`${api} did not start`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 function instanceBody(app, id, zone) {

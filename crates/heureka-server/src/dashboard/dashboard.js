@@ -23,7 +23,8 @@ const WARNINGS = {
 
 const EVENT_NAMES = ['registered', 'cancelled', 'evicted', 'status-changed', 'metadata-changed',
   'renewals', 'self-preservation-entered', 'self-preservation-left', 'peer-up', 'peer-down', 'audit', 'lagged',
-  'health-check-failed', 'health-check-recovered', 'health-checks-suspended', 'health-checks-resumed'];
+  'health-check-failed', 'health-check-recovered', 'health-checks-suspended', 'health-checks-resumed',
+  'region-ready', 'region-stale', 'region-dropped'];
 // Rows of the "Recent administrative actions" table; the server keeps more (heureka.audit.retained).
 const AUDIT_ROWS = 50;
 
@@ -38,6 +39,7 @@ const state = {
   audit: [], // {base}/dashboard/audit's entries, newest first, then the stream's `audit` events
   healthChecks: null, // {base}/dashboard/health-checks: this node's probes and the guard
   consumers: null, // {base}/consumers: who fetches the registry from this node
+  regions: null, // {base}/regions: the remote regions this node fetches and serves
   history: null, // keys of the entries "Recent events" was opened with, once shown
 };
 
@@ -151,6 +153,7 @@ async function loadStatus() {
   renderReplicas();
   renderGeneralInfo();
   await loadConsumers();
+  await loadRegions();
 }
 
 // Who fetches the registry: read with the status (a fetch is no event), and every 15 s.
@@ -191,6 +194,62 @@ function renderConsumers() {
       el('tbody', {}, readers.map((r) => el('tr', { 'data-reader': `${r.address} ${r.agent}` },
         el('td', {}, r.address), el('td', {}, r.agent), el('td', {}, ago(r.lastFetch))))))));
   box.replaceChildren(clients, oneOff);
+}
+
+// The remote regions (docs/regions.md): read with the status, on each region event, and with
+// the consumers every 15 s (a fetch that succeeded moves the lag and counts, and is no event).
+async function loadRegions() {
+  try {
+    state.regions = await getJson('/regions');
+  } catch (error) {
+    state.regions = null;
+  }
+  renderRegions();
+}
+
+const secondsText = (ms) => (ms < 10000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms / 1000)} s`);
+
+// A region's last success as an age, moving with the page's clock between reads.
+function regionAge(lastSuccess) {
+  return lastSuccess ? `${formatTime(lastSuccess)} (${secondsText(Math.max(0, serverNow() - lastSuccess))} ago)` : 'never';
+}
+
+// Shown only when this server has regions: a server without them has nothing to say here.
+function renderRegions() {
+  const panel = document.getElementById('regions-panel');
+  const regions = (state.regions && state.regions.regions) || [];
+  panel.hidden = regions.length === 0;
+  if (regions.length === 0) return;
+  const doc = state.regions;
+  const head = el('p', { className: 'muted' }, `This region: ${doc.region || '—'}; `,
+    doc.fallback ? 'reads without regions= fall back to the regions' : 'reads without regions= serve this region only');
+  const columns = ['Region', 'URL', 'State', 'Applications', 'Instances', 'Last success', 'Lag', 'Fetches'];
+  const body = regions.flatMap((r) => {
+    const fetches = r.fetches || {};
+    const row = el('tr', { 'data-region': r.name },
+      el('td', {}, el('b', {}, r.name)),
+      el('td', {}, r.url),
+      el('td', { className: `region-${r.state}`, 'data-state': r.state }, r.state),
+      el('td', { 'data-field': 'applications' }, r.applications),
+      el('td', { 'data-field': 'instances' }, r.instances),
+      el('td', { 'data-field': 'last-success', 'data-since': r.lastSuccess || '' }, regionAge(r.lastSuccess)),
+      el('td', { 'data-field': 'lag', title: 'since the last successful fetch, when it was read' },
+        r.lagMs === null || r.lagMs === undefined ? '—' : `${secondsText(r.lagMs)} (dropped after ${secondsText(r.staleAfterMs)})`),
+      el('td', {}, `${fetches.full || 0} full, ${fetches.delta || 0} delta, ${fetches.mismatches || 0} mismatches, ${fetches.failures || 0} failed`));
+    const error = r.error
+      ? el('tr', { className: 'region-error', 'data-region-error': r.name }, el('td', { colspan: columns.length }, `Last fetch failed: ${r.error}`))
+      : null;
+    return [row, error];
+  });
+  document.getElementById('regions').replaceChildren(head, el('div', { className: 'scroll' }, el('table', { className: 'list', id: 'regions-table' },
+    el('thead', {}, el('tr', {}, columns.map((h) => el('th', {}, h)))),
+    el('tbody', {}, body))));
+}
+
+function tickRegionAges() {
+  for (const cell of document.querySelectorAll('#regions-table td[data-since]')) {
+    cell.textContent = regionAge(Number(cell.dataset.since) || null);
+  }
 }
 
 // This node's latest probes: read on load, on a verdict or the guard changing, and while the
@@ -265,6 +324,11 @@ function apply(name, data) {
     case 'peer-up':
     case 'peer-down':
       loadStatus();
+      break;
+    case 'region-ready':
+    case 'region-stale':
+    case 'region-dropped':
+      loadRegions();
       break;
     case 'audit':
       state.audit.unshift(data);
@@ -499,7 +563,7 @@ function renderInstanceInfo() {
 const TIMELINE_ROWS = 100;
 
 function timelineItem(name, data) {
-  const what = data.app ? `${data.app} ${data.id}` : data.peer || (data.selfPreservation
+  const what = data.app ? `${data.app} ${data.id}` : data.region ? `${data.region}${data.error ? ` (${data.error})` : ''}` : data.peer || (data.selfPreservation
     ? `renews ${data.selfPreservation.renewsLastMin}, threshold ${data.selfPreservation.renewsThreshold}` : '');
   const extra = name === 'status-changed' ? (data.status ? ` → ${data.status} (${data.cause})` : ` (${data.cause})`) : '';
   return el('li', { 'data-event': name }, el('time', {}, formatTime(data.at || serverNow())), el('b', {}, name), ' ', what, extra);
@@ -676,10 +740,12 @@ function start() {
     const uptime = document.getElementById('uptime');
     if (time) time.textContent = formatTime(serverNow());
     if (uptime) uptime.textContent = formatUptime(serverNow() - state.summary.startedAt);
+    tickRegionAges();
   }, 1000);
   // General Info's memory figures move slowly; one small status read a minute, not the registry.
   setInterval(loadStatus, 60000);
   setInterval(loadConsumers, 15000);
+  setInterval(loadRegions, 15000);
   openStream();
 }
 
