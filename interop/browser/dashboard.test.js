@@ -477,6 +477,8 @@ async function main() {
         '--heureka.regions.stale-after=4s',
       ]);
       await untilStarted(`${east}/eureka`);
+      // The page's clock is Playwright's, so that its timers can be stopped below.
+      await page.clock.install();
       await page.goto(east + '/');
       await page.evaluate(() => { window.notReloaded = true; });
       const region = page.locator('#regions-table tr[data-region="us-west"]');
@@ -491,6 +493,9 @@ async function main() {
       assert.doesNotMatch(panel, new RegExp(PASSWORD));
       assert.match(panel, /This region: us-east-1/);
 
+      // From here the page's timers stand still (no 15 s re-read): only the event stream can
+      // bring the region's next states.
+      await page.clock.pauseAt(Date.now() + 1000);
       remote.kill('SIGTERM');
       await region.locator('td[data-state="stale"]').waitFor({ timeout: 15000 });
       await page.locator('#regions-table tr[data-region-error="us-west"]', { hasText: 'Last fetch failed' }).waitFor({ timeout: 15000 });
