@@ -27,6 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import run  # noqa: E402
+from doccache import plain_script  # noqa: E402
 
 RESULTS = run.BENCH / "results"
 REGIONS = ("region-a", "region-b")
@@ -36,14 +37,6 @@ class Cfg:
     threads = 2
     connections = 8
     wrk_timeout = 60
-
-
-def plain_script() -> Path:
-    path = Path("/tmp/heureka-regions-plain.lua")
-    path.write_text(f'local common = dofile("{run.WRK_DIR}/common.lua")\n'
-                    'done = common.done\nwrk.method = "GET"\n'
-                    'wrk.headers["Accept"] = "application/json"\n')
-    return path
 
 
 def register(port: int, prefix: str, i: int, napps: int, conn=None) -> None:

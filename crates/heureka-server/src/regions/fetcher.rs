@@ -10,6 +10,7 @@ use heureka_wire::Format;
 use reqwest::header::{ACCEPT, AUTHORIZATION, USER_AGENT};
 
 use super::settings::{RegionSettings, RegionsSettings};
+use crate::error_chain::error_chain;
 
 /// What this server calls itself when it fetches a region.
 pub(crate) const FETCHER_AGENT: &str = concat!("Heureka-RemoteRegion/", env!("CARGO_PKG_VERSION"));
@@ -59,29 +60,21 @@ impl RegionClient {
             .timeout(self.read_timeout)
             .header(ACCEPT, "application/json")
             .header(USER_AGENT, FETCHER_AGENT);
+        // The credentials travel in this header only: `region.url` holds none, so the URL
+        // reqwest names in its errors shows no secret.
         if let Some(authorization) = &region.authorization {
             request = request.header(AUTHORIZATION, authorization);
         }
-        let response = request.send().await.map_err(|error| one_line(&error))?;
+        let response = request.send().await.map_err(|error| error_chain(&error))?;
         let status = response.status();
         if !status.is_success() {
             return Err(format!("{} on GET {path}", status.as_u16()));
         }
-        let body = response.bytes().await.map_err(|error| one_line(&error))?;
+        let body = response
+            .bytes()
+            .await
+            .map_err(|error| error_chain(&error))?;
         heureka_wire::decode_applications(&body, Format::Json)
             .map_err(|error| format!("unreadable answer to GET {path}: {error}"))
     }
-}
-
-/// reqwest's message and its causes on one line. reqwest names the URL it failed on, which
-/// holds no credentials: they travel in the `Authorization` header only.
-fn one_line(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text.replace(['\n', '\r'], " ")
 }

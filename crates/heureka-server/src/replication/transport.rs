@@ -10,6 +10,7 @@ use reqwest::header::{ACCEPT, ACCEPT_ENCODING, AUTHORIZATION, CONTENT_TYPE, USER
 use reqwest::StatusCode;
 
 use super::peers::PeerUrl;
+use crate::error_chain::error_chain;
 
 /// The header on the 403 of a node whose start-up sync is running: a peer's start-up sync
 /// does not wait for a node that is itself waiting (`sync.rs`). The HTTP side's error type
@@ -355,18 +356,6 @@ fn classify(error: reqwest::Error) -> PeerError {
     } else {
         PeerError::Refused(why)
     }
-}
-
-/// reqwest's own message is generic ("error sending request"); the cause says what happened.
-fn error_chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
 }
 
 /// An app name or instance id as one URL path segment.
