@@ -29,6 +29,8 @@ pub struct DashboardSummary {
     pub may_admin: bool,
     /// Whether the registry is kept on disk, and its latest write.
     pub persistence: crate::persisted::PersistenceView,
+    /// The other protocols the registry is served over (`fleet.rs`), in the order shown.
+    pub fleet: Vec<crate::fleet::FleetEndpoint>,
 }
 
 /// One line of `lastn`: when, and which instance (`APP(id)` on Spring's page).
@@ -63,6 +65,8 @@ pub fn encode_dashboard_summary(summary: &DashboardSummary) -> Vec<u8> {
     out.extend_from_slice(if summary.may_admin { b"true" } else { b"false" });
     out.extend_from_slice(br#"},"persistence":"#);
     crate::persisted::push_persistence_view(&mut out, &summary.persistence);
+    out.extend_from_slice(br#","fleet":"#);
+    crate::fleet::push_fleet(&mut out, &summary.fleet);
     out.push(b'}');
     out
 }

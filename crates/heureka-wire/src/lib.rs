@@ -17,6 +17,7 @@ mod digest;
 mod error;
 mod events;
 mod fields;
+mod fleet;
 mod format;
 mod health_checks;
 mod json;
@@ -43,6 +44,7 @@ pub use events::{
     decode_instance_event, encode_event, Event, EventBody, InstanceEvent, InstanceEventKind,
     RegionEventKind, SelfPreservationStatus,
 };
+pub use fleet::{push_fleet, FleetEndpoint};
 pub use format::Format;
 pub use health_checks::{
     decode_checker, encode_checker, encode_health_checks, HealthChecksView, ProbeView,

@@ -416,7 +416,17 @@ function renderSystemStatus() {
     ['Renews threshold', el('span', { id: 'renews-threshold' }, sp.renewsThreshold)],
     ['Renews (last min)', el('span', { id: 'renews-last-min' }, sp.renewsLastMin)],
     ['Persistence', el('span', { id: 'persistence' }, persistenceText(summary.persistence))],
+    ...(summary.fleet || []).map((f) => [f.name, el('span', { className: 'fleet', 'data-key': f.key }, fleetText(f))]),
   ]);
+}
+
+// The other protocols the registry is served over (Prometheus HTTP SD, DNS, xDS): where each
+// answers and its numbers, or the key that turns it on.
+function fleetText(f) {
+  if (!f.enabled) return `off (${f.key})`;
+  const figures = Object.entries(f.figures).map(([label, value]) => `${value} ${label}`).join(', ');
+  const problem = f.lastError ? ` — last problem: ${f.lastError}` : '';
+  return `on: ${f.address}${figures ? `, ${figures}` : ''}${problem}`;
 }
 
 // heureka.persistence.*: whether the registry is kept on disk, and how its writes go.

@@ -83,6 +83,8 @@ pub(crate) async fn summary(State(state): State<SharedState>, extensions: Extens
         version: env!("CARGO_PKG_VERSION").to_owned(),
         may_admin: principal::of(&extensions).grant().roles.has(Role::Admin),
         persistence: state.persistence_view(),
+        // Filled as the other protocols (HTTP SD, DNS, xDS) land.
+        fleet: Vec::new(),
     };
     json(heureka_wire::encode_dashboard_summary(&summary))
 }
