@@ -38,6 +38,7 @@ mod state;
 mod store;
 mod tasks;
 pub mod tls;
+mod xds;
 
 pub use crate::replication::ConfigReload;
 pub use crate::serve::{serve, serve_with_reload};

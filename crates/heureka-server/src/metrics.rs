@@ -107,6 +107,48 @@ pub(crate) struct Metrics {
     push_streams_refused: Counter,
     health_checks: HealthCheckMetrics,
     persistence: PersistenceMetrics,
+    xds: XdsMetrics,
+}
+
+/// The xDS server (`xds/`): streams open, responses sent, NACKs, streams refused.
+#[derive(Debug)]
+pub(crate) struct XdsMetrics {
+    pub(crate) streams: Gauge,
+    pub(crate) responses: Counter,
+    pub(crate) nacks: Counter,
+    pub(crate) refused: Counter,
+}
+
+impl XdsMetrics {
+    fn register(registry: &mut Registry) -> XdsMetrics {
+        let metrics = XdsMetrics {
+            streams: Gauge::default(),
+            responses: Counter::default(),
+            nacks: Counter::default(),
+            refused: Counter::default(),
+        };
+        registry.register(
+            "heureka_xds_streams",
+            "ADS streams open on the xDS port",
+            metrics.streams.clone(),
+        );
+        registry.register(
+            "heureka_xds_responses",
+            "xDS discovery responses sent",
+            metrics.responses.clone(),
+        );
+        registry.register(
+            "heureka_xds_nacks",
+            "xDS responses a client rejected (NACK)",
+            metrics.nacks.clone(),
+        );
+        registry.register(
+            "heureka_xds_streams_refused",
+            "ADS streams refused: over heureka.xds.max-streams",
+            metrics.refused.clone(),
+        );
+        metrics
+    }
 }
 
 /// Persistence (`persistence.rs`): batches written, their latency and size, what waits.
@@ -316,6 +358,7 @@ impl Metrics {
         );
         let health_checks = HealthCheckMetrics::register(&mut registry);
         let persistence = PersistenceMetrics::register(&mut registry);
+        let xds = XdsMetrics::register(&mut registry);
         let snapshot = Arc::new(Mutex::new(Snapshot::default()));
         registry.register_collector(Box::new(ScrapeTime(snapshot.clone())));
         Metrics {
@@ -335,6 +378,7 @@ impl Metrics {
             push_streams_refused,
             health_checks,
             persistence,
+            xds,
         }
     }
 
@@ -410,6 +454,17 @@ impl Metrics {
     /// Records a push stream refused for its budget.
     pub(crate) fn push_stream_refused(&self) {
         self.push_streams_refused.inc();
+    }
+
+    /// The xDS server's numbers (`xds/`).
+    pub(crate) fn xds(&self) -> &XdsMetrics {
+        &self.xds
+    }
+
+    /// Counts an open ADS stream for as long as the returned guard lives.
+    pub(crate) fn xds_stream(&self) -> SubscriberGuard {
+        self.xds.streams.inc();
+        SubscriberGuard(self.xds.streams.clone())
     }
 
     /// The text exposition of every metric, the scrape-time ones from the snapshot `take`

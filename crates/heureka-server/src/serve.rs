@@ -17,7 +17,7 @@ use crate::state::AppState;
 use crate::replication::ConfigReload;
 use crate::{
     audit, clock, events, health_checks, listener, own_instance, persistence, regions, replication,
-    routes, state, tasks, tls,
+    routes, state, tasks, tls, xds,
 };
 
 /// The service a connection is handed: the router, behind trailing-slash normalisation.
@@ -74,7 +74,17 @@ pub async fn serve_with_reload(
     if let Some(tls) = &tls {
         background.spawn(tls::watch(Arc::clone(tls)));
     }
+    let close_xds = start_xds(&state, &config, tls.clone(), &mut background).await?;
     listener::serve(listener, app, &config.connections, tls, shutdown).await;
+    close_xds.send_replace(true);
+    if config.heureka.xds.enabled {
+        let status: xds::XdsStatus = state.xds.status();
+        tracing::info!(
+            responses = status.responses,
+            nacks = status.nacks,
+            "xDS server stopped"
+        );
+    }
     state.observe.audit.close_all();
     if let Some(own) = &own {
         own_instance::cancel(&state.store, own);
@@ -95,6 +105,33 @@ pub async fn serve_with_reload(
     background.abort_all();
     replicating.abort_all();
     Ok(())
+}
+
+/// Binds the xDS port (`heureka.xds.*`) beside the API's and serves ADS on it until the
+/// returned sender says `true`; a port that cannot be bound stops the start, naming the key.
+async fn start_xds(
+    state: &state::SharedState,
+    config: &Config,
+    tls: Option<Arc<tls::ServerTls>>,
+    background: &mut JoinSet<()>,
+) -> io::Result<tokio::sync::watch::Sender<bool>> {
+    let (close, closing) = tokio::sync::watch::channel(false);
+    if !config.heureka.xds.enabled {
+        return Ok(close);
+    }
+    let address = std::net::SocketAddr::new(config.server.address, config.heureka.xds.port);
+    let listener = xds::bind(address).await?;
+    let bound = listener.local_addr()?;
+    state.xds.bound_to(bound);
+    tracing::info!(address = %bound, tls = tls.is_some(), "serving xDS (ADS)");
+    let context = xds::Context {
+        store: state.store.clone(),
+        xds: state.xds.clone(),
+        users: state::security::users(config),
+        closing,
+    };
+    background.spawn(xds::serve(listener, tls, context));
+    Ok(close)
 }
 
 /// A server without its listener: the service connections are handed and the tasks that run

@@ -55,6 +55,8 @@ pub(crate) struct AppState {
     /// The remote regions fetched and served beside the local registry (`regions/`); empty
     /// when none is configured, and then no read looks at it further.
     pub(crate) regions: Arc<Regions>,
+    /// The xDS server's shared part (`xds/`): a change sink waking its streams, and its status.
+    pub(crate) xds: Arc<crate::xds::Xds>,
 }
 
 /// The response caches: each body is built at most once per registry version (`cache/`).
@@ -177,6 +179,12 @@ impl AppState {
         if let Some(persistence) = &persistence {
             sinks.push(persistence.clone());
         }
+        let xds = Arc::new(crate::xds::Xds::new(
+            &config.heureka.xds,
+            &config.client.region,
+            metrics.clone(),
+        ));
+        sinks.push(xds.clone());
         let store = Arc::new(Store::new(registry, clock, sinks));
         let audit = Arc::new(Audit::new(
             &config.heureka.audit,
@@ -224,6 +232,7 @@ impl AppState {
                 refuse_takeovers: config.heureka.refuse_takeovers,
             },
             regions: Arc::new(Regions::new(RegionsSettings::from_config(config))),
+            xds,
         }))
     }
 }

@@ -1238,6 +1238,24 @@ pub(crate) const KEYS: &[Key] = &[
         Bound(&field(POSITIVE_COUNT, |c, v| c.heureka.push.replay = v)),
     ),
     key(
+        "heureka.xds.enabled",
+        "false",
+        "serve xDS (ADS) for proxyless gRPC and Envoy on heureka.xds.port (docs/xds.md)",
+        Bound(&field(BOOL, |c, v| c.heureka.xds.enabled = v)),
+    ),
+    key(
+        "heureka.xds.port",
+        "18000",
+        "the xDS port, on server.address",
+        Bound(&field(PORT, |c, v| c.heureka.xds.port = v)),
+    ),
+    key(
+        "heureka.xds.max-streams",
+        "10000",
+        "xDS streams open at once (then RESOURCE_EXHAUSTED)",
+        Bound(&field(CONNECTION_COUNT, |c, v| c.heureka.xds.max_streams = v)),
+    ),
+    key(
         "heureka.regions.stale-after",
         "10m",
         "stop serving a remote region this long after its last successful fetch",

@@ -308,6 +308,8 @@ pub struct HeurekaConfig {
     pub events: EventStreamConfig,
     /// `heureka.push.*`: the push streams consumers follow (`push/`, `docs/push.md`).
     pub push: PushConfig,
+    /// `heureka.xds.*`: the xDS server for proxyless gRPC and Envoy (`xds/`, `docs/xds.md`).
+    pub xds: XdsConfig,
     /// `heureka.audit.*`: the audit trail of administrative acts (`audit.rs`).
     pub audit: AuditConfig,
     /// `heureka.security.allowed-origins`, default none: the browser origins, besides the
@@ -525,6 +527,20 @@ pub struct PushConfig {
     pub max_age: Duration,
     /// `heureka.push.replay`, default `4096`: deltas kept for streams that resume.
     pub replay: usize,
+}
+
+/// `heureka.xds.*`: the ADS server gRPC's `xds:///APP` resolver and Envoy read the registry
+/// from, on a port of its own.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct XdsConfig {
+    /// `heureka.xds.enabled`, default `false`: the port is opened only when asked for.
+    pub enabled: bool,
+    /// `heureka.xds.port`, default `18000` (the port Envoy's and gRPC's examples give their
+    /// control plane), bound on `server.address`.
+    pub port: u16,
+    /// `heureka.xds.max-streams`, default `10000`: ADS streams open at once; one more is
+    /// refused with RESOURCE_EXHAUSTED.
+    pub max_streams: usize,
 }
 
 /// `eureka.dashboard.*` and the two labels Spring's dashboard shows.

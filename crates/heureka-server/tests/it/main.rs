@@ -27,3 +27,4 @@ mod streams;
 mod support;
 mod takeover;
 mod timers;
+mod xds;
