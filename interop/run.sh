@@ -7,7 +7,7 @@
 #   interop/run.sh --diff-against=java  # harness self-test: reference vs a second reference
 #   interop/run.sh --cluster-kinds=java # cluster tests on clusters of the real Java server
 #
-# Needs Java 17+ and Maven, Python 3, Node/npm, Rust. Idempotent: installs what is missing or
+# Needs Java 17+ and Maven, Python 3, Node/npm, Go, Rust. Idempotent: installs what is missing or
 # changed (interop/.venv from requirements.txt, interop/js/node_modules by npm ci, the Spring
 # jars by Maven), builds heureka (cargo build --release -p heureka) unless HEUREKA_BIN
 # is set and the Rust client's interop driver unless RUST_CLIENT_DRIVER is set, then runs
@@ -60,6 +60,10 @@ for jar in java/eureka-server/target/eureka-server.jar java/eureka-server-secure
            java/spring-client/target/spring-client.jar java/spring-client/target/spring-client-push.jar; do
     [ -f "$jar" ] || { echo "missing $jar after mvn package" >&2; exit 1; }
 done
+
+# --- Go: the grpc-go xDS client and providers (interop/go/xds), modules from go.sum -------
+step "go build (interop/go/xds)"
+(cd go/xds && go build -o bin/xds .)
 
 # --- Heureka -------------------------------------------------------------------------------
 if [ -n "${HEUREKA_BIN:-}" ]; then
