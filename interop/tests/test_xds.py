@@ -13,6 +13,7 @@ when, and which provider answered. The test reads those lines:
 """
 from __future__ import annotations
 
+import base64
 import json
 import os
 import time
@@ -205,3 +206,78 @@ def test_an_instance_going_down_stops_its_calls_within_a_second(heureka, provide
     register(heureka, "provider-1", providers["provider-1"], status="UP")
     wait_until("provider-1 answers once UP again", lambda: calls.answered_by(start, "provider-1"),
                DEADLINE, logs=[calls.proc])
+
+
+# ---------------------------------------------------------------------------------------
+# TLS and authentication: the API's certificate and users on the xDS port
+# ---------------------------------------------------------------------------------------
+USER, PASSWORD = "eureka", "x5s-s3cret"
+BASIC = {"Authorization": "Basic " + base64.b64encode(f"{USER}:{PASSWORD}".encode()).decode()}
+
+
+@pytest.fixture(scope="module")
+def secure_heureka(tracker, log_dir, pki, providers) -> procs.RegistryServer:
+    """Heureka over HTTPS with authentication on; CN=reader is a user with the read role."""
+    server = tracker.add(procs.HeurekaServer(log_dir, tls=pki.client_context(), settings={
+        "server.ssl.enabled": "true",
+        "server.ssl.certificate": pki.server.cert,
+        "server.ssl.certificate-private-key": pki.server.key,
+        "server.ssl.client-auth": "want",
+        "server.ssl.trust-certificate": pki.ca_cert,
+        "spring.security.user.name": USER,
+        "spring.security.user.password": PASSWORD,
+        "heureka.security.users[0].name": "reader",
+        "heureka.security.users[0].certificate": "reader",
+        "heureka.security.users[0].roles": "read",
+        "heureka.xds.enabled": "true",
+        "heureka.xds.port": str(procs.free_port()),
+    }))
+    server.proc.start()
+    wait_until("heureka's readiness probe answers 200",
+               lambda: wire.get(f"https://{server.host}:{server.port}/actuator/health/readiness",
+                                context=server.tls).status == 200,
+               30.0, logs=[server.proc])
+    body = json.dumps({"instance": {
+        "instanceId": "provider-1", "app": APP, "hostName": HOST, "ipAddr": HOST,
+        "vipAddress": APP.lower(), "status": "UP",
+        "port": {"$": providers["provider-1"], "@enabled": "true"},
+        "dataCenterInfo": {"@class": "com.netflix.appinfo.InstanceInfo$DefaultDataCenterInfo",
+                           "name": "MyOwn"},
+    }})
+    r = wire.request("POST", server.url(f"/apps/{APP}"),
+                     {"Content-Type": "application/json", **BASIC}, body, context=server.tls)
+    assert r.status == 204, r
+    return server
+
+
+def tls_client(tracker, log_dir, server, pki, name: str, identity) -> Calls:
+    creds = {"ca_certificate_file": str(pki.ca_cert)}
+    if identity is not None:
+        creds.update({"certificate_file": str(identity.cert), "private_key_file": str(identity.key)})
+    bootstrap = log_dir / f"{name}-bootstrap.json"
+    bootstrap.write_text(json.dumps({
+        "xds_servers": [{"server_uri": f"localhost:{server.settings['heureka.xds.port']}",
+                         "channel_creds": [{"type": "tls", "config": creds}]}],
+        "node": {"id": name},
+    }))
+    proc = procs.Proc(name, [binary(), "client", "-target", TARGET, "-interval", "50ms"],
+                      log_dir, env={"GRPC_XDS_BOOTSTRAP": str(bootstrap)})
+    tracker.add(_Wrapped(proc))
+    proc.start()
+    return Calls(proc)
+
+
+def test_over_tls_a_client_certificate_mapped_to_a_reader_is_served(tracker, log_dir, pki,
+                                                                     secure_heureka):
+    calls = tls_client(tracker, log_dir, secure_heureka, pki, "grpc-client-reader", pki.reader)
+    wait_until("the reader's calls reach provider-1 through the TLS xDS port",
+               lambda: calls.answered_by(0, "provider-1"), DEADLINE,
+               logs=[calls.proc, secure_heureka.proc])
+
+
+def test_over_tls_a_client_without_a_user_is_refused(tracker, log_dir, pki, secure_heureka):
+    calls = tls_client(tracker, log_dir, secure_heureka, pki, "grpc-client-anonymous", None)
+    wait_until("heureka refuses the anonymous xDS stream",
+               lambda: "rejected an unauthenticated xDS stream" in secure_heureka.proc.log_text(),
+               DEADLINE, logs=[calls.proc, secure_heureka.proc])
+    assert not calls.answered_by(0, "provider-1")
