@@ -159,10 +159,15 @@ impl StreamState {
                 long.len()
             )));
         }
-        let subscription = self.subscriptions.entry(kind).or_default();
-        if !request.response_nonce.is_empty() && request.response_nonce != subscription.nonce {
+        // A nonce this stream never sent (a client resuming after a reconnect, as Envoy does)
+        // on a type it has not subscribed yet is a first request, not a stale one.
+        let stale = self.subscriptions.get(&kind).is_some_and(|subscription| {
+            !request.response_nonce.is_empty() && request.response_nonce != subscription.nonce
+        });
+        if stale {
             return Ok(Received::Stale);
         }
+        let subscription = self.subscriptions.entry(kind).or_default();
         let mut names: BTreeSet<String> = request.resource_names.iter().cloned().collect();
         let wildcard = kind.allows_wildcard() && (names.is_empty() || names.remove("*"));
         if names != subscription.names

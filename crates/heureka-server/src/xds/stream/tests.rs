@@ -184,3 +184,12 @@ fn an_unknown_type_is_ignored() {
     ));
     assert!(stream.responses(&View::default(), "r").is_empty());
 }
+
+#[test]
+fn a_nonce_from_an_earlier_stream_on_a_new_type_is_a_first_request() {
+    let mut stream = StreamState::default();
+    let resumed = request(Kind::Cluster, &["orders"], "41");
+    assert_eq!(stream.receive(&resumed), Ok(Received::Subscribed));
+    let current = view(&[("orders", Some(vec![endpoint("10.0.0.1")]))]);
+    assert_eq!(stream.responses(&current, "r").len(), 1);
+}
