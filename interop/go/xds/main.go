@@ -2,6 +2,7 @@
 //
 //	xds provider -id ID -port PORT       a TestService server answering UnaryCall with ServerId ID
 //	xds client -target xds:///APP        calls UnaryCall in a loop through grpc-go's xds resolver
+//	xds dump -server HOST:PORT NAME...   prints the endpoints served for NAMEs (dump.go)
 //
 // The client reads its bootstrap from GRPC_XDS_BOOTSTRAP (the file naming Heureka's xDS port)
 // and prints one line per call: "<unix milliseconds> <server id>" or "<unix milliseconds>
@@ -75,7 +76,7 @@ func runClient(args []string) error {
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: xds provider|client [flags]")
+		fmt.Fprintln(os.Stderr, "usage: xds provider|client|dump [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -84,6 +85,8 @@ func main() {
 		err = runProvider(os.Args[2:])
 	case "client":
 		err = runClient(os.Args[2:])
+	case "dump":
+		err = runDump(os.Args[2:])
 	default:
 		err = fmt.Errorf("unknown mode %q", os.Args[1])
 	}
