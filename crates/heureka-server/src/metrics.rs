@@ -107,6 +107,7 @@ pub(crate) struct Metrics {
     push_streams_refused: Counter,
     health_checks: HealthCheckMetrics,
     persistence: PersistenceMetrics,
+    dns: DnsMetrics,
 }
 
 /// Persistence (`persistence.rs`): batches written, their latency and size, what waits.
@@ -316,6 +317,7 @@ impl Metrics {
         );
         let health_checks = HealthCheckMetrics::register(&mut registry);
         let persistence = PersistenceMetrics::register(&mut registry);
+        let dns = DnsMetrics::register(&mut registry);
         let snapshot = Arc::new(Mutex::new(Snapshot::default()));
         registry.register_collector(Box::new(ScrapeTime(snapshot.clone())));
         Metrics {
@@ -335,6 +337,18 @@ impl Metrics {
             push_streams_refused,
             health_checks,
             persistence,
+            dns,
+        }
+    }
+
+    /// Counts one DNS query answered (`dns/`), by outcome, and whether its answer was cut.
+    pub(crate) fn dns_query(&self, outcome: &'static str, truncated: bool) {
+        self.dns
+            .queries
+            .get_or_create(&[("outcome", outcome)])
+            .inc();
+        if truncated {
+            self.dns.truncated.inc();
         }
     }
 
@@ -738,5 +752,30 @@ mod tests {
         assert_eq!(metrics.event_stream_subscribers.get(), 1);
         drop(second);
         assert_eq!(metrics.event_stream_subscribers.get(), 0);
+    }
+}
+
+/// The DNS server (`dns/`): queries by outcome, and answers truncated to fit UDP.
+#[derive(Debug)]
+struct DnsMetrics {
+    queries: Family<[(&'static str, &'static str); 1], Counter>,
+    truncated: Counter,
+}
+
+impl DnsMetrics {
+    fn register(registry: &mut Registry) -> DnsMetrics {
+        let queries = Family::<[(&'static str, &'static str); 1], Counter>::default();
+        registry.register(
+            "heureka_dns_queries",
+            "DNS queries answered, by outcome (answered, empty, nxdomain, refused, rate_limited)",
+            queries.clone(),
+        );
+        let truncated = Counter::default();
+        registry.register(
+            "heureka_dns_truncated_answers",
+            "DNS answers cut to fit a UDP message (TC set: the client retries over TCP)",
+            truncated.clone(),
+        );
+        DnsMetrics { queries, truncated }
     }
 }

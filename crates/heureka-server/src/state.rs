@@ -55,6 +55,9 @@ pub(crate) struct AppState {
     /// The remote regions fetched and served beside the local registry (`regions/`); empty
     /// when none is configured, and then no read looks at it further.
     pub(crate) regions: Arc<Regions>,
+    /// The DNS server (`dns/`): bound by `serve.rs` when `heureka.dns.enabled`; its
+    /// `status()` whether or not it runs.
+    pub(crate) dns: Arc<crate::dns::Dns>,
 }
 
 /// The response caches: each body is built at most once per registry version (`cache/`).
@@ -224,6 +227,7 @@ impl AppState {
                 refuse_takeovers: config.heureka.refuse_takeovers,
             },
             regions: Arc::new(Regions::new(RegionsSettings::from_config(config))),
+            dns: Arc::new(crate::dns::Dns::new(config)),
         }))
     }
 }
