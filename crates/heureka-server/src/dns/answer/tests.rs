@@ -1,3 +1,5 @@
+//! The answers to each kind of question, on values: the DNS rules of `answer.rs`.
+
 use super::*;
 
 fn zone(max_answers: usize) -> Zone {

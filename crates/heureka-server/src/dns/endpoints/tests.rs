@@ -1,3 +1,5 @@
+//! Which instances DNS answers and the zone each is in.
+
 use std::collections::BTreeMap;
 
 use heureka_core::{DataCenterClass, DataCenterInfo, Port};

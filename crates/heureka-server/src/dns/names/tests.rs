@@ -1,3 +1,5 @@
+//! How query names read against the zone.
+
 use super::*;
 
 fn read(name: &str) -> Asked {
