@@ -341,15 +341,17 @@ impl Metrics {
         }
     }
 
-    /// Counts one DNS query answered (`dns/`), by outcome, and whether its answer was cut.
-    pub(crate) fn dns_query(&self, outcome: &'static str, truncated: bool) {
+    /// Counts one DNS query answered (`dns/`), by outcome.
+    pub(crate) fn dns_query(&self, outcome: &'static str) {
         self.dns
             .queries
             .get_or_create(&[("outcome", outcome)])
             .inc();
-        if truncated {
-            self.dns.truncated.inc();
-        }
+    }
+
+    /// Counts one DNS answer cut to fit a UDP message.
+    pub(crate) fn dns_truncated(&self) {
+        self.dns.truncated.inc();
     }
 
     /// Counts one persistence batch of `records` rows.

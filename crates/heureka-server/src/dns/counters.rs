@@ -14,11 +14,12 @@ pub(crate) struct Counters {
 }
 
 impl Counters {
-    pub(crate) fn count(&self, outcome: Outcome, truncated: bool) {
+    pub(crate) fn count(&self, outcome: Outcome) {
         self.by_outcome[outcome as usize].fetch_add(1, Ordering::Relaxed);
-        if truncated {
-            self.truncated.fetch_add(1, Ordering::Relaxed);
-        }
+    }
+
+    pub(crate) fn truncated(&self) {
+        self.truncated.fetch_add(1, Ordering::Relaxed);
     }
 
     fn of(&self, outcome: Outcome) -> u64 {

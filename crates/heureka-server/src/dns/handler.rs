@@ -69,9 +69,15 @@ impl RequestHandler for Handler {
             answer.soa.iter(),
             answer.additionals.iter(),
         );
+        // Counted before it is sent, so that whoever holds the answer sees it counted.
+        self.counters.count(answer.outcome);
+        self.metrics.dns_query(answer.outcome.as_str());
         match response_handle.send_response(response).await {
             Ok(info) => {
-                self.count(answer.outcome, info.truncation);
+                if info.truncation {
+                    self.counters.truncated();
+                    self.metrics.dns_truncated();
+                }
                 info
             }
             Err(error) => {
@@ -138,11 +144,6 @@ impl Handler {
             serial,
         };
         answer::answer(&self.zone, &asked, &qname, info.query.query_type(), &found)
-    }
-
-    fn count(&self, outcome: Outcome, truncated: bool) {
-        self.counters.count(outcome, truncated);
-        self.metrics.dns_query(outcome.as_str(), truncated);
     }
 
     fn log_rate_limited(&self, source: IpAddr) {

@@ -12,6 +12,7 @@ mod bad_input;
 mod cluster;
 mod consumers;
 mod cross_site;
+mod dns;
 mod dashboard;
 mod events;
 mod health;
