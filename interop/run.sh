@@ -7,7 +7,7 @@
 #   interop/run.sh --diff-against=java  # harness self-test: reference vs a second reference
 #   interop/run.sh --cluster-kinds=java # cluster tests on clusters of the real Java server
 #
-# Needs Java 17+ and Maven, Python 3, Node/npm, Rust. Idempotent: installs what is missing or
+# Needs Java 17+ and Maven, Python 3, Node/npm, Rust, Go. Idempotent: installs what is missing or
 # changed (interop/.venv from requirements.txt, interop/js/node_modules by npm ci, the Spring
 # jars by Maven), builds heureka (cargo build --release -p heureka) unless HEUREKA_BIN
 # is set and the Rust client's interop driver unless RUST_CLIENT_DRIVER is set, then runs
@@ -79,6 +79,10 @@ else
     (cd "$REPO" && cargo build --release -q -p heureka-client --example interop_driver)
     export RUST_CLIENT_DRIVER="$REPO/target/release/examples/interop_driver"
 fi
+
+# --- Go's resolver against heureka's DNS (interop/go/dns, standard library only) -----------
+step "go build (interop/go/dns)"
+(cd go/dns && go build -o dnsprobe .)
 
 # --- the suite ---------------------------------------------------------------------------
 step "pytest interop/tests $*"
