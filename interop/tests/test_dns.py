@@ -254,3 +254,33 @@ def test_a_dns_port_already_taken_stops_the_start_up_with_one_line_naming_the_ke
     assert done.returncode == 1, done
     [line] = done.stderr.splitlines()
     assert "heureka.dns.port" in line and f"{HOST}:{dns_port}" in line, line
+
+
+def up_addresses(server: procs.RegistryServer, app: str) -> list[str]:
+    """The addresses of ``app``'s UP instances in the node's own Eureka document."""
+    return sorted(i["ipAddr"] for i in server.find_instances(app) if i["status"] == "UP")
+
+
+def test_every_node_of_a_cluster_answers_what_its_own_eureka_documents_hold(tracker, log_dir, heureka):
+    ports = [procs.free_port(), procs.free_port()]
+    peers = ",".join(f"http://{HOST}:{port}/eureka/" for port in ports)
+    nodes = []
+    for port in ports:
+        dns_port = procs.free_port()
+        node = tracker.add(procs.HeurekaServer(log_dir, port, settings={
+            "eureka.client.service-url.defaultZone": peers, "heureka.dns.enabled": "true",
+            "heureka.dns.port": str(dns_port), "heureka.dns.ttl": str(TTL)}))
+        node.start()
+        nodes.append((node, dns_port))
+    (first, _), (second, _) = nodes
+    register(first, "LEDGER", "ledger-1", "10.4.0.1")
+    register(first, "LEDGER", "ledger-2", "10.4.0.2")
+    set_status(second, "LEDGER", "ledger-2", "OUT_OF_SERVICE")
+
+    def agree():
+        views = [(up_addresses(node, "LEDGER"), sorted(dig(port, "ledger.eureka.").data("A")))
+                 for node, port in nodes]
+        return views if all(doc == answered == ["10.4.0.1"] for doc, answered in views) else None
+
+    wait_until("both nodes' DNS answers what their documents hold, replicated", agree, 20.0,
+               interval=0.2, logs=[first.proc, second.proc])
