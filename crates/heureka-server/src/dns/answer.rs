@@ -78,7 +78,7 @@ impl Outcome {
 /// to answer them (`order.rs`), and the asker's zone when known.
 #[derive(Debug, Default)]
 pub(crate) struct Found<'a> {
-    pub(crate) endpoints: Option<Vec<Endpoint>>,
+    pub(crate) endpoints: Option<Vec<&'a Endpoint>>,
     pub(crate) asker_zone: Option<&'a str>,
     /// The registry's version, the SOA's serial.
     pub(crate) serial: u32,
@@ -117,10 +117,14 @@ pub(crate) fn answer(
         }
     };
     let (answers, additionals) = match asked {
-        Asked::Addresses { .. } => (addresses(zone, qname, qtype, endpoints.iter()), Vec::new()),
+        Asked::Addresses { .. } => (
+            addresses(zone, qname, qtype, endpoints.iter().copied()),
+            Vec::new(),
+        ),
         Asked::Host { address, .. } => {
             let mut at = endpoints
                 .iter()
+                .copied()
                 .filter(|e| e.address == *address)
                 .peekable();
             if at.peek().is_none() {
@@ -204,12 +208,12 @@ fn services(
     qname: &Name,
     app: &str,
     secure: bool,
-    endpoints: &[Endpoint],
+    endpoints: &[&Endpoint],
     asker_zone: Option<&str>,
 ) -> (Vec<Record>, Vec<Record>) {
     let mut answers = Vec::new();
     let mut glue: Vec<Record> = Vec::new();
-    let with_port = endpoints.iter().filter_map(|endpoint| {
+    let with_port = endpoints.iter().copied().filter_map(|endpoint| {
         let port = if secure {
             endpoint.secure_port
         } else {

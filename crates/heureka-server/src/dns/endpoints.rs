@@ -1,15 +1,10 @@
-//! What DNS answers with, taken from the registry's read documents (`Registry::application`
-//! and `Registry::applications`, statuses as every reader sees them: health verdicts and
-//! overrides applied): an UP instance's address, ports and zone. Nothing here is kept beyond
-//! one query but the zone index, which is keyed on the registry's version like the response
-//! caches.
+//! What DNS answers with, taken from one application's read document
+//! (`Registry::application`, statuses as every reader sees them: health verdicts and overrides
+//! applied): an UP instance's address, ports and zone, and where every instance's zone is.
 
-use std::collections::HashMap;
 use std::net::IpAddr;
 
-use heureka_core::{Application, Instance, InstanceStatus, Registry};
-
-use crate::clock::Instant;
+use heureka_core::{Application, Instance, InstanceStatus};
 
 /// One UP instance as DNS serves it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -63,50 +58,17 @@ pub(crate) fn zone_of(instance: &Instance) -> Option<&str> {
         .filter(|zone| !zone.is_empty())
 }
 
-/// Which zone each registered address is in, for ordering answers by the asker's zone when the
-/// asker is itself a registered instance. Rebuilt from the full read document when the
-/// registry's version moved, at most once per [`ZoneIndex::REBUILD_EVERY`]: a full document of
-/// a large registry is milliseconds under the lock, and a zone learned a second late only
-/// orders one answer differently.
-#[derive(Debug, Default)]
-pub(crate) struct ZoneIndex {
-    version: Option<u64>,
-    built_at: Option<Instant>,
-    zones: HashMap<IpAddr, String>,
-}
-
-impl ZoneIndex {
-    pub(crate) const REBUILD_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
-
-    /// The zone of the instance registered at `address`, any status (an asker that is DOWN
-    /// still sits in its zone); when several are, the first in the document's order.
-    pub(crate) fn zone_of(
-        &mut self,
-        registry: &Registry,
-        address: IpAddr,
-        now: Instant,
-    ) -> Option<&str> {
-        let version = registry.version();
-        let due = self
-            .built_at
-            .is_none_or(|built| now.saturating_duration_since(built) >= Self::REBUILD_EVERY);
-        if self.version != Some(version) && due {
-            self.zones = zones(&registry.applications().applications);
-            self.version = Some(version);
-            self.built_at = Some(now);
-        }
-        self.zones.get(&address).map(String::as_str)
-    }
-}
-
-fn zones(applications: &[Application]) -> HashMap<IpAddr, String> {
-    let mut zones = HashMap::new();
-    for instance in applications.iter().flat_map(|app| &app.instances) {
-        if let (Ok(address), Some(zone)) = (instance.ip_addr.trim().parse(), zone_of(instance)) {
-            zones.entry(address).or_insert_with(|| zone.to_owned());
-        }
-    }
-    zones
+/// The zone of each instance of `application` whose zone is known, whatever its status (an
+/// asker that is DOWN still sits in its zone), by address.
+pub(crate) fn zones(application: &Application) -> Vec<(IpAddr, String)> {
+    application
+        .instances
+        .iter()
+        .filter_map(|instance| {
+            let address = instance.ip_addr.trim().parse().ok()?;
+            Some((address, zone_of(instance)?.to_owned()))
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -16,8 +16,8 @@ use hickory_server::zone_handler::MessageResponseBuilder;
 use parking_lot::Mutex;
 
 use super::answer::{self, Answer, Found, Outcome, Zone};
+use super::cache::EndpointCache;
 use super::counters::Counters;
-use super::endpoints::{up_endpoints, ZoneIndex};
 use super::limiter::SourceLimiter;
 use super::names::{self, Asked};
 use super::order::arrange;
@@ -39,7 +39,8 @@ pub(crate) struct Handler {
     pub(crate) counters: Arc<Counters>,
     pub(crate) zone: Zone,
     pub(crate) limiter: Mutex<SourceLimiter>,
-    pub(crate) zones: Mutex<ZoneIndex>,
+    /// Each application's endpoints as of its version, and the zone of each address.
+    pub(crate) cache: Mutex<EndpointCache>,
     /// Queries answered so far, which rotates the order of each answer.
     pub(crate) turn: AtomicUsize,
     pub(crate) rate_limited_log: Mutex<LogBudget>,
@@ -123,14 +124,14 @@ impl Handler {
         let turn = self.turn.fetch_add(1, Ordering::Relaxed);
         let (endpoints, asker_zone, serial) = {
             let registry = self.store.read();
-            let endpoints = app.and_then(|app| registry.application(app).map(|a| up_endpoints(&a)));
+            let mut cache = self.cache.lock();
+            let endpoints = app.and_then(|app| cache.up(&registry, app));
             let zoned = endpoints
                 .as_ref()
                 .is_some_and(|endpoints| endpoints.iter().any(|e| e.zone.is_some()));
             let asker_zone = zoned
                 .then(|| {
-                    let mut zones = self.zones.lock();
-                    zones
+                    cache
                         .zone_of(&registry, source, self.store.instant())
                         .map(str::to_owned)
                 })
@@ -139,7 +140,9 @@ impl Handler {
             (endpoints, asker_zone, registry.version() as u32)
         };
         let found = Found {
-            endpoints: endpoints.map(|endpoints| arrange(endpoints, asker_zone.as_deref(), turn)),
+            endpoints: endpoints
+                .as_deref()
+                .map(|endpoints| arrange(endpoints, asker_zone.as_deref(), turn)),
             asker_zone: asker_zone.as_deref(),
             serial,
         };

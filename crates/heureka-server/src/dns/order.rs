@@ -4,21 +4,27 @@
 
 use super::endpoints::Endpoint;
 
-/// `endpoints` rotated left by `turn`, then those in `asker_zone` first (a stable partition,
-/// so each part keeps the rotation).
-pub(crate) fn arrange(
-    mut endpoints: Vec<Endpoint>,
+/// `endpoints` rotated left by `turn`, then those in `asker_zone` first (each part keeps the
+/// rotation). References only: an application of 10,000 instances is ordered without copying
+/// one.
+pub(crate) fn arrange<'e>(
+    endpoints: &'e [Endpoint],
     asker_zone: Option<&str>,
     turn: usize,
-) -> Vec<Endpoint> {
-    if !endpoints.is_empty() {
-        let by = turn % endpoints.len();
-        endpoints.rotate_left(by);
+) -> Vec<&'e Endpoint> {
+    if endpoints.is_empty() {
+        return Vec::new();
     }
-    if let Some(zone) = asker_zone {
-        endpoints.sort_by_key(|endpoint| endpoint.zone.as_deref() != Some(zone));
+    let start = turn % endpoints.len();
+    let rotated = endpoints[start..].iter().chain(&endpoints[..start]);
+    match asker_zone {
+        None => rotated.collect(),
+        Some(zone) => {
+            let (mine, others): (Vec<&Endpoint>, Vec<&Endpoint>) =
+                rotated.partition(|endpoint| endpoint.zone.as_deref() == Some(zone));
+            mine.into_iter().chain(others).collect()
+        }
     }
-    endpoints
 }
 
 #[cfg(test)]
@@ -34,7 +40,7 @@ mod tests {
         }
     }
 
-    fn lasts(endpoints: &[Endpoint]) -> Vec<u8> {
+    fn lasts(endpoints: &[&Endpoint]) -> Vec<u8> {
         endpoints
             .iter()
             .map(|endpoint| match endpoint.address {
@@ -47,9 +53,9 @@ mod tests {
     #[test]
     fn each_query_starts_one_further_along() {
         let endpoints = vec![endpoint(1, ""), endpoint(2, ""), endpoint(3, "")];
-        assert_eq!(lasts(&arrange(endpoints.clone(), None, 0)), [1, 2, 3]);
-        assert_eq!(lasts(&arrange(endpoints.clone(), None, 1)), [2, 3, 1]);
-        assert_eq!(lasts(&arrange(endpoints, None, 5)), [3, 1, 2]);
+        assert_eq!(lasts(&arrange(&endpoints, None, 0)), [1, 2, 3]);
+        assert_eq!(lasts(&arrange(&endpoints, None, 1)), [2, 3, 1]);
+        assert_eq!(lasts(&arrange(&endpoints, None, 5)), [3, 1, 2]);
     }
 
     #[test]
@@ -60,16 +66,13 @@ mod tests {
             endpoint(3, "b"),
             endpoint(4, "a"),
         ];
-        assert_eq!(
-            lasts(&arrange(endpoints.clone(), Some("a"), 0)),
-            [2, 4, 1, 3]
-        );
-        assert_eq!(lasts(&arrange(endpoints, Some("a"), 1)), [2, 4, 3, 1]);
+        assert_eq!(lasts(&arrange(&endpoints, Some("a"), 0)), [2, 4, 1, 3]);
+        assert_eq!(lasts(&arrange(&endpoints, Some("a"), 1)), [2, 4, 3, 1]);
     }
 
     #[test]
     fn an_unknown_zone_orders_by_rotation_alone() {
         let endpoints = vec![endpoint(1, "b"), endpoint(2, "a")];
-        assert_eq!(lasts(&arrange(endpoints, Some("z"), 1)), [2, 1]);
+        assert_eq!(lasts(&arrange(&endpoints, Some("z"), 1)), [2, 1]);
     }
 }

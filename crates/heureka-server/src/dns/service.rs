@@ -14,8 +14,8 @@ use parking_lot::Mutex;
 use tokio::net::{TcpListener, UdpSocket};
 
 use super::answer::Zone;
+use super::cache::EndpointCache;
 use super::counters::{Counters, DnsStatus};
-use super::endpoints::ZoneIndex;
 use super::handler::{Handler, RATE_LIMITED_LOGGED_PER_MINUTE};
 use super::limiter::SourceLimiter;
 use crate::config::{Config, DnsConfig};
@@ -89,7 +89,7 @@ impl Dns {
                 max_answers: self.settings.max_answers,
             },
             limiter: Mutex::new(SourceLimiter::new(self.settings.rate_limit)),
-            zones: Mutex::new(ZoneIndex::default()),
+            cache: Mutex::new(EndpointCache::default()),
             turn: AtomicUsize::new(0),
             rate_limited_log: Mutex::new(LogBudget::new(RATE_LIMITED_LOGGED_PER_MINUTE)),
         };

@@ -19,19 +19,29 @@ fn endpoint(address: &str, port: Option<u16>, secure_port: Option<u16>, zone: &s
     }
 }
 
-fn found(endpoints: Option<Vec<Endpoint>>) -> Found<'static> {
-    Found {
+/// What the registry holds for the application asked about (`None`: unknown), in order.
+struct Held {
+    endpoints: Option<Vec<Endpoint>>,
+    asker_zone: Option<&'static str>,
+}
+
+fn found(endpoints: Option<Vec<Endpoint>>) -> Held {
+    Held {
         endpoints,
         asker_zone: None,
-        serial: 7,
     }
 }
 
-fn ask(name: &str, qtype: RecordType, found: &Found<'_>, max_answers: usize) -> Answer {
+fn ask(name: &str, qtype: RecordType, held: &Held, max_answers: usize) -> Answer {
+    let found = Found {
+        endpoints: held.endpoints.as_ref().map(|held| held.iter().collect()),
+        asker_zone: held.asker_zone,
+        serial: 7,
+    };
     let qname = Name::from_ascii(name).unwrap();
     let zone = zone(max_answers);
     let asked = super::super::names::asked(&qname, &zone.domain);
-    answer(&zone, &asked, &qname, qtype, found)
+    answer(&zone, &asked, &qname, qtype, &found)
 }
 
 fn data(records: &[Record]) -> Vec<String> {
@@ -41,7 +51,7 @@ fn data(records: &[Record]) -> Vec<String> {
         .collect()
 }
 
-fn two_up() -> Found<'static> {
+fn two_up() -> Held {
     found(Some(vec![
         endpoint("10.0.0.1", Some(8080), Some(8443), ""),
         endpoint("fd00::2", Some(8081), None, ""),
