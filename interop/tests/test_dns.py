@@ -275,6 +275,9 @@ def test_every_node_of_a_cluster_answers_what_its_own_eureka_documents_hold(trac
     (first, _), (second, _) = nodes
     register(first, "LEDGER", "ledger-1", "10.4.0.1")
     register(first, "LEDGER", "ledger-2", "10.4.0.2")
+    wait_until("the second node holds ledger-2, replicated",
+               lambda: second.get_instance("LEDGER", "ledger-2"), 20.0, interval=0.1,
+               logs=[first.proc, second.proc])
     set_status(second, "LEDGER", "ledger-2", "OUT_OF_SERVICE")
 
     def agree():
