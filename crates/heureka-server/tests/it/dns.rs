@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use hickory_proto::op::{Edns, Message, MessageType, OpCode, Query, ResponseCode};
-use hickory_proto::rr::{Name, RData, RecordType};
+use hickory_proto::rr::{DNSClass, Name, RData, RecordType};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpStream, UdpSocket};
 
@@ -232,4 +232,37 @@ async fn queries_are_counted_in_metrics_by_outcome() {
         text.contains(r#"heureka_dns_queries_total{outcome="nxdomain"} 1"#),
         "{text}"
     );
+}
+
+#[tokio::test]
+async fn a_query_of_another_class_is_refused() {
+    let (_server, port) = dns_server(&[]).await;
+    let mut message = Message::new(9, MessageType::Query, OpCode::Query);
+    let mut query = Query::query(Name::from_ascii("version.bind.").unwrap(), RecordType::TXT);
+    query.set_query_class(DNSClass::CH);
+    message.add_query(query);
+    let socket = UdpSocket::bind("127.0.0.1:0").await.unwrap();
+    socket
+        .send_to(&message.to_vec().unwrap(), ("127.0.0.1", port))
+        .await
+        .unwrap();
+    let mut buffer = vec![0; 512];
+    let received = tokio::time::timeout(Duration::from_secs(5), socket.recv(&mut buffer))
+        .await
+        .expect("an answer within 5 s")
+        .unwrap();
+    let answer = Message::from_vec(&buffer[..received]).unwrap();
+    assert_eq!(answer.metadata.response_code, ResponseCode::Refused);
+}
+
+#[tokio::test]
+async fn the_dns_port_closes_with_the_server() {
+    let (server, port) = dns_server(&[]).await;
+    server.stop().await;
+    UdpSocket::bind(("127.0.0.1", port))
+        .await
+        .expect("UDP port free again");
+    tokio::net::TcpListener::bind(("127.0.0.1", port))
+        .await
+        .expect("TCP port free again");
 }
