@@ -84,6 +84,10 @@ else
     export RUST_CLIENT_DRIVER="$REPO/target/release/examples/interop_driver"
 fi
 
+# --- Go's resolver against heureka's DNS (interop/go/dns, standard library only) -----------
+step "go build (interop/go/dns)"
+(cd go/dns && go build -o bin/dnsprobe .)
+
 # --- the suite ---------------------------------------------------------------------------
 step "pytest interop/tests $*"
 set +e

@@ -47,6 +47,16 @@ if ! command -v prometheus >/dev/null 2>&1; then
     fi
 fi
 
+# dig (Debian's bind9-dnsutils) asks heureka's DNS server in the interop suite (test_dns.py).
+if ! command -v dig >/dev/null 2>&1; then
+    echo "==> installing bind9-dnsutils"
+    if [ "$(id -u)" -eq 0 ]; then
+        apt-get update -qq && apt-get install -y -qq bind9-dnsutils >/dev/null
+    else
+        sudo apt-get update -qq && sudo apt-get install -y -qq bind9-dnsutils >/dev/null
+    fi
+fi
+
 suite "cargo fmt" cargo fmt --all --check
 suite "cargo clippy" cargo clippy --workspace --all-targets --quiet -- -D warnings
 suite "cargo test" cargo test --workspace

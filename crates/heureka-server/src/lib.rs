@@ -17,6 +17,7 @@ mod clock;
 mod connection;
 mod consumers;
 mod dashboard;
+mod dns;
 mod error_chain;
 mod events;
 mod handlers;

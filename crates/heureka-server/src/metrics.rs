@@ -108,6 +108,7 @@ pub(crate) struct Metrics {
     health_checks: HealthCheckMetrics,
     persistence: PersistenceMetrics,
     xds: XdsMetrics,
+    dns: DnsMetrics,
 }
 
 /// The xDS server (`xds/`): streams open, responses sent, NACKs, streams refused.
@@ -359,6 +360,7 @@ impl Metrics {
         let health_checks = HealthCheckMetrics::register(&mut registry);
         let persistence = PersistenceMetrics::register(&mut registry);
         let xds = XdsMetrics::register(&mut registry);
+        let dns = DnsMetrics::register(&mut registry);
         let snapshot = Arc::new(Mutex::new(Snapshot::default()));
         registry.register_collector(Box::new(ScrapeTime(snapshot.clone())));
         Metrics {
@@ -379,7 +381,21 @@ impl Metrics {
             health_checks,
             persistence,
             xds,
+            dns,
         }
+    }
+
+    /// Counts one DNS query answered (`dns/`), by outcome.
+    pub(crate) fn dns_query(&self, outcome: &'static str) {
+        self.dns
+            .queries
+            .get_or_create(&[("outcome", outcome)])
+            .inc();
+    }
+
+    /// Counts one DNS answer cut to fit a UDP message.
+    pub(crate) fn dns_truncated(&self) {
+        self.dns.truncated.inc();
     }
 
     /// Counts one persistence batch of `records` rows.
@@ -793,5 +809,30 @@ mod tests {
         assert_eq!(metrics.event_stream_subscribers.get(), 1);
         drop(second);
         assert_eq!(metrics.event_stream_subscribers.get(), 0);
+    }
+}
+
+/// The DNS server (`dns/`): queries by outcome, and answers truncated to fit UDP.
+#[derive(Debug)]
+struct DnsMetrics {
+    queries: Family<[(&'static str, &'static str); 1], Counter>,
+    truncated: Counter,
+}
+
+impl DnsMetrics {
+    fn register(registry: &mut Registry) -> DnsMetrics {
+        let queries = Family::<[(&'static str, &'static str); 1], Counter>::default();
+        registry.register(
+            "heureka_dns_queries",
+            "DNS queries answered, by outcome (answered, empty, nxdomain, refused, rate_limited)",
+            queries.clone(),
+        );
+        let truncated = Counter::default();
+        registry.register(
+            "heureka_dns_truncated_answers",
+            "DNS answers cut to fit a UDP message (TC set: the client retries over TCP)",
+            truncated.clone(),
+        );
+        DnsMetrics { queries, truncated }
     }
 }

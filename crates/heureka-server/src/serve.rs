@@ -63,6 +63,12 @@ pub async fn serve_with_reload(
     let port = listener.local_addr()?.port();
     let state = AppState::new(&config, clock::Clock::System, port)
         .map_err(|error| io::Error::other(format!("heureka.persistence.dir: {error}")))?;
+    // Beside the HTTP listener, before the server says it is up: a port it cannot bind is a
+    // failure to start (exit 1), not a server that silently answers no DNS.
+    let dns = state
+        .dns
+        .start(state.store.clone(), state.observe.metrics.clone())
+        .await?;
     state.log_start_up(&config, listener.local_addr()?);
     let Running {
         app,
@@ -83,6 +89,19 @@ pub async fn serve_with_reload(
             responses = status.responses,
             nacks = status.nacks,
             "xDS server stopped"
+        );
+    }
+    if let Some(dns) = dns {
+        dns.stop().await;
+        let status: crate::dns::DnsStatus = state.dns.status();
+        tracing::info!(
+            address = ?status.address,
+            queries = status.queries,
+            answered = status.answered,
+            nxdomain = status.nxdomain,
+            rate_limited = status.rate_limited,
+            truncated = status.truncated,
+            "DNS stopped"
         );
     }
     state.observe.audit.close_all();

@@ -57,6 +57,9 @@ pub(crate) struct AppState {
     pub(crate) regions: Arc<Regions>,
     /// The xDS server's shared part (`xds/`): a change sink waking its streams, and its status.
     pub(crate) xds: Arc<crate::xds::Xds>,
+    /// The DNS server (`dns/`): bound by `serve.rs` when `heureka.dns.enabled`; its
+    /// `status()` whether or not it runs.
+    pub(crate) dns: Arc<crate::dns::Dns>,
 }
 
 /// The response caches: each body is built at most once per registry version (`cache/`).
@@ -233,6 +236,7 @@ impl AppState {
             },
             regions: Arc::new(Regions::new(RegionsSettings::from_config(config))),
             xds,
+            dns: Arc::new(crate::dns::Dns::new(config)),
         }))
     }
 }

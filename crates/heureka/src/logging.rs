@@ -19,7 +19,9 @@ use tracing_subscriber::EnvFilter;
 /// queue is not lossy: when it is full (a stalled reader of stdout), logging waits, as a plain
 /// `write` would, rather than drop lines or grow without bound.
 pub(crate) fn init(config: &Config) -> tracing_appender::non_blocking::WorkerGuard {
-    let mut directives = vec!["info".to_owned()];
+    // hickory's serving loops log every DNS answer at INFO (`dns/`): two lines a query.
+    // Heureka counts them instead; `logging.level.hickory_server` brings the lines back.
+    let mut directives = vec!["info".to_owned(), "hickory_server=warn".to_owned()];
     for (target, level) in &config.logging_levels {
         let level = level.to_ascii_lowercase();
         if target.eq_ignore_ascii_case("root") {
@@ -29,6 +31,7 @@ pub(crate) fn init(config: &Config) -> tracing_appender::non_blocking::WorkerGua
                 "heureka" => "heureka_server".to_owned(),
                 other => other.replace('.', "::"),
             };
+            directives.retain(|directive| !directive.starts_with(&format!("{target}=")));
             directives.push(format!("{target}={level}"));
         }
     }

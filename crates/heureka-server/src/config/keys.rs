@@ -25,6 +25,7 @@ use super::values::{
     ORIGINS, PERCENT, PORT, POSITIVE_COUNT, POSITIVE_U32, REGION, RENEWAL_INTERVAL_SECONDS,
     ROLE_NAMES, SERVICE_URLS, SHOW_DETAILS, TEXT, TIMEOUT, WHOLE_U32, WHOLE_U64, ZONES,
 };
+use super::values::{DNS_DOMAIN, DNS_TTL};
 
 #[cfg(test)]
 mod tests;
@@ -1254,6 +1255,48 @@ pub(crate) const KEYS: &[Key] = &[
         "10000",
         "xDS streams open at once (then RESOURCE_EXHAUSTED)",
         Bound(&field(CONNECTION_COUNT, |c, v| c.heureka.xds.max_streams = v)),
+    ),
+    key(
+        "heureka.dns.enabled",
+        "false",
+        "answer A/AAAA/SRV for UP instances over DNS, UDP and TCP (docs/dns.md)",
+        Bound(&field(BOOL, |c, v| c.heureka.dns.enabled = v)),
+    ),
+    key(
+        "heureka.dns.address",
+        "",
+        "IP address DNS listens on (default: server.address)",
+        Bound(&field(OPTIONAL_IP_ADDRESS, |c, v| c.heureka.dns.address = v)),
+    ),
+    key(
+        "heureka.dns.port",
+        "8600",
+        "DNS port, UDP and TCP (0 picks a free one)",
+        Bound(&field(PORT, |c, v| c.heureka.dns.port = v)),
+    ),
+    key(
+        "heureka.dns.domain",
+        "eureka.",
+        "zone answered: <app>.<domain>, _<app>._tcp.<domain>, _<app>._https.<domain>",
+        Bound(&field(DNS_DOMAIN, |c, v| c.heureka.dns.domain = v)),
+    ),
+    key(
+        "heureka.dns.ttl",
+        "5s",
+        "TTL of DNS answers and of negative answers (SOA minimum)",
+        Bound(&field(DNS_TTL, |c, v| c.heureka.dns.ttl = v)),
+    ),
+    key(
+        "heureka.dns.max-answers",
+        "32",
+        "records in one DNS answer at most",
+        Bound(&field(POSITIVE_COUNT, |c, v| c.heureka.dns.max_answers = v)),
+    ),
+    key(
+        "heureka.dns.rate-limit",
+        "500",
+        "DNS queries a second from one source address (then REFUSED)",
+        Bound(&field(POSITIVE_U32, |c, v| c.heureka.dns.rate_limit = v)),
     ),
     key(
         "heureka.regions.stale-after",

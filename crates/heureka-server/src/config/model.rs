@@ -329,6 +329,8 @@ pub struct HeurekaConfig {
     pub consumers: ConsumersConfig,
     /// `heureka.persistence.*`: the registry kept on disk (`persistence.rs`).
     pub persistence: PersistenceConfig,
+    /// `heureka.dns.*`: the DNS server (`dns/`, `docs/dns.md`).
+    pub dns: DnsConfig,
 }
 
 /// `heureka.persistence.*`: keeping the registry on disk so that a restarted node comes back
@@ -541,6 +543,26 @@ pub struct XdsConfig {
     /// `heureka.xds.max-streams`, default `10000`: ADS streams open at once; one more is
     /// refused with RESOURCE_EXHAUSTED.
     pub max_streams: usize,
+}
+
+/// `heureka.dns.*`: the registry answered over DNS, UDP and TCP (`dns/`, `docs/dns.md`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct DnsConfig {
+    /// `heureka.dns.enabled`, default `false`: it opens a port.
+    pub enabled: bool,
+    /// `heureka.dns.address`, default none: `server.address`.
+    pub address: Option<IpAddr>,
+    /// `heureka.dns.port`, default `8600` (Consul's DNS port); `0` picks a free one.
+    pub port: u16,
+    /// `heureka.dns.domain`, default `eureka.`: the zone answered, lower case, ending in `.`.
+    pub domain: String,
+    /// `heureka.dns.ttl`, default `5s`: of answers and, as the SOA's minimum, of negative ones.
+    pub ttl: Duration,
+    /// `heureka.dns.max-answers`, default `32`: records in one answer section at most.
+    pub max_answers: usize,
+    /// `heureka.dns.rate-limit`, default `500`: queries a second from one source address (a
+    /// second's worth at once); more are answered REFUSED.
+    pub rate_limit: u32,
 }
 
 /// `eureka.dashboard.*` and the two labels Spring's dashboard shows.

@@ -9,6 +9,7 @@ use std::time::Duration;
 use super::*;
 use heureka_testkit::TempDir as Dir;
 
+mod dns;
 mod regions;
 mod ssl;
 mod users;

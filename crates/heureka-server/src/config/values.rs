@@ -213,3 +213,28 @@ fn parse_show_details(text: &str) -> Option<ShowDetails> {
         _ => None,
     }
 }
+
+/// `heureka.dns.domain`: a DNS name of letters, digits, `-` and `_`, written with or without
+/// the final dot, kept lower case and ending in `.`. At most 190 bytes, so that the longest
+/// name answered under it (`<address>.<app>.<domain>`) still fits DNS's 255.
+pub(crate) const DNS_DOMAIN: Type<String> =
+    Type::new("a domain name such as eureka. or svc.example.com", |text| {
+        let name = text.trim().trim_end_matches('.').to_ascii_lowercase();
+        let label_ok = |label: &str| {
+            (1..=63).contains(&label.len())
+                && label
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        };
+        (!name.is_empty() && name.len() <= 190 && name.split('.').all(label_ok))
+            .then(|| format!("{name}."))
+    });
+/// `heureka.dns.ttl`: whole seconds (a bare number is seconds, as DNS counts), 0 (do not
+/// cache) to a day.
+pub(crate) const DNS_TTL: Type<Duration> = Type::new(
+    "a duration of whole seconds from 0 to 1d, such as 5, 5s or 0",
+    |text| {
+        heureka_config::values::parse_duration(text, DurationUnit::Seconds)
+            .filter(|duration| duration.subsec_nanos() == 0 && duration.as_secs() <= 24 * 60 * 60)
+    },
+);

@@ -13,6 +13,7 @@ mod cluster;
 mod consumers;
 mod cross_site;
 mod dashboard;
+mod dns;
 mod events;
 mod health;
 mod health_checks;

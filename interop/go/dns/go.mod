@@ -1,0 +1,3 @@
+module heureka.interop/dns
+
+go 1.22
