@@ -308,6 +308,9 @@ pub struct HeurekaConfig {
     pub events: EventStreamConfig,
     /// `heureka.push.*`: the push streams consumers follow (`push/`, `docs/push.md`).
     pub push: PushConfig,
+    /// `heureka.prometheus-sd.*`: Prometheus HTTP service discovery (`prometheus_sd/`,
+    /// `docs/prometheus-sd.md`).
+    pub prometheus_sd: PrometheusSdConfig,
     /// `heureka.audit.*`: the audit trail of administrative acts (`audit.rs`).
     pub audit: AuditConfig,
     /// `heureka.security.allowed-origins`, default none: the browser origins, besides the
@@ -525,6 +528,14 @@ pub struct PushConfig {
     pub max_age: Duration,
     /// `heureka.push.replay`, default `4096`: deltas kept for streams that resume.
     pub replay: usize,
+}
+
+/// `heureka.prometheus-sd.*`: `GET {base}/prometheus/sd` (`docs/prometheus-sd.md`), the UP
+/// instances as Prometheus' `http_sd_configs` target groups.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PrometheusSdConfig {
+    /// `heureka.prometheus-sd.enabled`, default `true`; `false` answers 404.
+    pub enabled: bool,
 }
 
 /// `eureka.dashboard.*` and the two labels Spring's dashboard shows.

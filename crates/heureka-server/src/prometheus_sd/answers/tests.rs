@@ -1,0 +1,109 @@
+//! Answers read through the store: only UP instances, built once per version and query, and
+//! tagged so that equal tags mean equal bodies.
+
+use heureka_core::{Instance, Origin, Registry, RegistryPolicy};
+
+use super::*;
+use crate::clock::Clock;
+
+fn store() -> Store {
+    Store::new(
+        Registry::new(RegistryPolicy::default(), 0),
+        Clock::System,
+        Vec::new(),
+    )
+}
+
+fn register(store: &Store, app: &str, id: &str) {
+    let instance = Instance::new(app, id, &format!("{id}.local"), "10.0.0.1", 0);
+    store.write(|registry, now| registry.register(instance, Origin::Client, now));
+}
+
+fn set_status(store: &Store, app: &str, id: &str, status: InstanceStatus) {
+    store.write(|registry, now| {
+        registry.set_status_override(app, id, status, None, Origin::Client, now)
+    });
+}
+
+fn query(text: &str) -> SdQuery {
+    SdQuery::parse(form_urlencoded::parse(text.as_bytes())).unwrap()
+}
+
+fn body(answer: &Answer) -> String {
+    String::from_utf8(answer.body.to_vec()).unwrap()
+}
+
+#[test]
+fn only_up_instances_are_targets_and_an_override_removes_one() {
+    let (sd, store) = (PrometheusSd::new(true, 1), store());
+    register(&store, "ORDERS", "o1");
+    register(&store, "ORDERS", "o2");
+    assert_eq!(sd.answer(&store, &query("")).targets, 2);
+    set_status(&store, "ORDERS", "o2", InstanceStatus::OutOfService);
+    let answer = sd.answer(&store, &query(""));
+    assert_eq!(answer.targets, 1);
+    assert!(body(&answer).contains("\"o1.local:7001\""));
+    assert!(!body(&answer).contains("o2.local"));
+}
+
+#[test]
+fn an_answer_is_built_once_per_version_and_query() {
+    let (sd, store) = (PrometheusSd::new(true, 1), store());
+    register(&store, "ORDERS", "o1");
+    assert!(sd.answer(&store, &query("app=orders")).built);
+    assert!(
+        !sd.answer(&store, &query("app=ORDERS")).built,
+        "same question"
+    );
+    assert!(sd.answer(&store, &query("")).built, "another question");
+    register(&store, "ORDERS", "o2");
+    assert!(
+        sd.answer(&store, &query("app=orders")).built,
+        "a new version"
+    );
+    let status = sd.status();
+    assert_eq!((status.answers_built, status.answers_reused), (3, 1));
+    assert_eq!(status.last_targets, 2);
+}
+
+#[test]
+fn the_etag_changes_with_the_registry_the_query_and_the_process() {
+    let (sd, store) = (PrometheusSd::new(true, 1), store());
+    register(&store, "ORDERS", "o1");
+    let first = sd.answer(&store, &query("")).etag;
+    assert_eq!(sd.answer(&store, &query("")).etag, first);
+    assert_ne!(sd.answer(&store, &query("app=X")).etag, first);
+    assert_ne!(
+        PrometheusSd::new(true, 2).answer(&store, &query("")).etag,
+        first
+    );
+    register(&store, "ORDERS", "o2");
+    assert_ne!(sd.answer(&store, &query("")).etag, first);
+    assert!(
+        first.starts_with('"') && first.ends_with('"'),
+        "a strong tag"
+    );
+}
+
+#[test]
+fn the_etag_before_building_is_the_one_the_answer_carries() {
+    let (sd, store) = (PrometheusSd::new(true, 1), store());
+    register(&store, "ORDERS", "o1");
+    let version = store.read().version();
+    assert_eq!(
+        sd.etag(version, &query("scrape=true")),
+        sd.answer(&store, &query("scrape=true")).etag
+    );
+}
+
+#[test]
+fn kept_bodies_are_bounded() {
+    let (sd, store) = (PrometheusSd::new(true, 1), store());
+    register(&store, "ORDERS", "o1");
+    for n in 0..=MAX_KEPT_QUERIES {
+        sd.answer(&store, &query(&format!("app=A{n}")));
+    }
+    assert_eq!(sd.kept.lock().bodies.len(), MAX_KEPT_QUERIES);
+    assert!(sd.answer(&store, &query("app=A0")).built, "the oldest went");
+    assert!(!sd.answer(&store, &query("app=A2")).built);
+}
