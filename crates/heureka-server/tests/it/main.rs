@@ -19,6 +19,7 @@ mod health_checks;
 mod limits;
 mod metrics;
 mod peers_only;
+mod prometheus_sd;
 mod push;
 mod regions;
 mod replication_receiver;
