@@ -225,14 +225,6 @@ impl Registry {
         }
     }
 
-    /// The applications with instances in `status` (as readers see it: health verdicts and
-    /// overrides applied), by name, holding only those instances, by id: what a reader that
-    /// serves one status (Prometheus' service discovery, UP) takes without copying the rest.
-    /// No expiry filter, as [`Registry::applications`].
-    pub fn applications_in_status(&self, status: InstanceStatus) -> Vec<Application> {
-        self.sorted_applications(|instance| instance.status == status)
-    }
-
     fn decorate(&self, lease: &Lease) -> Instance {
         decorate(lease, self.own_instance_id.as_deref())
     }

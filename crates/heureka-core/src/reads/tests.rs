@@ -456,21 +456,3 @@ fn a_cancelled_instance_is_the_copy_kept_for_the_delta() {
     assert_eq!(deleted.action_type, Some(crate::ActionType::Deleted));
     assert_eq!(registry.changed_instance("a", "never"), None);
 }
-
-#[test]
-fn applications_in_status_hold_only_those_instances_and_omit_apps_with_none() {
-    let mut registry = registered([
-        instance("A", "a1"),
-        instance("A", "a2"),
-        instance_with_status("B", "b1", Down),
-    ]);
-    registry.set_status_override("A", "a2", InstanceStatus::OutOfService, None, Origin::Client, 0);
-    let up = registry.applications_in_status(Up);
-    let ids: Vec<(&str, &str)> = up
-        .iter()
-        .flat_map(|app| app.instances.iter().map(|i| (app.name.as_str(), i.id())))
-        .collect();
-    assert_eq!(ids, [("A", "a1")]);
-    let out = registry.applications_in_status(InstanceStatus::OutOfService);
-    assert_eq!(out[0].instances[0].id(), "a2");
-}

@@ -52,6 +52,7 @@ mod runs;
 mod selection;
 mod source;
 
+pub(crate) use body::CachedBody;
 pub(crate) use delta::DeltaCache;
 pub(crate) use encoding::Encoding;
 pub(crate) use full::FullFetchCache;

@@ -45,7 +45,7 @@ pub(crate) async fn targets(
         ("reused", None)
     };
     state.observe.metrics.prometheus_sd_answer(kind, targets);
-    let mut response = answer.body.into_response();
+    let mut response = Response::new(answer.body.into_http_body());
     response.headers_mut().insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/json"),

@@ -1,28 +1,32 @@
 //! `PrometheusSd`: the HTTP SD answers, built from the store's read path and kept per
 //! (registry version, query), their ETags, and the numbers [`PrometheusSd::status`] shows.
 //!
-//! An answer is built from one read under the registry lock: the registry version and a copy
-//! of its UP instances (`Registry::applications_in_status`), taken together so that the body
-//! and the ETag it is served with name the same registry. Filtering and encoding happen after
-//! the lock is released. Bodies are kept for the current version only, for a bounded number
-//! of distinct queries (a fleet's scrape configurations ask a handful), so each is built once
-//! per registry change however many Prometheus servers ask. The cache's lock is never held
-//! while the registry's is taken, nor the reverse.
+//! An answer is built from one read under the registry lock: the registry version, each
+//! selected application's version, and a copy (`Registry::application`, the document a
+//! reader is served) of each application that changed since this query's last answer. Its
+//! groups are encoded after the lock is released, kept per query and application (a piece),
+//! and the body is the pieces joined: a registration re-encodes its own application, not the
+//! registry, as the full fetch's cache does. Whole bodies are kept for the current version
+//! only, for a bounded number of distinct queries (a fleet's scrape configurations ask a
+//! handful), so each is built once per registry change however many Prometheus servers ask.
+//! The cache's lock is never held while the registry's is taken, nor the reverse.
 //!
 //! The ETag is strong: it names the server's start (versions restart at 1 with the process),
 //! the registry version and the canonical query, so equal tags mean equal bodies.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use bytes::Bytes;
-use heureka_core::{InstanceStatus, Millis};
+use heureka_core::{Application, Millis};
 use parking_lot::Mutex;
 
 use super::query::SdQuery;
-use super::targets::target_groups;
+use super::targets::targets;
+use crate::cache::CachedBody;
 use crate::store::Store;
 
-/// Distinct queries whose bodies are kept for the current registry version.
+/// Distinct queries whose bodies and pieces are kept.
 const MAX_KEPT_QUERIES: usize = 32;
 
 /// The Prometheus HTTP SD endpoint's state: its switch, its kept bodies, its counts.
@@ -38,17 +42,30 @@ pub(crate) struct PrometheusSd {
     last_targets: AtomicU64,
 }
 
-/// Bodies of one registry version, oldest first.
+/// Whole bodies of one registry version, and each query's pieces, oldest query first.
 #[derive(Debug, Default)]
 struct Kept {
     version: u64,
     bodies: Vec<(String, Answer)>,
+    pieces: Vec<(String, Pieces)>,
+}
+
+/// One query's encoded groups, per application, with the application version they show.
+type Pieces = HashMap<String, Piece>;
+
+#[derive(Clone, Debug)]
+struct Piece {
+    version: u64,
+    /// The application's groups, comma-separated; empty when none is a target.
+    groups: Bytes,
+    targets: usize,
 }
 
 /// One answer: its body, the ETag naming it, how many targets it holds.
 #[derive(Clone, Debug)]
 pub(crate) struct Answer {
-    pub(crate) body: Bytes,
+    /// The pieces it was joined from, sent back to back without being copied into one buffer.
+    pub(crate) body: CachedBody,
     pub(crate) etag: String,
     pub(crate) targets: usize,
     /// Whether this request built it (else it was kept from an earlier one).
@@ -111,25 +128,55 @@ impl PrometheusSd {
             self.reused.fetch_add(1, Ordering::Relaxed);
             return answer;
         }
-        let (version, applications) = {
-            let registry = store.read();
-            (
-                registry.version(),
-                registry.applications_in_status(InstanceStatus::Up),
-            )
-        };
-        let groups = target_groups(&applications, query);
-        let answer = Answer {
-            body: Bytes::from(heureka_wire::encode_target_groups(&groups)),
-            etag: self.etag(version, query),
-            targets: groups.len(),
-            built: true,
-        };
+        let mut pieces = self.take_pieces(&key);
+        let (version, selected, changed) = read_changes(store, query, &pieces);
+        for application in &changed {
+            let targets = targets(std::slice::from_ref(application), query);
+            let mut groups = Vec::with_capacity(targets.len() * heureka_wire::GROUP_BYTES);
+            heureka_wire::push_target_groups(&mut groups, &targets);
+            let piece = Piece {
+                version: selected[&application.name],
+                groups: Bytes::from(groups),
+                targets: targets.len(),
+            };
+            pieces.insert(application.name.clone(), piece);
+        }
+        // Applications gone from the registry (or no longer selected) leave the answer.
+        pieces.retain(|name, _| selected.contains_key(name));
+        let answer = self.joined(version, query, &pieces);
         self.built.fetch_add(1, Ordering::Relaxed);
         self.last_targets
             .store(answer.targets as u64, Ordering::Relaxed);
-        self.keep(version, key, &answer);
+        self.keep(version, key, &answer, pieces);
         answer
+    }
+
+    /// The body: every application's piece, in name order, in one list. The pieces are
+    /// shared, not copied: at 10,000 instances copying them into one buffer cost more than
+    /// encoding the application that changed.
+    fn joined(&self, version: u64, query: &SdQuery, pieces: &Pieces) -> Answer {
+        let mut names: Vec<&String> = pieces.keys().collect();
+        names.sort_unstable();
+        let mut parts = Vec::with_capacity(2 * pieces.len() + 2);
+        parts.push(Bytes::from_static(b"["));
+        let mut targets = 0;
+        for piece in names.into_iter().map(|name| &pieces[name]) {
+            if piece.groups.is_empty() {
+                continue;
+            }
+            if targets > 0 {
+                parts.push(Bytes::from_static(b","));
+            }
+            parts.push(piece.groups.clone());
+            targets += piece.targets;
+        }
+        parts.push(Bytes::from_static(b"]"));
+        Answer {
+            body: CachedBody::of(parts),
+            etag: self.etag(version, query),
+            targets,
+            built: true,
+        }
     }
 
     fn kept_answer(&self, version: u64, key: &str) -> Option<Answer> {
@@ -144,10 +191,24 @@ impl PrometheusSd {
         })
     }
 
-    /// Keeps `answer` unless a newer version's bodies are kept already (a slower build of an
-    /// older registry finishing late).
-    fn keep(&self, version: u64, key: String, answer: &Answer) {
+    /// This query's pieces, taken out while it builds (a concurrent build of the same query
+    /// starts from none, and the later of the two is kept).
+    fn take_pieces(&self, key: &str) -> Pieces {
         let mut kept = self.kept.lock();
+        match kept.pieces.iter().position(|(kept_key, _)| kept_key == key) {
+            Some(at) => kept.pieces.remove(at).1,
+            None => Pieces::new(),
+        }
+    }
+
+    /// Keeps `answer` unless a newer version's bodies are kept already (a slower build of an
+    /// older registry finishing late), and the pieces it was joined from.
+    fn keep(&self, version: u64, key: String, answer: &Answer, pieces: Pieces) {
+        let mut kept = self.kept.lock();
+        if kept.pieces.len() == MAX_KEPT_QUERIES {
+            kept.pieces.remove(0);
+        }
+        kept.pieces.push((key.clone(), pieces));
         if version < kept.version {
             return;
         }
@@ -175,6 +236,31 @@ impl PrometheusSd {
             last_targets: self.last_targets.load(Ordering::Relaxed),
         }
     }
+}
+
+/// Under the registry lock, once: the registry version, the version of every application
+/// `query` selects, and a copy of those whose version differs from their piece's.
+fn read_changes(
+    store: &Store,
+    query: &SdQuery,
+    pieces: &Pieces,
+) -> (u64, HashMap<String, u64>, Vec<Application>) {
+    let registry = store.read();
+    let mut selected = HashMap::new();
+    let mut changed = Vec::new();
+    for app in registry.application_versions() {
+        if !query.selects_app(app.name) {
+            continue;
+        }
+        selected.insert(app.name.to_owned(), app.version);
+        let unchanged = pieces
+            .get(app.name)
+            .is_some_and(|piece| piece.version == app.version);
+        if !unchanged {
+            changed.extend(registry.application(app.name));
+        }
+    }
+    (registry.version(), selected, changed)
 }
 
 /// FNV-1a, 64 bits: a hash that is the same in every process, so an ETag does not depend on a

@@ -1,6 +1,8 @@
-//! What a Prometheus HTTP SD answer holds, given the registry's UP instances and a query. Pure.
+//! What a Prometheus HTTP SD answer holds, given the registry's applications and a query. Pure.
 //!
-//! One target group per instance, since every instance's labels differ. The target is the
+//! Only instances UP as readers see them (health verdicts and overrides applied, the status
+//! the registry's documents carry) are targets. One target group per instance, since every
+//! instance's labels differ. The target is the
 //! address `eureka_sd_configs` scrapes, `hostName:port` (the plain port, enabled or not), with
 //! the prometheus.io conventions applied from the instance's metadata:
 //!
@@ -10,8 +12,8 @@
 //! * `prometheus.io/scheme` sets `__scheme__` (`http` or `https` only: Prometheus refuses a
 //!   target with another scheme).
 
-use heureka_core::{Application, Instance};
-use heureka_wire::{eureka_sd_labels, TargetGroup};
+use heureka_core::{Application, Instance, InstanceStatus};
+use heureka_wire::Target;
 
 use super::query::SdQuery;
 
@@ -19,9 +21,10 @@ const PORT_KEY: &str = "prometheus.io/port";
 const PATH_KEY: &str = "prometheus.io/path";
 const SCHEME_KEY: &str = "prometheus.io/scheme";
 
-/// The target groups answering `query`, application by application as `applications` lists
-/// them (the registry's order: by name, instances by id).
-pub(crate) fn target_groups(applications: &[Application], query: &SdQuery) -> Vec<TargetGroup> {
+/// The targets answering `query`: the UP instances it selects, application by application as
+/// `applications` lists them (the registry's order: by name, instances by id); heureka-wire
+/// writes each as a group.
+pub(crate) fn targets<'a>(applications: &'a [Application], query: &SdQuery) -> Vec<Target<'a>> {
     applications
         .iter()
         .filter(|application| query.selects_app(&application.name))
@@ -29,28 +32,25 @@ pub(crate) fn target_groups(applications: &[Application], query: &SdQuery) -> Ve
             application
                 .instances
                 .iter()
+                .filter(|instance| instance.status == InstanceStatus::Up)
                 .filter(|instance| query.selects(instance))
-                .map(|instance| target_group(&application.name, instance))
+                .map(|instance| target(&application.name, instance))
         })
         .collect()
 }
 
-fn target_group(app: &str, instance: &Instance) -> TargetGroup {
-    let mut labels = eureka_sd_labels(app, instance);
+fn target<'a>(app: &'a str, instance: &'a Instance) -> Target<'a> {
     let metadata = |key: &str| instance.metadata.get(key).map(String::as_str);
-    if let Some(path) = metadata(PATH_KEY).filter(|path| path.starts_with('/')) {
-        labels.insert("__metrics_path__".to_owned(), path.to_owned());
-    }
-    if let Some(scheme) = metadata(SCHEME_KEY).filter(|s| matches!(*s, "http" | "https")) {
-        labels.insert("__scheme__".to_owned(), scheme.to_owned());
-    }
     let port = metadata(PORT_KEY)
         .and_then(|port| port.trim().parse::<u16>().ok())
         .filter(|port| *port > 0)
         .map_or(instance.port.number, u32::from);
-    TargetGroup {
-        targets: vec![address(&instance.host_name, port)],
-        labels,
+    Target {
+        app,
+        instance,
+        address: address(&instance.host_name, port),
+        metrics_path: metadata(PATH_KEY).filter(|path| path.starts_with('/')),
+        scheme: metadata(SCHEME_KEY).filter(|s| matches!(*s, "http" | "https")),
     }
 }
 

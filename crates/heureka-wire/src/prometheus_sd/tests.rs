@@ -1,8 +1,28 @@
 //! The HTTP SD document, and the labels named as Prometheus' `eureka_sd_configs` names them.
 
+use std::collections::BTreeMap;
+
 use heureka_core::{DataCenterInfo, Port};
+use serde_json::Value;
 
 use super::*;
+
+/// The labels of `instance`'s group, as a reader of the document sees them.
+fn eureka_sd_labels(app: &str, instance: &Instance) -> BTreeMap<String, String> {
+    let target = Target {
+        app,
+        instance,
+        address: "h:1".to_owned(),
+        metrics_path: None,
+        scheme: None,
+    };
+    let document: Value = serde_json::from_slice(&encode_target_groups(&[target])).unwrap();
+    let labels = document[0]["labels"].as_object().unwrap();
+    labels
+        .iter()
+        .map(|(name, value)| (name.clone(), value.as_str().unwrap().to_owned()))
+        .collect()
+}
 
 fn orders_1() -> Instance {
     let mut instance = Instance::new("ORDERS", "orders-1", "orders.local", "10.0.0.7", 0);
@@ -126,22 +146,37 @@ fn an_instance_without_an_id_has_no_instance_label() {
 
 #[test]
 fn the_document_is_a_json_list_of_groups_with_escaped_strings() {
-    let groups = [
-        TargetGroup {
-            targets: vec!["a:1".to_owned()],
-            labels: [("x".to_owned(), "say \"hi\"\n".to_owned())].into(),
+    let mut instance = orders_1();
+    instance
+        .metadata
+        .insert("say".to_owned(), "\"hi\"\n".to_owned());
+    let targets = [
+        Target {
+            app: "ORDERS",
+            instance: &instance,
+            address: "a:1".to_owned(),
+            metrics_path: Some("/metrics"),
+            scheme: Some("https"),
         },
-        TargetGroup {
-            targets: vec!["[::1]:2".to_owned()],
-            labels: BTreeMap::new(),
+        Target {
+            app: "ORDERS",
+            instance: &instance,
+            address: "[::1]:2".to_owned(),
+            metrics_path: None,
+            scheme: None,
         },
     ];
-    let body = String::from_utf8(encode_target_groups(&groups)).unwrap();
+    let body = encode_target_groups(&targets);
+    let document: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(document[0]["targets"], serde_json::json!(["a:1"]));
+    assert_eq!(document[1]["targets"], serde_json::json!(["[::1]:2"]));
+    let labels = &document[0]["labels"];
     assert_eq!(
-        body,
-        r#"[{"targets":["a:1"],"labels":{"x":"say \"hi\"\n"}},{"targets":["[::1]:2"],"labels":{}}]"#
+        labels["__meta_eureka_app_instance_metadata_say"],
+        "\"hi\"\n"
     );
-    let parsed: serde_json::Value = serde_json::from_str(&body).unwrap();
-    assert_eq!(parsed[0]["labels"]["x"], "say \"hi\"\n");
+    assert_eq!(labels["__metrics_path__"], "/metrics");
+    assert_eq!(labels["__scheme__"], "https");
+    assert!(document[1]["labels"].get("__scheme__").is_none());
     assert_eq!(encode_target_groups(&[]), b"[]");
 }

@@ -1,7 +1,7 @@
 //! Answers read through the store: only UP instances, built once per version and query, and
 //! tagged so that equal tags mean equal bodies.
 
-use heureka_core::{Instance, Origin, Registry, RegistryPolicy};
+use heureka_core::{Instance, InstanceStatus, Origin, Registry, RegistryPolicy};
 
 use super::*;
 use crate::clock::Clock;
@@ -106,4 +106,63 @@ fn kept_bodies_are_bounded() {
     assert_eq!(sd.kept.lock().bodies.len(), MAX_KEPT_QUERIES);
     assert!(sd.answer(&store, &query("app=A0")).built, "the oldest went");
     assert!(!sd.answer(&store, &query("app=A2")).built);
+}
+
+/// The kept groups of `app` for `query`, to tell a kept piece (same bytes) from a new one.
+fn piece(sd: &PrometheusSd, query: &SdQuery, app: &str) -> Option<Bytes> {
+    let kept = sd.kept.lock();
+    let (_, pieces) = kept.pieces.iter().find(|(key, _)| *key == query.key())?;
+    Some(pieces.get(app)?.groups.clone())
+}
+
+#[test]
+fn a_change_re_encodes_its_own_application_only() {
+    let (sd, store) = (PrometheusSd::new(true, 1), store());
+    register(&store, "BILLING", "b1");
+    register(&store, "ORDERS", "o1");
+    let all = query("");
+    sd.answer(&store, &all);
+    let (billing, orders) = (piece(&sd, &all, "BILLING"), piece(&sd, &all, "ORDERS"));
+    register(&store, "ORDERS", "o2");
+    let answer = sd.answer(&store, &all);
+    assert_eq!(answer.targets, 3);
+    let kept_billing = piece(&sd, &all, "BILLING").unwrap();
+    assert_eq!(kept_billing.as_ptr(), billing.unwrap().as_ptr(), "kept");
+    assert_ne!(piece(&sd, &all, "ORDERS").unwrap(), orders.unwrap());
+    let document: serde_json::Value = serde_json::from_slice(&answer.body.to_vec()).unwrap();
+    let ids: Vec<&str> = document
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|group| group["labels"]["instance"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["b1", "o1", "o2"], "in the registry's order");
+}
+
+#[test]
+fn an_application_that_leaves_the_registry_leaves_the_answer() {
+    let (sd, store) = (PrometheusSd::new(true, 1), store());
+    register(&store, "BILLING", "b1");
+    register(&store, "ORDERS", "o1");
+    sd.answer(&store, &query(""));
+    store.write(|registry, now| registry.cancel("BILLING", "b1", Origin::Client, now));
+    let answer = sd.answer(&store, &query(""));
+    assert_eq!(answer.targets, 1);
+    assert_eq!(piece(&sd, &query(""), "BILLING"), None);
+    assert!(!body(&answer).contains("b1"));
+}
+
+#[test]
+fn an_application_with_no_target_adds_no_separator() {
+    let (sd, store) = (PrometheusSd::new(true, 1), store());
+    register(&store, "BILLING", "b1");
+    register(&store, "ORDERS", "o1");
+    register(&store, "STOCK", "s1");
+    set_status(&store, "ORDERS", "o1", InstanceStatus::Down);
+    let answer = sd.answer(&store, &query(""));
+    let document: serde_json::Value = serde_json::from_slice(&answer.body.to_vec()).unwrap();
+    assert_eq!(document.as_array().unwrap().len(), 2);
+    set_status(&store, "BILLING", "b1", InstanceStatus::Down);
+    set_status(&store, "STOCK", "s1", InstanceStatus::Down);
+    assert_eq!(body(&sd.answer(&store, &query(""))), "[]");
 }

@@ -33,55 +33,59 @@ fn registry() -> Vec<Application> {
     ]
 }
 
-fn answer(query: &str) -> Vec<TargetGroup> {
+/// The addresses answering `query`, and the first target's instance id.
+fn answer(query: &str) -> (Vec<String>, Option<String>) {
     let query = SdQuery::parse(form_urlencoded::parse(query.as_bytes())).unwrap();
-    target_groups(&registry(), &query)
+    let registry = registry();
+    let answered = targets(&registry, &query);
+    let first = answered.first().map(|t| t.instance.id().to_owned());
+    (answered.into_iter().map(|t| t.address).collect(), first)
 }
 
-fn targets(groups: &[TargetGroup]) -> Vec<&str> {
-    groups
-        .iter()
-        .flat_map(|group| group.targets.iter().map(String::as_str))
-        .collect()
+fn addresses(query: &str) -> Vec<String> {
+    answer(query).0
 }
 
 #[test]
-fn each_instance_is_its_own_group_at_its_host_and_port() {
-    let groups = answer("");
+fn each_instance_is_a_target_at_its_host_and_port_in_registry_order() {
+    let (addresses, first) = answer("");
     assert_eq!(
-        targets(&groups),
+        addresses,
         ["b1.local:8081", "o1.local:8080", "o2.local:8080"]
     );
-    assert!(groups.iter().all(|group| group.targets.len() == 1));
-    assert_eq!(groups[1].labels["__meta_eureka_app_name"], "ORDERS");
-    assert_eq!(groups[1].labels["instance"], "o1");
+    assert_eq!(first.as_deref(), Some("b1"));
+}
+
+#[test]
+fn only_up_instances_are_targets() {
+    let mut applications = registry();
+    applications[1].instances[0].status = InstanceStatus::OutOfService;
+    applications[1].instances[1].status = InstanceStatus::Down;
+    applications[0].instances[0].status = InstanceStatus::Starting;
+    let query = SdQuery::default();
+    assert!(targets(&applications, &query).is_empty());
+    applications[0].instances[0].status = InstanceStatus::Up;
+    assert_eq!(targets(&applications, &query).len(), 1);
 }
 
 #[test]
 fn filters_narrow_the_answer() {
-    assert_eq!(
-        targets(&answer("app=orders")),
-        ["o1.local:8080", "o2.local:8080"]
-    );
-    assert_eq!(targets(&answer("scrape=true")), ["o1.local:8080"]);
-    assert_eq!(targets(&answer("metadata.zone=eu-1")), ["o2.local:8080"]);
-    assert!(answer("app=STOCK").is_empty());
+    assert_eq!(addresses("app=orders"), ["o1.local:8080", "o2.local:8080"]);
+    assert_eq!(addresses("scrape=true"), ["o1.local:8080"]);
+    assert_eq!(addresses("metadata.zone=eu-1"), ["o2.local:8080"]);
+    assert!(addresses("app=STOCK").is_empty());
 }
 
 #[test]
 fn the_prometheus_io_port_replaces_the_instances_port() {
     let with = |port: &str| {
         let instance = instance("A", "a1", 8080, &[("prometheus.io/port", port)]);
-        target_group("A", &instance).targets
+        target("A", &instance).address
     };
-    assert_eq!(with("9102"), ["a1.local:9102"]);
-    assert_eq!(with(" 9102 "), ["a1.local:9102"]);
+    assert_eq!(with("9102"), "a1.local:9102");
+    assert_eq!(with(" 9102 "), "a1.local:9102");
     for ignored in ["0", "70000", "http", ""] {
-        assert_eq!(
-            with(ignored),
-            ["a1.local:8080"],
-            "{ignored:?} is not a port"
-        );
+        assert_eq!(with(ignored), "a1.local:8080", "{ignored:?} is not a port");
     }
 }
 
@@ -96,9 +100,9 @@ fn the_prometheus_io_path_and_scheme_set_prometheus_own_labels() {
             ("prometheus.io/scheme", "https"),
         ],
     );
-    let labels = target_group("A", &instance).labels;
-    assert_eq!(labels["__metrics_path__"], "/actuator/prometheus");
-    assert_eq!(labels["__scheme__"], "https");
+    let target = target("A", &instance);
+    assert_eq!(target.metrics_path, Some("/actuator/prometheus"));
+    assert_eq!(target.scheme, Some("https"));
 }
 
 #[test]
@@ -112,14 +116,13 @@ fn a_path_or_scheme_prometheus_would_refuse_is_left_out() {
             ("prometheus.io/scheme", "ftp"),
         ],
     );
-    let labels = target_group("A", &instance).labels;
-    assert!(!labels.contains_key("__metrics_path__"));
-    assert!(!labels.contains_key("__scheme__"));
+    let target = target("A", &instance);
+    assert_eq!((target.metrics_path, target.scheme), (None, None));
 }
 
 #[test]
 fn an_ipv6_host_is_bracketed() {
     let mut instance = instance("A", "a1", 8080, &[]);
     instance.host_name = "fd00::7".to_owned();
-    assert_eq!(target_group("A", &instance).targets, ["[fd00::7]:8080"]);
+    assert_eq!(target("A", &instance).address, "[fd00::7]:8080");
 }
