@@ -26,8 +26,10 @@ use super::targets::targets;
 use crate::cache::CachedBody;
 use crate::store::Store;
 
-/// Distinct queries whose bodies and pieces are kept.
-const MAX_KEPT_QUERIES: usize = 32;
+/// Distinct queries whose bodies and pieces are kept: a fleet's scrape configurations ask a
+/// handful, and each kept query may hold an encoding of the whole registry (about 1 KB per
+/// instance), so the bound is also one on memory.
+const MAX_KEPT_QUERIES: usize = 8;
 
 /// The Prometheus HTTP SD endpoint's state: its switch, its kept bodies, its counts.
 #[derive(Debug)]

@@ -104,6 +104,7 @@ fn kept_bodies_are_bounded() {
         sd.answer(&store, &query(&format!("app=A{n}")));
     }
     assert_eq!(sd.kept.lock().bodies.len(), MAX_KEPT_QUERIES);
+    assert_eq!(sd.kept.lock().pieces.len(), MAX_KEPT_QUERIES);
     assert!(sd.answer(&store, &query("app=A0")).built, "the oldest went");
     assert!(!sd.answer(&store, &query("app=A2")).built);
 }
