@@ -2,8 +2,10 @@
 //! `docs/prometheus-sd.md`), the `read` role like every registry read.
 //!
 //! A conditional request whose `If-None-Match` names the current answer's ETag is answered
-//! 304 after one look at the registry version, without building or copying a body.
+//! 304 after one look at the registry version, without building or copying a body. A client
+//! that accepts gzip gets the gzip body, with its own ETag (Prometheus does not ask for it).
 
+use axum::body::Body;
 use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -11,6 +13,7 @@ use axum::response::{IntoResponse, Response};
 use super::apps::{off_the_worker, ready};
 use super::request::{Headers, QueryParams};
 use crate::http::error::ApiError;
+use crate::http::negotiate;
 use crate::prometheus_sd::SdQuery;
 use crate::state::SharedState;
 
@@ -26,7 +29,8 @@ pub(crate) async fn targets(
     }
     ready(&state)?;
     let query = SdQuery::parse(query.pairs()).map_err(ApiError::BadRequest)?;
-    let etag = sd.etag(state.store.read().version(), &query);
+    let gzip = negotiate::accepts_gzip(&headers);
+    let etag = sd.etag(state.store.read().version(), &query, gzip);
     if already_held(&headers, &etag) {
         sd.answered_not_modified();
         state
@@ -35,9 +39,14 @@ pub(crate) async fn targets(
             .prometheus_sd_answer("not_modified", None);
         return Ok(with_etag(StatusCode::NOT_MODIFIED.into_response(), &etag));
     }
-    let answer = {
+    let (answer, gzip_body) = {
         let state = state.clone();
-        off_the_worker(move || state.caches.prometheus_sd.answer(&state.store, &query)).await
+        off_the_worker(move || {
+            let answer = state.caches.prometheus_sd.answer(&state.store, &query);
+            let gzip_body = gzip.then(|| answer.gzip_body());
+            (answer, gzip_body)
+        })
+        .await
     };
     let (kind, targets) = if answer.built {
         ("built", Some(answer.targets))
@@ -45,12 +54,21 @@ pub(crate) async fn targets(
         ("reused", None)
     };
     state.observe.metrics.prometheus_sd_answer(kind, targets);
-    let mut response = Response::new(answer.body.into_http_body());
-    response.headers_mut().insert(
+    let (mut response, etag) = match gzip_body {
+        Some(body) => (Response::new(Body::from(body)), answer.gzip_etag),
+        None => (Response::new(answer.body.into_http_body()), answer.etag),
+    };
+    let headers = response.headers_mut();
+    headers.insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/json"),
     );
-    Ok(with_etag(response, &answer.etag))
+    // The plain and gzip bodies are two representations, with two ETags.
+    headers.insert(header::VARY, HeaderValue::from_static("Accept-Encoding"));
+    if gzip {
+        headers.insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+    }
+    Ok(with_etag(response, &etag))
 }
 
 /// Whether `If-None-Match` lists `etag` (or is `*`): the client holds the answer already.

@@ -16,14 +16,16 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use bytes::Bytes;
+use flate2::Crc;
 use heureka_core::{Application, Millis};
 use parking_lot::Mutex;
 
 use super::query::SdQuery;
 use super::targets::targets;
-use crate::cache::CachedBody;
+use crate::cache::{crc_of, deflate, CachedBody, GzipMember};
 use crate::store::Store;
 
 /// Distinct queries whose bodies and pieces are kept: a fleet's scrape configurations ask a
@@ -52,23 +54,42 @@ struct Kept {
     pieces: Vec<(String, Pieces)>,
 }
 
-/// One query's encoded groups, per application, with the application version they show.
-type Pieces = HashMap<String, Piece>;
+/// One query's encoded groups, per application, with the application version they show;
+/// shared with the answers joined from them.
+type Pieces = HashMap<String, Arc<Piece>>;
 
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 struct Piece {
     version: u64,
-    /// The application's groups, comma-separated; empty when none is a target.
+    /// The application's groups, comma-separated; never empty (an application with no
+    /// target has no piece).
     groups: Bytes,
     targets: usize,
+    /// The same as a raw deflate segment with the CRC of `groups`, made when a gzip answer
+    /// first needs it: Prometheus does not ask for gzip, so its answers never pay for it.
+    deflated: OnceLock<(Bytes, Crc)>,
 }
 
-/// One answer: its body, the ETag naming it, how many targets it holds.
+impl Piece {
+    fn deflated(&self) -> &(Bytes, Crc) {
+        self.deflated
+            .get_or_init(|| (Bytes::from(deflate(&self.groups)), crc_of(&self.groups)))
+    }
+}
+
+/// One answer: its body, the ETag naming it, how many targets it holds, and its gzip body
+/// when a client asks for it.
 #[derive(Clone, Debug)]
 pub(crate) struct Answer {
     /// The pieces it was joined from, sent back to back without being copied into one buffer.
     pub(crate) body: CachedBody,
+    /// Its pieces, in order, for the gzip body.
+    pieces: Arc<[Arc<Piece>]>,
+    /// The gzip body, made once for every request sharing this answer.
+    gzip: Arc<OnceLock<Bytes>>,
+    /// The plain body's ETag, and the gzip body's.
     pub(crate) etag: String,
+    pub(crate) gzip_etag: String,
     pub(crate) targets: usize,
     /// Whether this request built it (else it was kept from an earlier one).
     pub(crate) built: bool,
@@ -108,10 +129,12 @@ impl PrometheusSd {
         self.enabled
     }
 
-    /// The strong ETag of the answer to `query` at registry `version`.
-    pub(crate) fn etag(&self, version: u64, query: &SdQuery) -> String {
+    /// The strong ETag of the answer to `query` at registry `version`, plain or gzipped (two
+    /// representations, two tags).
+    pub(crate) fn etag(&self, version: u64, query: &SdQuery, gzip: bool) -> String {
+        let encoding = if gzip { "-gzip" } else { "" };
         format!(
-            "\"{:x}-{version}-{:016x}\"",
+            "\"{:x}-{version}-{:016x}{encoding}\"",
             self.epoch,
             fnv1a(query.key().as_bytes())
         )
@@ -136,12 +159,18 @@ impl PrometheusSd {
             let targets = targets(std::slice::from_ref(application), query);
             let mut groups = Vec::with_capacity(targets.len() * heureka_wire::GROUP_BYTES);
             heureka_wire::push_target_groups(&mut groups, &targets);
+            let name = application.name.clone();
+            if targets.is_empty() {
+                pieces.remove(&name);
+                continue;
+            }
             let piece = Piece {
-                version: selected[&application.name],
+                version: selected[&name],
                 groups: Bytes::from(groups),
                 targets: targets.len(),
+                deflated: OnceLock::new(),
             };
-            pieces.insert(application.name.clone(), piece);
+            pieces.insert(name, Arc::new(piece));
         }
         // Applications gone from the registry (or no longer selected) leave the answer.
         pieces.retain(|name, _| selected.contains_key(name));
@@ -159,24 +188,23 @@ impl PrometheusSd {
     fn joined(&self, version: u64, query: &SdQuery, pieces: &Pieces) -> Answer {
         let mut names: Vec<&String> = pieces.keys().collect();
         names.sort_unstable();
-        let mut parts = Vec::with_capacity(2 * pieces.len() + 2);
+        let in_order: Vec<Arc<Piece>> = names.iter().map(|name| pieces[*name].clone()).collect();
+        let mut parts = Vec::with_capacity(2 * in_order.len() + 2);
         parts.push(Bytes::from_static(b"["));
-        let mut targets = 0;
-        for piece in names.into_iter().map(|name| &pieces[name]) {
-            if piece.groups.is_empty() {
-                continue;
-            }
-            if targets > 0 {
+        for (n, piece) in in_order.iter().enumerate() {
+            if n > 0 {
                 parts.push(Bytes::from_static(b","));
             }
             parts.push(piece.groups.clone());
-            targets += piece.targets;
         }
         parts.push(Bytes::from_static(b"]"));
         Answer {
             body: CachedBody::of(parts),
-            etag: self.etag(version, query),
-            targets,
+            targets: in_order.iter().map(|piece| piece.targets).sum(),
+            pieces: in_order.into(),
+            gzip: Arc::default(),
+            etag: self.etag(version, query, false),
+            gzip_etag: self.etag(version, query, true),
             built: true,
         }
     }
@@ -237,6 +265,28 @@ impl PrometheusSd {
             not_modified: self.not_modified.load(Ordering::Relaxed),
             last_targets: self.last_targets.load(Ordering::Relaxed),
         }
+    }
+}
+
+impl Answer {
+    /// The body as one gzip member: the pieces' deflate segments (each made once, when first
+    /// needed) with the separators as stored blocks, so nothing is compressed twice.
+    pub(crate) fn gzip_body(&self) -> Bytes {
+        self.gzip
+            .get_or_init(|| {
+                let mut gzip = GzipMember::new();
+                gzip.push_stored(b"[");
+                for (n, piece) in self.pieces.iter().enumerate() {
+                    if n > 0 {
+                        gzip.push_stored(b",");
+                    }
+                    let (segment, crc) = piece.deflated();
+                    gzip.push_deflated(segment, crc);
+                }
+                gzip.push_stored(b"]");
+                gzip.finish()
+            })
+            .clone()
     }
 }
 

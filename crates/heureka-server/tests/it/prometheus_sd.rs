@@ -6,7 +6,7 @@ use reqwest::Method;
 use serde_json::Value;
 
 use crate::metrics::scrape;
-use crate::support::{assert_basic_challenge, spring_body, Sent, TestServer};
+use crate::support::{assert_basic_challenge, gunzip, spring_body, Sent, TestServer};
 
 const SD: &str = "/prometheus/sd";
 
@@ -179,6 +179,38 @@ async fn an_unchanged_answer_is_304_to_its_etag_and_a_change_moves_the_etag() {
     assert_ne!(changed.headers()["etag"], etag.as_str());
     let groups: Value = serde_json::from_str(&changed.text().await.unwrap()).unwrap();
     assert_eq!(groups.as_array().unwrap().len(), 2);
+}
+
+#[tokio::test]
+async fn a_client_accepting_gzip_gets_the_same_answer_gzipped_under_its_own_etag() {
+    let server = TestServer::start(&[]).await;
+    register(&server, "ORDERS", "o1", &[]).await;
+    register(&server, "BILLING", "b1", &[]).await;
+    let plain = server.get(SD, None).await;
+    let plain_etag = plain.headers()["etag"].clone();
+    let plain = plain.text().await.unwrap();
+    let gzipped = |tag: Option<&str>| {
+        let mut request = server
+            .request(Method::GET, SD)
+            .header("Accept-Encoding", "gzip");
+        if let Some(tag) = tag {
+            request = request.header("If-None-Match", tag);
+        }
+        request.sent()
+    };
+    let response = gzipped(None).await;
+    assert_eq!(response.headers()["content-encoding"], "gzip");
+    assert_eq!(response.headers()["vary"], "Accept-Encoding");
+    let etag = response.headers()["etag"].to_str().unwrap().to_owned();
+    assert_ne!(etag, plain_etag.to_str().unwrap());
+    assert_eq!(gunzip(&response.bytes().await.unwrap()), plain);
+    assert_eq!(gzipped(Some(&etag)).await.status(), 304);
+    let other = gzipped(Some(plain_etag.to_str().unwrap())).await;
+    assert_eq!(
+        other.status(),
+        200,
+        "the plain body's tag names another body"
+    );
 }
 
 #[tokio::test]

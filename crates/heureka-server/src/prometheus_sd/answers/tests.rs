@@ -90,9 +90,15 @@ fn the_etag_before_building_is_the_one_the_answer_carries() {
     let (sd, store) = (PrometheusSd::new(true, 1), store());
     register(&store, "ORDERS", "o1");
     let version = store.read().version();
+    let answer = sd.answer(&store, &query("scrape=true"));
+    assert_eq!(sd.etag(version, &query("scrape=true"), false), answer.etag);
     assert_eq!(
-        sd.etag(version, &query("scrape=true")),
-        sd.answer(&store, &query("scrape=true")).etag
+        sd.etag(version, &query("scrape=true"), true),
+        answer.gzip_etag
+    );
+    assert_ne!(
+        answer.etag, answer.gzip_etag,
+        "two representations, two tags"
     );
 }
 
@@ -149,7 +155,7 @@ fn an_application_that_leaves_the_registry_leaves_the_answer() {
     store.write(|registry, now| registry.cancel("BILLING", "b1", Origin::Client, now));
     let answer = sd.answer(&store, &query(""));
     assert_eq!(answer.targets, 1);
-    assert_eq!(piece(&sd, &query(""), "BILLING"), None);
+    assert!(piece(&sd, &query(""), "BILLING").is_none());
     assert!(!body(&answer).contains("b1"));
 }
 
@@ -166,4 +172,22 @@ fn an_application_with_no_target_adds_no_separator() {
     set_status(&store, "BILLING", "b1", InstanceStatus::Down);
     set_status(&store, "STOCK", "s1", InstanceStatus::Down);
     assert_eq!(body(&sd.answer(&store, &query(""))), "[]");
+}
+
+#[test]
+fn the_gzip_body_inflates_to_the_plain_one() {
+    let (sd, store) = (PrometheusSd::new(true, 1), store());
+    for (app, id) in [("BILLING", "b1"), ("ORDERS", "o1"), ("STOCK", "s1")] {
+        register(&store, app, id);
+    }
+    set_status(&store, "ORDERS", "o1", InstanceStatus::Down);
+    sd.answer(&store, &query(""));
+    register(&store, "STOCK", "s2");
+    let answer = sd.answer(&store, &query(""));
+    let mut inflated = String::new();
+    let gzip = answer.gzip_body();
+    let mut reader = flate2::read::GzDecoder::new(&gzip[..]);
+    std::io::Read::read_to_string(&mut reader, &mut inflated).unwrap();
+    assert_eq!(inflated, body(&answer));
+    assert!(gzip.len() < answer.body.to_vec().len());
 }
