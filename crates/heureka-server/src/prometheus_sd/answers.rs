@@ -61,8 +61,8 @@ type Pieces = HashMap<String, Arc<Piece>>;
 #[derive(Debug)]
 struct Piece {
     version: u64,
-    /// The application's groups, comma-separated; never empty (an application with no
-    /// target has no piece).
+    /// The application's groups, comma-separated; empty when none of its instances is a
+    /// target.
     groups: Bytes,
     targets: usize,
     /// The same as a raw deflate segment with the CRC of `groups`, made when a gzip answer
@@ -160,10 +160,8 @@ impl PrometheusSd {
             let mut groups = Vec::with_capacity(targets.len() * heureka_wire::GROUP_BYTES);
             heureka_wire::push_target_groups(&mut groups, &targets);
             let name = application.name.clone();
-            if targets.is_empty() {
-                pieces.remove(&name);
-                continue;
-            }
+            // Kept even when empty: an application none of whose instances is a target is
+            // not copied again until it changes.
             let piece = Piece {
                 version: selected[&name],
                 groups: Bytes::from(groups),
@@ -188,7 +186,11 @@ impl PrometheusSd {
     fn joined(&self, version: u64, query: &SdQuery, pieces: &Pieces) -> Answer {
         let mut names: Vec<&String> = pieces.keys().collect();
         names.sort_unstable();
-        let in_order: Vec<Arc<Piece>> = names.iter().map(|name| pieces[*name].clone()).collect();
+        let in_order: Vec<Arc<Piece>> = names
+            .iter()
+            .map(|name| pieces[*name].clone())
+            .filter(|piece| piece.targets > 0)
+            .collect();
         let mut parts = Vec::with_capacity(2 * in_order.len() + 2);
         parts.push(Bytes::from_static(b"["));
         for (n, piece) in in_order.iter().enumerate() {

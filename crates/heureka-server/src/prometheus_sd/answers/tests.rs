@@ -160,6 +160,36 @@ fn an_application_that_leaves_the_registry_leaves_the_answer() {
 }
 
 #[test]
+fn an_application_with_no_target_is_not_copied_again_until_it_changes() {
+    let (sd, store) = (PrometheusSd::new(true, 1), store());
+    register(&store, "BILLING", "b1");
+    register(&store, "ORDERS", "o1");
+    let scrape = query("scrape=true");
+    assert_eq!(sd.answer(&store, &scrape).targets, 0);
+    let pieces = |sd: &PrometheusSd| {
+        let kept = sd.kept.lock();
+        let (_, pieces) = kept
+            .pieces
+            .iter()
+            .find(|(key, _)| *key == scrape.key())
+            .unwrap();
+        let mut kept: Vec<(String, *const Piece)> = pieces
+            .iter()
+            .map(|(name, piece)| (name.clone(), Arc::as_ptr(piece)))
+            .collect();
+        kept.sort();
+        kept
+    };
+    let before = pieces(&sd);
+    assert_eq!(before.len(), 2, "both kept, empty");
+    register(&store, "ORDERS", "o2");
+    sd.answer(&store, &scrape);
+    let after = pieces(&sd);
+    assert_eq!(after[0], before[0], "BILLING's piece kept");
+    assert_ne!(after[1], before[1], "ORDERS read again");
+}
+
+#[test]
 fn an_application_with_no_target_adds_no_separator() {
     let (sd, store) = (PrometheusSd::new(true, 1), store());
     register(&store, "BILLING", "b1");
