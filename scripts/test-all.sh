@@ -37,7 +37,8 @@ if ! command -v wrk >/dev/null 2>&1; then
     fi
 fi
 
-# Debian's prometheus scrapes a real heureka in the interop suite (test_prometheus.py).
+# Debian's prometheus scrapes a real heureka and discovers targets from it in the interop
+# suite (test_prometheus.py, test_prometheus_sd.py).
 if ! command -v prometheus >/dev/null 2>&1; then
     echo "==> installing prometheus"
     if [ "$(id -u)" -eq 0 ]; then

@@ -28,6 +28,7 @@ mod log_budget;
 mod metrics;
 mod own_instance;
 mod persistence;
+mod prometheus_sd;
 mod push;
 mod rate_limiter;
 mod regions;

@@ -109,6 +109,7 @@ pub(crate) struct Metrics {
     persistence: PersistenceMetrics,
     xds: XdsMetrics,
     dns: DnsMetrics,
+    prometheus_sd: PrometheusSdMetrics,
 }
 
 /// The xDS server (`xds/`): streams open, responses sent, NACKs, streams refused.
@@ -149,6 +150,32 @@ impl XdsMetrics {
             metrics.refused.clone(),
         );
         metrics
+    }
+}
+
+/// Prometheus HTTP SD (`prometheus_sd/`): answers by how they were served, and the targets in
+/// the last one built.
+#[derive(Debug)]
+struct PrometheusSdMetrics {
+    answers: Family<[(&'static str, &'static str); 1], Counter>,
+    targets: Gauge,
+}
+
+impl PrometheusSdMetrics {
+    fn register(registry: &mut Registry) -> PrometheusSdMetrics {
+        let answers = Family::<[(&'static str, &'static str); 1], Counter>::default();
+        registry.register(
+            "heureka_prometheus_sd_answers",
+            "GET {base}/prometheus/sd answers, by how (built: for a new registry version or query; reused: kept; not_modified: 304 to If-None-Match)",
+            answers.clone(),
+        );
+        let targets = Gauge::default();
+        registry.register(
+            "heureka_prometheus_sd_targets",
+            "Targets in the last Prometheus SD answer built",
+            targets.clone(),
+        );
+        PrometheusSdMetrics { answers, targets }
     }
 }
 
@@ -361,6 +388,7 @@ impl Metrics {
         let persistence = PersistenceMetrics::register(&mut registry);
         let xds = XdsMetrics::register(&mut registry);
         let dns = DnsMetrics::register(&mut registry);
+        let prometheus_sd = PrometheusSdMetrics::register(&mut registry);
         let snapshot = Arc::new(Mutex::new(Snapshot::default()));
         registry.register_collector(Box::new(ScrapeTime(snapshot.clone())));
         Metrics {
@@ -382,6 +410,17 @@ impl Metrics {
             persistence,
             xds,
             dns,
+            prometheus_sd,
+        }
+    }
+
+    /// Counts one Prometheus SD answer (`built`, `reused`, `not_modified`), with its targets
+    /// when it was built.
+    pub(crate) fn prometheus_sd_answer(&self, how: &'static str, targets: Option<usize>) {
+        let sd = &self.prometheus_sd;
+        sd.answers.get_or_create(&[("answer", how)]).inc();
+        if let Some(targets) = targets {
+            sd.targets.set(i64::try_from(targets).unwrap_or(i64::MAX));
         }
     }
 

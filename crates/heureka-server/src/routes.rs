@@ -20,8 +20,8 @@ use axum::Router;
 use tower::ServiceBuilder;
 
 use crate::handlers::{
-    actuator, apps, consumers, dashboard, events, health_checks, instances, overrides, push,
-    regions, replication, stamped, status,
+    actuator, apps, consumers, dashboard, events, health_checks, instances, overrides,
+    prometheus_sd, push, regions, replication, stamped, status,
 };
 use crate::http::{auth, cross_site, decompress, observe, peers_only, security_headers};
 use crate::state::SharedState;
@@ -130,6 +130,7 @@ fn api(prefix: &str) -> Router<SharedState> {
         .route(&at("/events"), get(events::stream))
         .route(&at("/push"), get(push::stream))
         .route(&at("/push/ack"), post(push::ack))
+        .route(&at("/prometheus/sd"), get(prometheus_sd::targets))
         .route(&at("/dashboard/summary"), get(dashboard::summary))
         .route(&at("/dashboard/lastn"), get(dashboard::lastn))
         .route(&at("/dashboard/audit"), get(dashboard::audit))

@@ -17,6 +17,7 @@ use crate::events::budget::StreamBudget;
 use crate::events::Events;
 use crate::metrics::{Metrics, RegionNumbers, Snapshot};
 use crate::persistence::{FileError, Persistence};
+use crate::prometheus_sd::PrometheusSd;
 use crate::push::PushFeed;
 use crate::regions::{
     FetchKind, Outcome, Phase, RegionClient, RegionFetchers, Regions, RegionsSettings,
@@ -73,6 +74,9 @@ pub(crate) struct Caches {
     pub(crate) selections: SelectionCache,
     /// Full and delta documents that include remote regions, keyed on both versions.
     pub(crate) merged: MergedCache,
+    /// Prometheus HTTP SD answers, kept per version and query, with the endpoint's switch
+    /// and counts (`prometheus_sd/`).
+    pub(crate) prometheus_sd: PrometheusSd,
 }
 
 /// The event stream (`events/`) and the streams clients hold open on it.
@@ -196,7 +200,7 @@ impl AppState {
         ));
         Ok(Arc::new(AppState {
             store,
-            caches: Caches::new(config),
+            caches: Caches::new(config, now),
             replication,
             events: EventState {
                 feed: events,
@@ -242,8 +246,9 @@ impl AppState {
 }
 
 impl Caches {
-    /// Empty caches whose entries age out after `response-cache-auto-expiration-in-seconds`.
-    fn new(config: &Config) -> Caches {
+    /// Empty caches whose entries age out after `response-cache-auto-expiration-in-seconds`;
+    /// `now`, the server's start, tells its Prometheus SD ETags from an earlier process's.
+    fn new(config: &Config, now: Millis) -> Caches {
         let max_age = Duration::from_secs(
             config
                 .eureka_server
@@ -254,6 +259,7 @@ impl Caches {
             delta: DeltaCache::new(max_age),
             selections: SelectionCache::new(max_age),
             merged: MergedCache::default(),
+            prometheus_sd: PrometheusSd::new(config.heureka.prometheus_sd.enabled, now),
         }
     }
 }

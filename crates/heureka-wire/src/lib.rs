@@ -23,6 +23,7 @@ mod health_checks;
 mod json;
 mod numbers;
 mod persisted;
+mod prometheus_sd;
 mod regions;
 mod replication;
 mod size;
@@ -51,6 +52,7 @@ pub use health_checks::{
 };
 pub use heureka_core::InstanceDigest;
 pub use persisted::{decode_kept, encode_kept, PersistenceView};
+pub use prometheus_sd::{encode_target_groups, push_target_groups, Target, GROUP_BYTES};
 pub use regions::{decode_regions, encode_regions, FetchCounts, RegionView, RegionsDoc};
 pub use replication::{
     decode_replication_batch, decode_replication_response, encode_replication_batch,

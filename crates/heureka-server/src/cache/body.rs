@@ -21,7 +21,7 @@ impl CachedBody {
         CachedBody::of(vec![part])
     }
 
-    pub(super) fn of(parts: Vec<Bytes>) -> CachedBody {
+    pub(crate) fn of(parts: Vec<Bytes>) -> CachedBody {
         let len = parts.iter().map(|part| part.len() as u64).sum();
         CachedBody {
             parts: parts.into(),

@@ -5,7 +5,7 @@ use std::io::Read;
 use bytes::Bytes;
 use flate2::{Compress, Compression, Crc, FlushCompress};
 
-pub(super) fn crc_of(data: &[u8]) -> Crc {
+pub(crate) fn crc_of(data: &[u8]) -> Crc {
     let mut crc = Crc::new();
     crc.update(data);
     crc
@@ -27,7 +27,7 @@ pub(super) fn inflate_segment(segment: &[u8]) -> Bytes {
 /// `data` as a raw deflate segment that ends with a sync flush, so segments can be
 /// concatenated into one stream. Level 6, zlib's default: a fragment is compressed once per
 /// change, not once per read, so the smaller payload is worth the extra microseconds.
-pub(super) fn deflate(data: &[u8]) -> Vec<u8> {
+pub(crate) fn deflate(data: &[u8]) -> Vec<u8> {
     let mut compressor = Compress::new(Compression::default(), false);
     let mut out = Vec::with_capacity(data.len() / 6 + 64);
     loop {
@@ -46,7 +46,7 @@ pub(super) fn deflate(data: &[u8]) -> Vec<u8> {
 }
 
 /// A gzip member assembled from deflate segments and stored blocks (RFC 1951/1952).
-pub(super) struct GzipMember {
+pub(crate) struct GzipMember {
     out: Vec<u8>,
     crc: Crc,
 }
@@ -57,7 +57,7 @@ impl GzipMember {
     /// An empty final block with fixed Huffman codes: closes the deflate stream.
     const FINAL_BLOCK: [u8; 2] = [0x03, 0x00];
 
-    pub(super) fn new() -> GzipMember {
+    pub(crate) fn new() -> GzipMember {
         GzipMember {
             out: Vec::from(Self::HEADER),
             crc: Crc::new(),
@@ -65,14 +65,14 @@ impl GzipMember {
     }
 
     /// Appends a segment produced by [`deflate`] from data whose CRC is `crc`.
-    pub(super) fn push_deflated(&mut self, segment: &[u8], crc: &Crc) {
+    pub(crate) fn push_deflated(&mut self, segment: &[u8], crc: &Crc) {
         self.out.extend_from_slice(segment);
         self.crc.combine(crc);
     }
 
     /// Appends `plain` uncompressed, as one stored block (used for the few bytes of
     /// separators and the closing brackets). Stored blocks hold at most 65,535 bytes.
-    pub(super) fn push_stored(&mut self, plain: &[u8]) {
+    pub(crate) fn push_stored(&mut self, plain: &[u8]) {
         if plain.is_empty() {
             return;
         }
@@ -84,7 +84,7 @@ impl GzipMember {
         self.crc.update(plain);
     }
 
-    pub(super) fn finish(mut self) -> Bytes {
+    pub(crate) fn finish(mut self) -> Bytes {
         self.out.extend_from_slice(&Self::FINAL_BLOCK);
         self.out.extend_from_slice(&self.crc.sum().to_le_bytes());
         self.out.extend_from_slice(&self.crc.amount().to_le_bytes());

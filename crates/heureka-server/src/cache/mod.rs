@@ -52,8 +52,10 @@ mod runs;
 mod selection;
 mod source;
 
+pub(crate) use body::CachedBody;
 pub(crate) use delta::DeltaCache;
 pub(crate) use encoding::Encoding;
 pub(crate) use full::FullFetchCache;
+pub(crate) use gzip::{crc_of, deflate, GzipMember};
 pub(crate) use merged::{MergedCache, MergedKey};
 pub(crate) use selection::{Selection, SelectionCache};

@@ -1299,6 +1299,12 @@ pub(crate) const KEYS: &[Key] = &[
         Bound(&field(POSITIVE_U32, |c, v| c.heureka.dns.rate_limit = v)),
     ),
     key(
+        "heureka.prometheus-sd.enabled",
+        "true",
+        "serve {base}/prometheus/sd, Prometheus HTTP service discovery (docs/prometheus-sd.md)",
+        Bound(&field(BOOL, |c, v| c.heureka.prometheus_sd.enabled = v)),
+    ),
+    key(
         "heureka.regions.stale-after",
         "10m",
         "stop serving a remote region this long after its last successful fetch",

@@ -310,6 +310,9 @@ pub struct HeurekaConfig {
     pub push: PushConfig,
     /// `heureka.xds.*`: the xDS server for proxyless gRPC and Envoy (`xds/`, `docs/xds.md`).
     pub xds: XdsConfig,
+    /// `heureka.prometheus-sd.*`: Prometheus HTTP service discovery (`prometheus_sd/`,
+    /// `docs/prometheus-sd.md`).
+    pub prometheus_sd: PrometheusSdConfig,
     /// `heureka.audit.*`: the audit trail of administrative acts (`audit.rs`).
     pub audit: AuditConfig,
     /// `heureka.security.allowed-origins`, default none: the browser origins, besides the
@@ -563,6 +566,14 @@ pub struct DnsConfig {
     /// `heureka.dns.rate-limit`, default `500`: queries a second from one source address (a
     /// second's worth at once); more are answered REFUSED.
     pub rate_limit: u32,
+}
+
+/// `heureka.prometheus-sd.*`: `GET {base}/prometheus/sd` (`docs/prometheus-sd.md`), the UP
+/// instances as Prometheus' `http_sd_configs` target groups.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PrometheusSdConfig {
+    /// `heureka.prometheus-sd.enabled`, default `true`; `false` answers 404.
+    pub enabled: bool,
 }
 
 /// `eureka.dashboard.*` and the two labels Spring's dashboard shows.

@@ -426,7 +426,8 @@ function fleetText(f) {
   if (!f.enabled) return `off (${f.key})`;
   const figures = Object.entries(f.figures).map(([label, value]) => `${value} ${label}`).join(', ');
   const problem = f.lastError ? ` — last problem: ${f.lastError}` : '';
-  return `on: ${f.address}${figures ? `, ${figures}` : ''}${problem}`;
+  const address = f.address.replace('{base}', BASE);
+  return `on: ${address}${figures ? `, ${figures}` : ''}${problem}`;
 }
 
 // heureka.persistence.*: whether the registry is kept on disk, and how its writes go.

@@ -241,7 +241,9 @@ async fn cached(state: &SharedState, headers: &HeaderMap, which: Document) -> Re
 
 /// Runs a build as the comment on [`cached`] says: in `block_in_place` on a multi-threaded
 /// runtime, on the blocking pool on a current-thread one.
-async fn off_the_worker<T: Send + 'static>(build: impl FnOnce() -> T + Send + 'static) -> T {
+pub(crate) async fn off_the_worker<T: Send + 'static>(
+    build: impl FnOnce() -> T + Send + 'static,
+) -> T {
     if Handle::current().runtime_flavor() == RuntimeFlavor::MultiThread {
         tokio::task::block_in_place(build)
     } else {

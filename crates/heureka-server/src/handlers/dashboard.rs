@@ -7,7 +7,7 @@ use axum::http::{header, Extensions, HeaderValue};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
-use heureka_wire::DashboardSummary;
+use heureka_wire::{DashboardSummary, FleetEndpoint};
 
 use crate::dashboard::{SCRIPT, STYLE};
 use crate::handlers::response::json;
@@ -83,10 +83,67 @@ pub(crate) async fn summary(State(state): State<SharedState>, extensions: Extens
         version: env!("CARGO_PKG_VERSION").to_owned(),
         may_admin: principal::of(&extensions).grant().roles.has(Role::Admin),
         persistence: state.persistence_view(),
-        // Filled as the other protocols (HTTP SD, DNS, xDS) land.
-        fleet: Vec::new(),
+        fleet: fleet(&state),
     };
     json(heureka_wire::encode_dashboard_summary(&summary))
+}
+
+/// The other protocols the registry is served over, as System Status shows them.
+fn fleet(state: &SharedState) -> Vec<FleetEndpoint> {
+    let figures = |pairs: &[(&str, u64)]| {
+        pairs
+            .iter()
+            .map(|(label, value)| ((*label).to_owned(), *value))
+            .collect()
+    };
+    let bound = |address: Option<std::net::SocketAddr>| {
+        address.map_or_else(|| "not bound".to_owned(), |a| a.to_string())
+    };
+    let sd = state.caches.prometheus_sd.status();
+    let dns = state.dns.status();
+    let xds = state.xds.status();
+    vec![
+        FleetEndpoint {
+            name: "Prometheus HTTP SD".into(),
+            key: "heureka.prometheus-sd.enabled".into(),
+            enabled: sd.enabled,
+            // The page puts its own base path in.
+            address: "{base}/prometheus/sd".into(),
+            figures: figures(&[
+                ("targets", sd.last_targets),
+                ("answers built", sd.answers_built),
+                ("reused", sd.answers_reused),
+                ("not modified", sd.not_modified),
+            ]),
+            last_error: None,
+        },
+        FleetEndpoint {
+            name: "DNS".into(),
+            key: "heureka.dns.enabled".into(),
+            enabled: dns.enabled,
+            address: bound(dns.address),
+            figures: figures(&[
+                ("queries", dns.queries),
+                ("answered", dns.answered),
+                ("NXDOMAIN", dns.nxdomain),
+                ("rate-limited", dns.rate_limited),
+                ("truncated", dns.truncated),
+            ]),
+            last_error: None,
+        },
+        FleetEndpoint {
+            name: "xDS".into(),
+            key: "heureka.xds.enabled".into(),
+            enabled: xds.enabled,
+            address: bound(xds.address),
+            figures: figures(&[
+                ("streams", u64::try_from(xds.streams).unwrap_or(0)),
+                ("responses", xds.responses),
+                ("NACKs", xds.nacks),
+            ]),
+            last_error: xds.last_nack,
+        },
+    ]
 }
 
 /// `GET {base}/dashboard/lastn`.

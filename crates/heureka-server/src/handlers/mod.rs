@@ -12,6 +12,7 @@ pub(crate) mod events;
 pub(crate) mod health_checks;
 pub(crate) mod instances;
 pub(crate) mod overrides;
+pub(crate) mod prometheus_sd;
 pub(crate) mod push;
 pub(crate) mod regions;
 pub(crate) mod replication;

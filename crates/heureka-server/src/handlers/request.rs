@@ -71,6 +71,11 @@ impl<S: Send + Sync> FromRequestParts<S> for QueryParams {
 }
 
 impl QueryParams {
+    /// Every pair, in order, percent-decoded.
+    pub(crate) fn pairs(&self) -> form_urlencoded::Parse<'_> {
+        form_urlencoded::parse(self.0.query().unwrap_or_default().as_bytes())
+    }
+
     /// The first value of `key` (Eureka's `getFirst`), percent-decoded.
     pub(crate) fn first(&self, key: &str) -> Option<Cow<'_, str>> {
         form_urlencoded::parse(self.0.query()?.as_bytes())

@@ -169,6 +169,7 @@ const MATRIX: &[Row] = &[
     row("/push",                        READ,     __,       __,       __),
     // POST: a consumer's acknowledgment of what it applied, a reader's own bookkeeping.
     row("/push/ack",                    __,       READ,     __,       __),
+    row("/prometheus/sd",               READ,     __,       __,       __),
     row("/dashboard/summary",           READ,     __,       __,       __),
     row("/dashboard/lastn",             READ,     __,       __,       __),
     row("/dashboard/health-checks",     READ,     __,       __,       __),

@@ -290,3 +290,40 @@ async fn anti_entropy_takes_no_new_instance_beyond_max_instances_but_updates_and
     everywhere(std::slice::from_ref(&x), "B", "2", None).await;
     everywhere(std::slice::from_ref(&x), "C", "3", Some("UP")).await;
 }
+
+/// The ids of the instances a node's full fetch shows UP, and those its Prometheus SD lists.
+async fn up_and_targets(node: &TestServer) -> (Vec<String>, Vec<String>) {
+    let registry: serde_json::Value = serde_json::from_str(&node.registry_json().await).unwrap();
+    let mut up: Vec<String> = registry["applications"]["application"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|app| app["instance"].as_array().unwrap().iter())
+        .filter(|instance| instance["status"] == "UP")
+        .map(|instance| instance["instanceId"].as_str().unwrap().to_owned())
+        .collect();
+    up.sort();
+    let (_, body) = node.get_text("/prometheus/sd", None).await;
+    let groups: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let targets = groups
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|group| group["labels"]["instance"].as_str().unwrap().to_owned())
+        .collect();
+    (up, targets)
+}
+
+#[tokio::test]
+async fn every_nodes_prometheus_targets_are_the_instances_its_full_fetch_shows_up() {
+    let nodes = mesh_with_o1_registered_on(0).await;
+    nodes[1].register("orders", "o2").await;
+    everywhere(&nodes, "ORDERS", "o2", Some("UP")).await;
+    nodes[2].take_out_of_service("ORDERS", "o1").await;
+    everywhere(&nodes, "ORDERS", "o1", Some("OUT_OF_SERVICE")).await;
+    for node in &nodes {
+        let (up, targets) = up_and_targets(node).await;
+        assert_eq!(up, ["o2"]);
+        assert_eq!(targets, up);
+    }
+}

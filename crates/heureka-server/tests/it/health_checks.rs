@@ -192,6 +192,16 @@ async fn an_instance_whose_health_endpoint_fails_reads_down_and_comes_back_up() 
 }
 
 #[tokio::test]
+async fn a_failing_instance_is_no_prometheus_target_until_it_passes_again() {
+    let (server, instance) = failed_o1(CHECKS).await;
+    assert_eq!(server.get_text("/prometheus/sd", None).await.1, "[]");
+    instance.set_healthy(true);
+    reads(&server, "o1", "UP").await;
+    let (_, targets) = server.get_text("/prometheus/sd", None).await;
+    assert!(targets.contains(r#""instance":"o1""#), "{targets}");
+}
+
+#[tokio::test]
 async fn an_instance_that_stops_listening_reads_down_in_the_full_and_delta_documents() {
     let server = TestServer::start(CHECKS).await;
     let instance = Instance::start().await;

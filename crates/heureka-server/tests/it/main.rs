@@ -20,6 +20,7 @@ mod health_checks;
 mod limits;
 mod metrics;
 mod peers_only;
+mod prometheus_sd;
 mod push;
 mod regions;
 mod replication_receiver;

@@ -11,3 +11,4 @@ mod name_chars;
 mod names;
 
 pub use names::metadata_key_fits_xml;
+pub(crate) use names::push_encoded_name;
