@@ -98,6 +98,7 @@ async function bottomBrightness(page) {
 async function main() {
   const port = await freePort();
   const clientPort = await freePort();
+  const dnsPort = await freePort();
   const root = `http://127.0.0.1:${port}`;
   const api = `${root}/eureka`;
   // A Content-Type only with a body: on a GET of the registry it is what Spring's and fargo's
@@ -117,6 +118,7 @@ async function main() {
     '--eureka.server.wait-time-in-ms-when-sync-empty=0',
     '--eureka.environment=browser-test',
     `--heureka.persistence.dir=${STORE}`,
+    '--heureka.dns.enabled=true', `--heureka.dns.port=${dnsPort}`,
   ], 'heureka');
   for (let attempt = 0; ; attempt++) {
     try {
@@ -167,6 +169,13 @@ async function main() {
       await page.locator('#system-status', { hasText: 'browser-test' }).waitFor();
       // Kept on disk (heureka.persistence.dir): the system status says where.
       await page.locator('#persistence', { hasText: `on: ${STORE}/registry.redb` }).waitFor();
+      // The other protocols: each on where it answers, or the key that turns it on.
+      await page.locator('#system-status .fleet[data-key="heureka.prometheus-sd.enabled"]',
+        { hasText: 'on: /eureka/prometheus/sd' }).waitFor();
+      await page.locator('#system-status .fleet[data-key="heureka.dns.enabled"]',
+        { hasText: `on: 127.0.0.1:${dnsPort}` }).waitFor();
+      await page.locator('#system-status .fleet[data-key="heureka.xds.enabled"]',
+        { hasText: 'off (heureka.xds.enabled)' }).waitFor();
       // A marker that a reload would wipe: every later change must arrive without one.
       await page.evaluate(() => { window.notReloaded = true; });
     });

@@ -64,6 +64,30 @@ async fn the_summary_shows_the_self_preservation_numbers() {
 }
 
 #[tokio::test]
+async fn the_summary_lists_each_other_protocol_with_where_it_answers_or_the_key_that_turns_it_on() {
+    let dns_port = heureka_testkit::free_port();
+    let server = TestServer::start(&[
+        "--heureka.dns.enabled=true",
+        "--heureka.dns.address=127.0.0.1",
+        &format!("--heureka.dns.port={dns_port}"),
+    ])
+    .await;
+    server.register("orders", "o1").await;
+    assert_eq!(server.get_text("/prometheus/sd", None).await.0, 200);
+    let (_, body) = server.get_text("/dashboard/summary", None).await;
+    let fleet = serde_json::from_str::<Value>(&body).unwrap()["fleet"].clone();
+    let names: Vec<&str> = (0..3).map(|i| fleet[i]["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["Prometheus HTTP SD", "DNS", "xDS"]);
+    assert_eq!(fleet[0]["enabled"], true);
+    assert_eq!(fleet[0]["address"], "{base}/prometheus/sd");
+    assert_eq!(fleet[0]["figures"]["targets"], 1);
+    assert_eq!(fleet[1]["enabled"], true);
+    assert_eq!(fleet[1]["address"], format!("127.0.0.1:{dns_port}"));
+    assert_eq!(fleet[2]["enabled"], false);
+    assert_eq!(fleet[2]["key"], "heureka.xds.enabled");
+}
+
+#[tokio::test]
 async fn lastn_lists_registered_and_cancelled_leases_newest_first() {
     let server = TestServer::start(&[]).await;
     server.register("orders", "o1").await;
