@@ -30,6 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import run  # noqa: E402
 from doccache import plain_script  # noqa: E402
+import regions  # noqa: E402
 from regions import instances_in, load, wait_for, wrk_pair  # noqa: E402
 
 RESULTS = run.BENCH / "results"
@@ -179,18 +180,13 @@ def measure(a) -> dict:
 
 
 def ceiling(port: int, log_dir: Path, duration: int) -> dict:
+    """The ceiling serving bodies of the sizes of Heureka's full fetch, plain and gzip."""
     import http.client
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
     _, body, hdrs = run.http_get(conn, "/eureka/apps", {"Accept": "application/json"})
     _, gz, _ = run.http_get(conn, "/eureka/apps", {"Accept": "application/json", "Accept-Encoding": "gzip"})
     conn.close()
-    plain = run.decoded(body, hdrs)
-    c = run.start_server("baseline", log_dir, "fleet", [f"--payload-bytes.json.plain={len(plain)}",
-                                                         f"--payload-bytes.json.gzip={len(gz)}"])
-    try:
-        return wrk_pair(c, "/eureka/apps", log_dir, "ceiling", duration)
-    finally:
-        c.stop()
+    return regions.ceiling(len(run.decoded(body, hdrs)), len(gz), log_dir, duration)
 
 
 def ratio(a, b):

@@ -88,25 +88,12 @@ scrape_configs:
         binary, f"--config.file={config}", f"--storage.tsdb.path={work / 'data'}",
         f"--web.listen-address={HOST}:{port}",
     ], log_dir)
-    tracker.add(PrometheusServer(proc))
+    tracker.add(procs.PrometheusServer(proc))
     proc.start()
     api = f"http://{HOST}:{port}/api/v1"
     wait_until("prometheus answers its readiness endpoint",
                lambda: wire.get(f"http://{HOST}:{port}/-/ready").status == 200, 30.0, logs=[proc])
     return api, proc
-
-
-class PrometheusServer:
-    """The Prometheus process, in the shape the suite's process tracker tears down."""
-
-    def __init__(self, proc: procs.Proc):
-        self.proc = proc
-
-    def stop(self, sig: int) -> None:
-        self.proc.stop(sig=sig)
-
-    def kill(self) -> None:
-        self.proc.kill()
 
 
 def query(api: str, promql: str) -> list:

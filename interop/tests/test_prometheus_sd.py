@@ -87,19 +87,6 @@ def heureka(tracker, log_dir) -> procs.RegistryServer:
     return server
 
 
-class PrometheusServer:
-    """The Prometheus process, in the shape the suite's process tracker tears down."""
-
-    def __init__(self, proc: procs.Proc):
-        self.proc = proc
-
-    def stop(self, sig: int) -> None:
-        self.proc.stop(sig=sig)
-
-    def kill(self) -> None:
-        self.proc.kill()
-
-
 @pytest.fixture(scope="module")
 def prometheus(tracker, log_dir, heureka, tmp_path_factory):
     binary = shutil.which("prometheus")
@@ -143,7 +130,7 @@ scrape_configs:
         binary, f"--config.file={config}", f"--storage.tsdb.path={work / 'data'}",
         f"--web.listen-address={HOST}:{port}",
     ], log_dir)
-    tracker.add(PrometheusServer(proc))
+    tracker.add(procs.PrometheusServer(proc))
     proc.start()
     wait_until("prometheus answers its readiness endpoint",
                lambda: wire.get(f"http://{HOST}:{port}/-/ready").status == 200, 30.0, logs=[proc])

@@ -594,6 +594,19 @@ class SpringPushClient(SpringClient):
     jar = SPRING_CLIENT_PUSH_JAR
 
 
+class PrometheusServer:
+    """The Prometheus process, in the shape the suite's process tracker tears down."""
+
+    def __init__(self, proc: Proc):
+        self.proc = proc
+
+    def stop(self, sig: int) -> None:
+        self.proc.stop(sig=sig)
+
+    def kill(self) -> None:
+        self.proc.kill()
+
+
 def start_all(items: Iterable) -> None:
     """Start several processes in parallel (Spring apps take seconds), then wait for each."""
     import concurrent.futures as cf
