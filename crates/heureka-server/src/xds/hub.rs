@@ -1,15 +1,16 @@
 //! What the xDS streams share: the registry version they follow (a change sink of the write
-//! path moves it, waking every stream), the budget of streams, the last NACK and the numbers
-//! `status()` shows. Built by `AppState::new` whether or not the port is enabled, so that the
+//! path moves it, waking every stream), the endpoints read for them (`cache.rs`), the budget
+//! of streams, the last NACK and the numbers `status()` shows. Built by `AppState::new` whether or not the port is enabled, so that the
 //! write path's list of sinks does not depend on configuration.
 
 use std::net::SocketAddr;
 use std::sync::{Arc, OnceLock};
 
 use heureka_core::{Change, Registry};
-use parking_lot::Mutex;
+use parking_lot::{Mutex, MutexGuard};
 use tokio::sync::{watch, OwnedSemaphorePermit, Semaphore};
 
+use super::cache::EndpointCache;
 use crate::clock;
 use crate::config::XdsConfig;
 use crate::log_budget::LogBudget;
@@ -26,6 +27,8 @@ pub(crate) struct Xds {
     /// `eureka.client.region`: every locality's region.
     pub(crate) region: String,
     version: watch::Sender<u64>,
+    /// Taken only under the store's lock, after it: a stream's whole read is one hold.
+    endpoints: Mutex<EndpointCache>,
     streams: Arc<Semaphore>,
     bound: OnceLock<SocketAddr>,
     last_nack: Mutex<Option<String>>,
@@ -57,6 +60,7 @@ impl Xds {
             settings: settings.clone(),
             region: region.to_owned(),
             version: watch::Sender::new(0),
+            endpoints: Mutex::new(EndpointCache::default()),
             bound: OnceLock::new(),
             last_nack: Mutex::new(None),
             nack_log: Mutex::new(LogBudget::new(NACKS_LOGGED_PER_MINUTE)),
@@ -80,6 +84,11 @@ impl Xds {
     /// Follows the registry version: `changed()` wakes on every change a reader can see.
     pub(crate) fn versions(&self) -> watch::Receiver<u64> {
         self.version.subscribe()
+    }
+
+    /// The endpoints the streams share; lock it under the store's lock, never the other way.
+    pub(crate) fn endpoint_cache(&self) -> MutexGuard<'_, EndpointCache> {
+        self.endpoints.lock()
     }
 
     /// A place for one more stream, or `None` at `heureka.xds.max-streams`.

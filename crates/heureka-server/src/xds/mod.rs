@@ -4,6 +4,8 @@
 //!
 //! * `resources.rs` — the Envoy resources built from plain endpoint data (pure);
 //! * `targets.rs` — what a resource name stands for in the registry, as endpoints (pure);
+//! * `cache.rs` — each application's endpoints as of its version, shared by the streams, so
+//!   a change copies only the applications it touched;
 //! * `stream.rs` — one stream's side of the protocol: subscriptions, versions, nonces,
 //!   ACK/NACK, what to send after a change (pure);
 //! * `hub.rs` — what the streams share: the registry version as a change sink, the stream
@@ -11,6 +13,7 @@
 //! * `incoming.rs` — the port's connections, TLS, the peer's certificate;
 //! * `server.rs` — the tonic service, authentication, each stream's task.
 
+mod cache;
 mod hub;
 mod incoming;
 mod resources;

@@ -1,7 +1,8 @@
 //! The ADS server: `envoy.service.discovery.v3.AggregatedDiscoveryService`, state of the
 //! world, over tonic. Each stream is a task that takes the client's requests, wakes on every
 //! registry change (`hub.rs`), re-reads under the store's lock only what its subscriptions
-//! need, and sends the types whose content changed (`stream.rs`). Incremental (delta) xDS is
+//! need (through the shared `cache.rs`, and not at all when neither the registry nor the
+//! subscriptions moved), and sends the types whose content changed (`stream.rs`). Incremental (delta) xDS is
 //! answered UNIMPLEMENTED; gRPC and Envoy then use state of the world.
 
 use std::io;
@@ -24,6 +25,7 @@ use tonic::{Request, Response, Status, Streaming};
 use super::hub::Xds;
 use super::incoming::{self, Peer};
 use super::stream::{Received, Refusal, StreamState, View};
+use crate::clock;
 use crate::security::roles;
 use crate::security::roles::Role;
 use crate::security::users::{authenticate, Users};
@@ -152,6 +154,9 @@ async fn follow(
     let mut closing = context.closing.clone();
     loop {
         tokio::select! {
+            // A request already in is taken before a change: it may NACK the answer the
+            // change would replace, and the read after it sees the change anyway.
+            biased;
             request = requests.message() => {
                 let request = match request {
                     Ok(Some(request)) => request,
@@ -176,7 +181,11 @@ async fn follow(
         let wanted = state.wanted();
         let view = {
             let registry = context.store.read();
-            View::read(&registry, &wanted)
+            let Some(wanted) = state.read_needed(registry.version(), wanted) else {
+                continue;
+            };
+            let mut cache = context.xds.endpoint_cache();
+            View::read(&registry, wanted, &mut cache, clock::instant())
         };
         for response in state.responses(&view, &context.xds.region) {
             match tokio::time::timeout(SEND_TIMEOUT, sender.send(Ok(response))).await {

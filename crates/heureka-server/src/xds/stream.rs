@@ -15,11 +15,15 @@ use envoy_types::pb::google::protobuf::Any;
 use heureka_core::Registry;
 use prost::Name;
 
+use super::cache::{EndpointCache, Endpoints};
 use super::resources::{self, Endpoint};
 use super::targets;
+use crate::clock::Instant;
 
-/// Resource names one request may carry: a gRPC client asks for one per target.
-pub(crate) const MAX_NAMES_PER_REQUEST: usize = 256;
+/// Resource names one request may carry. A gRPC client asks for one per target, but an Envoy
+/// asks the endpoints of every cluster it was given in one request, one name per application:
+/// the bound is a registry's worth of applications, below what the 1 MiB request holds.
+pub(crate) const MAX_NAMES_PER_REQUEST: usize = 16_384;
 /// The longest resource name taken: longer than any application name or VIP address.
 pub(crate) const MAX_NAME_LENGTH: usize = 1024;
 
@@ -93,7 +97,7 @@ pub(crate) enum Received {
 pub(crate) struct Refusal(pub(crate) String);
 
 /// The names a stream needs read from the registry.
-#[derive(Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Wanted {
     pub(crate) names: BTreeSet<String>,
     pub(crate) wildcard: bool,
@@ -103,19 +107,26 @@ pub(crate) struct Wanted {
 #[derive(Debug, Default)]
 pub(crate) struct View {
     /// Each wanted name's endpoints; `None`: no such resource.
-    endpoints: BTreeMap<String, Option<Vec<Endpoint>>>,
+    endpoints: BTreeMap<String, Option<Endpoints>>,
     /// Every application's name, read only for a wildcard subscription.
     applications: Vec<String>,
 }
 
 impl View {
-    /// Reads what `wanted` needs; call under the store's read lock and keep it short.
-    pub(crate) fn read(registry: &Registry, wanted: &Wanted) -> View {
+    /// Reads what `wanted` needs through `cache`; call under the store's read lock and keep it
+    /// short. `now` paces the cache's pruning.
+    pub(crate) fn read(
+        registry: &Registry,
+        wanted: &Wanted,
+        cache: &mut EndpointCache,
+        now: Instant,
+    ) -> View {
+        cache.prune(registry, now);
         View {
             endpoints: wanted
                 .names
                 .iter()
-                .map(|name| (name.clone(), targets::endpoints(registry, name)))
+                .map(|name| (name.clone(), cache.endpoints(registry, name)))
                 .collect(),
             applications: if wanted.wildcard {
                 targets::application_names(registry)
@@ -135,6 +146,9 @@ impl View {
 pub(crate) struct StreamState {
     subscriptions: BTreeMap<Kind, Subscription>,
     nonces: u64,
+    /// The registry version and the names of the last read: the same again, with no
+    /// subscription changed, calls for no response.
+    last_read: Option<(u64, Wanted)>,
 }
 
 impl StreamState {
@@ -202,6 +216,22 @@ impl StreamState {
         wanted
     }
 
+    /// The names to read from a registry of `version`, or `None` when a read could call for
+    /// no response: the registry and the names are those of the last read and no subscription
+    /// changed since (an ACK, a NACK, a stale request).
+    pub(crate) fn read_needed(&mut self, version: u64, wanted: Wanted) -> Option<&Wanted> {
+        let pending = self.subscriptions.values().any(|s| s.pending);
+        let unchanged = self
+            .last_read
+            .as_ref()
+            .is_some_and(|(read, names)| *read == version && *names == wanted);
+        if unchanged && !pending {
+            return None;
+        }
+        let (_, names) = self.last_read.insert((version, wanted));
+        Some(names)
+    }
+
     /// The responses `view` calls for: one per type whose subscription changed or whose
     /// resources differ from those last sent.
     pub(crate) fn responses(&mut self, view: &View, region: &str) -> Vec<DiscoveryResponse> {
@@ -247,11 +277,11 @@ fn build(kind: Kind, subscription: &Subscription, view: &View, region: &str) -> 
             Kind::Route => resources::any(&resources::route_configuration(name)),
             Kind::Cluster => resources::any(&resources::cluster(name)),
             Kind::Endpoints => {
-                let endpoints = view
+                let endpoints: &[Endpoint] = view
                     .endpoints
                     .get(name)
                     .and_then(Option::as_deref)
-                    .unwrap_or_default();
+                    .map_or(&[], Vec::as_slice);
                 resources::any(&resources::load_assignment(name, region, endpoints))
             }
         })

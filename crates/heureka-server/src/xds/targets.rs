@@ -1,9 +1,9 @@
 //! What an xDS resource name stands for in the registry: an application (its name matched
 //! case-insensitively) or else a VIP address (matched as Eureka matches VIPs, exactly), and its
-//! UP instances as endpoints. Read from the registry's read documents, so statuses are those
+//! UP instances as endpoints (`cache.rs` decides which and keeps applications' answers). Read from the registry's read documents, so statuses are those
 //! readers see (overrides and health verdicts applied). Local registry only.
 
-use heureka_core::{Instance, InstanceStatus, Registry};
+use heureka_core::{Application, Instance, InstanceStatus, Registry};
 
 use super::resources::Endpoint;
 
@@ -14,29 +14,33 @@ const ZONE_KEY: &str = "zone";
 /// AmazonInfo's key for the instance's zone.
 const AVAILABILITY_ZONE_KEY: &str = "availability-zone";
 
-/// The UP instances NAME stands for, as endpoints; `None` when no application and no VIP
-/// address of that name has an instance (the resource does not exist), empty when it has some
-/// but none is UP.
-pub(crate) fn endpoints(registry: &Registry, name: &str) -> Option<Vec<Endpoint>> {
-    let instances: Vec<Instance> = match registry.application(name) {
-        Some(application) => application.instances,
-        None => registry
-            .vip(name, false)
-            .applications
-            .into_iter()
-            .flat_map(|application| application.instances)
-            .collect(),
-    };
+/// An application's UP instances, as endpoints, in the document's order.
+pub(crate) fn application_endpoints(application: &Application) -> Vec<Endpoint> {
+    up_endpoints(&application.instances)
+}
+
+/// The UP instances of VIP address `vip`, as endpoints; `None` when no instance has that
+/// address (the resource does not exist), empty when some have but none is UP. Walks every
+/// instance: asked only for a name that is no application.
+pub(crate) fn vip_endpoints(registry: &Registry, vip: &str) -> Option<Vec<Endpoint>> {
+    let instances: Vec<Instance> = registry
+        .vip(vip, false)
+        .applications
+        .into_iter()
+        .flat_map(|application| application.instances)
+        .collect();
     if instances.is_empty() {
         return None;
     }
-    Some(
-        instances
-            .iter()
-            .filter(|instance| instance.status == InstanceStatus::Up)
-            .filter_map(endpoint)
-            .collect(),
-    )
+    Some(up_endpoints(&instances))
+}
+
+fn up_endpoints(instances: &[Instance]) -> Vec<Endpoint> {
+    instances
+        .iter()
+        .filter(|instance| instance.status == InstanceStatus::Up)
+        .filter_map(endpoint)
+        .collect()
 }
 
 /// The names of every application that has instances: what a wildcard subscription gets.
@@ -84,6 +88,14 @@ mod tests {
     use heureka_core::{Origin, RegistryPolicy};
 
     use super::*;
+
+    /// NAME as a stream resolves it: the application of that name, else the VIP address.
+    fn endpoints(registry: &Registry, name: &str) -> Option<Vec<Endpoint>> {
+        match registry.application(name) {
+            Some(application) => Some(application_endpoints(&application)),
+            None => vip_endpoints(registry, name),
+        }
+    }
 
     fn instance(app: &str, id: &str, ip: &str) -> Instance {
         let mut instance = Instance::new(app, id, "host", ip, 0);

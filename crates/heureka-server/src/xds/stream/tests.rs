@@ -1,5 +1,7 @@
 //! The protocol rules of one stream: ACK, NACK, stale nonces, resending only what changed.
 
+use std::sync::Arc;
+
 use envoy_types::pb::google::rpc::Status as RpcStatus;
 
 use super::*;
@@ -25,7 +27,7 @@ fn view(endpoints: &[(&str, Option<Vec<Endpoint>>)]) -> View {
     View {
         endpoints: endpoints
             .iter()
-            .map(|(name, found)| ((*name).to_owned(), found.clone()))
+            .map(|(name, found)| ((*name).to_owned(), found.clone().map(Arc::new)))
             .collect(),
         applications: Vec::new(),
     }
@@ -191,5 +193,40 @@ fn a_nonce_from_an_earlier_stream_on_a_new_type_is_a_first_request() {
     let resumed = request(Kind::Cluster, &["orders"], "41");
     assert_eq!(stream.receive(&resumed), Ok(Received::Subscribed));
     let current = view(&[("orders", Some(vec![endpoint("10.0.0.1")]))]);
+    assert_eq!(stream.responses(&current, "r").len(), 1);
+}
+
+#[test]
+fn an_ack_calls_for_no_read_while_the_registry_has_not_moved() {
+    let mut stream = StreamState::default();
+    stream
+        .receive(&request(Kind::Endpoints, &["orders"], ""))
+        .unwrap();
+    assert!(stream.read_needed(7, stream.wanted()).is_some());
+    let first = stream.responses(&view(&[("orders", None)]), "r").remove(0);
+    stream
+        .receive(&request(Kind::Endpoints, &["orders"], &first.nonce))
+        .unwrap();
+    assert_eq!(stream.read_needed(7, stream.wanted()), None);
+}
+
+#[test]
+fn a_registry_change_calls_for_a_read() {
+    let current = view(&[("orders", Some(vec![endpoint("10.0.0.1")]))]);
+    let (mut stream, _) = acked_endpoints(&current);
+    assert!(stream.read_needed(7, stream.wanted()).is_some());
+    assert!(stream.read_needed(8, stream.wanted()).is_some());
+}
+
+#[test]
+fn a_new_type_for_names_already_read_calls_for_a_read() {
+    let current = view(&[("orders", Some(vec![endpoint("10.0.0.1")]))]);
+    let (mut stream, _) = acked_endpoints(&current);
+    assert!(stream.read_needed(7, stream.wanted()).is_some());
+    stream
+        .receive(&request(Kind::Cluster, &["orders"], ""))
+        .unwrap();
+    let wanted = stream.read_needed(7, stream.wanted()).cloned();
+    assert_eq!(wanted.map(|w| w.names.len()), Some(1));
     assert_eq!(stream.responses(&current, "r").len(), 1);
 }
