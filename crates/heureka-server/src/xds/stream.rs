@@ -70,6 +70,9 @@ struct Subscription {
     nonce: String,
     /// The subscription changed since the last response: answer even if the content did not.
     pending: bool,
+    /// The registry version of the view its resources were last built from: a view of the
+    /// same version holds the same content, and is not built again.
+    built_from: Option<u64>,
 }
 
 /// What a request was, for the caller to log and count.
@@ -110,6 +113,8 @@ pub(crate) struct View {
     endpoints: BTreeMap<String, Option<Endpoints>>,
     /// Every application's name, read only for a wildcard subscription.
     applications: Vec<String>,
+    /// The registry version read; `None`: unknown, every subscription is built.
+    version: Option<u64>,
 }
 
 impl View {
@@ -133,6 +138,7 @@ impl View {
             } else {
                 Vec::new()
             },
+            version: Some(registry.version()),
         }
     }
 
@@ -233,11 +239,17 @@ impl StreamState {
     }
 
     /// The responses `view` calls for: one per type whose subscription changed or whose
-    /// resources differ from those last sent.
+    /// resources differ from those last sent. A type neither changed nor built from an older
+    /// registry is not built at all (the request of one type re-reads for all of them).
     pub(crate) fn responses(&mut self, view: &View, region: &str) -> Vec<DiscoveryResponse> {
         let mut responses = Vec::new();
         for (kind, subscription) in &mut self.subscriptions {
+            let built = view.version.is_some() && subscription.built_from == view.version;
+            if built && !subscription.pending {
+                continue;
+            }
             let resources = build(*kind, subscription, view, region);
+            subscription.built_from = view.version;
             if !subscription.pending && subscription.sent.as_ref() == Some(&resources) {
                 continue;
             }

@@ -30,6 +30,7 @@ fn view(endpoints: &[(&str, Option<Vec<Endpoint>>)]) -> View {
             .map(|(name, found)| ((*name).to_owned(), found.clone().map(Arc::new)))
             .collect(),
         applications: Vec::new(),
+        version: None,
     }
 }
 
@@ -152,6 +153,7 @@ fn an_empty_listener_request_is_a_wildcard_answered_with_every_application() {
     let current = View {
         endpoints: BTreeMap::new(),
         applications: vec!["BILLING".to_owned(), "ORDERS".to_owned()],
+        version: None,
     };
     assert_eq!(stream.responses(&current, "r")[0].resources.len(), 2);
 }
@@ -229,4 +231,23 @@ fn a_new_type_for_names_already_read_calls_for_a_read() {
     let wanted = stream.read_needed(7, stream.wanted()).cloned();
     assert_eq!(wanted.map(|w| w.names.len()), Some(1));
     assert_eq!(stream.responses(&current, "r").len(), 1);
+}
+
+#[test]
+fn an_unchanged_type_is_not_built_again_from_the_same_registry_version() {
+    let mut stream = StreamState::default();
+    stream
+        .receive(&request(Kind::Endpoints, &["orders"], ""))
+        .unwrap();
+    let mut first = view(&[("orders", Some(vec![endpoint("10.0.0.1")]))]);
+    first.version = Some(7);
+    let sent = stream.responses(&first, "r").remove(0);
+    stream
+        .receive(&request(Kind::Endpoints, &["orders"], &sent.nonce))
+        .unwrap();
+    let mut same_version = view(&[("orders", Some(vec![endpoint("10.0.0.2")]))]);
+    same_version.version = Some(7);
+    assert!(stream.responses(&same_version, "r").is_empty());
+    same_version.version = Some(8);
+    assert_eq!(stream.responses(&same_version, "r").len(), 1);
 }
