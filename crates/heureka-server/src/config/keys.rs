@@ -1253,7 +1253,7 @@ pub(crate) const KEYS: &[Key] = &[
     key(
         "heureka.xds.max-streams",
         "10000",
-        "xDS streams open at once (then RESOURCE_EXHAUSTED)",
+        "xDS streams, and connections, open at once (then RESOURCE_EXHAUSTED)",
         Bound(&field(CONNECTION_COUNT, |c, v| c.heureka.xds.max_streams = v)),
     ),
     key(

@@ -12,7 +12,7 @@ use std::time::Duration;
 use heureka_tls::rustls;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
 use tokio_rustls::server::TlsStream;
 use tokio_rustls::TlsAcceptor;
 use tokio_stream::wrappers::ReceiverStream;
@@ -25,9 +25,16 @@ const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 /// Connections accepted but not yet taken by the gRPC server.
 const ACCEPTED_QUEUE: usize = 64;
 
-/// One connection of the xDS port, plain or TLS.
+/// One connection of the xDS port, holding one of the port's connection slots until it closes.
 #[derive(Debug)]
-pub(crate) enum Connection {
+pub(crate) struct Connection {
+    io: Io,
+    _slot: OwnedSemaphorePermit,
+}
+
+/// The connection's bytes, plain or TLS.
+#[derive(Debug)]
+enum Io {
     Plain(TcpStream),
     Tls(Box<TlsStream<TcpStream>>),
 }
@@ -44,12 +51,12 @@ impl Connected for Connection {
     type ConnectInfo = Peer;
 
     fn connect_info(&self) -> Peer {
-        match self {
-            Connection::Plain(stream) => Peer {
+        match &self.io {
+            Io::Plain(stream) => Peer {
                 address: stream.peer_addr().ok(),
                 certificate: None,
             },
-            Connection::Tls(stream) => {
+            Io::Tls(stream) => {
                 let (tcp, session) = stream.get_ref();
                 Peer {
                     address: tcp.peer_addr().ok(),
@@ -68,8 +75,10 @@ impl Connected for Connection {
 pub(crate) fn accept(
     listener: TcpListener,
     tls: Option<Arc<ServerTls>>,
+    max_connections: usize,
 ) -> ReceiverStream<io::Result<Connection>> {
     let (accepted, incoming) = mpsc::channel(ACCEPTED_QUEUE);
+    let slots = Arc::new(Semaphore::new(max_connections));
     tokio::spawn(async move {
         loop {
             let accepted_one = tokio::select! {
@@ -85,9 +94,20 @@ pub(crate) fn accept(
                     continue;
                 }
             };
+            // Over the cap the connection is closed at once, before any handshake: open
+            // connections and TLS handshakes in progress cost file descriptors and memory the
+            // API's listener shares.
+            let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else {
+                tracing::debug!("xDS port: connection closed, heureka.xds.max-streams reached");
+                continue;
+            };
             let _ = stream.set_nodelay(true);
             let Some(tls) = &tls else {
-                if accepted.send(Ok(Connection::Plain(stream))).await.is_err() {
+                let connection = Connection {
+                    io: Io::Plain(stream),
+                    _slot: slot,
+                };
+                if accepted.send(Ok(connection)).await.is_err() {
                     return;
                 }
                 continue;
@@ -98,7 +118,11 @@ pub(crate) fn accept(
                 let peer = stream.peer_addr().ok();
                 match tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(stream)).await {
                     Ok(Ok(stream)) => {
-                        let _ = accepted.send(Ok(Connection::Tls(Box::new(stream)))).await;
+                        let connection = Connection {
+                            io: Io::Tls(Box::new(stream)),
+                            _slot: slot,
+                        };
+                        let _ = accepted.send(Ok(connection)).await;
                     }
                     Ok(Err(error)) => {
                         tracing::debug!(?peer, %error, "xDS port: TLS handshake failed")
@@ -124,9 +148,9 @@ impl AsyncRead for Connection {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
-        match self.get_mut() {
-            Connection::Plain(stream) => Pin::new(stream).poll_read(cx, buf),
-            Connection::Tls(stream) => Pin::new(stream.as_mut()).poll_read(cx, buf),
+        match &mut self.get_mut().io {
+            Io::Plain(stream) => Pin::new(stream).poll_read(cx, buf),
+            Io::Tls(stream) => Pin::new(stream.as_mut()).poll_read(cx, buf),
         }
     }
 }
@@ -137,23 +161,23 @@ impl AsyncWrite for Connection {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        match self.get_mut() {
-            Connection::Plain(stream) => Pin::new(stream).poll_write(cx, buf),
-            Connection::Tls(stream) => Pin::new(stream.as_mut()).poll_write(cx, buf),
+        match &mut self.get_mut().io {
+            Io::Plain(stream) => Pin::new(stream).poll_write(cx, buf),
+            Io::Tls(stream) => Pin::new(stream.as_mut()).poll_write(cx, buf),
         }
     }
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        match self.get_mut() {
-            Connection::Plain(stream) => Pin::new(stream).poll_flush(cx),
-            Connection::Tls(stream) => Pin::new(stream.as_mut()).poll_flush(cx),
+        match &mut self.get_mut().io {
+            Io::Plain(stream) => Pin::new(stream).poll_flush(cx),
+            Io::Tls(stream) => Pin::new(stream.as_mut()).poll_flush(cx),
         }
     }
 
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        match self.get_mut() {
-            Connection::Plain(stream) => Pin::new(stream).poll_shutdown(cx),
-            Connection::Tls(stream) => Pin::new(stream.as_mut()).poll_shutdown(cx),
+        match &mut self.get_mut().io {
+            Io::Plain(stream) => Pin::new(stream).poll_shutdown(cx),
+            Io::Tls(stream) => Pin::new(stream.as_mut()).poll_shutdown(cx),
         }
     }
 }

@@ -56,14 +56,18 @@ pub(crate) struct Context {
 /// Serves ADS on `listener` (TLS when `tls`) until `context.closing` flips.
 pub(crate) async fn serve(listener: TcpListener, tls: Option<Arc<ServerTls>>, context: Context) {
     let mut closing = context.closing.clone();
+    let max_connections = context.xds.settings.max_streams;
     let service = AggregatedDiscoveryServiceServer::new(Service(Arc::new(context)))
         .max_decoding_message_size(MAX_REQUEST_BYTES)
         .max_encoding_message_size(MAX_RESPONSE_BYTES);
     let result = tonic::transport::Server::builder()
         .add_service(service)
-        .serve_with_incoming_shutdown(incoming::accept(listener, tls), async move {
-            let _ = closing.wait_for(|closing| *closing).await;
-        })
+        .serve_with_incoming_shutdown(
+            incoming::accept(listener, tls, max_connections),
+            async move {
+                let _ = closing.wait_for(|closing| *closing).await;
+            },
+        )
         .await;
     if let Err(error) = result {
         tracing::error!(%error, "xDS server stopped");

@@ -214,3 +214,40 @@ async fn the_xds_port_is_closed_unless_enabled() {
     let connected = tokio::net::TcpStream::connect(("127.0.0.1", port)).await;
     assert!(connected.is_err());
 }
+
+#[tokio::test]
+async fn a_connection_beyond_max_streams_is_closed_at_once_and_served_once_a_slot_is_free() {
+    use tokio::io::AsyncReadExt;
+    let (server, port) = with_xds(&["--heureka.xds.max-streams=1"]).await;
+    server.register("ORDERS", "o-1").await;
+    let mut first = Ads::open(port, None).await.unwrap();
+    assert_eq!(endpoint_count(&first.endpoints("orders").await.0), 1);
+    let mut second = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .unwrap();
+    let mut byte = [0u8; 1];
+    let read = tokio::time::timeout(RESPONSE_DEADLINE, second.read(&mut byte))
+        .await
+        .expect("the connection is closed within the deadline");
+    assert!(matches!(read, Ok(0) | Err(_)), "{read:?}");
+    drop(first);
+    // The slot is given back when the first connection closes, which the server learns a
+    // moment after the client drops it.
+    heureka_testkit::eventually(
+        "a new connection is served once the first closed",
+        || async {
+            let address = format!("http://127.0.0.1:{port}");
+            if AggregatedDiscoveryServiceClient::connect(address)
+                .await
+                .is_err()
+            {
+                return false;
+            }
+            match Ads::open(port, None).await {
+                Ok(mut ads) => endpoint_count(&ads.endpoints("orders").await.0) == 1,
+                Err(_) => false,
+            }
+        },
+    )
+    .await;
+}
