@@ -255,3 +255,62 @@ async fn an_unchanged_document_is_built_again_once_older_than_the_cache_expirati
     tokio::time::sleep(Duration::from_secs(2)).await;
     assert_eq!(fetch_and_count_builds().await, Some(2.0));
 }
+
+/// Renews each of `ids` (`app` in namespace `ns`) once; asserts each is renewed.
+async fn renew_all(server: &Server, ns: &str, app: &str, ids: &[String]) {
+    for id in ids {
+        let path = format!("/ns/{ns}/eureka/apps/{app}/{id}");
+        assert_eq!(status(server, "PUT", &path).await, 200, "{path}");
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_mass_failure_in_one_namespace_puts_it_alone_into_self_preservation() {
+    let server = Server::start(Config::default());
+    let ids = |prefix: &str| -> Vec<String> { (0..20).map(|n| format!("{prefix}{n}")).collect() };
+    let (big, small) = (ids("b"), ids("s"));
+    for (ns, app, ids) in [("big", "BIG", &big), ("small", "SMALL", &small)] {
+        for id in ids {
+            let path = format!("/ns/{ns}/eureka/apps/{app}");
+            let registered = server
+                .request(
+                    "POST",
+                    &path,
+                    &[("Content-Type", "application/json")],
+                    spring_body(app, id),
+                )
+                .await;
+            assert_eq!(registered.status, 204);
+        }
+    }
+    // Three minutes of heartbeats every 30 s: 40 renews a minute in each namespace, above
+    // each one's threshold (floor((1 + 20) × 2 × 0.85) = 35), so both leave self-preservation.
+    for _ in 0..6 {
+        tokio::time::sleep(Duration::from_secs(30)).await;
+        renew_all(&server, "big", "BIG", &big).await;
+        renew_all(&server, "small", "SMALL", &small).await;
+    }
+    // Then every instance of `big` stops, and one of `small`: four minutes of heartbeats
+    // from the 19 others (38 a minute, still above 35).
+    for _ in 0..8 {
+        tokio::time::sleep(Duration::from_secs(30)).await;
+        renew_all(&server, "small", "SMALL", &small[..19]).await;
+    }
+    let read = |path: String| {
+        let server = &server;
+        async move { status(server, "GET", &path).await }
+    };
+    assert_eq!(
+        read("/ns/small/eureka/apps/SMALL/s19".into()).await,
+        404,
+        "small's eviction ran"
+    );
+    assert_eq!(read("/ns/small/eureka/apps/SMALL/s0".into()).await, 200);
+    for id in &big {
+        assert_eq!(
+            read(format!("/ns/big/eureka/apps/BIG/{id}")).await,
+            200,
+            "big keeps its expired leases"
+        );
+    }
+}

@@ -686,3 +686,48 @@ async fn a_full_disk_freed_again_loses_nothing_acknowledged() {
         again.log()
     );
 }
+
+/// The instance ids `GET path` lists (a full fetch, JSON), sorted.
+async fn ids_at(server: &HeurekaProcess, path: &str) -> Vec<String> {
+    let url = format!("http://{}{path}", server.address());
+    let response = reqwest::Client::new()
+        .get(url)
+        .header("Accept", "application/json")
+        .sent()
+        .await;
+    assert_eq!(response.status(), 200, "{path}");
+    let apps: Value = serde_json::from_str(&response.text().await.unwrap()).unwrap();
+    let mut ids: Vec<String> = apps["applications"]["application"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|app| app["instance"].as_array().unwrap().clone())
+        .map(|instance| instance["instanceId"].as_str().unwrap().to_owned())
+        .collect();
+    ids.sort();
+    ids
+}
+
+#[tokio::test]
+async fn each_namespace_comes_back_with_its_own_registry_after_a_restart() {
+    let dir = store_dir("namespaces");
+    let first = start(&dir);
+    let client = reqwest::Client::new();
+    for (ns, id) in [("team-a", "a1"), ("team-b", "b1"), ("default", "d1")] {
+        let url = format!("http://{}/ns/{ns}/eureka/apps/ORDERS", first.address());
+        let response = client
+            .post(url)
+            .header("Content-Type", "application/json")
+            .body(body("ORDERS", id))
+            .sent()
+            .await;
+        assert_eq!(response.status(), 204);
+    }
+    first.terminate();
+    let mut first = first;
+    assert!(first.wait_for_exit().await.expect("exits").success());
+    let second = start(&dir);
+    assert_eq!(ids_at(&second, "/ns/team-a/eureka/apps").await, ["a1"]);
+    assert_eq!(ids_at(&second, "/ns/team-b/eureka/apps").await, ["b1"]);
+    assert_eq!(ids_at(&second, "/eureka/apps").await, ["d1"]);
+}
