@@ -282,7 +282,14 @@ impl AppState {
         kind: NamespaceKind,
     ) -> Result<SharedState, FileError> {
         let now = self.store.now();
-        let mut registry = Registry::new(registry_policy(config), now);
+        let limits = limits_in(config, name);
+        let mut registry = Registry::new(
+            RegistryPolicy {
+                limits: limits.clone(),
+                ..registry_policy(config)
+            },
+            now,
+        );
         registry.set_node_tag(self.node.tag);
         let metrics = self.observe.metrics.clone();
         let persistence = match (&config.heureka.persistence.dir, kind) {
@@ -356,7 +363,7 @@ impl AppState {
                 application_name: self.node.application_name.clone(),
                 started_at: self.node.started_at,
                 persistence,
-                limits: self.node.limits.clone(),
+                limits,
                 disable_delta: self.node.disable_delta,
                 refuse_takeovers: self.node.refuse_takeovers,
                 rate_limiter: crate::rate_limiter::RateLimiter::new(
@@ -368,6 +375,15 @@ impl AppState {
             dns: self.dns.clone(),
         }))
     }
+}
+
+/// `heureka.limits.*` in namespace `name`: its own `max-instances`, if it has one.
+fn limits_in(config: &Config, name: &str) -> Limits {
+    let mut limits = limits(config);
+    if let Some(max) = config.heureka.namespaces.max_instances.get(name) {
+        limits.max_instances = *max;
+    }
+    limits
 }
 
 /// Where namespace `name`'s registry is kept under `heureka.persistence.dir`.

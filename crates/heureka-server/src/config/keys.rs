@@ -1340,6 +1340,14 @@ pub(crate) const KEYS: &[Key] = &[
         Bound(&field(NAMESPACE_NAMES, |c, v| c.heureka.namespaces.declared = v)),
     ),
     key(
+        "heureka.namespaces.max-instances.<namespace>",
+        "",
+        "heureka.limits.max-instances for one namespace (its quota)",
+        Bound(&map_part(POSITIVE_COUNT, |p, entries| {
+            p.namespace_max_instances = entries
+        })),
+    ),
+    key(
         "heureka.regions.stale-after",
         "10m",
         "stop serving a remote region this long after its last successful fetch",

@@ -350,6 +350,9 @@ pub struct NamespacesConfig {
     pub max: usize,
     /// `.declared`, default none: namespaces that exist from the start (lower-cased).
     pub declared: Vec<String>,
+    /// `.max-instances.<namespace>`: `heureka.limits.max-instances` for that namespace (a
+    /// team's quota); the others take `heureka.limits.max-instances`.
+    pub max_instances: std::collections::BTreeMap<String, usize>,
 }
 
 /// `heureka.persistence.*`: keeping the registry on disk so that a restarted node comes back

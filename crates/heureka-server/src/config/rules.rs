@@ -32,6 +32,8 @@ pub(crate) struct Pending {
     webhooks: BTreeMap<u32, WebhookEntry>,
     /// `heureka.security.users[<n>].*` by index.
     users: BTreeMap<u32, UserEntry>,
+    /// `heureka.namespaces.max-instances.<namespace>`, names as written.
+    pub(crate) namespace_max_instances: Vec<(String, usize)>,
     /// `server.ssl.*` and the SSL bundles, as set.
     pub(crate) ssl: SslKeys,
     /// `eureka.client.tls.*`, as set.
@@ -75,6 +77,7 @@ impl Pending {
             prometheus_export: true,
             webhooks: BTreeMap::new(),
             users: BTreeMap::new(),
+            namespace_max_instances: Vec::new(),
             ssl: SslKeys::default(),
             client_tls: ClientTlsKeys::default(),
             region_trust: RegionTrustKeys::default(),
@@ -114,11 +117,29 @@ impl Pending {
             check_password("spring.security.user.password", &user.password)?;
         }
         config.heureka.users = users(self.users, config)?;
+        config.heureka.namespaces.max_instances =
+            namespace_max_instances(self.namespace_max_instances)?;
         config.server.ssl = ssl::server_ssl(&self.ssl)?;
         config.client.tls = ssl::client_tls(&self.client_tls)?;
         config.eureka_server.regions.trust_store = ssl::region_trust(&self.region_trust)?;
         heartbeatable_names(config)
     }
+}
+
+/// `heureka.namespaces.max-instances.<namespace>` by namespace name, lower-cased; a key that
+/// names no valid namespace is an error naming it.
+fn namespace_max_instances(
+    entries: Vec<(String, usize)>,
+) -> Result<BTreeMap<String, usize>, ConfigError> {
+    entries
+        .into_iter()
+        .map(|(name, max)| match crate::namespaces::name::parse(&name) {
+            Ok(name) => Ok((name, max)),
+            Err(why) => Err(ConfigError::new(format!(
+                "heureka.namespaces.max-instances.{name}: {why}"
+            ))),
+        })
+        .collect()
 }
 
 /// Both or neither of `{prefix}.name` and `.password` (`spring.security.user`,

@@ -10,6 +10,7 @@ use super::*;
 use heureka_testkit::TempDir as Dir;
 
 mod dns;
+mod namespaces;
 mod regions;
 mod ssl;
 mod users;

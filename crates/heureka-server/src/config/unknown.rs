@@ -82,7 +82,7 @@ pub(crate) fn is_accepted(canonical_name: &str) -> bool {
         .iter()
         .any(|prefix| canonical_name.starts_with(&format!("{}.", canonical(prefix))))
     {
-        return table().find(canonical_name).is_some();
+        return table().find(canonical_name).is_some() || is_map_entry(canonical_name);
     }
     true
 }

@@ -329,3 +329,24 @@ async fn the_listing_shows_a_bound_user_only_its_namespaces() {
     let listing: Value = json(listing).await;
     assert_eq!(names(&listing), ["team-a"]);
 }
+
+#[tokio::test]
+async fn a_namespaces_own_max_instances_is_its_quota_and_leaves_the_others_alone() {
+    let server = TestServer::start(&["--heureka.namespaces.max-instances.team-a=1"]).await;
+    assert_eq!(
+        register_in(&server, "team-a", "ORDERS", "a1")
+            .await
+            .status(),
+        204
+    );
+    let refused = register_in(&server, "team-a", "ORDERS", "a2").await;
+    assert_eq!(refused.status(), 403);
+    let reason = refused.text().await.unwrap();
+    assert!(reason.contains("limit of 1 instances"), "{reason}");
+    for id in ["b1", "b2"] {
+        assert_eq!(
+            register_in(&server, "team-b", "ORDERS", id).await.status(),
+            204
+        );
+    }
+}
