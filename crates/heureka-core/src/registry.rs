@@ -116,6 +116,14 @@ impl Registry {
         self.apps.get(app)?.get(id)
     }
 
+    /// Number of applications holding at least one lease.
+    pub fn application_count(&self) -> usize {
+        self.apps
+            .values()
+            .filter(|leases| !leases.is_empty())
+            .count()
+    }
+
     /// Number of leases, expired-not-evicted ones included (Eureka's `getLocalRegistrySize`).
     pub fn registry_size(&self) -> usize {
         self.apps.values().map(LeaseMap::len).sum()

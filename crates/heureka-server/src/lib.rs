@@ -26,6 +26,7 @@ mod http;
 mod listener;
 mod log_budget;
 mod metrics;
+mod namespaces;
 mod own_instance;
 mod persistence;
 mod prometheus_sd;

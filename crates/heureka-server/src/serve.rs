@@ -12,7 +12,9 @@ use tower::Layer;
 use tower_http::normalize_path::{NormalizePath, NormalizePathLayer};
 
 use crate::config::Config;
-use crate::state::AppState;
+use crate::namespaces::{Dispatch, Factory, Namespace, Namespaces};
+use crate::routes::Serves;
+use crate::state::{AppState, NamespaceKind};
 
 use crate::replication::ConfigReload;
 use crate::{
@@ -20,15 +22,21 @@ use crate::{
     routes, state, tasks, tls, xds,
 };
 
-/// The service a connection is handed: the router, behind trailing-slash normalisation.
+/// The default namespace's router alone, behind trailing-slash normalisation (the fuzz
+/// targets' server).
 pub(crate) fn app(state: &state::SharedState, config: &Config) -> NormalizePath<axum::Router> {
-    let router = routes::router(
+    let router = router(state, config, Serves::Namespace);
+    // Trim trailing slashes before routing: Eureka (Jersey) treats them as optional.
+    NormalizePathLayer::trim_trailing_slash().layer(router)
+}
+
+fn router(state: &state::SharedState, config: &Config, serves: Serves<'_>) -> axum::Router {
+    routes::router(
         state.clone(),
         &config.heureka.base_path,
         config.heureka.max_request_body_bytes,
-    );
-    // Trim trailing slashes before routing: Eureka (Jersey) treats them as optional.
-    NormalizePathLayer::trim_trailing_slash().layer(router)
+        serves,
+    )
 }
 
 /// Serves the API on `listener` until `shutdown` completes, running the background jobs, then
@@ -81,6 +89,7 @@ pub async fn serve_with_reload(
         background.spawn(tls::watch(Arc::clone(tls)));
     }
     let close_xds = start_xds(&state, &config, tls.clone(), &mut background).await?;
+    let namespaces = app.get_ref().namespaces().clone();
     listener::serve(listener, app, &config.connections, tls, shutdown).await;
     close_xds.send_replace(true);
     if config.heureka.xds.enabled {
@@ -109,21 +118,33 @@ pub async fn serve_with_reload(
         own_instance::cancel(&state.store, own);
         replication::flush(&state.replication).await;
     }
-    if let Some(persistence) = &state.node.persistence {
-        // After the last write this node makes: nothing acknowledged is lost to a shutdown.
-        persistence.flush(&state.store).await;
-        match persistence.view() {
-            view if view.pending == 0 => tracing::info!("persistence: flushed at shutdown"),
-            view => tracing::error!(
-                pending = view.pending,
-                error = view.last_error.as_deref().unwrap_or("unknown"),
-                "persistence: writes not on disk at shutdown are lost"
-            ),
-        }
+    for namespace in namespaces.all() {
+        flush_to_disk(&namespace.state).await;
+        namespace.abort_tasks();
     }
     background.abort_all();
     replicating.abort_all();
     Ok(())
+}
+
+/// After the last write this node makes: nothing acknowledged is lost to a shutdown.
+async fn flush_to_disk(state: &state::SharedState) {
+    let Some(persistence) = &state.node.persistence else {
+        return;
+    };
+    persistence.flush(&state.store).await;
+    match persistence.view() {
+        view if view.pending == 0 => tracing::info!(
+            namespace = %state.namespace,
+            "persistence: flushed at shutdown"
+        ),
+        view => tracing::error!(
+            namespace = %state.namespace,
+            pending = view.pending,
+            error = view.last_error.as_deref().unwrap_or("unknown"),
+            "persistence: writes not on disk at shutdown are lost"
+        ),
+    }
 }
 
 /// Binds the xDS port (`heureka.xds.*`) beside the API's and serves ADS on it until the
@@ -156,7 +177,7 @@ async fn start_xds(
 /// A server without its listener: the service connections are handed and the tasks that run
 /// beside it. Dropping it aborts the tasks.
 pub(crate) struct Running {
-    pub(crate) app: NormalizePath<axum::Router>,
+    pub(crate) app: NormalizePath<Dispatch>,
     pub(crate) background: JoinSet<()>,
     pub(crate) replicating: JoinSet<()>,
     /// This server's own instance, when it registers with itself (`register-with-eureka`).
@@ -174,7 +195,9 @@ pub(crate) fn start(
     port: u16,
     reload: Option<ConfigReload>,
 ) -> Running {
-    let app = app(state, config);
+    let namespaces = namespaces(state, config, reload.clone());
+    // Trim trailing slashes before routing: Eureka (Jersey) treats them as optional.
+    let app = NormalizePathLayer::trim_trailing_slash().layer(Dispatch::new(namespaces));
     let mut background = tasks::spawn_all(&state.store, &state.events.feed, config);
     let replicating = replication::spawn_all(&state.replicator(), reload);
     events::webhooks::spawn_all(
@@ -185,22 +208,10 @@ pub(crate) fn start(
     background.spawn(audit::close_summaries_every_second(
         state.observe.audit.clone(),
     ));
-    health_checks::spawn_all(state.checker(config), &mut background);
     if !state.regions.is_empty() {
         regions::spawn_all(&state.region_fetchers(config), &mut background);
     }
-    if let Some(persistence) = &state.node.persistence {
-        background.spawn(persistence::flush_every_interval(
-            persistence.clone(),
-            state.store.clone(),
-        ));
-    }
-    if !state.is_ready() {
-        let syncing = state.replicator();
-        background.spawn(async move {
-            replication::sync_from_peers(&syncing).await;
-        });
-    }
+    namespace_jobs(state, config, &mut background);
     let own = config
         .client
         .register_with_eureka
@@ -214,4 +225,92 @@ pub(crate) fn start(
         replicating,
         own,
     }
+}
+
+/// The jobs every namespace runs beside the timers and replication: its health checks, its
+/// store's flushes, and its start-up sync when reads wait for it.
+fn namespace_jobs(state: &state::SharedState, config: &Config, jobs: &mut JoinSet<()>) {
+    health_checks::spawn_all(state.checker(config), jobs);
+    if let Some(persistence) = &state.node.persistence {
+        jobs.spawn(persistence::flush_every_interval(
+            persistence.clone(),
+            state.store.clone(),
+        ));
+    }
+    if !state.is_ready() {
+        let syncing = state.replicator();
+        jobs.spawn(async move {
+            replication::sync_from_peers(&syncing).await;
+        });
+    }
+}
+
+/// The namespaces of this node: `default` (`state`, whose jobs [`start`] runs), the vacant
+/// stand-in, and the declared ones and those kept on disk, created now.
+fn namespaces(
+    state: &state::SharedState,
+    config: &Config,
+    reload: Option<ConfigReload>,
+) -> std::sync::Arc<Namespaces> {
+    let settings = &config.heureka.namespaces;
+    let default = Namespace::new(
+        state.clone(),
+        router(
+            state,
+            config,
+            Serves::Default {
+                prefix: &settings.path_prefix,
+            },
+        ),
+        Vec::new(),
+    );
+    let vacant_state = state
+        .in_namespace(config, "(vacant)", NamespaceKind::Vacant)
+        .expect("a namespace kept nowhere opens");
+    let vacant = Namespace::new(
+        vacant_state.clone(),
+        router(&vacant_state, config, Serves::Vacant),
+        Vec::new(),
+    );
+    let factory = factory(state.clone(), config.clone(), reload);
+    let namespaces =
+        std::sync::Arc::new(Namespaces::new(default, vacant, settings.clone(), factory));
+    for name in settings.declared.iter().chain(&kept_on_disk(config)) {
+        if let Err(refused) = namespaces.open(name) {
+            tracing::error!(%refused, "namespace not opened at start-up");
+        }
+    }
+    namespaces
+}
+
+/// Builds a namespace and starts its jobs: the timers, replication, and [`namespace_jobs`].
+fn factory(default: state::SharedState, config: Config, reload: Option<ConfigReload>) -> Factory {
+    Box::new(move |name| {
+        let state = default
+            .in_namespace(&config, name, NamespaceKind::Created)
+            .map_err(|error| format!("heureka.persistence.dir: {error}"))?;
+        let app = router(&state, &config, Serves::Namespace);
+        let mut jobs = tasks::spawn_all(&state.store, &state.events.feed, &config);
+        namespace_jobs(&state, &config, &mut jobs);
+        let replicating = replication::spawn_all(&state.replicator(), reload.clone());
+        Ok(Namespace::new(state, app, vec![jobs, replicating]))
+    })
+}
+
+/// The namespaces whose registries `heureka.persistence.dir` holds.
+fn kept_on_disk(config: &Config) -> Vec<String> {
+    let Some(dir) = &config.heureka.persistence.dir else {
+        return Vec::new();
+    };
+    let Ok(entries) = std::fs::read_dir(state::namespace_dir(dir, "")) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = entries
+        .filter_map(Result::ok)
+        .filter(|entry| entry.path().is_dir())
+        .filter_map(|entry| entry.file_name().into_string().ok())
+        .filter(|name| crate::namespaces::name::parse(name).as_deref() == Ok(name.as_str()))
+        .collect();
+    names.sort();
+    names
 }

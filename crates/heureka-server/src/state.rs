@@ -34,6 +34,10 @@ pub(crate) type SharedState = Arc<AppState>;
 /// Everything a request may need, grouped by concern. Built once by [`AppState::new`].
 #[derive(Debug)]
 pub(crate) struct AppState {
+    /// The namespace this state is (`namespaces/`): `default` for the unprefixed API. Each
+    /// namespace has its own state; what the node shares (security, metrics, the audit
+    /// trail, the dashboard's page, DNS, xDS) is the same `Arc` in each.
+    pub(crate) namespace: String,
     /// The registry and the time: every read, write and `now` goes through it.
     pub(crate) store: Arc<Store>,
     /// The encoded documents registry fetches are served from.
@@ -43,8 +47,8 @@ pub(crate) struct AppState {
     /// The event stream and the subscriptions open on it.
     pub(crate) events: EventState,
     /// Who may do what: the users, the peers' credentials, the origins and host names a browser
-    /// may use, and Eureka's rate limiter on fetches (`state/security.rs`).
-    pub(crate) security: Security,
+    /// may use (`state/security.rs`).
+    pub(crate) security: Arc<Security>,
     /// What the node shows of itself: metrics, the audit trail, its consumers, the access
     /// log, the dashboard and the actuator.
     pub(crate) observe: Observe,
@@ -105,10 +109,10 @@ pub(crate) struct Observe {
     pub(crate) access_log: bool,
     /// The audit trail: administrative acts and refusals, logged, kept and published.
     pub(crate) audit: Arc<Audit>,
-    /// Who fetches the registry from this node (`consumers.rs`).
+    /// Who fetches this namespace's registry from this node (`consumers.rs`).
     pub(crate) consumers: crate::consumers::Consumers,
     /// What the dashboard shows that no other part of the state holds.
-    pub(crate) dashboard: crate::dashboard::DashboardInfo,
+    pub(crate) dashboard: Arc<crate::dashboard::DashboardInfo>,
     /// `management.endpoints.web.base-path`: where the actuator's endpoints are served.
     pub(crate) actuator_base_path: String,
     /// Which actuator endpoints are served.
@@ -117,9 +121,12 @@ pub(crate) struct Observe {
     pub(crate) show_details: ShowDetails,
 }
 
-/// This node, and the few registry settings request handlers read, resolved once at start-up.
+/// This node, and the few registry settings request handlers read, resolved once at start-up;
+/// the persistence and the rate limiter are the namespace's own.
 #[derive(Debug)]
 pub(crate) struct Node {
+    /// This process's tag on its writes' stamps (`heureka_core::Hlc`), in every namespace.
+    pub(crate) tag: u32,
     /// How this node names itself in the consumers' documents: `host:port`.
     pub(crate) name: String,
     /// `spring.application.name`: the app this server (and its peers) register as.
@@ -134,6 +141,9 @@ pub(crate) struct Node {
     pub(crate) disable_delta: bool,
     /// `heureka.refuse-takeovers`: a client may not move a live instance to another endpoint.
     pub(crate) refuse_takeovers: bool,
+    /// Eureka's rate limiter on registry fetches (`rate_limiter.rs`), one per namespace: one
+    /// team's fetch storm does not throttle another's clients.
+    pub(crate) rate_limiter: crate::rate_limiter::RateLimiter,
 }
 
 impl AppState {
@@ -199,6 +209,7 @@ impl AppState {
             events.clone(),
         ));
         Ok(Arc::new(AppState {
+            namespace: crate::namespaces::name::DEFAULT.to_owned(),
             store,
             caches: Caches::new(config, now),
             replication,
@@ -210,14 +221,14 @@ impl AppState {
                 push_streams: Arc::new(StreamBudget::for_push(&config.heureka.push)),
                 push_settings: config.heureka.push.clone(),
             },
-            security: Security::from_config(config, port),
+            security: Arc::new(Security::from_config(config, port)),
             observe: Observe {
                 metrics,
                 metrics_enabled: config.management.exposed.prometheus,
                 access_log: config.management.access_log,
                 audit,
                 consumers: crate::consumers::Consumers::new(&config.heureka.consumers),
-                dashboard: crate::dashboard::DashboardInfo::new(config, port, now),
+                dashboard: Arc::new(crate::dashboard::DashboardInfo::new(config, port, now)),
                 actuator_base_path: config.management.base_path.clone(),
                 exposed: config.management.exposed,
                 show_details: config.management.show_details,
@@ -227,6 +238,7 @@ impl AppState {
                 tag,
             )),
             node: Node {
+                tag,
                 name: format!(
                     "{}:{port}",
                     crate::own_instance::own_instance(config, port, now).host_name
@@ -237,12 +249,130 @@ impl AppState {
                 limits: limits(config),
                 disable_delta: config.eureka_server.disable_delta,
                 refuse_takeovers: config.heureka.refuse_takeovers,
+                rate_limiter: crate::rate_limiter::RateLimiter::new(
+                    config.eureka_server.rate_limiter.clone(),
+                ),
             },
             regions: Arc::new(Regions::new(RegionsSettings::from_config(config))),
             xds,
             dns: Arc::new(crate::dns::Dns::new(config)),
         }))
     }
+}
+
+/// What a namespace other than `default` is: [`AppState::in_namespace`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum NamespaceKind {
+    /// A namespace in use: replicated to the peers, kept on disk when persistence is on.
+    Created,
+    /// The stand-in for names not created yet: no peers, nothing on disk, never written.
+    Vacant,
+}
+
+impl AppState {
+    /// The state of namespace `name` (valid, lower-case, not `default`): a registry, caches,
+    /// replication, events, push, consumers and health checks of its own, its store under
+    /// `{heureka.persistence.dir}/namespaces/{name}`; the node's security, metrics, audit
+    /// trail, dashboard page, DNS and xDS shared with this (the default namespace's) state.
+    /// Remote regions are served in the default namespace only.
+    pub(crate) fn in_namespace(
+        &self,
+        config: &Config,
+        name: &str,
+        kind: NamespaceKind,
+    ) -> Result<SharedState, FileError> {
+        let now = self.store.now();
+        let mut registry = Registry::new(registry_policy(config), now);
+        registry.set_node_tag(self.node.tag);
+        let metrics = self.observe.metrics.clone();
+        let persistence = match (&config.heureka.persistence.dir, kind) {
+            (Some(dir), NamespaceKind::Created) => Some(Arc::new(Persistence::open(
+                &config.heureka.persistence,
+                &namespace_dir(dir, name),
+                &mut registry,
+                now,
+                config.heureka.replication.tombstone_retention_ms as i64,
+                metrics.clone(),
+            )?)),
+            _ => None,
+        };
+        let restored = u32::try_from(registry.registry_size()).unwrap_or(u32::MAX);
+        registry.open_for_traffic(
+            config.registry.default_open_for_traffic_count.max(restored),
+            now,
+        );
+        let segment = format!("{}/{name}", config.heureka.namespaces.path_prefix);
+        let replication = Arc::new(
+            self.replication
+                .in_namespace(&segment, kind == NamespaceKind::Created),
+        );
+        if restored > 0 {
+            replication.restored_from_store();
+        }
+        let events = Arc::new(Events::new(config));
+        let push = Arc::new(PushFeed::new(&config.heureka.push));
+        let mut sinks: Vec<Arc<dyn ChangeSink>> = vec![
+            replication.clone(),
+            events.clone(),
+            push.clone(),
+            metrics.clone(),
+        ];
+        if let Some(persistence) = &persistence {
+            sinks.push(persistence.clone());
+        }
+        let store = Arc::new(Store::new(registry, self.store.clock(), sinks));
+        Ok(Arc::new(AppState {
+            namespace: name.to_owned(),
+            store,
+            caches: Caches::new(config, now),
+            replication,
+            events: EventState {
+                feed: events,
+                open_streams: self.events.open_streams.clone(),
+                stream_settings: self.events.stream_settings.clone(),
+                push,
+                push_streams: self.events.push_streams.clone(),
+                push_settings: self.events.push_settings.clone(),
+            },
+            security: self.security.clone(),
+            observe: Observe {
+                metrics,
+                metrics_enabled: self.observe.metrics_enabled,
+                access_log: self.observe.access_log,
+                audit: self.observe.audit.clone(),
+                consumers: crate::consumers::Consumers::new(&config.heureka.consumers),
+                dashboard: self.observe.dashboard.clone(),
+                actuator_base_path: self.observe.actuator_base_path.clone(),
+                exposed: self.observe.exposed,
+                show_details: self.observe.show_details,
+            },
+            health_checks: Arc::new(crate::health_checks::HealthChecks::new(
+                &config.heureka.health_checks,
+                self.node.tag,
+            )),
+            node: Node {
+                tag: self.node.tag,
+                name: self.node.name.clone(),
+                application_name: self.node.application_name.clone(),
+                started_at: self.node.started_at,
+                persistence,
+                limits: self.node.limits.clone(),
+                disable_delta: self.node.disable_delta,
+                refuse_takeovers: self.node.refuse_takeovers,
+                rate_limiter: crate::rate_limiter::RateLimiter::new(
+                    config.eureka_server.rate_limiter.clone(),
+                ),
+            },
+            regions: Arc::new(Regions::new(RegionsSettings::default())),
+            xds: self.xds.clone(),
+            dns: self.dns.clone(),
+        }))
+    }
+}
+
+/// Where namespace `name`'s registry is kept under `heureka.persistence.dir`.
+pub(crate) fn namespace_dir(dir: &str, name: &str) -> String {
+    format!("{}/namespaces/{name}", dir.trim_end_matches('/'))
 }
 
 impl Caches {

@@ -144,6 +144,11 @@ impl Store {
         self.clock.now_millis()
     }
 
+    /// The clock this store tells time by, for another namespace's store on this node.
+    pub(crate) fn clock(&self) -> Clock {
+        self.clock
+    }
+
     /// The current monotonic time, for ages and deadlines.
     pub(crate) fn instant(&self) -> Instant {
         self.clock.instant()

@@ -77,13 +77,12 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let reload: heureka_server::ConfigReload =
-        Box::new(
-            move || match config::load(&args, &|name| std::env::var(name).ok(), &cwd) {
-                Ok(Loaded::Run(config)) => Some(config),
-                _ => None,
-            },
-        );
+    let reload: heureka_server::ConfigReload = std::sync::Arc::new(move || {
+        match config::load(&args, &|name| std::env::var(name).ok(), &cwd) {
+            Ok(Loaded::Run(config)) => Some(config),
+            _ => None,
+        }
+    });
     match runtime.block_on(run(config, tls, started, reload)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {

@@ -21,9 +21,10 @@ use super::values::{
     ACTUATOR_BASE_PATH, ADDRESS_RANGES, API_BASE_PATH, APP_NAMES, AS_WRITTEN, BODY_SIZE, BOOL,
     CHECK_MODE, CLIENT_NAMES, CONNECTION_COUNT, DASHBOARD_PATH, DURATION_OR_ZERO, ENDPOINT_NAMES,
     EVENT_NAMES, FRACTION, HEADER_SIZE, HOST_NAMES, HTTP_URL, IP_ADDRESS, LEASE_DURATION,
-    LOG_LEVEL, METADATA_SIZE, NAME_LENGTH, NEVER_OR_DURATION, OPTIONAL_IP_ADDRESS, OPTIONAL_TEXT,
-    ORIGINS, PERCENT, PORT, POSITIVE_COUNT, POSITIVE_U32, REGION, RENEWAL_INTERVAL_SECONDS,
-    ROLE_NAMES, SERVICE_URLS, SHOW_DETAILS, TEXT, TIMEOUT, WHOLE_U32, WHOLE_U64, ZONES,
+    LOG_LEVEL, METADATA_SIZE, NAMESPACE_NAMES, NAMESPACE_PREFIX, NAME_LENGTH, NEVER_OR_DURATION,
+    OPTIONAL_IP_ADDRESS, OPTIONAL_TEXT, ORIGINS, PERCENT, PORT, POSITIVE_COUNT, POSITIVE_U32,
+    REGION, RENEWAL_INTERVAL_SECONDS, ROLE_NAMES, SERVICE_URLS, SHOW_DETAILS, TEXT, TIMEOUT,
+    WHOLE_U32, WHOLE_U64, WHOLE_USIZE, ZONES,
 };
 use super::values::{DNS_DOMAIN, DNS_TTL};
 
@@ -1075,6 +1076,14 @@ pub(crate) const KEYS: &[Key] = &[
         Bound(&indexed(APP_NAMES, |p, n, apps| p.user(n).apps = apps)),
     ),
     key(
+        "heureka.security.users[<n>].namespaces",
+        "",
+        "namespaces it is limited to (default: all)",
+        Bound(&indexed(NAMESPACE_NAMES, |p, n, names| {
+            p.user(n).namespaces = names
+        })),
+    ),
+    key(
         "heureka.replication.anti-entropy-interval-ms",
         "10000",
         "compare with peers and repair (0 = off)",
@@ -1303,6 +1312,32 @@ pub(crate) const KEYS: &[Key] = &[
         "true",
         "serve {base}/prometheus/sd, Prometheus HTTP service discovery (docs/prometheus-sd.md)",
         Bound(&field(BOOL, |c, v| c.heureka.prometheus_sd.enabled = v)),
+    ),
+    key(
+        "heureka.namespaces.path-prefix",
+        "/ns",
+        "namespaced API at {prefix}/{name}{base} (docs/namespaces.md)",
+        Bound(&field(NAMESPACE_PREFIX, |c, v| {
+            c.heureka.namespaces.path_prefix = v
+        })),
+    ),
+    key(
+        "heureka.namespaces.auto-create",
+        "true",
+        "a namespace is created by its first registration",
+        Bound(&field(BOOL, |c, v| c.heureka.namespaces.auto_create = v)),
+    ),
+    key(
+        "heureka.namespaces.max",
+        "100",
+        "namespaces at most besides default",
+        Bound(&field(WHOLE_USIZE, |c, v| c.heureka.namespaces.max = v)),
+    ),
+    key(
+        "heureka.namespaces.declared",
+        "",
+        "namespaces that exist from the start (comma-separated)",
+        Bound(&field(NAMESPACE_NAMES, |c, v| c.heureka.namespaces.declared = v)),
     ),
     key(
         "heureka.regions.stale-after",

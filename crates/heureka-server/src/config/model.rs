@@ -334,6 +334,22 @@ pub struct HeurekaConfig {
     pub persistence: PersistenceConfig,
     /// `heureka.dns.*`: the DNS server (`dns/`, `docs/dns.md`).
     pub dns: DnsConfig,
+    /// `heureka.namespaces.*`: registries for many teams in one server (`namespaces/`,
+    /// `docs/namespaces.md`).
+    pub namespaces: NamespacesConfig,
+}
+
+/// `heureka.namespaces.*`: isolated registries, each under `{path-prefix}/{name}{base}`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct NamespacesConfig {
+    /// `.path-prefix`, default `/ns`: where namespaced paths start.
+    pub path_prefix: String,
+    /// `.auto-create`, default `true`: a namespace is created by its first registration.
+    pub auto_create: bool,
+    /// `.max`, default `100`: namespaces at most besides `default`.
+    pub max: usize,
+    /// `.declared`, default none: namespaces that exist from the start (lower-cased).
+    pub declared: Vec<String>,
 }
 
 /// `heureka.persistence.*`: keeping the registry on disk so that a restarted node comes back
@@ -439,6 +455,8 @@ pub struct UserConfig {
     pub roles: Vec<Role>,
     /// `.apps`, upper-cased: the apps `register` is limited to; empty for every app.
     pub apps: Vec<String>,
+    /// `.namespaces`, lower-cased: the only namespaces the user may use; empty for every one.
+    pub namespaces: Vec<String>,
 }
 
 impl fmt::Debug for UserConfig {
@@ -450,6 +468,7 @@ impl fmt::Debug for UserConfig {
             .field("certificate", &self.certificate)
             .field("roles", &self.roles)
             .field("apps", &self.apps)
+            .field("namespaces", &self.namespaces)
             .finish()
     }
 }

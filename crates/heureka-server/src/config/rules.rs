@@ -55,6 +55,7 @@ pub(crate) struct UserEntry {
     pub(crate) certificate: Option<String>,
     pub(crate) roles: Option<Vec<Role>>,
     pub(crate) apps: Vec<String>,
+    pub(crate) namespaces: Vec<String>,
 }
 
 impl Pending {
@@ -241,6 +242,7 @@ fn user(index: u32, entry: UserEntry) -> Result<UserConfig, ConfigError> {
         certificate,
         roles,
         apps: entry.apps,
+        namespaces: entry.namespaces,
     })
 }
 

@@ -19,6 +19,7 @@ use super::model::{CheckMode, Role, ShowDetails};
 pub(crate) const BOOL: Type<bool> = Type::new("true or false", parse_bool);
 pub(crate) const WHOLE_U64: Type<u64> = Type::new("a whole number", parse_number);
 pub(crate) const WHOLE_U32: Type<u32> = Type::new("a whole number", parse_number);
+pub(crate) const WHOLE_USIZE: Type<usize> = Type::new("a whole number", parse_number);
 pub(crate) const PORT: Type<u16> = Type::new("a port from 0 to 65535", parse_number);
 pub(crate) const IP_ADDRESS: Type<IpAddr> = Type::new("an IP address", parse_ip);
 pub(crate) const OPTIONAL_IP_ADDRESS: Optional<IpAddr> = Optional(IP_ADDRESS);
@@ -103,12 +104,21 @@ pub(crate) const CLIENT_NAMES: ListOf<String> =
     ListOf(Type::new("client names", |name| Some(name.to_owned())));
 pub(crate) const APP_NAMES: ListOf<String> =
     ListOf(Type::new("app names", |name| Some(name.to_uppercase())));
+/// Namespace names (`heureka.namespaces.declared`, `users[n].namespaces`), lower-cased.
+pub(crate) const NAMESPACE_NAMES: ListOf<String> = ListOf(Type::new(
+    "namespace names: 1 to 63 letters, digits, '-', '_' or '.', starting with a letter or digit",
+    |name| crate::namespaces::name::parse(name).ok(),
+));
 pub(crate) const ROLE_NAMES: ListOf<Role> = ListOf(Type::new(
     "roles from read, register, admin and peer",
     Role::from_name,
 ));
 pub(crate) const API_BASE_PATH: Type<String> = Type::new(
     "a path starting with '/' and not ending with '/', such as /eureka",
+    parse_base_path,
+);
+pub(crate) const NAMESPACE_PREFIX: Type<String> = Type::new(
+    "a path starting with '/' and not ending with '/', such as /ns",
     parse_base_path,
 );
 pub(crate) const ACTUATOR_BASE_PATH: Type<String> = Type::new(

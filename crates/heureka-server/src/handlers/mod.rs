@@ -11,6 +11,7 @@ pub(crate) mod dashboard;
 pub(crate) mod events;
 pub(crate) mod health_checks;
 pub(crate) mod instances;
+pub(crate) mod namespaces;
 pub(crate) mod overrides;
 pub(crate) mod prometheus_sd;
 pub(crate) mod push;

@@ -20,6 +20,7 @@ use crate::connection::ClientCertificate;
 use crate::http::error::ApiError;
 use crate::http::origin::origin;
 use crate::log_budget::LogBudget;
+use crate::namespaces::{Namespaces, Vacancy};
 use crate::security::principal::Principal;
 use crate::security::roles::{self, Refusal, Role};
 use crate::security::users::authenticate;
@@ -94,8 +95,29 @@ fn unauthenticated(state: &SharedState, request: &Request) -> Response {
 }
 
 impl Guard {
-    /// `Err(reason)` when the request needs a role the principal's grant does not cover.
+    /// `Err(reason)` when the request is in a namespace the principal may not use, or needs
+    /// a role its grant does not cover.
     fn authorise(&self, principal: &Principal, request: &Request) -> Result<(), String> {
+        // A namespace not created yet is served by the vacant state: the name asked for counts.
+        // The listing (which carries the directory) is in no namespace: it shows each user
+        // the namespaces it may use.
+        let namespace = request
+            .extensions()
+            .get::<Vacancy>()
+            .map_or(&self.state.namespace, |vacancy| &vacancy.name);
+        let listing = request.extensions().get::<Arc<Namespaces>>().is_some();
+        if !listing && !principal.grant().may_use(namespace) {
+            return Err(format!(
+                "user '{}' may not use namespace '{namespace}': it is limited to {}",
+                principal.name(),
+                principal
+                    .grant()
+                    .namespaces
+                    .as_deref()
+                    .unwrap_or_default()
+                    .join(",")
+            ));
+        }
         let template = request
             .extensions()
             .get::<MatchedPath>()

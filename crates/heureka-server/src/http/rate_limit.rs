@@ -24,7 +24,7 @@ pub(crate) fn admit(
         .get(IDENTITY_HEADER)
         .and_then(|value| value.to_str().ok());
     match state
-        .security
+        .node
         .rate_limiter
         .decide(fetch, client, state.store.now())
     {

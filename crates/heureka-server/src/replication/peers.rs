@@ -98,6 +98,23 @@ pub(crate) fn peer_urls(config: &Config, own: &OwnAddress) -> Vec<PeerUrl> {
     peers
 }
 
+/// `url` with `segment` (`/ns/team-a`) put before its path: the same peer, in the namespace
+/// of that name. An empty segment is the default namespace: `url` unchanged.
+pub(crate) fn in_namespace(url: &PeerUrl, segment: &str) -> PeerUrl {
+    if segment.is_empty() {
+        return url.clone();
+    }
+    let Ok(mut parsed) = Url::parse(&url.url) else {
+        return url.clone();
+    };
+    let path = format!("{segment}{}", parsed.path());
+    parsed.set_path(&path);
+    PeerUrl {
+        url: parsed.to_string(),
+        authorization: url.authorization.clone(),
+    }
+}
+
 /// Every configured service URL, own zone first, as Eureka's `EndpointUtils` orders them.
 fn zone_ordered_urls(config: &Config) -> Vec<String> {
     let client = &config.client;

@@ -28,8 +28,13 @@ pub(crate) struct Replication {
     /// False until the start-up sync is done; registry reads answer 403 until then, as
     /// Eureka's do (clients try another server).
     pub(super) synced: AtomicBool,
-    /// The addresses replication is accepted from, kept by `resolver::run`.
-    pub(super) senders: PeerAddresses,
+    /// The addresses replication is accepted from, kept by `resolver::run`; one set for
+    /// every namespace, kept by the default namespace's resolver.
+    pub(super) senders: Arc<PeerAddresses>,
+    /// The path segment of this namespace (`/ns/team-a`), put before each peer URL's path,
+    /// so that a peer applies what this namespace sends to its namespace of that name;
+    /// empty in the default namespace (`peers::in_namespace`).
+    pub(super) namespace_segment: String,
     /// Whether a registry restored from the store has been compared with a peer's.
     pub(super) restore_check: Mutex<RestoreCheck>,
 }
@@ -70,8 +75,10 @@ impl Replication {
     pub(crate) fn new(config: &Config, own: OwnAddress) -> Replication {
         let settings = ReplicationSettings::from_config(config);
         let urls = peers::peer_urls(config, &own);
-        let senders =
-            PeerAddresses::new(config.heureka.replication.allowed_addresses.clone(), &urls);
+        let senders = Arc::new(PeerAddresses::new(
+            config.heureka.replication.allowed_addresses.clone(),
+            &urls,
+        ));
         let peers: Vec<Arc<Peer>> = urls
             .into_iter()
             .map(|url| Arc::new(Peer::new(url, settings.limits)))
@@ -85,7 +92,49 @@ impl Replication {
             own,
             settings,
             restore_check: Mutex::new(RestoreCheck::NotNeeded),
+            namespace_segment: String::new(),
         }
+    }
+
+    /// The replication of the namespace at `segment` (`/ns/team-a`): the same peers, each
+    /// reached under the namespace's path, sharing this one's client and senders. `peered`
+    /// false gives a namespace no peers (one that only answers reads as empty).
+    pub(crate) fn in_namespace(&self, segment: &str, peered: bool) -> Replication {
+        let peers: Vec<Arc<Peer>> = if peered {
+            self.peers()
+                .iter()
+                .map(|peer| {
+                    let url = peers::in_namespace(&peer.url, segment);
+                    Arc::new(Peer::new(url, self.settings.limits))
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Replication {
+            senders: self.senders.clone(),
+            synced: AtomicBool::new(peers.is_empty()),
+            peers: RwLock::new(peers),
+            client: self.client.clone(),
+            own: self.own.clone(),
+            settings: self.settings.clone(),
+            restore_check: Mutex::new(RestoreCheck::NotNeeded),
+            namespace_segment: segment.to_owned(),
+        }
+    }
+
+    /// The peers `config` names, each under this namespace's path.
+    pub(super) fn configured_peers(&self, config: &Config) -> Vec<PeerUrl> {
+        peers::peer_urls(config, &self.own)
+            .iter()
+            .map(|url| peers::in_namespace(url, &self.namespace_segment))
+            .collect()
+    }
+
+    /// Whether this is the default namespace's replication (the one whose tasks keep the
+    /// shared senders resolved).
+    pub(crate) fn is_default_namespace(&self) -> bool {
+        self.namespace_segment.is_empty()
     }
 
     /// Marks the registry as restored from the store, to be checked against the peers.

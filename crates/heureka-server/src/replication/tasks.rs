@@ -6,7 +6,7 @@ use std::time::Duration;
 use tokio::task::JoinSet;
 
 use super::replicator::{Replication, Replicator};
-use super::{anti_entropy, dispatcher, peers, resolver};
+use super::{anti_entropy, dispatcher, resolver};
 use crate::config::Config;
 
 /// Waits (briefly) until every peer's queue is empty, so the last writes before a shutdown,
@@ -42,14 +42,14 @@ pub(crate) fn spawn_all(state: &Replicator, reload: Option<ConfigReload>) -> Joi
     if let Some(reload) = reload {
         tasks.spawn(refresh_peers(state.clone(), reload));
     }
-    if replication.settings.peers_only {
+    if replication.settings.peers_only && replication.is_default_namespace() {
         tasks.spawn(resolver::run(replication.clone()));
     }
     tasks
 }
 
-/// Reads the configuration again, for the periodic peer-list refresh.
-pub type ConfigReload = Box<dyn Fn() -> Option<Config> + Send + Sync>;
+/// Reads the configuration again, for the periodic peer-list refresh (of every namespace).
+pub type ConfigReload = std::sync::Arc<dyn Fn() -> Option<Config> + Send + Sync>;
 
 /// Eureka's `PeerEurekaNodes` update timer: the configuration is read again (files and all)
 /// every `peer-eureka-nodes-update-interval-ms`, and peers come and go with it.
@@ -63,7 +63,7 @@ async fn refresh_peers(state: Replicator, reload: ConfigReload) {
             tracing::warn!("peer list not refreshed: the configuration no longer loads");
             continue;
         };
-        let urls = peers::peer_urls(&config, &state.replication.own);
+        let urls = state.replication.configured_peers(&config);
         let (added, removed) = state.replication.update_peers(urls);
         for url in removed {
             tracing::info!(peer = %url, "peer removed from the configuration");

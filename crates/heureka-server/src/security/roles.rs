@@ -92,12 +92,24 @@ pub(crate) struct Grant {
     pub(crate) roles: Roles,
     /// Upper-cased, as Eureka names apps; `None` for every app.
     pub(crate) apps: Option<Arc<[String]>>,
+    /// The namespaces the user may use, lower-cased; `None` for every one.
+    pub(crate) namespaces: Option<Arc<[String]>>,
 }
 
-/// Every role, every app.
+impl Grant {
+    /// Whether the user may use namespace `name` at all (its roles decide what it does there).
+    pub(crate) fn may_use(&self, name: &str) -> bool {
+        self.namespaces
+            .as_ref()
+            .is_none_or(|namespaces| namespaces.iter().any(|allowed| allowed == name))
+    }
+}
+
+/// Every role, every app, every namespace.
 pub(crate) static EVERYTHING: Grant = Grant {
     roles: Roles::ALL,
     apps: None,
+    namespaces: None,
 };
 
 /// Why a request was refused.

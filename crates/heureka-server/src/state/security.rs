@@ -1,11 +1,10 @@
 //! The state's security part: who may do what, built from the configuration with
 //! `security`'s values: the users (`spring.security.user`, `heureka.replication.peer-user`,
 //! `heureka.security.users`), the peers' credentials, the names a browser may reach this server
-//! under, and Eureka's rate limiter. Built here rather than in `security`, which reads no
+//! under. Built here rather than in `security`, which reads no
 //! configuration.
 
 use crate::config::{BasicAuth, Config, Role, UserConfig};
-use crate::rate_limiter::RateLimiter;
 use crate::replication::OwnAddress;
 use crate::security::basic::basic_auth_header;
 use crate::security::hosts::AllowedHosts;
@@ -26,8 +25,6 @@ pub(crate) struct Security {
     /// The names a browser may reach this server under: its own, its peers',
     /// `heureka.security.allowed-hosts` (`security/hosts.rs`).
     pub(crate) allowed_hosts: AllowedHosts,
-    /// Eureka's rate limiter on registry fetches (`rate_limiter.rs`).
-    pub(crate) rate_limiter: RateLimiter,
 }
 
 impl Security {
@@ -45,7 +42,6 @@ impl Security {
             peers_only: config.heureka.replication.peers_only,
             allowed_origins: config.heureka.allowed_origins.clone(),
             allowed_hosts: allowed_hosts(config, port),
-            rate_limiter: RateLimiter::new(config.eureka_server.rate_limiter.clone()),
         }
     }
 }
@@ -71,7 +67,11 @@ fn basic(user: &BasicAuth, roles: Roles) -> Account {
         &user.name,
         Some(&user.password),
         None,
-        Grant { roles, apps: None },
+        Grant {
+            roles,
+            apps: None,
+            namespaces: None,
+        },
     )
 }
 
@@ -83,6 +83,8 @@ fn account(user: &UserConfig) -> Account {
         Grant {
             roles: Roles::of(&user.roles),
             apps: (!user.apps.is_empty()).then(|| user.apps.iter().cloned().collect()),
+            namespaces: (!user.namespaces.is_empty())
+                .then(|| user.namespaces.iter().cloned().collect()),
         },
     )
 }

@@ -20,6 +20,7 @@ fn a_user_is_read_with_its_roles_and_apps_upper_cased() {
         "--heureka.security.users[0].password=pw",
         "--heureka.security.users[0].roles=read, Register",
         "--heureka.security.users[0].apps=orders,billing",
+        "--heureka.security.users[0].namespaces=Team-A,team-b",
     ]);
     assert_eq!(
         read,
@@ -29,6 +30,7 @@ fn a_user_is_read_with_its_roles_and_apps_upper_cased() {
             certificate: None,
             roles: vec![Role::Read, Role::Register],
             apps: vec!["ORDERS".into(), "BILLING".into()],
+            namespaces: vec!["team-a".into(), "team-b".into()],
         }]
     );
 }

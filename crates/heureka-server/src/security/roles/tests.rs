@@ -6,6 +6,7 @@ fn grant(roles: &[Role], apps: Option<&[&str]>) -> Grant {
     Grant {
         roles: Roles::of(roles),
         apps: apps.map(|apps| apps.iter().map(|app| app.to_uppercase()).collect()),
+        namespaces: None,
     }
 }
 

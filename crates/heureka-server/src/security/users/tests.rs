@@ -21,6 +21,7 @@ fn reader(password: Option<String>, certificate: Option<&str>) -> UserConfig {
         certificate: certificate.map(str::to_owned),
         roles: vec![Role::Read],
         apps: Vec::new(),
+        namespaces: Vec::new(),
     }
 }
 

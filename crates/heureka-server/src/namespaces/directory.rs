@@ -1,0 +1,187 @@
+//! The namespaces of this node: `default` (the unprefixed API), those created since start-up,
+//! and the vacant one that answers for a name not created yet. A namespace is created by the
+//! first request that needs it to exist (a registration, or a peer's replication of writes
+//! in it), within `heureka.namespaces.*`; declared ones and those restored from disk exist
+//! from the start. Nothing removes one while the server runs.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::Arc;
+
+use parking_lot::{Mutex, RwLock};
+use tokio::task::JoinSet;
+
+use super::name::DEFAULT;
+use crate::config::NamespacesConfig;
+use crate::state::SharedState;
+
+/// One namespace: its state, the router over it, and its background tasks (which stop when
+/// it is dropped).
+pub(crate) struct Namespace {
+    pub(crate) state: SharedState,
+    pub(crate) app: axum::Router,
+    tasks: Mutex<Vec<JoinSet<()>>>,
+}
+
+impl Namespace {
+    pub(crate) fn new(state: SharedState, app: axum::Router, tasks: Vec<JoinSet<()>>) -> Namespace {
+        Namespace {
+            state,
+            app,
+            tasks: Mutex::new(tasks),
+        }
+    }
+
+    /// Stops its background tasks (at shutdown, after the last flush).
+    pub(crate) fn abort_tasks(&self) {
+        for tasks in self.tasks.lock().iter_mut() {
+            tasks.abort_all();
+        }
+    }
+}
+
+impl fmt::Debug for Namespace {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Namespace")
+            .field("name", &self.state.namespace)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Builds a new namespace of the given (valid, lower-case) name, its tasks started.
+pub(crate) type Factory = Box<dyn Fn(&str) -> Result<Namespace, String> + Send + Sync>;
+
+/// Why a namespace was not created.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Refused {
+    /// `heureka.namespaces.auto-create` is off and the name is not declared.
+    NotDeclared(String),
+    /// `heureka.namespaces.max` namespaces exist besides `default`.
+    Full { name: String, max: usize },
+    /// Its state could not be built (its store on disk would not open).
+    Failed { name: String, why: String },
+}
+
+impl fmt::Display for Refused {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Refused::NotDeclared(name) => write!(
+                f,
+                "namespace '{name}' does not exist: it is not in heureka.namespaces.declared \
+                 and heureka.namespaces.auto-create is false"
+            ),
+            Refused::Full { name, max } => write!(
+                f,
+                "namespace '{name}' not created: this server holds heureka.namespaces.max={max} \
+                 namespaces besides default"
+            ),
+            Refused::Failed { name, why } => write!(f, "namespace '{name}' not created: {why}"),
+        }
+    }
+}
+
+/// Every namespace of this node.
+pub(crate) struct Namespaces {
+    default: Arc<Namespace>,
+    /// Answers for a name not created yet: an empty registry with no peers and no tasks,
+    /// never written (its router creates the namespace for the writes that create one).
+    vacant: Arc<Namespace>,
+    others: RwLock<BTreeMap<String, Arc<Namespace>>>,
+    settings: NamespacesConfig,
+    factory: Factory,
+    /// One creation at a time, so two first registrations build one namespace.
+    creating: Mutex<()>,
+}
+
+impl fmt::Debug for Namespaces {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Namespaces")
+            .field("others", &self.others.read().keys().collect::<Vec<_>>())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Namespaces {
+    pub(crate) fn new(
+        default: Namespace,
+        vacant: Namespace,
+        settings: NamespacesConfig,
+        factory: Factory,
+    ) -> Namespaces {
+        Namespaces {
+            default: Arc::new(default),
+            vacant: Arc::new(vacant),
+            others: RwLock::new(BTreeMap::new()),
+            settings,
+            factory,
+            creating: Mutex::new(()),
+        }
+    }
+
+    /// `heureka.namespaces.path-prefix`.
+    pub(crate) fn prefix(&self) -> &str {
+        &self.settings.path_prefix
+    }
+
+    pub(crate) fn default_namespace(&self) -> &Arc<Namespace> {
+        &self.default
+    }
+
+    pub(crate) fn vacant(&self) -> &Arc<Namespace> {
+        &self.vacant
+    }
+
+    /// The namespace called `name` (valid, lower-case), if it exists.
+    pub(crate) fn get(&self, name: &str) -> Option<Arc<Namespace>> {
+        if name == DEFAULT {
+            return Some(self.default.clone());
+        }
+        self.others.read().get(name).cloned()
+    }
+
+    /// The namespace called `name`, created if it does not exist and the settings allow it.
+    pub(crate) fn create(&self, name: &str) -> Result<Arc<Namespace>, Refused> {
+        if let Some(namespace) = self.get(name) {
+            return Ok(namespace);
+        }
+        let declared = self.settings.declared.iter().any(|known| known == name);
+        if !self.settings.auto_create && !declared {
+            return Err(Refused::NotDeclared(name.to_owned()));
+        }
+        let _one_at_a_time = self.creating.lock();
+        let count = self.others.read().len();
+        if count >= self.settings.max && !declared {
+            return Err(Refused::Full {
+                name: name.to_owned(),
+                max: self.settings.max,
+            });
+        }
+        self.open(name)
+    }
+
+    /// The namespace called `name`, created whatever the settings say: a declared one, or one
+    /// whose registry was kept on disk.
+    pub(crate) fn open(&self, name: &str) -> Result<Arc<Namespace>, Refused> {
+        if let Some(namespace) = self.get(name) {
+            return Ok(namespace);
+        }
+        let namespace = (self.factory)(name).map_err(|why| Refused::Failed {
+            name: name.to_owned(),
+            why,
+        })?;
+        let namespace = Arc::new(namespace);
+        self.others
+            .write()
+            .entry(name.to_owned())
+            .or_insert_with(|| namespace.clone());
+        tracing::info!(namespace = name, "namespace created");
+        Ok(namespace)
+    }
+
+    /// Every namespace, `default` first, then by name.
+    pub(crate) fn all(&self) -> Vec<Arc<Namespace>> {
+        let mut all = vec![self.default.clone()];
+        all.extend(self.others.read().values().cloned());
+        all
+    }
+}

@@ -1,0 +1,197 @@
+//! The service every connection is handed: it finds a request's namespace and hands the
+//! request to that namespace's router.
+//!
+//! A path under `{prefix}/{name}` names the namespace, and loses that part, so the router
+//! sees the path a client of the default namespace sends (`/ns/team-a/eureka/apps` is
+//! `/eureka/apps` in `team-a`). Without it, Polaris' `x-namespace` header names one. Neither:
+//! the default namespace, at the cost of one prefix comparison and one header lookup. A name
+//! not created yet goes to the vacant namespace, marked with a [`Vacancy`] so that a write
+//! that creates one can (`creation.rs`). `{prefix}` alone is the listing, served by the
+//! default router (`handlers/namespaces.rs`) with the directory in the request.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use axum::extract::Request;
+use axum::http::uri::{PathAndQuery, Uri};
+use axum::response::{IntoResponse, Response};
+use axum::routing::future::RouteFuture;
+use tower::Service;
+
+use super::directory::{Namespace, Namespaces};
+use super::name;
+use crate::http::error::ApiError;
+
+/// Polaris' header naming the namespace of a request whose path names none.
+const NAMESPACE_HEADER: &str = "x-namespace";
+
+/// Marks a request to a namespace that does not exist yet: which, and where to create it.
+#[derive(Clone, Debug)]
+pub(crate) struct Vacancy {
+    pub(crate) namespaces: Arc<Namespaces>,
+    pub(crate) name: String,
+}
+
+/// The service connections are handed (behind trailing-slash normalisation).
+#[derive(Clone, Debug)]
+pub(crate) struct Dispatch {
+    namespaces: Arc<Namespaces>,
+}
+
+impl Dispatch {
+    pub(crate) fn new(namespaces: Arc<Namespaces>) -> Dispatch {
+        Dispatch { namespaces }
+    }
+
+    pub(crate) fn namespaces(&self) -> &Arc<Namespaces> {
+        &self.namespaces
+    }
+
+    /// The future of the router that takes `request`, or why its namespace is no name.
+    fn route(&self, mut request: Request) -> Result<RouteFuture<Infallible>, &'static str> {
+        let namespaces = &self.namespaces;
+        let prefix = namespaces.prefix();
+        if let Some(rest) = request.uri().path().strip_prefix(prefix) {
+            if rest.is_empty() {
+                // The listing: the default router serves it, reading the directory.
+                request.extensions_mut().insert(namespaces.clone());
+                return Ok(call(namespaces.default_namespace(), request));
+            }
+            if let Some(rest) = rest.strip_prefix('/') {
+                let (segment, tail) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+                let name = parse(segment)?;
+                let tail = tail.to_owned();
+                set_path(&mut request, &tail)?;
+                return Ok(self.to_namespace(name, request));
+            }
+        }
+        let Some(header) = request.headers().get(NAMESPACE_HEADER) else {
+            return Ok(call(namespaces.default_namespace(), request));
+        };
+        let named = header.to_str().map_err(|_| "not ASCII")?;
+        let name = parse(named)?;
+        Ok(self.to_namespace(name, request))
+    }
+
+    fn to_namespace(&self, name: String, mut request: Request) -> RouteFuture<Infallible> {
+        if let Some(namespace) = self.namespaces.get(&name) {
+            return call(&namespace, request);
+        }
+        request.extensions_mut().insert(Vacancy {
+            namespaces: self.namespaces.clone(),
+            name,
+        });
+        call(self.namespaces.vacant(), request)
+    }
+}
+
+fn call(namespace: &Namespace, request: Request) -> RouteFuture<Infallible> {
+    namespace.app.clone().call(request)
+}
+
+fn parse(text: &str) -> Result<String, &'static str> {
+    let decoded = percent_encoding::percent_decode_str(text).decode_utf8_lossy();
+    name::parse(&decoded)
+}
+
+fn invalid(why: &str) -> Response {
+    ApiError::BadRequest(format!("invalid namespace name: {why}")).into_response()
+}
+
+/// Replaces the request's path with `path` (what follows `{prefix}/{name}`), keeping its
+/// query.
+fn set_path(request: &mut Request, path: &str) -> Result<(), &'static str> {
+    let path = if path.is_empty() { "/" } else { path };
+    let with_query = match request.uri().query() {
+        Some(query) => format!("{path}?{query}"),
+        None => path.to_owned(),
+    };
+    let mut parts = request.uri().clone().into_parts();
+    parts.path_and_query =
+        Some(PathAndQuery::try_from(with_query).map_err(|_| "the path is not a valid URI")?);
+    *request.uri_mut() = Uri::from_parts(parts).map_err(|_| "not a valid URI")?;
+    Ok(())
+}
+
+impl Service<Request> for Dispatch {
+    type Response = Response;
+    type Error = Infallible;
+    type Future = Dispatched;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        // Every namespace's router is always ready.
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request) -> Dispatched {
+        match self.route(request) {
+            Ok(future) => Dispatched::Routed { future },
+            Err(why) => Dispatched::Refused {
+                response: Some(invalid(why)),
+            },
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// A dispatched request's answer: its router's, or a refusal made here.
+    #[project = DispatchedProjection]
+    pub(crate) enum Dispatched {
+        Routed { #[pin] future: RouteFuture<Infallible> },
+        Refused { response: Option<Response> },
+    }
+}
+
+impl Future for Dispatched {
+    type Output = Result<Response, Infallible>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match self.project() {
+            DispatchedProjection::Routed { future } => future.poll(cx),
+            DispatchedProjection::Refused { response } => {
+                Poll::Ready(Ok(response.take().expect("polled after completion")))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::namespaces::name::DEFAULT;
+
+    fn request(uri: &str) -> Request {
+        Request::builder()
+            .uri(uri)
+            .body(axum::body::Body::empty())
+            .unwrap()
+    }
+
+    #[test]
+    fn the_namespace_part_is_taken_off_and_the_query_kept() {
+        let mut request = request("/ns/team-a/eureka/apps?regions=x");
+        set_path(&mut request, "/eureka/apps").unwrap();
+        assert_eq!(request.uri().to_string(), "/eureka/apps?regions=x");
+    }
+
+    #[test]
+    fn a_namespace_path_with_nothing_after_it_is_the_root() {
+        let mut request = request("/ns/team-a");
+        set_path(&mut request, "").unwrap();
+        assert_eq!(request.uri().path(), "/");
+    }
+
+    #[test]
+    fn a_percent_encoded_name_is_decoded_before_it_is_checked() {
+        assert_eq!(parse("Team%2Da").ok().as_deref(), Some("team-a"));
+        assert!(parse("a%2Fb").is_err());
+    }
+
+    #[test]
+    fn the_default_name_is_the_default_namespace() {
+        assert_eq!(parse(DEFAULT).ok().as_deref(), Some(DEFAULT));
+    }
+}

@@ -1,0 +1,331 @@
+//! Namespaces over real sockets (`docs/namespaces.md`): each is a registry of its own under
+//! `/ns/{name}/eureka`, reached by path or by the `x-namespace` header, created by its first
+//! registration, listed at `/ns`, and closed to users bound to other namespaces.
+
+use reqwest::{Method, StatusCode};
+use serde_json::Value;
+
+use crate::support::{spring_body, Sent, TestServer};
+
+async fn json(response: reqwest::Response) -> Value {
+    serde_json::from_str(&response.text().await.unwrap()).unwrap()
+}
+
+/// `path` under the API of namespace `ns`.
+fn in_ns(server: &TestServer, ns: &str, path: &str) -> String {
+    server.root_url(&format!("/ns/{ns}/eureka{path}"))
+}
+
+async fn register_in(server: &TestServer, ns: &str, app: &str, id: &str) -> reqwest::Response {
+    server
+        .http
+        .post(in_ns(server, ns, &format!("/apps/{app}")))
+        .header("Content-Type", "application/json")
+        .body(spring_body(app, id))
+        .sent()
+        .await
+}
+
+/// The instance ids `url` (a full fetch) lists, sorted.
+async fn ids_at(server: &TestServer, url: &str) -> Vec<String> {
+    let response = server
+        .http
+        .get(url)
+        .header("Accept", "application/json")
+        .sent()
+        .await;
+    assert_eq!(response.status(), 200, "{url}");
+    let apps: Value = json(response).await;
+    let mut ids = Vec::new();
+    for app in apps["applications"]["application"].as_array().unwrap() {
+        for instance in app["instance"].as_array().unwrap() {
+            ids.push(instance["instanceId"].as_str().unwrap().to_owned());
+        }
+    }
+    ids.sort();
+    ids
+}
+
+async fn listing(server: &TestServer) -> Value {
+    let response = server.http.get(server.root_url("/ns")).sent().await;
+    assert_eq!(response.status(), 200);
+    json(response).await
+}
+
+fn names(listing: &Value) -> Vec<&str> {
+    listing["namespaces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|namespace| namespace["name"].as_str().unwrap())
+        .collect()
+}
+
+#[tokio::test]
+async fn the_same_app_in_two_namespaces_is_two_registries() {
+    let server = TestServer::start(&[]).await;
+    assert_eq!(
+        register_in(&server, "team-a", "ORDERS", "a1")
+            .await
+            .status(),
+        204
+    );
+    assert_eq!(
+        register_in(&server, "team-b", "ORDERS", "b1")
+            .await
+            .status(),
+        204
+    );
+    assert_eq!(
+        ids_at(&server, &in_ns(&server, "team-a", "/apps")).await,
+        ["a1"]
+    );
+    assert_eq!(
+        ids_at(&server, &in_ns(&server, "team-b", "/apps")).await,
+        ["b1"]
+    );
+    assert!(ids_at(&server, &server.url("/apps")).await.is_empty());
+}
+
+#[tokio::test]
+async fn a_write_in_one_namespace_changes_no_other_namespaces_delta_or_hashcode() {
+    let server = TestServer::start(&[]).await;
+    register_in(&server, "team-a", "ORDERS", "a1").await;
+    register_in(&server, "team-b", "ORDERS", "b1").await;
+    let delta = |ns: &'static str| {
+        let url = in_ns(&server, ns, "/apps/delta");
+        let http = server.http.clone();
+        async move {
+            let response = http
+                .get(url)
+                .header("Accept", "application/json")
+                .sent()
+                .await;
+            json(response).await
+        }
+    };
+    let before = delta("team-b").await;
+    let cancel = server
+        .http
+        .delete(in_ns(&server, "team-a", "/apps/ORDERS/a1"))
+        .sent()
+        .await;
+    assert_eq!(cancel.status(), 200);
+    let after = delta("team-b").await;
+    assert_eq!(
+        before, after,
+        "team-b's delta is untouched by team-a's cancel"
+    );
+    assert_eq!(after["applications"]["apps__hashcode"], "UP_1_");
+}
+
+#[tokio::test]
+async fn the_namespace_prefix_default_is_the_unprefixed_api() {
+    let server = TestServer::start(&[]).await;
+    assert_eq!(
+        register_in(&server, "default", "ORDERS", "d1")
+            .await
+            .status(),
+        204
+    );
+    assert_eq!(ids_at(&server, &server.url("/apps")).await, ["d1"]);
+}
+
+#[tokio::test]
+async fn the_x_namespace_header_names_the_namespace_of_an_unprefixed_path() {
+    let server = TestServer::start(&[]).await;
+    register_in(&server, "team-a", "ORDERS", "a1").await;
+    let response = server
+        .request(Method::GET, "/apps/ORDERS/a1")
+        .header("x-namespace", "Team-A")
+        .header("Accept", "application/json")
+        .sent()
+        .await;
+    assert_eq!(response.status(), 200);
+    assert_eq!(server.status(Method::GET, "/apps/ORDERS/a1").await, 404);
+}
+
+#[tokio::test]
+async fn a_namespace_not_created_yet_reads_as_an_empty_registry_and_is_not_created_by_reads() {
+    let server = TestServer::start(&[]).await;
+    assert!(ids_at(&server, &in_ns(&server, "later", "/apps"))
+        .await
+        .is_empty());
+    let renew = server
+        .http
+        .put(in_ns(&server, "later", "/apps/ORDERS/x1"))
+        .sent()
+        .await;
+    assert_eq!(
+        renew.status(),
+        404,
+        "a heartbeat for an unknown instance, as Eureka answers"
+    );
+    assert_eq!(names(&listing(&server).await), ["default"]);
+}
+
+#[tokio::test]
+async fn the_listing_counts_each_namespaces_applications_and_instances() {
+    let server = TestServer::start(&[]).await;
+    register_in(&server, "team-a", "ORDERS", "a1").await;
+    register_in(&server, "team-a", "ORDERS", "a2").await;
+    register_in(&server, "team-a", "BILLING", "a3").await;
+    let listing = listing(&server).await;
+    assert_eq!(names(&listing), ["default", "team-a"]);
+    let team_a = &listing["namespaces"][1];
+    assert_eq!(team_a["applications"], 2);
+    assert_eq!(team_a["instances"], 3);
+    assert!(team_a["selfPreservation"].is_boolean());
+}
+
+#[tokio::test]
+async fn an_invalid_namespace_name_is_a_400_naming_the_rule() {
+    let server = TestServer::start(&[]).await;
+    let response = server
+        .http
+        .get(server.root_url("/ns/-bad/eureka/apps"))
+        .sent()
+        .await;
+    assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+    let reason = response.text().await.unwrap();
+    assert!(reason.contains("starts with a letter or digit"), "{reason}");
+}
+
+#[tokio::test]
+async fn without_auto_create_only_declared_namespaces_take_registrations() {
+    let server = TestServer::start(&[
+        "--heureka.namespaces.auto-create=false",
+        "--heureka.namespaces.declared=team-a",
+    ])
+    .await;
+    assert_eq!(
+        register_in(&server, "team-a", "ORDERS", "a1")
+            .await
+            .status(),
+        204
+    );
+    let refused = register_in(&server, "team-b", "ORDERS", "b1").await;
+    assert_eq!(refused.status(), 404);
+    let reason = refused.text().await.unwrap();
+    assert!(
+        reason.contains("heureka.namespaces.auto-create is false"),
+        "{reason}"
+    );
+    assert_eq!(names(&listing(&server).await), ["default", "team-a"]);
+}
+
+#[tokio::test]
+async fn beyond_the_maximum_a_new_namespace_is_refused_with_403() {
+    let server = TestServer::start(&["--heureka.namespaces.max=1"]).await;
+    assert_eq!(
+        register_in(&server, "team-a", "ORDERS", "a1")
+            .await
+            .status(),
+        204
+    );
+    let refused = register_in(&server, "team-b", "ORDERS", "b1").await;
+    assert_eq!(refused.status(), 403);
+    let reason = refused.text().await.unwrap();
+    assert!(reason.contains("heureka.namespaces.max=1"), "{reason}");
+    assert_eq!(
+        register_in(&server, "team-a", "ORDERS", "a2")
+            .await
+            .status(),
+        204
+    );
+}
+
+const TEAM_A_USER: [&str; 5] = [
+    "--heureka.security.users[0].name=alice",
+    "--heureka.security.users[0].password=secret",
+    "--heureka.security.users[0].roles=read,register",
+    "--heureka.security.users[0].namespaces=team-a",
+    "--spring.security.user.name=admin",
+];
+
+async fn guarded() -> TestServer {
+    let mut args = TEAM_A_USER.to_vec();
+    args.push("--spring.security.user.password=admin-secret");
+    TestServer::start(&args).await
+}
+
+#[tokio::test]
+async fn a_user_bound_to_a_namespace_registers_and_reads_there() {
+    let server = guarded().await;
+    let registered = server
+        .http
+        .post(in_ns(&server, "team-a", "/apps/ORDERS"))
+        .basic_auth("alice", Some("secret"))
+        .header("Content-Type", "application/json")
+        .body(spring_body("ORDERS", "a1"))
+        .sent()
+        .await;
+    assert_eq!(registered.status(), 204);
+    let read = server
+        .http
+        .get(in_ns(&server, "team-a", "/apps/ORDERS"))
+        .basic_auth("alice", Some("secret"))
+        .sent()
+        .await;
+    assert_eq!(read.status(), 200);
+}
+
+#[tokio::test]
+async fn a_user_bound_to_a_namespace_gets_403_in_another_and_in_default() {
+    let server = guarded().await;
+    for url in [
+        in_ns(&server, "team-b", "/apps/ORDERS"),
+        server.url("/apps/ORDERS"),
+    ] {
+        let refused = server
+            .http
+            .post(&url)
+            .basic_auth("alice", Some("secret"))
+            .header("Content-Type", "application/json")
+            .body(spring_body("ORDERS", "x1"))
+            .sent()
+            .await;
+        assert_eq!(refused.status(), 403, "{url}");
+        let reason = refused.text().await.unwrap();
+        assert!(
+            reason.contains("may not use namespace") && !reason.contains('\n'),
+            "{reason}"
+        );
+    }
+    let listing = server
+        .http
+        .get(server.root_url("/ns"))
+        .basic_auth("admin", Some("admin-secret"))
+        .sent()
+        .await;
+    let listing: Value = json(listing).await;
+    assert_eq!(
+        names(&listing),
+        ["default"],
+        "the refused write created nothing"
+    );
+}
+
+#[tokio::test]
+async fn the_listing_shows_a_bound_user_only_its_namespaces() {
+    let server = guarded().await;
+    for ns in ["team-a", "team-b"] {
+        let response = server
+            .http
+            .post(in_ns(&server, ns, "/apps/ORDERS"))
+            .basic_auth("admin", Some("admin-secret"))
+            .header("Content-Type", "application/json")
+            .body(spring_body("ORDERS", "x1"))
+            .sent()
+            .await;
+        assert_eq!(response.status(), 204);
+    }
+    let listing = server
+        .http
+        .get(server.root_url("/ns"))
+        .basic_auth("alice", Some("secret"))
+        .sent()
+        .await;
+    let listing: Value = json(listing).await;
+    assert_eq!(names(&listing), ["team-a"]);
+}

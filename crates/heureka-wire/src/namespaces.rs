@@ -1,0 +1,57 @@
+//! `GET {prefix}` (`/ns`): the namespaces of a server with their counts, Heureka's own
+//! document, in JSON.
+
+use crate::json::encode::string;
+use crate::json::object::{bool_text, field_u64, list};
+
+/// One namespace as the listing shows it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NamespaceView {
+    pub name: String,
+    pub applications: u64,
+    pub instances: u64,
+    /// Whether its registry is in self-preservation (expired leases kept).
+    pub self_preservation: bool,
+}
+
+/// `{"namespaces":[{"name":"default","applications":2,"instances":3,"selfPreservation":false}]}`
+pub fn encode_namespaces(namespaces: &[NamespaceView]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(64 + 96 * namespaces.len());
+    out.extend_from_slice(br#"{"namespaces":"#);
+    list(&mut out, namespaces, |out, namespace| {
+        out.extend_from_slice(br#"{"name":"#);
+        string(out, &namespace.name);
+        field_u64(out, "applications", namespace.applications);
+        field_u64(out, "instances", namespace.instances);
+        out.extend_from_slice(br#","selfPreservation":"#);
+        out.extend_from_slice(bool_text(namespace.self_preservation));
+        out.push(b'}');
+    });
+    out.push(b'}');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_namespace_is_listed_with_its_counts() {
+        let listed = encode_namespaces(&[NamespaceView {
+            name: "team-a".into(),
+            applications: 2,
+            instances: 3,
+            self_preservation: true,
+        }]);
+        let value: serde_json::Value = serde_json::from_slice(&listed).unwrap();
+        assert_eq!(
+            value,
+            serde_json::json!({"namespaces":[{"name":"team-a","applications":2,"instances":3,"selfPreservation":true}]})
+        );
+    }
+
+    #[test]
+    fn no_namespace_is_an_empty_list() {
+        assert_eq!(encode_namespaces(&[]), br#"{"namespaces":[]}"#);
+    }
+}
