@@ -25,6 +25,10 @@ server of their own. Every wait is a bounded poll.
 """
 from __future__ import annotations
 
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
 import pytest
 
 from support import cluster as cl
@@ -142,17 +146,47 @@ def test_spring_load_balanced_calls_reach_only_its_namespace_instance(spring, na
 # ---------------------------------------------------------------------------------------
 # py-eureka-client in a third namespace
 # ---------------------------------------------------------------------------------------
+class Whoami:
+    """A registered instance that is really there: an HTTP server on its port answering every
+    GET with ``{"port": PORT}``."""
+
+    def __init__(self, inst: cl.Instance):
+        body = json.dumps({"port": inst.port}).encode()
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.server = ThreadingHTTPServer((HOST, inst.port), Handler)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
 @pytest.fixture(scope="module")
 def py_app(heureka, default_twin, client_factory):
-    """py-eureka-client in ``team-c``, where an ``ns-provider`` instance is registered first."""
+    """py-eureka-client in ``team-c``, where an ``ns-provider`` instance (listening) is
+    registered first."""
     team_c = Namespace(heureka, "team-c")
     twin_c = cl.new_instance(APP)
+    listener = Whoami(twin_c)
     register(team_c, twin_c)
     app = client_factory("python", PY_APP, team_c)
     wait_until(f"{app.instance_id} registered in team-c",
                lambda: (PY_APP.upper(), app.instance_id) in team_c.view().instances, DEADLINE,
                logs=[app.proc])
-    return app, twin_c
+    yield app, twin_c
+    listener.close()
 
 
 def test_py_client_registers_in_its_namespace_only(heureka, py_app):
@@ -175,10 +209,12 @@ def test_py_client_discovers_only_its_namespace_instances(py_app):
 
 
 def test_py_client_calls_an_instance_found_in_its_namespace(py_app):
-    app, _ = py_app
-    answer = wait_until(f"{app.proc.name} walks to {PY_APP}", lambda: app.walk(PY_APP), DEADLINE,
+    # do_service resolves the name in its copy of team-c's registry; the only ns-provider
+    # there answers with its own port (the Spring apps of that name answer otherwise)
+    app, twin_c = py_app
+    answer = wait_until(f"{app.proc.name} calls {APP}", lambda: app.walk(APP), DEADLINE,
                         logs=[app.proc])
-    assert answer["response"]["port"] == app.port, answer
+    assert answer["response"] == {"port": twin_c.port}, answer
 
 
 # ---------------------------------------------------------------------------------------
@@ -230,22 +266,26 @@ def test_a_bound_user_registers_renews_and_reads_in_its_namespace(secured):
 
 
 def refused_requests(s: SecuredSetup) -> dict:
-    """What ``team-a-ci`` may not do: (method, url, body, headers) by name."""
+    """What ``team-a-ci`` may not do: (method, url, body, headers, the namespace refused) by name."""
     b, newcomer = s.b_instance, cl.new_instance("NS-INTRUDER")
     team_b, default = s.ns("team-b", None), s.ns("default", None)
     unprefixed = s.server.url
     b_path = f"/apps/{b.app}/{wire.quote(b.instance_id)}"
     return {
-        "read team-b": ("GET", team_b.url("/apps/"), None, cl.JSON),
-        "register in team-b": ("POST", team_b.url(f"/apps/{newcomer.app}"), newcomer.body(), cl.JSON_BODY),
-        "cancel in team-b": ("DELETE", team_b.url(b_path), None, cl.JSON),
-        "renew in team-b": ("PUT", team_b.url(f"{b_path}?status=UP&lastDirtyTimestamp={b.dirty}"), None, cl.JSON),
-        "read default": ("GET", unprefixed("/apps/"), None, cl.JSON),
-        "read default by its prefix": ("GET", default.url("/apps/"), None, cl.JSON),
-        "register in default": ("POST", unprefixed(f"/apps/{newcomer.app}"), newcomer.body(), cl.JSON_BODY),
-        "read team-b by x-namespace": ("GET", unprefixed("/apps/"), None, {**cl.JSON, "x-namespace": "team-b"}),
+        "read team-b": ("GET", team_b.url("/apps/"), None, cl.JSON, "team-b"),
+        "register in team-b": ("POST", team_b.url(f"/apps/{newcomer.app}"), newcomer.body(), cl.JSON_BODY,
+                               "team-b"),
+        "cancel in team-b": ("DELETE", team_b.url(b_path), None, cl.JSON, "team-b"),
+        "renew in team-b": ("PUT", team_b.url(f"{b_path}?status=UP&lastDirtyTimestamp={b.dirty}"), None, cl.JSON,
+                            "team-b"),
+        "read default": ("GET", unprefixed("/apps/"), None, cl.JSON, "default"),
+        "read default by its prefix": ("GET", default.url("/apps/"), None, cl.JSON, "default"),
+        "register in default": ("POST", unprefixed(f"/apps/{newcomer.app}"), newcomer.body(), cl.JSON_BODY,
+                                "default"),
+        "read team-b by x-namespace": ("GET", unprefixed("/apps/"), None, {**cl.JSON, "x-namespace": "team-b"},
+                                       "team-b"),
         "cancel in team-b by x-namespace": ("DELETE", unprefixed(b_path), None,
-                                            {**cl.JSON, "x-namespace": "team-b"}),
+                                            {**cl.JSON, "x-namespace": "team-b"}, "team-b"),
     }
 
 
@@ -256,15 +296,18 @@ REFUSED = ["read team-b", "register in team-b", "cancel in team-b", "renew in te
 
 @pytest.mark.parametrize("what", REFUSED)
 def test_a_bound_user_gets_403_with_a_reason_outside_its_namespace(secured, what):
-    method, url, body, headers = refused_requests(secured)[what]
-    assert_one_line_refusal(request(method, url, TEAM_A, body, headers), 403)
+    method, url, body, headers, namespace = refused_requests(secured)[what]
+    r = request(method, url, TEAM_A, body, headers)
+    assert_one_line_refusal(r, 403)
+    # refused for the namespace, not for a role the user lacks
+    assert namespace in r.text, f"{r.request}: the reason names no namespace {namespace!r}: {r.text!r}"
 
 
 def test_another_namespace_is_intact_after_a_bound_user_s_refused_writes(secured):
     team_b = secured.ns("team-b", ADMIN)
     before = team_b.view()
     for what in REFUSED:
-        method, url, body, headers = refused_requests(secured)[what]
+        method, url, body, headers, _ = refused_requests(secured)[what]
         request(method, url, TEAM_A, body, headers)
     after = team_b.view()
     assert after.instances == before.instances == {secured.b_instance.key: ("UP", "UNKNOWN")}
