@@ -11,6 +11,21 @@ const MAX_LENGTH: usize = 63;
 
 /// `text` as a namespace name, lower-cased, or why it cannot be one.
 pub(crate) fn parse(text: &str) -> Result<String, &'static str> {
+    check(text).map(|()| text.to_ascii_lowercase())
+}
+
+/// `text` as a namespace name, borrowed when it is already lower-case (as clients write it),
+/// so that routing a request allocates nothing for its name.
+pub(crate) fn parse_borrowed(text: &str) -> Result<std::borrow::Cow<'_, str>, &'static str> {
+    check(text)?;
+    Ok(if text.bytes().any(|byte| byte.is_ascii_uppercase()) {
+        std::borrow::Cow::Owned(text.to_ascii_lowercase())
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    })
+}
+
+fn check(text: &str) -> Result<(), &'static str> {
     if text.is_empty() || text.len() > MAX_LENGTH {
         return Err("a namespace name has 1 to 63 characters");
     }
@@ -23,7 +38,7 @@ pub(crate) fn parse(text: &str) -> Result<String, &'static str> {
     {
         return Err("a namespace name holds only letters, digits, '-', '_' and '.'");
     }
-    Ok(text.to_ascii_lowercase())
+    Ok(())
 }
 
 #[cfg(test)]
@@ -33,6 +48,15 @@ mod tests {
     #[test]
     fn a_name_is_kept_lower_case() {
         assert_eq!(parse("Team-A").as_deref(), Ok("team-a"));
+    }
+
+    #[test]
+    fn a_lower_case_name_is_borrowed_and_another_lower_cased() {
+        assert!(matches!(
+            parse_borrowed("team-a"),
+            Ok(std::borrow::Cow::Borrowed("team-a"))
+        ));
+        assert_eq!(parse_borrowed("Team-A").as_deref(), Ok("team-a"));
     }
 
     #[test]
