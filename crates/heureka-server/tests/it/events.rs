@@ -20,10 +20,12 @@ pub(crate) struct Subscription {
 
 impl Subscription {
     pub(crate) async fn open(server: &TestServer, query: &str) -> Subscription {
-        let response = server
-            .request(Method::GET, &format!("/events{query}"))
-            .sent()
-            .await;
+        Subscription::from(server.request(Method::GET, &format!("/events{query}"))).await
+    }
+
+    /// The subscription `request` opens.
+    pub(crate) async fn from(request: reqwest::RequestBuilder) -> Subscription {
+        let response = request.sent().await;
         assert_eq!(response.status(), 200);
         assert_eq!(
             response.headers()["content-type"],
@@ -45,7 +47,7 @@ impl Subscription {
 
     /// The next event that is not a `renewals` event with nothing renewed (those also report
     /// moving self-preservation numbers).
-    async fn next_change(&mut self) -> (String, Value) {
+    pub(crate) async fn next_change(&mut self) -> (String, Value) {
         loop {
             let (name, event) = self.next().await;
             if name != "renewals" || event["total"] != 0 {

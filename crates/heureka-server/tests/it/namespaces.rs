@@ -5,6 +5,8 @@
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
 
+use crate::events::Subscription;
+use crate::push::Push;
 use crate::support::{spring_body, Sent, TestServer};
 
 async fn json(response: reqwest::Response) -> Value {
@@ -349,4 +351,30 @@ async fn a_namespaces_own_max_instances_is_its_quota_and_leaves_the_others_alone
             204
         );
     }
+}
+
+#[tokio::test]
+async fn a_namespaces_push_stream_carries_its_writes_only() {
+    let server = TestServer::start(&[]).await;
+    register_in(&server, "team-a", "ORDERS", "a1").await;
+    let mut push = Push::from(server.http.get(in_ns(&server, "team-a", "/push"))).await;
+    let snapshot = push.next().await;
+    assert_eq!(snapshot.event, "snapshot");
+    register_in(&server, "team-b", "ORDERS", "b1").await;
+    register_in(&server, "team-a", "ORDERS", "a2").await;
+    let delta = push.next().await;
+    let ids: Vec<String> = delta.instances().into_iter().map(|(id, ..)| id).collect();
+    assert_eq!(ids, ["a2"], "team-b's registration is not in team-a's push");
+}
+
+#[tokio::test]
+async fn a_namespaces_event_stream_carries_its_writes_only() {
+    let server = TestServer::start(&[]).await;
+    register_in(&server, "team-a", "ORDERS", "a1").await;
+    let mut events = Subscription::from(server.http.get(in_ns(&server, "team-a", "/events"))).await;
+    register_in(&server, "team-b", "ORDERS", "b1").await;
+    register_in(&server, "team-a", "ORDERS", "a2").await;
+    let (name, event) = events.next_change().await;
+    assert_eq!(name, "registered");
+    assert_eq!(event["id"], "a2");
 }

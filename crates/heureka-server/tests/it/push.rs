@@ -53,6 +53,11 @@ impl Push {
         if let Some(id) = last_event_id {
             request = request.header("Last-Event-ID", id);
         }
+        Push::from(request).await
+    }
+
+    /// The stream `request` opens.
+    pub(crate) async fn from(request: reqwest::RequestBuilder) -> Push {
         let response = request.sent().await;
         assert_eq!(response.status(), 200);
         assert_eq!(response.headers()["content-type"], "text/event-stream");
