@@ -12,6 +12,8 @@
 //!   by `resolver.rs`.
 //! * `discovery.rs` — the default namespace asks its peers which namespaces they hold, and
 //!   creates those this node lacks.
+//! * `directory.rs` — the node's namespaces as discovery sees them (a trait the namespaces
+//!   implement).
 //! * `holders.rs` — which peers hold no namespace but default (Java ones): the other
 //!   namespaces send them nothing.
 //! * `peer.rs` — one peer: its queue, the replication it speaks, what the dispatcher saw.
@@ -27,6 +29,7 @@
 //! each peer's queue holds an instance's changes in the order the registry made them.
 
 mod anti_entropy;
+mod directory;
 mod discovery;
 mod dispatcher;
 mod holders;
@@ -43,7 +46,7 @@ mod tasks;
 mod test_config;
 mod transport;
 
-pub(crate) use self::discovery::NamespaceDirectory;
+pub(crate) use self::directory::NamespaceDirectory;
 pub(crate) use self::peer::PeerState;
 pub(crate) use self::peers::OwnAddress;
 pub(crate) use self::replicator::{peer_tls, Replication, Replicator, RestoreCheck};

@@ -9,7 +9,7 @@ use heureka_core::{Change, ChangeKind, Origin, Registry};
 use heureka_wire::ReplicationAction;
 use parking_lot::{Mutex, RwLock};
 
-use super::discovery::{Discovery, NamespaceDirectory};
+use super::directory::{Discovery, NamespaceDirectory};
 use super::holders::NamespaceHolders;
 use super::peer::{Peer, PeerState};
 use super::peers::{self, OwnAddress, PeerUrl};
