@@ -280,6 +280,10 @@ fn namespaces(
             tracing::error!(%refused, "namespace not opened at start-up");
         }
     }
+    // The default namespace's start-up sync and anti-entropy create the namespaces peers hold.
+    let directory: std::sync::Weak<dyn replication::NamespaceDirectory> =
+        std::sync::Arc::downgrade(&namespaces) as _;
+    state.replication.discover_into(directory);
     namespaces
 }
 

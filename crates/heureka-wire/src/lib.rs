@@ -52,7 +52,7 @@ pub use health_checks::{
     decode_checker, encode_checker, encode_health_checks, HealthChecksView, ProbeView,
 };
 pub use heureka_core::InstanceDigest;
-pub use namespaces::{encode_namespaces, NamespaceView};
+pub use namespaces::{decode_namespace_names, encode_namespaces, NamespaceView};
 pub use persisted::{decode_kept, encode_kept, PersistenceView};
 pub use prometheus_sd::{encode_target_groups, push_target_groups, Target, GROUP_BYTES};
 pub use regions::{decode_regions, encode_regions, FetchCounts, RegionView, RegionsDoc};

@@ -1,8 +1,11 @@
 //! `GET {prefix}` (`/ns`): the namespaces of a server with their counts, Heureka's own
 //! document, in JSON.
 
+use crate::error::DecodeError;
+use crate::json::decode::parse;
 use crate::json::encode::string;
 use crate::json::object::{bool_text, field_u64, list};
+use crate::json::tree::Node;
 
 /// One namespace as the listing shows it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -31,9 +34,49 @@ pub fn encode_namespaces(namespaces: &[NamespaceView]) -> Vec<u8> {
     out
 }
 
+/// The names a peer's [`encode_namespaces`] listing shows (its counts are not needed to
+/// learn which namespaces it holds). Entries without a string `name` are skipped.
+pub fn decode_namespace_names(body: &[u8]) -> Result<Vec<String>, DecodeError> {
+    let root = parse(body)?;
+    let Some(Node::Array(entries)) = root.get("namespaces") else {
+        return Err(DecodeError::field("namespaces", "is not a list"));
+    };
+    Ok(entries
+        .iter()
+        .filter_map(|entry| match entry.get("name") {
+            Some(Node::Str(name)) => Some(name.clone()),
+            _ => None,
+        })
+        .collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_listing_reads_back_as_its_names() {
+        let listed = encode_namespaces(&[
+            NamespaceView {
+                name: "default".to_owned(),
+                ..NamespaceView::default()
+            },
+            NamespaceView {
+                name: "team-a".to_owned(),
+                instances: 3,
+                ..NamespaceView::default()
+            },
+        ]);
+        assert_eq!(
+            decode_namespace_names(&listed).unwrap(),
+            vec!["default".to_owned(), "team-a".to_owned()]
+        );
+    }
+
+    #[test]
+    fn a_document_without_a_list_of_namespaces_is_refused() {
+        assert!(decode_namespace_names(br#"{"applications":{}}"#).is_err());
+    }
 
     #[test]
     fn each_namespace_is_listed_with_its_counts() {

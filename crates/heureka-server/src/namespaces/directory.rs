@@ -11,8 +11,9 @@ use std::sync::Arc;
 use parking_lot::{Mutex, RwLock};
 use tokio::task::JoinSet;
 
-use super::name::DEFAULT;
+use super::name::{self, DEFAULT};
 use crate::config::NamespacesConfig;
+use crate::replication::NamespaceDirectory;
 use crate::state::SharedState;
 
 /// One namespace: its state, the router over it, and its background tasks (which stop when
@@ -183,5 +184,21 @@ impl Namespaces {
         let mut all = vec![self.default.clone()];
         all.extend(self.others.read().values().cloned());
         all
+    }
+}
+
+/// What replication's discovery (`replication/discovery.rs`) creates namespaces through: a
+/// name a peer lists, checked as any name, created within `heureka.namespaces.*`.
+impl NamespaceDirectory for Namespaces {
+    fn holds(&self, listed: &str) -> bool {
+        name::parse(listed).is_ok_and(|name| self.get(&name).is_some())
+    }
+
+    fn create(&self, listed: &str) -> Result<(), String> {
+        let name = name::parse(listed)
+            .map_err(|why| format!("namespace '{listed}' listed by a peer: {why}"))?;
+        Namespaces::create(self, &name)
+            .map(drop)
+            .map_err(|refused| refused.to_string())
     }
 }

@@ -24,6 +24,7 @@ use heureka_core::{
     RENEWAL_LAG_MS, SETTLING_MS,
 };
 
+use super::discovery;
 use super::peer::{Peer, PeerProtocol};
 use super::replicator::Replicator;
 use super::transport::PeerError;
@@ -63,19 +64,35 @@ pub(crate) async fn run(state: Replicator, interval: Duration) {
         // aborts it) to be tried again next round.
         let mut rounds = tokio::task::JoinSet::new();
         for peer in state.replication.peers() {
+            if state.replication.skips(&peer) {
+                continue;
+            }
             let state = state.clone();
             rounds.spawn(async move {
                 let outcome = repair_with(&state, &peer).await;
-                log_round(&peer, outcome);
+                log_round(&state, &peer, outcome);
             });
+        }
+        if state.replication.is_default_namespace() {
+            // A namespace created on a peer while this node could not hear of it (down, cut
+            // off) is opened here; its own anti-entropy then fills it.
+            let state = state.clone();
+            rounds.spawn(async move { discovery::discover(&state).await });
         }
         let all_done = async { while rounds.join_next().await.is_some() {} };
         let _ = tokio::time::timeout(interval.max(Duration::from_secs(1)), all_done).await;
     }
 }
 
-fn log_round(peer: &Peer, outcome: Result<Repairs, PeerError>) {
+fn log_round(state: &Replicator, peer: &Peer, outcome: Result<Repairs, PeerError>) {
     match outcome {
+        // Under a namespace's path: the peer holds no namespaces (its digest was not there
+        // either).
+        Err(PeerError::Refused(why))
+            if why.starts_with("404") && !state.replication.is_default_namespace() =>
+        {
+            state.replication.lacks_namespaces(peer, &why)
+        }
         Ok(repairs) if !repairs.is_empty() => tracing::info!(
             peer = %peer.url.as_str(),
             pushed = repairs.push.len(),
@@ -172,8 +189,9 @@ async fn apply(
     let stamped = stamped_keys(theirs);
     if !stamped.is_empty() && peer.protocol() == PeerProtocol::Eureka {
         // A peer that once answered like a Java server now keeps stamps (upgraded in place):
-        // the dispatcher asks it again.
+        // the dispatcher asks it again, and the namespaces try it.
         peer.set_protocol(PeerProtocol::Unknown);
+        state.replication.may_hold_namespaces(peer);
     }
     let now = state.store.now();
     for (app, id, write) in &repairs.push {

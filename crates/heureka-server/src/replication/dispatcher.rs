@@ -49,25 +49,27 @@ pub(crate) async fn run(state: Replicator, peer: Arc<Peer>) {
         if batch.is_empty() {
             continue;
         }
-        let sent = if peer.protocol() == PeerProtocol::Eureka {
-            send_eureka(&state, &peer, batch).await
+        if state.replication.skips(&peer) {
+            // The peer holds no namespace but default: what was queued before that was
+            // known is dropped, and is no failure.
+            continue;
+        }
+        let sent = if state.replication.is_default_namespace() {
+            send(&state, &peer, batch).await
         } else {
-            match send_stamped(&state, &peer, batch).await {
-                Err((PeerError::NotHeureka(why), tasks)) => {
-                    tracing::info!(peer = %peer.url.as_str(), %why, "peer is not a Heureka server: sending it Eureka's batches");
-                    peer.set_protocol(PeerProtocol::Eureka);
-                    send_eureka(&state, &peer, tasks).await
-                }
-                sent => sent,
-            }
+            send_in_namespace(&state, &peer, batch).await
         };
         match sent {
             Ok(()) => failures_in_a_row = 0,
             Err((error, tasks)) => {
-                if matches!(error, PeerError::Unreachable(_)) {
+                if matches!(error, PeerError::Unreachable(_))
+                    && state.replication.is_default_namespace()
+                {
                     // A peer that comes back may be another server (an upgrade, a
-                    // migration): ask it again which protocol it speaks.
+                    // migration): ask it again which protocol it speaks, and whether it
+                    // holds namespaces.
                     peer.set_protocol(PeerProtocol::Unknown);
+                    state.replication.may_hold_namespaces(&peer);
                 }
                 failures_in_a_row = failures_in_a_row.saturating_add(1);
                 let pause = match &error {
@@ -102,6 +104,39 @@ pub(crate) async fn run(state: Replicator, peer: Arc<Peer>) {
                 }
             }
         }
+    }
+}
+
+/// Sends a batch of the default namespace: stamped copies to a Heureka peer, Eureka's own
+/// batches to a Java one (which holds no other namespace either).
+async fn send(state: &Replicator, peer: &Peer, batch: Vec<Task>) -> Sent {
+    if peer.protocol() == PeerProtocol::Eureka {
+        return send_eureka(state, peer, batch).await;
+    }
+    match send_stamped(state, peer, batch).await {
+        Err((PeerError::NotHeureka(why), tasks)) => {
+            tracing::info!(peer = %peer.url.as_str(), %why, "peer is not a Heureka server: sending it Eureka's batches");
+            peer.set_protocol(PeerProtocol::Eureka);
+            state
+                .replication
+                .lacks_namespaces(peer, "it speaks Eureka's protocol");
+            send_eureka(state, peer, tasks).await
+        }
+        sent => sent,
+    }
+}
+
+/// Sends a batch of a namespace other than default, stamped: only Heureka peers hold one. A
+/// 404 under the namespace's path is a peer that holds none (a Java server, a Heureka
+/// without namespaces): the batch is dropped, and the namespace sends it nothing more (the
+/// run loop drops what is still queued).
+async fn send_in_namespace(state: &Replicator, peer: &Peer, batch: Vec<Task>) -> Sent {
+    match send_stamped(state, peer, batch).await {
+        Err((PeerError::NotHeureka(why), _)) => {
+            state.replication.lacks_namespaces(peer, &why);
+            Ok(())
+        }
+        sent => sent,
     }
 }
 

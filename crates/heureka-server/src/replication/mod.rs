@@ -10,6 +10,12 @@
 //! * `anti_entropy.rs` — periodic comparison with each peer and repair of differences.
 //! * `senders.rs` — the addresses replication is accepted from: the peers', re-resolved
 //!   by `resolver.rs`.
+//! * `discovery.rs` — the default namespace asks its peers which namespaces they hold, and
+//!   creates those this node lacks.
+//! * `directory.rs` — the node's namespaces as discovery sees them (a trait the namespaces
+//!   implement).
+//! * `holders.rs` — which peers hold no namespace but default (Java ones): the other
+//!   namespaces send them nothing.
 //! * `peer.rs` — one peer: its queue, the replication it speaks, what the dispatcher saw.
 //! * `settings.rs` — the replication settings, resolved from configuration once.
 //! * `replicator.rs` — `Replication` (the peers and their client, as a `ChangeSink`) and the
@@ -23,7 +29,10 @@
 //! each peer's queue holds an instance's changes in the order the registry made them.
 
 mod anti_entropy;
+mod directory;
+mod discovery;
 mod dispatcher;
+mod holders;
 mod peer;
 mod peers;
 mod queue;
@@ -37,6 +46,7 @@ mod tasks;
 mod test_config;
 mod transport;
 
+pub(crate) use self::directory::NamespaceDirectory;
 pub(crate) use self::peer::PeerState;
 pub(crate) use self::peers::OwnAddress;
 pub(crate) use self::replicator::{peer_tls, Replication, Replicator, RestoreCheck};

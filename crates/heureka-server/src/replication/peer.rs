@@ -62,6 +62,9 @@ pub(crate) enum PeerProtocol {
 #[derive(Debug)]
 pub(crate) struct Peer {
     pub(crate) url: PeerUrl,
+    /// The peer's URL in the default namespace (`url` itself there): what every namespace
+    /// knows of the peer is kept under it (`holders.rs`).
+    pub(crate) home: String,
     pub(super) queue: Mutex<ReplicationQueue>,
     /// Wakes the dispatcher when a task is queued.
     pub(super) wake: Notify,
@@ -71,8 +74,15 @@ pub(crate) struct Peer {
 
 impl Peer {
     pub(super) fn new(url: PeerUrl, limits: QueueLimits) -> Peer {
+        let home = url.url.clone();
+        Peer::at(home, url, limits)
+    }
+
+    /// The peer whose default namespace is at `home`, reached at `url` (in another namespace).
+    pub(super) fn at(home: String, url: PeerUrl, limits: QueueLimits) -> Peer {
         Peer {
             state: Mutex::new(PeerState::new(url.as_str())),
+            home,
             url,
             queue: Mutex::new(ReplicationQueue::new(limits)),
             wake: Notify::new(),

@@ -3,12 +3,14 @@
 //! `Replicator` the tasks run on. As a `ChangeSink` it queues each local write for every peer.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 use heureka_core::{Change, ChangeKind, Origin, Registry};
 use heureka_wire::ReplicationAction;
 use parking_lot::{Mutex, RwLock};
 
+use super::directory::{Discovery, NamespaceDirectory};
+use super::holders::NamespaceHolders;
 use super::peer::{Peer, PeerState};
 use super::peers::{self, OwnAddress, PeerUrl};
 use super::senders::PeerAddresses;
@@ -37,6 +39,11 @@ pub(crate) struct Replication {
     pub(super) namespace_segment: String,
     /// Whether a registry restored from the store has been compared with a peer's.
     pub(super) restore_check: Mutex<RestoreCheck>,
+    /// Which peers hold no namespace but default; one book for every namespace.
+    pub(super) holders: Arc<NamespaceHolders>,
+    /// This node's namespaces, which the default namespace's start-up sync and anti-entropy
+    /// complete with those its peers hold (`discovery.rs`).
+    pub(super) discovery: Discovery,
 }
 
 /// A node restored from its store serves what it kept only once a peer's copies and
@@ -93,6 +100,8 @@ impl Replication {
             settings,
             restore_check: Mutex::new(RestoreCheck::NotNeeded),
             namespace_segment: String::new(),
+            holders: Arc::default(),
+            discovery: Discovery::default(),
         }
     }
 
@@ -105,7 +114,7 @@ impl Replication {
                 .iter()
                 .map(|peer| {
                     let url = peers::in_namespace(&peer.url, segment);
-                    Arc::new(Peer::new(url, self.settings.limits))
+                    Arc::new(Peer::at(peer.home.clone(), url, self.settings.limits))
                 })
                 .collect()
         } else {
@@ -120,15 +129,44 @@ impl Replication {
             settings: self.settings.clone(),
             restore_check: Mutex::new(RestoreCheck::NotNeeded),
             namespace_segment: segment.to_owned(),
+            holders: self.holders.clone(),
+            discovery: Discovery::default(),
         }
     }
 
-    /// The peers `config` names, each under this namespace's path.
+    /// The peers `config` names, by their URLs in the default namespace.
     pub(super) fn configured_peers(&self, config: &Config) -> Vec<PeerUrl> {
         peers::peer_urls(config, &self.own)
-            .iter()
-            .map(|url| peers::in_namespace(url, &self.namespace_segment))
-            .collect()
+    }
+
+    /// This node's namespaces, for the default namespace's discovery of its peers'.
+    pub(crate) fn discover_into(&self, directory: Weak<dyn NamespaceDirectory>) {
+        self.discovery.create_in(directory);
+    }
+
+    /// Whether this namespace sends `peer` nothing: a namespace other than default, and the
+    /// peer holds none (`holders.rs`).
+    pub(crate) fn skips(&self, peer: &Peer) -> bool {
+        !self.is_default_namespace() && self.holders.lacks(&peer.home)
+    }
+
+    /// `peer` holds no namespace but default, as `why` showed.
+    pub(super) fn lacks_namespaces(&self, peer: &Peer, why: &str) {
+        self.holders.mark_lacking(&peer.home, why);
+    }
+
+    /// `peer` may hold namespaces (again): every namespace tries it.
+    pub(super) fn may_hold_namespaces(&self, peer: &Peer) {
+        self.holders.forget(&peer.home);
+    }
+
+    /// The path segment of this namespace (`/ns/team-a`), or `/` in the default one: for logs.
+    pub(crate) fn namespace_path(&self) -> &str {
+        if self.namespace_segment.is_empty() {
+            "/"
+        } else {
+            &self.namespace_segment
+        }
     }
 
     /// Whether this is the default namespace's replication (the one whose tasks keep the
@@ -206,7 +244,9 @@ impl ChangeSink for Replication {
             return;
         };
         for peer in self.peers.read().iter() {
-            peer.enqueue(&change.app, &change.id, action, change.at);
+            if !self.skips(peer) {
+                peer.enqueue(&change.app, &change.id, action, change.at);
+            }
         }
     }
 }
@@ -221,24 +261,29 @@ impl Replication {
             .collect()
     }
 
-    /// Replaces the peer list with `urls`, keeping the peers (and queues) that stay and
-    /// returning the new ones, whose dispatchers the caller starts. An empty list is ignored,
-    /// as Eureka ignores it.
-    pub(super) fn update_peers(&self, urls: Vec<PeerUrl>) -> (Vec<Arc<Peer>>, Vec<String>) {
-        if urls.is_empty() {
+    /// Replaces the peer list with `homes` (the peers' URLs in the default namespace), keeping
+    /// the peers (and queues) that stay and returning the new ones, whose dispatchers the
+    /// caller starts. An empty list is ignored, as Eureka ignores it.
+    pub(super) fn update_peers(&self, homes: Vec<PeerUrl>) -> (Vec<Arc<Peer>>, Vec<String>) {
+        if homes.is_empty() {
             return (Vec::new(), Vec::new());
         }
+        let segment = &self.namespace_segment;
+        let urls: Vec<(String, PeerUrl)> = homes
+            .iter()
+            .map(|home| (home.url.clone(), peers::in_namespace(home, segment)))
+            .collect();
         let mut peers = self.peers.write();
         let removed: Vec<String> = peers
             .iter()
-            .filter(|peer| !urls.contains(&peer.url))
+            .filter(|peer| !urls.iter().any(|(_, url)| *url == peer.url))
             .map(|peer| peer.url.as_str().to_owned())
             .collect();
-        peers.retain(|peer| urls.contains(&peer.url));
+        peers.retain(|peer| urls.iter().any(|(_, url)| *url == peer.url));
         let mut added = Vec::new();
-        for url in urls {
+        for (home, url) in urls {
             if !peers.iter().any(|peer| peer.url == url) {
-                let peer = Arc::new(Peer::new(url, self.settings.limits));
+                let peer = Arc::new(Peer::at(home, url, self.settings.limits));
                 peers.push(peer.clone());
                 added.push(peer);
             }

@@ -24,6 +24,8 @@ pub(crate) struct ReplicationSettings {
     pub(crate) fetch_registry_at_start: bool,
     /// `heureka.replication.peers-only`: whether senders are checked (and so resolved).
     pub(crate) peers_only: bool,
+    /// `heureka.namespaces.path-prefix`: where peers list their namespaces (`discovery.rs`).
+    pub(crate) namespaces_prefix: String,
 }
 
 impl ReplicationSettings {
@@ -63,6 +65,7 @@ impl ReplicationSettings {
             sync_retry_wait: Duration::from_millis(server.registry_sync_retry_wait_ms),
             fetch_registry_at_start: config.client.fetch_registry,
             peers_only: heureka.peers_only,
+            namespaces_prefix: config.heureka.namespaces.path_prefix.clone(),
         }
     }
 }

@@ -39,10 +39,10 @@ use std::sync::Arc;
 use heureka_core::Applications;
 use tokio::task::JoinSet;
 
-use super::anti_entropy;
 use super::peer::Peer;
 use super::replicator::{Replicator, RestoreCheck};
 use super::transport::PeerError;
+use super::{anti_entropy, discovery};
 
 /// What the start-up sync found.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -54,6 +54,8 @@ pub(crate) struct SyncReport {
     /// Heureka peers in their own start-up sync, not waited for.
     pub(crate) peers_starting: usize,
     pub(crate) peers_unready: usize,
+    /// Peers that hold no namespace but default (in another namespace), not waited for.
+    pub(crate) peers_without_namespaces: usize,
     /// Peers whose digests a registry restored from the store was compared with.
     pub(crate) restored_checked_by: usize,
 }
@@ -64,7 +66,16 @@ pub(crate) async fn sync_from_peers(state: &Replicator) -> SyncReport {
     if state.replication.restore_check() == RestoreCheck::Unchecked {
         report.restored_checked_by = check_restored(state).await;
     }
-    fetch_registries(state, &mut report).await;
+    if state.replication.is_default_namespace() {
+        // The namespaces the peers hold are opened beside the default's fetch, and each then
+        // runs a start-up sync of its own.
+        tokio::join!(
+            fetch_registries(state, &mut report),
+            discovery::discover(state)
+        );
+    } else {
+        fetch_registries(state, &mut report).await;
+    }
     let count = u32::try_from(state.store.read().registry_size()).unwrap_or(u32::MAX);
     state
         .store
@@ -77,6 +88,8 @@ pub(crate) async fn sync_from_peers(state: &Replicator) -> SyncReport {
         peers_down = report.peers_down,
         peers_starting = report.peers_starting,
         peers_unready = report.peers_unready,
+        peers_without_namespaces = report.peers_without_namespaces,
+        namespace = %state.replication.namespace_path(),
         "start-up sync done: serving reads"
     );
     if state.replication.restore_check() == RestoreCheck::Unchecked {
@@ -103,7 +116,7 @@ async fn check_restored(state: &Replicator) -> usize {
         .collect();
     let restored = Arc::new(restored);
     let mut checks = JoinSet::new();
-    for peer in state.replication.peers() {
+    for peer in peers_to_ask(state) {
         let (state, restored) = (state.clone(), restored.clone());
         checks.spawn(async move {
             let outcome = anti_entropy::reconcile_restored(&state, &peer, &restored).await;
@@ -144,7 +157,7 @@ async fn check_restored(state: &Replicator) -> usize {
 /// what they hold (`register_synced`: nothing already held is replaced).
 async fn fetch_registries(state: &Replicator, report: &mut SyncReport) {
     let settings = state.replication.settings();
-    let mut pending = state.replication.peers();
+    let mut pending = peers_to_ask(state);
     let attempts = if state.replication.settings().fetch_registry_at_start {
         settings.sync_attempts
     } else {
@@ -179,6 +192,12 @@ async fn fetch_registries(state: &Replicator, report: &mut SyncReport) {
                     report.peers_starting += 1;
                     tracing::info!(peer = %peer.url.as_str(), %why, "start-up sync: peer is starting too, not waited for");
                 }
+                Err(PeerError::Refused(why))
+                    if why.starts_with("404") && !state.replication.is_default_namespace() =>
+                {
+                    report.peers_without_namespaces += 1;
+                    state.replication.lacks_namespaces(&peer, &why);
+                }
                 Err(error) => {
                     report.peers_unready += 1;
                     tracing::warn!(peer = %peer.url.as_str(), %error, "start-up sync: peer did not give its registry");
@@ -188,6 +207,14 @@ async fn fetch_registries(state: &Replicator, report: &mut SyncReport) {
         }
         pending = still_unready;
     }
+}
+
+/// The peers this namespace syncs from: all of them, but those known to hold no namespace
+/// outside the default one.
+fn peers_to_ask(state: &Replicator) -> Vec<Arc<Peer>> {
+    let mut peers = state.replication.peers();
+    peers.retain(|peer| !state.replication.skips(peer));
+    peers
 }
 
 async fn fetch_all(

@@ -273,6 +273,28 @@ impl PeerClient {
         if_offered(reply, "answer", heureka_wire::decode_consumers)
     }
 
+    /// `GET {peer origin}{prefix}` (`http://peer:8761/ns`): the names of the namespaces a
+    /// Heureka peer holds. `Ok(None)` from a peer without namespaces (404).
+    pub(crate) async fn fetch_namespace_names(
+        &self,
+        peer: &PeerUrl,
+        prefix: &str,
+    ) -> Result<Option<Vec<String>>, PeerError> {
+        let origin = url::Url::parse(&peer.url)
+            .map(|url| url.origin().ascii_serialization())
+            .map_err(|error| PeerError::Refused(format!("no origin in the peer's URL: {error}")))?;
+        let at_origin = PeerUrl {
+            url: format!("{origin}/"),
+            authorization: peer.authorization.clone(),
+        };
+        let reply = self.get(&at_origin, prefix.trim_start_matches('/')).await;
+        if_offered(
+            reply,
+            "namespace listing",
+            heureka_wire::decode_namespace_names,
+        )
+    }
+
     /// `GET {peer}apps/{app}/{id}`: one instance, as the peer holds it.
     pub(crate) async fn fetch_instance(
         &self,

@@ -19,6 +19,7 @@ mod health;
 mod health_checks;
 mod limits;
 mod metrics;
+mod namespaced_cluster;
 mod namespaces;
 mod peers_only;
 mod prometheus_sd;

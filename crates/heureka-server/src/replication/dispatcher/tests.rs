@@ -412,3 +412,51 @@ async fn a_heureka_peers_newer_copy_in_a_409_is_merged_here() {
     let ours = cluster.state.store.read().instance("ORDERS", "o1", now);
     assert_eq!(ours.unwrap().status, InstanceStatus::OutOfService);
 }
+
+// === namespaces: a peer that holds none (a Java server) ===
+
+/// Namespace `team-a` of `cluster`'s node, its replication running against the same peer.
+fn team_a(cluster: &Cluster) -> (SharedState, tokio::task::JoinSet<()>) {
+    let config = config(&["--eureka.client.service-url.defaultZone=http://peer.test:8761/eureka/"]);
+    let namespace = cluster
+        .state
+        .in_namespace(&config, "team-a", crate::state::NamespaceKind::Created)
+        .expect("no persistence here");
+    let tasks = crate::replication::spawn_all(&namespace.replicator(), None);
+    (namespace, tasks)
+}
+
+fn register_in(state: &SharedState, id: &str) {
+    let instance = Instance::new("orders", id, "host", "10.0.0.1", state.store.now());
+    state
+        .store
+        .write(|registry, now| registry.register(instance, Origin::Client, now));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_namespace_sends_nothing_to_a_peer_the_default_namespace_found_to_be_java() {
+    let cluster = eureka_peer_with_o1().await;
+    let (team_a, _tasks) = team_a(&cluster);
+    register_in(&team_a, "n1");
+    pause(1_000).await;
+    assert_eq!(cluster.sent(), one_register_each(&["o1"]));
+    let peer = &team_a.replication.peer_states()[0];
+    assert_eq!((peer.queue_depth, peer.failures), (0, 0));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_namespaces_batch_answered_404_is_dropped_without_a_failure_and_nothing_follows() {
+    let cluster = cluster(&[]);
+    let (team_a, _tasks) = team_a(&cluster);
+    register_in(&team_a, "n1");
+    pause(1).await;
+    register_in(&team_a, "n2");
+    pause(1_000).await;
+    assert!(cluster.sent().is_empty(), "no Eureka batch under /ns");
+    let peer = &team_a.replication.peer_states()[0];
+    assert_eq!((peer.queue_depth, peer.failures, peer.up), (0, 0, true));
+    // The default namespace still replicates to it.
+    cluster.register("o1", Origin::Client);
+    pause(1).await;
+    assert_eq!(cluster.sent(), one_register_each(&["o1"]));
+}
