@@ -378,3 +378,34 @@ async fn a_namespaces_event_stream_carries_its_writes_only() {
     assert_eq!(name, "registered");
     assert_eq!(event["id"], "a2");
 }
+
+/// A full fetch of namespace `ns` by a client Eureka's rate limiter does not privilege.
+async fn fetch_status(server: &TestServer, ns: &str) -> u16 {
+    server
+        .http
+        .get(in_ns(server, ns, "/apps"))
+        .header("DiscoveryIdentity-Name", "curl")
+        .sent()
+        .await
+        .status()
+        .as_u16()
+}
+
+#[tokio::test]
+async fn one_namespaces_fetch_storm_does_not_throttle_anothers_clients() {
+    let server = TestServer::start(&[
+        "--eureka.server.rate-limiter-enabled=true",
+        "--eureka.server.rate-limiter-burst-size=2",
+        "--eureka.server.rate-limiter-registry-fetch-average-rate=1",
+        "--eureka.server.rate-limiter-full-fetch-average-rate=1",
+    ])
+    .await;
+    register_in(&server, "team-a", "ORDERS", "a1").await;
+    register_in(&server, "team-b", "ORDERS", "b1").await;
+    let mut storm = Vec::new();
+    for _ in 0..10 {
+        storm.push(fetch_status(&server, "team-a").await);
+    }
+    assert!(storm.contains(&503), "team-a is throttled: {storm:?}");
+    assert_eq!(fetch_status(&server, "team-b").await, 200);
+}
