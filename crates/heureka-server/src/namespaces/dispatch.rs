@@ -79,7 +79,12 @@ impl Dispatch {
     /// The namespace `text` names (percent-encoded, any case), or its name when it does not
     /// exist yet.
     fn find(&self, text: &str) -> Result<Result<Arc<Namespace>, String>, &'static str> {
-        let decoded = percent_encoding::percent_decode_str(text).decode_utf8_lossy();
+        // Clients write names plainly; decoding is for the few that escape them.
+        let decoded = if text.contains('%') {
+            percent_encoding::percent_decode_str(text).decode_utf8_lossy()
+        } else {
+            std::borrow::Cow::Borrowed(text)
+        };
         let name = name::parse_borrowed(&decoded)?;
         Ok(self.namespaces.get(&name).ok_or_else(|| name.into_owned()))
     }

@@ -409,3 +409,11 @@ async fn one_namespaces_fetch_storm_does_not_throttle_anothers_clients() {
     assert!(storm.contains(&503), "team-a is throttled: {storm:?}");
     assert_eq!(fetch_status(&server, "team-b").await, 200);
 }
+
+#[tokio::test]
+async fn a_percent_encoded_namespace_name_is_the_same_namespace() {
+    let server = TestServer::start(&[]).await;
+    register_in(&server, "team-a", "ORDERS", "a1").await;
+    let url = server.root_url("/ns/team%2Da/eureka/apps");
+    assert_eq!(ids_at(&server, &url).await, ["a1"]);
+}
