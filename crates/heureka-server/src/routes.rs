@@ -23,21 +23,14 @@ use crate::handlers::{
     actuator, apps, consumers, dashboard, events, health_checks, instances, namespaces, overrides,
     prometheus_sd, push, regions, replication, stamped, status,
 };
+use crate::http::gate::GateLayer;
 use crate::http::{auth, cross_site, decompress, observe, peers_only, security_headers};
 use crate::state::SharedState;
 
-/// Which namespace a router serves (`namespaces/`).
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Serves<'a> {
-    /// The default namespace, which also lists the namespaces at `prefix`.
-    Default { prefix: &'a str },
-    /// A namespace of its own.
-    Namespace,
-    /// Names not created yet: innermost, a write that creates one creates it.
-    Vacant,
-}
-
-/// The API router of one namespace, before trailing-slash normalisation (see [`crate::serve`]).
+/// The API router every namespace shares (its state is the default namespace's; handlers read
+/// the state of the request's namespace, `handlers/request.rs`'s `Ns`), before trailing-slash
+/// normalisation and namespace dispatch (see [`crate::serve`]). `namespaces_prefix` is where
+/// the namespaces are listed.
 ///
 /// The API's routes are registered at their full paths, under both prefixes, rather than
 /// nested: a nested router strips its prefix from every request, which rebuilds the URI, and
@@ -47,17 +40,14 @@ pub(crate) fn router(
     state: SharedState,
     base_path: &str,
     max_body_bytes: usize,
-    serves: Serves<'_>,
+    namespaces_prefix: &str,
 ) -> Router {
-    let mut guarded = api(&format!("{base_path}/v2"))
+    let guarded = api(&format!("{base_path}/v2"))
         .merge(api(base_path))
         .merge(dashboard::pages(&state))
-        .merge(actuator_behind_auth(&state));
-    if let Serves::Default { prefix } = serves {
-        guarded = guarded.route(prefix, get(namespaces::list));
-    }
-    let creation = matches!(serves, Serves::Vacant)
-        .then(|| middleware::from_fn(crate::namespaces::create_on_write));
+        .merge(actuator_behind_auth(&state))
+        .route(namespaces_prefix, get(namespaces::list));
+    let creation = GateLayer::of(crate::namespaces::CreateOnWrite);
     // Outermost, so it times and logs every answer, 401s and unmatched paths included.
     let observing = observe::ObserveLayer(state.clone());
     let cross_site = cross_site::CrossSiteLayer::new(
@@ -92,7 +82,7 @@ pub(crate) fn router(
             // After authentication, so a request without credentials is still a 401.
             .option_layer(peers_only)
             // Last: only a request allowed to make its write creates a namespace.
-            .option_layer(creation),
+            .layer(creation),
     );
     guarded
         // Merged last, its fallback is the one kept: unmatched paths are observed (as

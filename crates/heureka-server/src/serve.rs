@@ -13,7 +13,6 @@ use tower_http::normalize_path::{NormalizePath, NormalizePathLayer};
 
 use crate::config::Config;
 use crate::namespaces::{Dispatch, Factory, Namespace, Namespaces};
-use crate::routes::Serves;
 use crate::state::{AppState, NamespaceKind};
 
 use crate::replication::ConfigReload;
@@ -22,20 +21,20 @@ use crate::{
     routes, state, tasks, tls, xds,
 };
 
-/// The default namespace's router alone, behind trailing-slash normalisation (the fuzz
-/// targets' server).
+/// The router alone, over the default namespace, behind trailing-slash normalisation (the
+/// fuzz targets' server).
 pub(crate) fn app(state: &state::SharedState, config: &Config) -> NormalizePath<axum::Router> {
-    let router = router(state, config, Serves::Namespace);
     // Trim trailing slashes before routing: Eureka (Jersey) treats them as optional.
-    NormalizePathLayer::trim_trailing_slash().layer(router)
+    NormalizePathLayer::trim_trailing_slash().layer(router(state, config))
 }
 
-fn router(state: &state::SharedState, config: &Config, serves: Serves<'_>) -> axum::Router {
+/// The router every namespace shares, over the default namespace's state.
+fn router(state: &state::SharedState, config: &Config) -> axum::Router {
     routes::router(
         state.clone(),
         &config.heureka.base_path,
         config.heureka.max_request_body_bytes,
-        serves,
+        &config.heureka.namespaces.path_prefix,
     )
 }
 
@@ -197,7 +196,8 @@ pub(crate) fn start(
 ) -> Running {
     let namespaces = namespaces(state, config, reload.clone());
     // Trim trailing slashes before routing: Eureka (Jersey) treats them as optional.
-    let app = NormalizePathLayer::trim_trailing_slash().layer(Dispatch::new(namespaces));
+    let dispatch = Dispatch::new(namespaces, router(state, config));
+    let app = NormalizePathLayer::trim_trailing_slash().layer(dispatch);
     let mut background = tasks::spawn_all(&state.store, &state.events.feed, config);
     let replicating = replication::spawn_all(&state.replicator(), reload);
     events::webhooks::spawn_all(
@@ -253,25 +253,11 @@ fn namespaces(
     reload: Option<ConfigReload>,
 ) -> std::sync::Arc<Namespaces> {
     let settings = &config.heureka.namespaces;
-    let default = Namespace::new(
-        state.clone(),
-        router(
-            state,
-            config,
-            Serves::Default {
-                prefix: &settings.path_prefix,
-            },
-        ),
-        Vec::new(),
-    );
+    let default = Namespace::new(state.clone(), Vec::new());
     let vacant_state = state
         .in_namespace(config, "(vacant)", NamespaceKind::Vacant)
         .expect("a namespace kept nowhere opens");
-    let vacant = Namespace::new(
-        vacant_state.clone(),
-        router(&vacant_state, config, Serves::Vacant),
-        Vec::new(),
-    );
+    let vacant = Namespace::new(vacant_state, Vec::new());
     let factory = factory(state.clone(), config.clone(), reload);
     let namespaces =
         std::sync::Arc::new(Namespaces::new(default, vacant, settings.clone(), factory));
@@ -293,11 +279,10 @@ fn factory(default: state::SharedState, config: Config, reload: Option<ConfigRel
         let state = default
             .in_namespace(&config, name, NamespaceKind::Created)
             .map_err(|error| format!("heureka.persistence.dir: {error}"))?;
-        let app = router(&state, &config, Serves::Namespace);
         let mut jobs = tasks::spawn_all(&state.store, &state.events.feed, &config);
         namespace_jobs(&state, &config, &mut jobs);
         let replicating = replication::spawn_all(&state.replicator(), reload.clone());
-        Ok(Namespace::new(state, app, vec![jobs, replicating]))
+        Ok(Namespace::new(state, vec![jobs, replicating]))
     })
 }
 

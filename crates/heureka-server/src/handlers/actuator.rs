@@ -7,7 +7,6 @@
 //! and registry reads are served ([`AppState::is_ready`](crate::state::AppState::is_ready)).
 //! Liveness is UP whenever the server answers at all.
 
-use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Extension;
@@ -16,6 +15,7 @@ use heureka_wire::{BuildInfo, HealthComponents, HealthStatus, RegistryHealth};
 use crate::config::ShowDetails;
 use crate::connection::ClientCertificate;
 use crate::handlers::request::Headers;
+use crate::handlers::request::Ns;
 use crate::handlers::status::peer_status;
 use crate::http::auth;
 use crate::state::SharedState;
@@ -25,7 +25,7 @@ const ACTUATOR_V3_JSON: &str = "application/vnd.spring-boot.actuator.v3+json";
 
 /// `GET {actuator}/health`: the overall status, with components when details are shown.
 pub(crate) async fn health(
-    State(state): State<SharedState>,
+    Ns(state): Ns,
     certificate: Option<Extension<ClientCertificate>>,
     Headers(headers): Headers,
 ) -> Response {
@@ -50,16 +50,13 @@ pub(crate) async fn liveness(Headers(headers): Headers) -> Response {
 }
 
 /// `GET {actuator}/health/readiness`: status only, never behind authentication.
-pub(crate) async fn readiness(
-    State(state): State<SharedState>,
-    Headers(headers): Headers,
-) -> Response {
+pub(crate) async fn readiness(Ns(state): Ns, Headers(headers): Headers) -> Response {
     let status = readiness_status(&state);
     health_response(status, heureka_wire::encode_health(status, None), &headers)
 }
 
 /// `GET {actuator}/info`: what was built, and from which commit when the build knew it.
-pub(crate) async fn info(State(state): State<SharedState>, Headers(headers): Headers) -> Response {
+pub(crate) async fn info(Ns(state): Ns, Headers(headers): Headers) -> Response {
     let info = BuildInfo {
         app_name: state.node.application_name.to_lowercase(),
         artifact: env!("CARGO_PKG_NAME").to_owned(),
@@ -72,10 +69,7 @@ pub(crate) async fn info(State(state): State<SharedState>, Headers(headers): Hea
 
 /// `GET {actuator}/prometheus` and `GET /metrics`: OpenMetrics text when the scraper asks for
 /// it (Prometheus does), the classic text format 0.0.4 otherwise.
-pub(crate) async fn prometheus(
-    State(state): State<SharedState>,
-    Headers(headers): Headers,
-) -> Response {
+pub(crate) async fn prometheus(Ns(state): Ns, Headers(headers): Headers) -> Response {
     let openmetrics = headers
         .get(header::ACCEPT)
         .and_then(|accept| accept.to_str().ok())

@@ -1,6 +1,6 @@
 //! Registry reads: full fetch, delta, one application, VIP selections.
 
-use axum::extract::{Path, State};
+use axum::extract::Path;
 use axum::http::{header, Extensions, HeaderMap, HeaderValue};
 use axum::response::Response;
 use axum::Extension;
@@ -10,6 +10,7 @@ use crate::cache::{Encoding, Selection};
 use crate::connection::Sender;
 use crate::consumers::{ConsumerKey, Fetch as Consumed};
 use crate::handlers::regions;
+use crate::handlers::request::Ns;
 use crate::handlers::request::{Headers, QueryParams};
 use crate::handlers::response::document;
 use crate::http::error::ApiError;
@@ -23,7 +24,7 @@ use crate::state::SharedState;
 /// region by transparent fallback; `handlers/regions.rs`). With no region configured the
 /// parameter changes nothing (as in Eureka).
 pub(crate) async fn all(
-    State(state): State<SharedState>,
+    Ns(state): Ns,
     sender: Option<Extension<Sender>>,
     extensions: Extensions,
     query: QueryParams,
@@ -95,7 +96,7 @@ pub(crate) fn ready(state: &SharedState) -> Result<(), ApiError> {
 /// `GET {base}/apps/delta`: what changed within the retention window, with the changes of the
 /// remote regions a full fetch would serve.
 pub(crate) async fn delta(
-    State(state): State<SharedState>,
+    Ns(state): Ns,
     sender: Option<Extension<Sender>>,
     extensions: Extensions,
     query: QueryParams,
@@ -126,7 +127,7 @@ pub(crate) async fn delta(
 /// `GET {base}/apps/{app}`: one application, else the first remote region holding it (when
 /// fallback is on); 404 when none has instances of it.
 pub(crate) async fn one(
-    State(state): State<SharedState>,
+    Ns(state): Ns,
     Path(app): Path<String>,
     Headers(headers): Headers,
 ) -> Result<Response, ApiError> {
@@ -145,7 +146,7 @@ pub(crate) async fn one(
 
 /// `GET {base}/vips/{vip}`: instances whose `vipAddress` lists `vip`; never 404.
 pub(crate) async fn vip(
-    State(state): State<SharedState>,
+    Ns(state): Ns,
     Path(vip): Path<String>,
     Headers(headers): Headers,
 ) -> Result<Response, ApiError> {
@@ -158,7 +159,7 @@ pub(crate) async fn vip(
 
 /// `GET {base}/svips/{svip}`: the same for `secureVipAddress`.
 pub(crate) async fn svip(
-    State(state): State<SharedState>,
+    Ns(state): Ns,
     Path(svip): Path<String>,
     Headers(headers): Headers,
 ) -> Result<Response, ApiError> {

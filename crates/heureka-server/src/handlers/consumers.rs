@@ -15,12 +15,13 @@
 
 use std::collections::HashMap;
 
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, Query};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use heureka_core::InstanceStatus;
 use heureka_wire::{ConsumerView, ConsumersDoc};
 
+use crate::handlers::request::Ns;
 use crate::handlers::request::{first, Headers};
 use crate::handlers::response::json;
 use crate::http::audit::Actor;
@@ -28,7 +29,7 @@ use crate::http::error::ApiError;
 use crate::state::SharedState;
 
 /// `GET {base}/consumers`.
-pub(crate) async fn list(State(state): State<SharedState>) -> Response {
+pub(crate) async fn list(Ns(state): Ns) -> Response {
     let now = state.store.now();
     let version = state.store.read().version();
     let (consumers, readers) = state
@@ -48,14 +49,14 @@ pub(crate) async fn list(State(state): State<SharedState>) -> Response {
 
 /// `PUT {base}/apps/{app}/{id}/drain`: OUT_OF_SERVICE, then the progress.
 pub(crate) async fn start(
-    State(state): State<SharedState>,
+    Ns(state): Ns,
     Path((app, id)): Path<(String, String)>,
     actor: Actor,
     headers: Headers,
 ) -> Response {
     let query = vec![("value".to_owned(), "OUT_OF_SERVICE".to_owned())];
     let set = super::overrides::set_status(
-        State(state.clone()),
+        Ns(state.clone()),
         Path((app.clone(), id.clone())),
         Query(query),
         actor,
@@ -65,14 +66,12 @@ pub(crate) async fn start(
     if set.status() != StatusCode::OK {
         return set;
     }
-    progress(State(state), Path((app, id)))
-        .await
-        .into_response()
+    progress(Ns(state), Path((app, id))).await.into_response()
 }
 
 /// `GET {base}/apps/{app}/{id}/drain`: the cluster's consumers and whether each has the change.
 pub(crate) async fn progress(
-    State(state): State<SharedState>,
+    Ns(state): Ns,
     Path((app, id)): Path<(String, String)>,
 ) -> Result<Response, ApiError> {
     let mut doc = local_progress(&state, &app, &id)?;
@@ -135,7 +134,7 @@ impl Cluster {
 
 /// `GET {base}/peerreplication/drain?app=A&id=I`: this node's part of a drain's progress.
 pub(crate) async fn peer_progress(
-    State(state): State<SharedState>,
+    Ns(state): Ns,
     Query(query): Query<Vec<(String, String)>>,
 ) -> Result<Response, ApiError> {
     let missing = |name: &str| ApiError::BadRequest(format!("missing query parameter '{name}'"));

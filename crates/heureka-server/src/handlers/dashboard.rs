@@ -2,7 +2,6 @@
 //! and the three documents only it reads, `{base}/dashboard/summary`, `{base}/dashboard/lastn`
 //! and `{base}/dashboard/audit`.
 
-use axum::extract::State;
 use axum::http::{header, Extensions, HeaderValue};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
@@ -10,6 +9,7 @@ use axum::Router;
 use heureka_wire::{DashboardSummary, FleetEndpoint};
 
 use crate::dashboard::{SCRIPT, STYLE};
+use crate::handlers::request::Ns;
 use crate::handlers::response::json;
 use crate::http::principal;
 use crate::http::security_headers::PAGE_POLICY;
@@ -34,7 +34,7 @@ pub(crate) fn pages(state: &SharedState) -> Router<SharedState> {
 
 /// The same page for both views; the script picks the view from the URL. It carries its own
 /// Content-Security-Policy, which lets it load its script and stylesheet.
-async fn page(State(state): State<SharedState>) -> Response {
+async fn page(Ns(state): Ns) -> Response {
     let mut response = Html(state.observe.dashboard.page.clone()).into_response();
     response
         .headers_mut()
@@ -59,7 +59,7 @@ fn asset(body: &'static str, content_type: &'static str) -> Response {
 }
 
 /// `GET {base}/dashboard/summary`, with what the user asking may do.
-pub(crate) async fn summary(State(state): State<SharedState>, extensions: Extensions) -> Response {
+pub(crate) async fn summary(Ns(state): Ns, extensions: Extensions) -> Response {
     let now = state.store.now();
     let (self_preservation, node_status) = {
         let registry = state.store.read();
@@ -147,12 +147,12 @@ fn fleet(state: &SharedState) -> Vec<FleetEndpoint> {
 }
 
 /// `GET {base}/dashboard/lastn`.
-pub(crate) async fn lastn(State(state): State<SharedState>) -> Response {
+pub(crate) async fn lastn(Ns(state): Ns) -> Response {
     json(state.events.feed.lastn_json())
 }
 
 /// `GET {base}/dashboard/audit`: the audit entries kept (`heureka.audit.retained`), newest
 /// first; empty when `heureka.audit.enabled=false`.
-pub(crate) async fn audit(State(state): State<SharedState>) -> Response {
+pub(crate) async fn audit(Ns(state): Ns) -> Response {
     json(state.observe.audit.recent_json())
 }

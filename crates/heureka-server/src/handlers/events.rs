@@ -7,7 +7,7 @@
 
 use std::convert::Infallible;
 
-use axum::extract::{Query, State};
+use axum::extract::Query;
 use axum::http::HeaderMap;
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
@@ -16,12 +16,12 @@ use tokio_stream::StreamExt;
 
 use crate::connection::Sender;
 use crate::events::stream::subscriber_events;
+use crate::handlers::request::Ns;
 use crate::http::error::ApiError;
 use crate::listener::EventStreamLimits;
-use crate::state::SharedState;
 
 pub(crate) async fn stream(
-    State(state): State<SharedState>,
+    Ns(state): Ns,
     Query(query): Query<Vec<(String, String)>>,
     sender: Option<Extension<Sender>>,
     headers: HeaderMap,

@@ -2,25 +2,25 @@
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{Path, State};
+use axum::extract::Path;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use heureka_core::{instance_write_status_code, Origin, RenewOutcome};
 use heureka_wire::{AuditAction, AuditEntry};
 
 use crate::handlers::regions;
+use crate::handlers::request::Ns;
 use crate::handlers::request::{parse_last_dirty_timestamp, status_param, Headers, QueryParams};
 use crate::handlers::response::{document, written};
 use crate::http::audit::{self, Actor};
 use crate::http::error::ApiError;
 use crate::http::negotiate;
 use crate::http::origin::origin;
-use crate::state::SharedState;
 
 /// `POST {base}/apps/{app}`: register or re-register. Always 204 on success — the Java and
 /// JavaScript clients treat any other 2xx as a failed registration.
 pub(crate) async fn register(
-    State(state): State<SharedState>,
+    Ns(state): Ns,
     Path(app): Path<String>,
     Headers(headers): Headers,
     body: Result<Bytes, BytesRejection>,
@@ -74,7 +74,7 @@ pub(crate) async fn register(
 /// `PUT {base}/apps/{app}/{id}`: heartbeat. 404 asks the client to re-register; 409 (peers
 /// only) sends back our newer copy.
 pub(crate) async fn renew(
-    State(state): State<SharedState>,
+    Ns(state): Ns,
     Path((app, id)): Path<(String, String)>,
     query: QueryParams,
     Headers(headers): Headers,
@@ -112,7 +112,7 @@ pub(crate) async fn renew(
 /// sent it (`http/audit.rs`): a cancel of an unknown instance has no registered address, so
 /// it is audited too, with its 404.
 pub(crate) async fn cancel(
-    State(state): State<SharedState>,
+    Ns(state): Ns,
     Path((app, id)): Path<(String, String)>,
     actor: Actor,
     Headers(headers): Headers,
@@ -140,7 +140,7 @@ pub(crate) async fn cancel(
 /// `GET {base}/apps/{app}/{id}`: the local lease, else (fallback on) the instance of the
 /// first remote region holding the application.
 pub(crate) async fn one(
-    State(state): State<SharedState>,
+    Ns(state): Ns,
     Path((app, id)): Path<(String, String)>,
     Headers(headers): Headers,
 ) -> Result<Response, ApiError> {
@@ -159,7 +159,7 @@ pub(crate) async fn one(
 /// `GET {base}/instances/{id}`: the first instance with this id in any application, else in
 /// the first remote region holding it (fallback on).
 pub(crate) async fn by_id(
-    State(state): State<SharedState>,
+    Ns(state): Ns,
     Path(id): Path<String>,
     Headers(headers): Headers,
 ) -> Result<Response, ApiError> {

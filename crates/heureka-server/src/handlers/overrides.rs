@@ -1,12 +1,13 @@
 //! Operator writes on one instance: status override set and remove, metadata update. Each
 //! leaves an audit entry once its answer is known (`http/audit.rs`).
 
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, Query};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use heureka_core::{instance_write_status_code, InstanceStatus};
 use heureka_wire::{AuditAction, AuditEntry};
 
+use crate::handlers::request::Ns;
 use crate::handlers::request::{first, last_dirty_timestamp, status_param, Headers};
 use crate::handlers::response::written;
 use crate::http::audit::{self, Actor};
@@ -16,25 +17,32 @@ use crate::state::SharedState;
 
 /// `PUT {base}/apps/{app}/{id}/status?value=S`: set a status override.
 pub(crate) async fn set_status(
-    state: State<SharedState>,
+    Ns(state): Ns,
     path: Path<(String, String)>,
     query: Query<Vec<(String, String)>>,
     actor: Actor,
     headers: Headers,
 ) -> Response {
-    write_override(OverrideWrite::Set, state, path, query, actor, headers)
+    write_override(OverrideWrite::Set, Ns(state), path, query, actor, headers)
 }
 
 /// `DELETE {base}/apps/{app}/{id}/status[?value=S]`: remove the override. Without `value` the
 /// instance becomes `UNKNOWN`, so its next heartbeat gets 404 and it re-registers its real status.
 pub(crate) async fn delete_status(
-    state: State<SharedState>,
+    Ns(state): Ns,
     path: Path<(String, String)>,
     query: Query<Vec<(String, String)>>,
     actor: Actor,
     headers: Headers,
 ) -> Response {
-    write_override(OverrideWrite::Remove, state, path, query, actor, headers)
+    write_override(
+        OverrideWrite::Remove,
+        Ns(state),
+        path,
+        query,
+        actor,
+        headers,
+    )
 }
 
 /// The two writes of a status override, which differ only in how `value` is read, the call
@@ -48,7 +56,7 @@ enum OverrideWrite {
 /// Either override write, answered and then audited.
 fn write_override(
     write: OverrideWrite,
-    State(state): State<SharedState>,
+    Ns(state): Ns,
     Path((app, id)): Path<(String, String)>,
     Query(query): Query<Vec<(String, String)>>,
     actor: Actor,
@@ -128,7 +136,7 @@ fn asked_status(query: &[(String, String)]) -> Option<String> {
 /// Merged metadata over `heureka.limits.max-metadata-*` is a 400, changing nothing. Audited
 /// with the keys it sets, unless the instance itself sent it (`http/audit.rs`).
 pub(crate) async fn update_metadata(
-    State(state): State<SharedState>,
+    Ns(state): Ns,
     Path((app, id)): Path<(String, String)>,
     Query(query): Query<Vec<(String, String)>>,
     actor: Actor,
@@ -176,7 +184,7 @@ fn apply_metadata(
 /// Eureka server, Heureka has no ASG support and answers 400; the request is still an
 /// operator's act, so it is audited.
 pub(crate) async fn asg_status(
-    State(state): State<SharedState>,
+    Ns(state): Ns,
     Path(asg): Path<String>,
     Query(query): Query<Vec<(String, String)>>,
     actor: Actor,

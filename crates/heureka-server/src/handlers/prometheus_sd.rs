@@ -6,20 +6,19 @@
 //! that accepts gzip gets the gzip body, with its own ETag (Prometheus does not ask for it).
 
 use axum::body::Body;
-use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 
 use super::apps::{off_the_worker, ready};
 use super::request::{Headers, QueryParams};
+use crate::handlers::request::Ns;
 use crate::http::error::ApiError;
 use crate::http::negotiate;
 use crate::prometheus_sd::SdQuery;
-use crate::state::SharedState;
 
 /// `GET {base}/prometheus/sd[?app=…][&metadata.<key>=<value>][&scrape=true]`.
 pub(crate) async fn targets(
-    State(state): State<SharedState>,
+    Ns(state): Ns,
     query: QueryParams,
     Headers(headers): Headers,
 ) -> Result<Response, ApiError> {

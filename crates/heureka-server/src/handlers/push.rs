@@ -10,7 +10,7 @@
 use std::convert::Infallible;
 
 use axum::body::Body;
-use axum::extract::{Query, State};
+use axum::extract::Query;
 use axum::http::{header, Extensions, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Extension;
@@ -20,6 +20,7 @@ use super::apps::{book, ready};
 use super::request::first;
 use crate::connection::Sender;
 use crate::consumers::{ConsumerKey, Fetch};
+use crate::handlers::request::Ns;
 use crate::http::error::ApiError;
 use crate::listener::EventStreamLimits;
 use crate::push::message::{Follows, StreamPosition};
@@ -28,7 +29,7 @@ use crate::state::SharedState;
 
 /// `GET {base}/push[?app=NAME…]`, with `Last-Event-ID` to resume.
 pub(crate) async fn stream(
-    State(state): State<SharedState>,
+    Ns(state): Ns,
     Query(query): Query<Vec<(String, String)>>,
     sender: Option<Extension<Sender>>,
     extensions: Extensions,
@@ -94,7 +95,7 @@ pub(crate) async fn stream(
 
 /// `POST {base}/push/ack?version=V`: books the consumer as holding registry version `V`.
 pub(crate) async fn ack(
-    State(state): State<SharedState>,
+    Ns(state): Ns,
     Query(query): Query<Vec<(String, String)>>,
     sender: Option<Extension<Sender>>,
     extensions: Extensions,

@@ -3,7 +3,6 @@
 //! With no region configured every function here returns at its first line, and the reads
 //! take their local paths untouched.
 
-use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue};
 use axum::response::Response;
 use bytes::Bytes;
@@ -11,6 +10,7 @@ use heureka_core::{Application, Applications, Instance};
 use heureka_wire::{RegionView, RegionsDoc};
 
 use crate::cache::{Encoding, MergedKey};
+use crate::handlers::request::Ns;
 use crate::handlers::request::QueryParams;
 use crate::handlers::response::json;
 use crate::http::error::ApiError;
@@ -186,7 +186,7 @@ pub(crate) fn vip(state: &SharedState, vip: &str, secure: bool) -> Option<Applic
 
 /// `GET {base}/regions`: each configured region's state, never cached. URLs are shown without
 /// their credentials.
-pub(crate) async fn list(State(state): State<SharedState>) -> Response {
+pub(crate) async fn list(Ns(state): Ns) -> Response {
     let now = state.store.now();
     let settings = state.regions.settings();
     let regions = settings

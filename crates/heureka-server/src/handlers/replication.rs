@@ -10,7 +10,6 @@
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::State;
 use axum::response::Response;
 use heureka_core::{
     instance_write_status_code, ElementOutcome, Instance, Limits, Millis, Origin, Registry,
@@ -18,16 +17,16 @@ use heureka_core::{
 };
 use heureka_wire::{DecodeError, Format, ReplicationAction, ReplicationItem, ReplicationResult};
 
+use crate::handlers::request::Ns;
 use crate::handlers::request::{Headers, SenderAddress};
 use crate::handlers::response::document;
 use crate::http::error::ApiError;
 use crate::http::negotiate;
-use crate::state::SharedState;
 
 /// `POST {base}/peerreplication/batch`: apply a peer's batch, answer element by element.
 /// A body that is not a batch at all is a 400; everything else is a 200 with the results.
 pub(crate) async fn batch(
-    State(state): State<SharedState>,
+    Ns(state): Ns,
     sender: SenderAddress,
     Headers(headers): Headers,
     body: Result<Bytes, BytesRejection>,
@@ -61,7 +60,7 @@ pub(crate) async fn batch(
 
 /// `GET {base}/peerreplication/digest`: our registry's digest, for a Heureka peer's
 /// anti-entropy. Encoded after the lock is released.
-pub(crate) async fn digest(State(state): State<SharedState>) -> Response {
+pub(crate) async fn digest(Ns(state): Ns) -> Response {
     let digest = state.store.read().digest();
     document(Format::Json, heureka_wire::encode_registry_digest(&digest))
 }

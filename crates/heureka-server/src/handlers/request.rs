@@ -11,6 +11,22 @@ use axum::http::{HeaderMap, Uri};
 use heureka_core::{InstanceStatus, Millis};
 
 use crate::http::error::ApiError;
+use crate::namespaces::InNamespace;
+use crate::state::SharedState;
+
+/// The state of the request's namespace: the one `namespaces/dispatch.rs` put in the request,
+/// else the router's own, the default namespace's (which a request to it finds at no cost).
+pub(crate) struct Ns(pub(crate) SharedState);
+
+impl FromRequestParts<SharedState> for Ns {
+    type Rejection = Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, state: &SharedState) -> Result<Ns, Infallible> {
+        Ok(Ns(InNamespace::of(&parts.extensions)
+            .unwrap_or(state)
+            .clone()))
+    }
+}
 
 /// The request's headers, moved out of the request instead of copied (axum's `HeaderMap`
 /// extractor clones the map, an allocation per request on the heartbeat path). Handlers take

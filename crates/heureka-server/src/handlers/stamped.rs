@@ -16,12 +16,12 @@
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::State;
 use axum::response::Response;
 use heureka_core::{ElementOutcome, Limits, Millis, Registry, StampedCopy};
 use heureka_wire::{DecodeError, Format, ReplicationAction, StampedItem, StampedResult};
 
 use crate::handlers::replication::{check_element, readable};
+use crate::handlers::request::Ns;
 use crate::handlers::request::{Headers, SenderAddress};
 use crate::handlers::response::document;
 use crate::http::error::ApiError;
@@ -31,7 +31,7 @@ use crate::state::SharedState;
 /// `POST {base}/peerreplication/stamped`: merge a Heureka peer's batch, answer element by
 /// element, all in one write so its changes are published together and in order.
 pub(crate) async fn batch(
-    State(state): State<SharedState>,
+    Ns(state): Ns,
     sender: SenderAddress,
     Headers(headers): Headers,
     body: Result<Bytes, BytesRejection>,
@@ -58,7 +58,7 @@ pub(crate) async fn batch(
 /// elements' actions and stamps are ignored), 200 with the copy or 404 when we hold nothing
 /// of it. Anti-entropy asks this for the instances a peer holds newer writes of.
 pub(crate) async fn copies(
-    State(state): State<SharedState>,
+    Ns(state): Ns,
     sender: SenderAddress,
     Headers(headers): Headers,
     body: Result<Bytes, BytesRejection>,

@@ -1,22 +1,19 @@
 //! `GET {base}/status`: this server's own status, with its peers (spec §3.16).
 
-use axum::extract::State;
 use axum::response::Response;
 use heureka_core::Millis;
 use heureka_wire::{PeerStatus, StatusInfo};
 use url::Url;
 
 use crate::handlers::request::Headers;
+use crate::handlers::request::Ns;
 use crate::handlers::response::document;
 use crate::http::negotiate;
 use crate::replication::PeerState;
 use crate::state::SharedState;
 
 /// XML by default, as the Java server (which only has XML) answers; JSON on request.
-pub(crate) async fn status(
-    State(state): State<SharedState>,
-    Headers(headers): Headers,
-) -> Response {
+pub(crate) async fn status(Ns(state): Ns, Headers(headers): Headers) -> Response {
     let format = negotiate::instance_format(&headers);
     let info = status_info(&state);
     document(format, heureka_wire::encode_status(&info, format))

@@ -20,7 +20,7 @@ use crate::connection::ClientCertificate;
 use crate::http::error::ApiError;
 use crate::http::origin::origin;
 use crate::log_budget::LogBudget;
-use crate::namespaces::{Namespaces, Vacancy};
+use crate::namespaces::{InNamespace, Namespaces, Vacancy};
 use crate::security::principal::Principal;
 use crate::security::roles::{self, Refusal, Role};
 use crate::security::users::authenticate;
@@ -101,10 +101,11 @@ impl Guard {
         // A namespace not created yet is served by the vacant state: the name asked for counts.
         // The listing (which carries the directory) is in no namespace: it shows each user
         // the namespaces it may use.
-        let namespace = request
-            .extensions()
-            .get::<Vacancy>()
-            .map_or(&self.state.namespace, |vacancy| &vacancy.name);
+        let extensions = request.extensions();
+        let namespace = match extensions.get::<Vacancy>() {
+            Some(vacancy) => &vacancy.name,
+            None => &InNamespace::of(extensions).unwrap_or(&self.state).namespace,
+        };
         let listing = request.extensions().get::<Arc<Namespaces>>().is_some();
         if !listing && !principal.grant().may_use(namespace) {
             return Err(format!(

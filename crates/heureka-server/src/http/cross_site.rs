@@ -66,7 +66,7 @@ impl CrossSiteLayer {
 }
 
 impl Check for Rules {
-    fn check(&self, request: &Request) -> Result<(), ApiError> {
+    fn check(&self, request: &mut Request) -> Result<(), ApiError> {
         if let Some(foreign) = foreign_host(request.headers(), &self.hosts, &self.allowed) {
             // The host is the client's text: logged quoted and escaped.
             if let Some(left_out) = self.host_refusals.lock().take(crate::clock::instant()) {

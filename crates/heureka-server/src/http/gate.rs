@@ -18,7 +18,8 @@ use crate::http::error::ApiError;
 /// What a gate asks of each request.
 pub(crate) trait Check {
     /// `Err(refusal)` when the request is refused: its answer is sent and nothing else runs.
-    fn check(&self, request: &Request) -> Result<(), ApiError>;
+    /// A check may mark the request for what follows (`namespaces/creation.rs`).
+    fn check(&self, request: &mut Request) -> Result<(), ApiError>;
 }
 
 /// The layer of a [`Check`], shared by every connection's service.
@@ -74,8 +75,8 @@ where
         self.inner.poll_ready(cx)
     }
 
-    fn call(&mut self, request: Request) -> Self::Future {
-        match self.check.check(&request) {
+    fn call(&mut self, mut request: Request) -> Self::Future {
+        match self.check.check(&mut request) {
             Ok(()) => Gated::Passed {
                 inner: self.inner.call(request),
             },

@@ -58,7 +58,7 @@ impl PeersOnlyLayer {
 
 impl Check for PeerGate {
     /// Lets through everything that is not replication, and replication from a peer.
-    fn check(&self, request: &Request) -> Result<(), ApiError> {
+    fn check(&self, request: &mut Request) -> Result<(), ApiError> {
         let path = request.uri().path();
         let peer_endpoint = self
             .prefixes

@@ -1,62 +1,44 @@
-//! Creating a namespace on the write that needs it. The vacant router (`dispatch.rs`) runs
-//! this innermost, after authentication, the roles and the peers-only gate, so that only a
-//! request allowed to make that write creates a namespace: a registration
-//! (`POST {base}/apps/{app}`) or a peer's replication batch. The request then goes, whole, to
-//! the new namespace's router. Any other request is answered by the vacant namespace itself:
-//! an empty registry to reads, Eureka's 404 for an unknown instance to other writes (which
-//! makes a client register again).
+//! Creating a namespace on the write that needs it. Requests to a name not created yet are
+//! served by the vacant namespace, marked with a [`Vacancy`] (`dispatch.rs`). This check runs
+//! innermost, after authentication, the roles and the peers-only gate, so that only a request
+//! allowed to make that write creates a namespace: a registration (`POST {base}/apps/{app}`)
+//! or a peer's replication batch. The request then goes on in the new namespace. Any other
+//! request is answered by the vacant namespace itself: an empty registry to reads, Eureka's
+//! 404 for an unknown instance to other writes (which makes a client register again).
 
 use axum::extract::{MatchedPath, Request};
 use axum::http::Method;
-use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
-use tower::ServiceExt;
 
 use super::directory::Refused;
-use super::dispatch::Vacancy;
-use crate::connection::{ClientCertificate, Sender};
+use super::dispatch::{InNamespace, Vacancy};
 use crate::http::error::ApiError;
+use crate::http::gate::Check;
 
-/// Middleware of the vacant router: creates the request's namespace when the request is a
-/// write that creates one, and hands it over.
-pub(crate) async fn create_on_write(mut request: Request, next: Next) -> Response {
-    let Some(vacancy) = request.extensions_mut().remove::<Vacancy>() else {
-        return next.run(request).await;
-    };
-    let route = request
-        .extensions()
-        .get::<MatchedPath>()
-        .map_or("", MatchedPath::as_str);
-    if !creates(request.method(), route) {
-        return next.run(request).await;
-    }
-    match vacancy.namespaces.create(&vacancy.name) {
-        Ok(namespace) => match namespace.app.clone().oneshot(afresh(request)).await {
-            Ok(response) => response,
-            Err(never) => match never {},
-        },
-        Err(refused) => refusal(refused).into_response(),
-    }
-}
+/// The check that creates a request's namespace when the request is a write that creates
+/// one; a request with no [`Vacancy`] costs one look-up.
+pub(crate) struct CreateOnWrite;
 
-/// The request as the connection handed it over: what the vacant router's routing and
-/// layers put in its extensions (the matched route's parameters, the principal) would
-/// otherwise be read again, wrongly, by the new namespace's router.
-fn afresh(request: Request) -> Request {
-    let (parts, body) = request.into_parts();
-    let mut fresh = Request::new(body);
-    *fresh.method_mut() = parts.method;
-    *fresh.uri_mut() = parts.uri;
-    *fresh.version_mut() = parts.version;
-    *fresh.headers_mut() = parts.headers;
-    let extensions = fresh.extensions_mut();
-    if let Some(sender) = parts.extensions.get::<Sender>() {
-        extensions.insert(*sender);
+impl Check for CreateOnWrite {
+    fn check(&self, request: &mut Request) -> Result<(), ApiError> {
+        if request.extensions().get::<Vacancy>().is_none() {
+            return Ok(());
+        }
+        let route = request
+            .extensions()
+            .get::<MatchedPath>()
+            .map_or("", MatchedPath::as_str);
+        if !creates(request.method(), route) {
+            return Ok(());
+        }
+        let Some(vacancy) = request.extensions_mut().remove::<Vacancy>() else {
+            return Ok(());
+        };
+        let namespace = vacancy.namespaces.create(&vacancy.name).map_err(refusal)?;
+        request
+            .extensions_mut()
+            .insert(InNamespace(namespace.state.clone()));
+        Ok(())
     }
-    if let Some(certificate) = parts.extensions.get::<ClientCertificate>() {
-        extensions.insert(certificate.clone());
-    }
-    fresh
 }
 
 /// Whether a request to `route` (its template) creates its namespace.

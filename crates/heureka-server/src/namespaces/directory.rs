@@ -16,19 +16,16 @@ use crate::config::NamespacesConfig;
 use crate::replication::NamespaceDirectory;
 use crate::state::SharedState;
 
-/// One namespace: its state, the router over it, and its background tasks (which stop when
-/// it is dropped).
+/// One namespace: its state and its background tasks (which stop when it is dropped).
 pub(crate) struct Namespace {
     pub(crate) state: SharedState,
-    pub(crate) app: axum::Router,
     tasks: Mutex<Vec<JoinSet<()>>>,
 }
 
 impl Namespace {
-    pub(crate) fn new(state: SharedState, app: axum::Router, tasks: Vec<JoinSet<()>>) -> Namespace {
+    pub(crate) fn new(state: SharedState, tasks: Vec<JoinSet<()>>) -> Namespace {
         Namespace {
             state,
-            app,
             tasks: Mutex::new(tasks),
         }
     }

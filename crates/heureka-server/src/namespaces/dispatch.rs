@@ -1,13 +1,17 @@
-//! The service every connection is handed: it finds a request's namespace and hands the
-//! request to that namespace's router.
+//! The service every connection is handed: it finds a request's namespace, puts its state in
+//! the request ([`InNamespace`], which handlers read through `handlers/request.rs`'s `Ns`),
+//! and hands the request to the one router every namespace shares.
 //!
 //! A path under `{prefix}/{name}` names the namespace, and loses that part, so the router
 //! sees the path a client of the default namespace sends (`/ns/team-a/eureka/apps` is
 //! `/eureka/apps` in `team-a`). Without it, Polaris' `x-namespace` header names one. Neither:
-//! the default namespace, at the cost of one prefix comparison and one header lookup. A name
-//! not created yet goes to the vacant namespace, marked with a [`Vacancy`] so that a write
-//! that creates one can (`creation.rs`). `{prefix}` alone is the listing, served by the
-//! default router (`handlers/namespaces.rs`) with the directory in the request.
+//! the default namespace, whose state is the router's own, at the cost of one prefix
+//! comparison and one header lookup. A name not created yet goes to the vacant namespace,
+//! marked with a [`Vacancy`] so that a write that creates one can (`creation.rs`). `{prefix}`
+//! alone is the listing (`handlers/namespaces.rs`), given the directory in the request.
+//!
+//! One router for all, rather than one per namespace: a namespace costs no router's memory,
+//! and requests to many namespaces run through the same (cache-warm) routes and layers.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -17,6 +21,7 @@ use std::task::{Context, Poll};
 
 use axum::extract::Request;
 use axum::http::uri::{PathAndQuery, Uri};
+use axum::http::Extensions;
 use axum::response::{IntoResponse, Response};
 use axum::routing::future::RouteFuture;
 use tower::Service;
@@ -24,6 +29,7 @@ use tower::Service;
 use super::directory::{Namespace, Namespaces};
 use super::name;
 use crate::http::error::ApiError;
+use crate::state::SharedState;
 
 /// Polaris' header naming the namespace of a request whose path names none.
 const NAMESPACE_HEADER: &str = "x-namespace";
@@ -35,15 +41,28 @@ pub(crate) struct Vacancy {
     pub(crate) name: String,
 }
 
+/// The namespace a request is in, when it is not the default one.
+#[derive(Clone, Debug)]
+pub(crate) struct InNamespace(pub(crate) SharedState);
+
+impl InNamespace {
+    /// The state of the namespace `extensions` say the request is in, if not the default.
+    pub(crate) fn of(extensions: &Extensions) -> Option<&SharedState> {
+        extensions.get::<InNamespace>().map(|within| &within.0)
+    }
+}
+
 /// The service connections are handed (behind trailing-slash normalisation).
 #[derive(Clone, Debug)]
 pub(crate) struct Dispatch {
     namespaces: Arc<Namespaces>,
+    /// The router every namespace shares, over the default namespace's state.
+    app: axum::Router,
 }
 
 impl Dispatch {
-    pub(crate) fn new(namespaces: Arc<Namespaces>) -> Dispatch {
-        Dispatch { namespaces }
+    pub(crate) fn new(namespaces: Arc<Namespaces>, app: axum::Router) -> Dispatch {
+        Dispatch { namespaces, app }
     }
 
     pub(crate) fn namespaces(&self) -> &Arc<Namespaces> {
@@ -58,7 +77,7 @@ impl Dispatch {
             if rest.is_empty() {
                 // The listing: the default router serves it, reading the directory.
                 request.extensions_mut().insert(namespaces.clone());
-                return Ok(call(namespaces.default_namespace(), request));
+                return Ok(self.call_router(request));
             }
             if let Some(rest) = rest.strip_prefix('/') {
                 let (segment, tail) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
@@ -69,7 +88,7 @@ impl Dispatch {
             }
         }
         let Some(header) = request.headers().get(NAMESPACE_HEADER) else {
-            return Ok(call(namespaces.default_namespace(), request));
+            return Ok(self.call_router(request));
         };
         let named = header.to_str().map_err(|_| "not ASCII")?;
         let found = self.find(named)?;
@@ -94,20 +113,28 @@ impl Dispatch {
         found: Result<Arc<Namespace>, String>,
         mut request: Request,
     ) -> RouteFuture<Infallible> {
-        let name = match found {
-            Ok(namespace) => return call(&namespace, request),
-            Err(name) => name,
+        let within = match found {
+            Ok(namespace) if Arc::ptr_eq(&namespace, self.namespaces.default_namespace()) => {
+                return self.call_router(request);
+            }
+            Ok(namespace) => namespace,
+            Err(name) => {
+                request.extensions_mut().insert(Vacancy {
+                    namespaces: self.namespaces.clone(),
+                    name,
+                });
+                self.namespaces.vacant().clone()
+            }
         };
-        request.extensions_mut().insert(Vacancy {
-            namespaces: self.namespaces.clone(),
-            name,
-        });
-        call(self.namespaces.vacant(), request)
+        request
+            .extensions_mut()
+            .insert(InNamespace(within.state.clone()));
+        self.call_router(request)
     }
-}
 
-fn call(namespace: &Namespace, request: Request) -> RouteFuture<Infallible> {
-    namespace.app.clone().call(request)
+    fn call_router(&self, request: Request) -> RouteFuture<Infallible> {
+        self.app.clone().call(request)
+    }
 }
 
 fn invalid(why: &str) -> Response {
