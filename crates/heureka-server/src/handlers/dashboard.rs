@@ -2,7 +2,7 @@
 //! and the three documents only it reads, `{base}/dashboard/summary`, `{base}/dashboard/lastn`
 //! and `{base}/dashboard/audit`.
 
-use axum::extract::State;
+use axum::extract::{Extension, State};
 use axum::http::{header, Extensions, HeaderValue};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
@@ -13,6 +13,7 @@ use crate::dashboard::{SCRIPT, STYLE};
 use crate::handlers::response::json;
 use crate::http::principal;
 use crate::http::security_headers::PAGE_POLICY;
+use crate::namespaces::Vacancy;
 use crate::security::roles::Role;
 use crate::state::SharedState;
 
@@ -33,9 +34,14 @@ pub(crate) fn pages(state: &SharedState) -> Router<SharedState> {
 }
 
 /// The same page for both views; the script picks the view from the URL. It carries its own
-/// Content-Security-Policy, which lets it load its script and stylesheet.
-async fn page(State(state): State<SharedState>) -> Response {
-    let mut response = Html(state.observe.dashboard.page.clone()).into_response();
+/// Content-Security-Policy, which lets it load its script and stylesheet. In a namespace not
+/// created yet (the vacant one answers) it is the page of the name asked for, empty until its
+/// first registration.
+async fn page(State(state): State<SharedState>, vacancy: Option<Extension<Vacancy>>) -> Response {
+    let name = vacancy
+        .as_ref()
+        .map_or(&state.namespace, |vacancy| &vacancy.name);
+    let mut response = Html(state.observe.dashboard.page_in(name)).into_response();
     response
         .headers_mut()
         .insert(header::CONTENT_SECURITY_POLICY, PAGE_POLICY);
