@@ -310,6 +310,9 @@ impl AppState {
             replication.restored_from_store();
         }
         let events = Arc::new(Events::new(config));
+        if kind == NamespaceKind::Created {
+            self.observe.audit.add_namespace(name, &events);
+        }
         let push = Arc::new(PushFeed::new(&config.heureka.push));
         let mut sinks: Vec<Arc<dyn ChangeSink>> = vec![
             replication.clone(),

@@ -157,8 +157,14 @@ pub(crate) async fn lastn(State(state): State<SharedState>) -> Response {
     json(state.events.feed.lastn_json())
 }
 
-/// `GET {base}/dashboard/audit`: the audit entries kept (`heureka.audit.retained`), newest
-/// first; empty when `heureka.audit.enabled=false`.
-pub(crate) async fn audit(State(state): State<SharedState>) -> Response {
-    json(state.observe.audit.recent_json())
+/// `GET {base}/dashboard/audit`: the audit entries kept (`heureka.audit.retained`) of this
+/// namespace, newest first; empty when `heureka.audit.enabled=false`.
+pub(crate) async fn audit(
+    State(state): State<SharedState>,
+    vacancy: Option<Extension<Vacancy>>,
+) -> Response {
+    let name = vacancy
+        .as_ref()
+        .map_or(&state.namespace, |vacancy| &vacancy.name);
+    json(state.observe.audit.recent_json(name))
 }
