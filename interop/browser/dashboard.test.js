@@ -518,6 +518,69 @@ async function main() {
       assert.deepEqual(blocked, []);
     });
 
+    await step('inside a namespace the page shows its instances only, and the switcher goes to another', async () => {
+      // The same application in two namespaces, registered over HTTP at /ns/{name}/eureka.
+      const register = (namespace, id) => fetch(`${root}/ns/${namespace}/eureka/apps/SHOP`, {
+        method: 'POST',
+        headers: { Authorization: AUTH, 'Content-Type': 'application/json' },
+        body: JSON.stringify(instanceBody('shop', id, 'zone-a')),
+      });
+      for (const [namespace, id] of [['team-a', 'shop-a1'], ['team-a', 'shop-a2'], ['team-b', 'shop-b1']]) {
+        assert.equal((await register(namespace, id)).status, 204, `${namespace} ${id}`);
+      }
+      // A context of its own: the one above has its clock paused (the regions' step).
+      const own = await browser.newContext({
+        httpCredentials: { username: USER, password: PASSWORD },
+        viewport: { width: 1280, height: 900 },
+      });
+      const teamA = await own.newPage();
+      teamA.on('console', (message) => {
+        if (/Content Security Policy/i.test(message.text())) blocked.push(message.text());
+      });
+      await teamA.goto(`${root}/ns/team-a/`);
+      const shop = teamA.locator('#instances tr[data-app="SHOP"]');
+      await shop.locator('.instance-link', { hasText: 'shop-a2' }).waitFor({ timeout: 15000 });
+      await teamA.locator('#live', { hasText: 'live' }).waitFor({ timeout: 15000 });
+      assert.equal(await teamA.locator('#namespace').textContent(), 'team-a');
+      assert.deepEqual(await shop.locator('.instance-link').allTextContents(), ['shop-a1', 'shop-a2']);
+      assert.equal(await teamA.locator('#instances tr[data-app="PY-BROWSER"]').count(), 0);
+
+      // Live, through team-a's stream: its own registration shows, team-b's does not.
+      assert.equal((await register('team-b', 'shop-b2')).status, 204);
+      assert.equal((await register('team-a', 'shop-a3')).status, 204);
+      await shop.locator('.instance-link', { hasText: 'shop-a3' }).waitFor({ timeout: 15000 });
+      assert.deepEqual(await shop.locator('.instance-link').allTextContents(), ['shop-a1', 'shop-a2', 'shop-a3']);
+
+      // The switcher lists every namespace, this one chosen; the overview has their counts.
+      await teamA.locator('#namespaces tr[data-namespace="team-b"] td[data-field="instances"]', { hasText: /^2$/ })
+        .waitFor({ timeout: 20000 });
+      assert.deepEqual(await teamA.locator('#namespace-switcher option').allTextContents(), ['default', 'team-a', 'team-b']);
+      assert.equal(await teamA.locator('#namespace-switcher').inputValue(), 'team-a');
+      await teamA.locator('#namespaces tr[data-namespace="team-a"] td[data-field="instances"]', { hasText: /^3$/ })
+        .waitFor({ timeout: 20000 });
+      assert.equal(await teamA.locator('#namespaces tr[data-namespace="team-a"] td[data-field="self-preservation"]').count(), 1);
+      await shot(teamA, 'namespace');
+
+      await Promise.all([teamA.waitForURL(`${root}/ns/team-b/`), teamA.selectOption('#namespace-switcher', 'team-b')]);
+      await shop.locator('.instance-link', { hasText: 'shop-b2' }).waitFor({ timeout: 15000 });
+      assert.deepEqual(await shop.locator('.instance-link').allTextContents(), ['shop-b1', 'shop-b2']);
+      assert.equal(await teamA.locator('#namespace').textContent(), 'team-b');
+
+      // Its lastn is its own as well.
+      await teamA.goto(`${root}/ns/team-b/lastn`);
+      await teamA.locator('#lastn-registered', { hasText: 'SHOP(shop-b1)' }).waitFor({ timeout: 15000 });
+      assert.doesNotMatch(await teamA.locator('#lastn-registered').textContent(), /shop-a|PY-BROWSER/);
+
+      // And default is the unprefixed page.
+      await teamA.goto(`${root}/ns/team-b/`);
+      await teamA.locator('#namespaces tr[data-namespace="default"]').waitFor({ timeout: 15000 });
+      await Promise.all([teamA.waitForURL(`${root}/`), teamA.selectOption('#namespace-switcher', 'default')]);
+      await teamA.locator('#instances tr[data-app="PY-BROWSER"]').waitFor({ timeout: 15000 });
+      assert.equal(await shop.count(), 0);
+      assert.deepEqual(blocked, []);
+      await own.close();
+    });
+
     await step('the page is readable on a phone', async () => {
       const phone = await browser.newContext({
         httpCredentials: { username: USER, password: PASSWORD },

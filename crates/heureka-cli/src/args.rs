@@ -42,6 +42,14 @@ pub(crate) struct Global {
         global = true
     )]
     pub eureka: Vec<String>,
+    /// The Heureka namespace to read and operate: every request goes to
+    /// {server}{namespace-prefix}/NAME{base path} (http://h:8761/ns/team-a/eureka/); without
+    /// it, the URL as given (the default namespace on Heureka)
+    #[arg(long, value_name = "NAME", global = true)]
+    pub namespace: Option<String>,
+    /// The server's heureka.namespaces.path-prefix, for --namespace
+    #[arg(long, value_name = "PATH", default_value = "/ns", global = true)]
+    pub namespace_prefix: String,
     /// Machine output: Eureka's JSON documents, one JSON object per line for watch
     #[arg(long, global = true)]
     pub json: bool,

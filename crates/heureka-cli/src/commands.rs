@@ -17,9 +17,19 @@ use crate::{sidecar, target, watch};
 pub(crate) async fn run(cli: Cli, env: &dyn Fn(&str) -> Option<String>) -> Result<(), CliError> {
     let tls = CliTls::resolve(&cli.global, env)?;
     if let Command::Sidecar(args) = cli.command {
+        if cli.global.namespace.is_some() {
+            return Err(CliError::Usage(
+                "sidecar: --namespace is not supported; give --eureka the namespace's URL \
+                 (http://h:8761/ns/NAME/eureka/)"
+                    .to_owned(),
+            ));
+        }
         return sidecar::run(args, &cli.global.eureka, &tls, env).await;
     }
-    let servers = target::servers(&cli.global.eureka, env)?;
+    let mut servers = target::servers(&cli.global.eureka, env)?;
+    if let Some(name) = &cli.global.namespace {
+        servers = target::in_namespace(servers, &cli.global.namespace_prefix, name)?;
+    }
     let format = match cli.global.format {
         WireFormat::Json => Format::Json,
         WireFormat::Xml => Format::Xml,

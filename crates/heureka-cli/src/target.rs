@@ -125,6 +125,48 @@ fn decoded(text: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// The servers' bases moved into Heureka namespace `name`: `{prefix}/{name}` goes before
+/// each base path (`/eureka/` becomes `/ns/team-a/eureka/`), as a Eureka client of that
+/// namespace has it in its URL. The name is checked as the server checks it, so that a typo
+/// is a usage error here and not a request elsewhere.
+pub(crate) fn in_namespace(
+    servers: Vec<Server>,
+    prefix: &str,
+    name: &str,
+) -> Result<Vec<Server>, CliError> {
+    let name = namespace_name(name)?;
+    let prefix = prefix.trim_end_matches('/');
+    if !prefix.starts_with('/') || prefix.contains(['?', '#']) {
+        return Err(CliError::Usage(format!(
+            "--namespace-prefix {prefix:?}: a path starting with /, as heureka.namespaces.path-prefix"
+        )));
+    }
+    Ok(servers
+        .into_iter()
+        .map(|mut server| {
+            let path = format!("{prefix}/{name}{}", server.base.path());
+            server.base.set_path(&path);
+            server
+        })
+        .collect())
+}
+
+/// A namespace name as Heureka accepts one (1-63 letters, digits, `-`, `_`, `.`, starting
+/// with a letter or digit), lower-cased as the server shows it.
+fn namespace_name(name: &str) -> Result<String, CliError> {
+    let fits = (1..=63).contains(&name.len())
+        && name.starts_with(|c: char| c.is_ascii_alphanumeric())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    if !fits {
+        return Err(CliError::Usage(format!(
+            "--namespace {name:?}: 1-63 letters, digits, '-', '_' or '.', starting with a letter or digit"
+        )));
+    }
+    Ok(name.to_ascii_lowercase())
+}
+
 /// A URL fit for a message: the userinfo replaced, if any.
 fn redacted(text: &str) -> String {
     match (text.find("://"), text.rfind('@')) {
@@ -226,6 +268,38 @@ mod tests {
         let env_credentials = servers[1].credentials.clone().unwrap();
         assert_eq!(env_credentials.username, "env");
         assert_eq!(env_credentials.password, "envpw");
+    }
+
+    #[test]
+    fn a_namespace_goes_before_the_base_path_of_every_server() {
+        let servers = resolve(&["http://u:p@h:1/eureka/", "http://h:2/"], &[]).unwrap();
+        let moved = in_namespace(servers, "/ns", "Team-A").unwrap();
+        assert_eq!(
+            bases(&moved),
+            [
+                "http://h:1/ns/team-a/eureka/",
+                "http://h:2/ns/team-a/eureka/"
+            ]
+        );
+        assert!(moved[0].credentials.is_some());
+    }
+
+    #[test]
+    fn the_namespace_prefix_is_the_server_s_path_prefix() {
+        let servers = resolve(&["http://h:1/eureka/"], &[]).unwrap();
+        assert_eq!(
+            bases(&in_namespace(servers, "/tenants/", "a").unwrap()),
+            ["http://h:1/tenants/a/eureka/"]
+        );
+    }
+
+    #[test]
+    fn a_namespace_name_the_server_refuses_is_a_usage_error() {
+        for name in ["", "a/b", "-a", "a b", &"x".repeat(64)] {
+            let servers = resolve(&["http://h:1/eureka/"], &[]).unwrap();
+            let error = in_namespace(servers, "/ns", name).unwrap_err();
+            assert_eq!(error.exit_code(), 2, "{name:?}");
+        }
     }
 
     #[test]

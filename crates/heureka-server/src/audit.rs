@@ -9,14 +9,19 @@
 //! (`ring.rs`, which also summarises refusals), and an `audit` event on the event stream.
 //! `heureka.audit.enabled=false` turns all three off.
 //!
+//! One trail for the node, each entry naming its namespace: the list a namespace serves and
+//! its event stream carry that namespace's entries only (a team bound to one namespace sees
+//! nothing of another's), and the log line carries them all.
+//!
 //! A subsystem like the others: it holds the store (for the time) and the events, never the
 //! state. What the HTTP side records, and how it tells who asked, is `http/audit.rs`.
 
-use std::sync::Arc;
+use std::collections::BTreeMap;
+use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use heureka_wire::{AuditAction, AuditEntry};
-use parking_lot::Mutex;
+use parking_lot::{Mutex, RwLock};
 
 use crate::config::AuditConfig;
 use crate::events::Events;
@@ -34,7 +39,8 @@ pub(crate) struct Audit {
     enabled: bool,
     ring: Mutex<AuditRing>,
     store: Arc<Store>,
-    events: Arc<Events>,
+    /// Each namespace's event stream, by name (`default`'s among them), for its entries.
+    streams: RwLock<BTreeMap<String, Weak<Events>>>,
 }
 
 impl Audit {
@@ -43,8 +49,18 @@ impl Audit {
             enabled: config.enabled,
             ring: Mutex::new(AuditRing::new(config.retained)),
             store,
-            events,
+            streams: RwLock::new(BTreeMap::from([(
+                crate::namespaces::name::DEFAULT.to_owned(),
+                Arc::downgrade(&events),
+            )])),
         }
+    }
+
+    /// Publishes namespace `name`'s entries on `events`, its stream, from now on.
+    pub(crate) fn add_namespace(&self, name: &str, events: &Arc<Events>) {
+        self.streams
+            .write()
+            .insert(name.to_owned(), Arc::downgrade(events));
     }
 
     /// Whether entries are recorded at all: callers skip gathering what no one keeps.
@@ -90,16 +106,26 @@ impl Audit {
         self.emit(complete);
     }
 
-    /// `{"entries":[…]}`, newest first.
-    pub(crate) fn recent_json(&self) -> Vec<u8> {
-        heureka_wire::encode_audit_entries(self.ring.lock().newest_first())
+    /// `{"entries":[…]}`, namespace `namespace`'s, newest first.
+    pub(crate) fn recent_json(&self, namespace: &str) -> Vec<u8> {
+        heureka_wire::encode_audit_entries(
+            self.ring
+                .lock()
+                .newest_first()
+                .filter(|entry| entry.namespace == namespace),
+        )
     }
 
     /// Logs and publishes complete entries, outside the ring's lock: logging may block.
     fn emit(&self, complete: Vec<AuditEntry>) {
         for entry in complete {
             log(&entry);
-            self.events.audit(entry);
+            // A namespace not created yet has no stream of its own: its entry is kept and
+            // logged only.
+            let stream = self.streams.read().get(&entry.namespace).cloned();
+            if let Some(events) = stream.and_then(|stream| stream.upgrade()) {
+                events.audit(entry);
+            }
         }
     }
 }
@@ -115,6 +141,7 @@ fn log(entry: &AuditEntry) {
         at = entry.at,
         action = entry.action.name(),
         principal = %entry.principal,
+        namespace = %entry.namespace,
         address = entry.address.as_deref(),
         app = entry.app.as_deref(),
         id = entry.id.as_deref(),

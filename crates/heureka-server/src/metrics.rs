@@ -10,15 +10,21 @@
 //!
 //! Each server has its own `prometheus_client::Registry` (no process-global recorder), so
 //! several servers in one process (the integration tests) never mix their numbers.
+//!
+//! **Namespaces** (`namespaces/`): one registry of metrics for the node. The registry's
+//! numbers (write counters, instances, self-preservation) are per namespace: a namespace
+//! other than `default` adds its series with a `namespace` label, while `default`'s keep the
+//! labels they had before namespaces (so existing queries and alerts read the default
+//! namespace; `namespace=""` selects it in PromQL). Bounded by `heureka.namespaces.max`.
 
 use std::hash::{Hash, Hasher};
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use axum::extract::MatchedPath;
 
 use heureka_core::{Change, ChangeKind, Origin, SelfPreservation};
-use parking_lot::Mutex;
+use parking_lot::{Mutex, RwLock};
 use prometheus_client::collector::Collector;
 use prometheus_client::encoding::{
     DescriptorEncoder, EncodeLabelSet, EncodeLabelValue, EncodeMetric, LabelValueEncoder,
@@ -31,7 +37,7 @@ use prometheus_client::metrics::MetricType;
 use prometheus_client::registry::{Registry, Unit};
 
 use crate::replication::PeerState;
-use crate::store::ChangeSink;
+use crate::store::{ChangeSink, Store};
 
 /// Upper bounds of the request-latency buckets, in seconds: a heartbeat takes tens of
 /// microseconds, a full fetch of a large registry milliseconds, a slow client seconds.
@@ -94,11 +100,12 @@ pub(crate) struct Metrics {
     snapshot: Arc<Mutex<Snapshot>>,
     /// Held for a whole scrape, so that two scrapes at once cannot swap snapshots midway.
     scrape: Mutex<()>,
-    registrations: ByOrigin,
-    renewals: ByOrigin,
-    cancels: ByOrigin,
-    evictions: Counter,
-    takeovers: Counter,
+    /// The write counters' families, for a namespace created later.
+    write_families: WriteFamilies,
+    /// The default namespace's write counters.
+    writes: WriteCounters,
+    /// Each namespace's store (`default`'s first), read at scrape time.
+    namespaces: RwLock<Vec<(String, Weak<Store>)>>,
     requests: Family<RequestLabels, Histogram>,
     event_stream_subscribers: Gauge,
     rate_limited: Family<[(&'static str, &'static str); 1], Counter>,
@@ -290,7 +297,117 @@ impl HealthCheckMetrics {
 /// milliseconds, a probe times out in seconds.
 const PROBE_BUCKETS: [f64; 10] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0, 5.0];
 
-/// One counter per origin of a write, resolved once so that counting is one atomic add.
+/// A write counter's labels: `origin` where it has one, then `namespace` outside `default`.
+type WriteLabels = Vec<(&'static str, String)>;
+
+/// The write path's counters, one family each; a namespace's are resolved from them.
+#[derive(Debug, Clone)]
+struct WriteFamilies {
+    registrations: Family<WriteLabels, Counter>,
+    renewals: Family<WriteLabels, Counter>,
+    cancels: Family<WriteLabels, Counter>,
+    evictions: Family<WriteLabels, Counter>,
+    takeovers: Family<WriteLabels, Counter>,
+}
+
+impl WriteFamilies {
+    fn register(registry: &mut Registry) -> WriteFamilies {
+        let mut family = |name: &str, help: &str| {
+            let family = Family::<WriteLabels, Counter>::default();
+            registry.register(name, help, family.clone());
+            family
+        };
+        WriteFamilies {
+            registrations: family(
+                "heureka_registrations",
+                "Instances registered (re-registrations included), by who made the write",
+            ),
+            renewals: family(
+                "heureka_renewals",
+                "Successful lease renewals (heartbeats), by who made the write",
+            ),
+            cancels: family(
+                "heureka_cancels",
+                "Leases cancelled (deregistrations), by who made the write",
+            ),
+            evictions: family("heureka_evictions", "Expired leases evicted"),
+            takeovers: family(
+                "heureka_takeovers",
+                "Client registrations that moved a live instance to another endpoint",
+            ),
+        }
+    }
+}
+
+/// One namespace's write counters, resolved once so that counting is one atomic add.
+#[derive(Debug)]
+pub(crate) struct WriteCounters {
+    registrations: ByOrigin,
+    renewals: ByOrigin,
+    cancels: ByOrigin,
+    evictions: Counter,
+    takeovers: Counter,
+}
+
+impl WriteCounters {
+    /// `namespace` is None for `default`, whose series have no `namespace` label.
+    fn resolve(families: &WriteFamilies, namespace: Option<&str>) -> WriteCounters {
+        let labels = |origin: Option<&'static str>| -> WriteLabels {
+            let origin = origin.map(|origin| ("origin", origin.to_owned()));
+            let namespace = namespace.map(|name| ("namespace", name.to_owned()));
+            origin.into_iter().chain(namespace).collect()
+        };
+        // One lookup per statement: a family's lookup holds its lock until the statement
+        // ends, and a second one creating a series would wait for it.
+        let counter = |family: &Family<WriteLabels, Counter>, labels: WriteLabels| {
+            let counter = family.get_or_create(&labels).clone();
+            counter
+        };
+        let by_origin = |family: &Family<WriteLabels, Counter>| {
+            let client = counter(family, labels(Some("client")));
+            let peer = counter(family, labels(Some("peer")));
+            ByOrigin { client, peer }
+        };
+        WriteCounters {
+            registrations: by_origin(&families.registrations),
+            renewals: by_origin(&families.renewals),
+            cancels: by_origin(&families.cancels),
+            evictions: counter(&families.evictions, labels(None)),
+            takeovers: counter(&families.takeovers, labels(None)),
+        }
+    }
+
+    /// Counts one change of the write path; called under the registry lock, so it only adds.
+    fn count(&self, change: &Change) {
+        match change.kind {
+            ChangeKind::Registered => {
+                self.registrations.inc(change.origin);
+                if change.takeover.is_some() {
+                    self.takeovers.inc();
+                }
+            }
+            ChangeKind::Renewed => self.renewals.inc(change.origin),
+            ChangeKind::Cancelled => self.cancels.inc(change.origin),
+            ChangeKind::Evicted => {
+                self.evictions.inc();
+            }
+            ChangeKind::StatusChanged
+            | ChangeKind::StatusOverridden
+            | ChangeKind::StatusOverrideRemoved
+            | ChangeKind::MetadataUpdated
+            | ChangeKind::HealthChanged
+            | ChangeKind::Restamped => {}
+        }
+    }
+}
+
+impl ChangeSink for WriteCounters {
+    fn publish(&self, change: &Change, _: &heureka_core::Registry) {
+        self.count(change);
+    }
+}
+
+/// One counter per origin of a write.
 #[derive(Debug)]
 struct ByOrigin {
     client: Counter,
@@ -298,14 +415,6 @@ struct ByOrigin {
 }
 
 impl ByOrigin {
-    fn register(registry: &mut Registry, name: &str, help: &str) -> ByOrigin {
-        let family = Family::<[(&'static str, &'static str); 1], Counter>::default();
-        registry.register(name, help, family.clone());
-        let client = family.get_or_create(&[("origin", "client")]).clone();
-        let peer = family.get_or_create(&[("origin", "peer")]).clone();
-        ByOrigin { client, peer }
-    }
-
     fn inc(&self, origin: Origin) {
         match origin {
             Origin::Client => self.client.inc(),
@@ -317,33 +426,8 @@ impl ByOrigin {
 impl Metrics {
     pub(crate) fn new() -> Metrics {
         let mut registry = Registry::default();
-        let registrations = ByOrigin::register(
-            &mut registry,
-            "heureka_registrations",
-            "Instances registered (re-registrations included), by who made the write",
-        );
-        let renewals = ByOrigin::register(
-            &mut registry,
-            "heureka_renewals",
-            "Successful lease renewals (heartbeats), by who made the write",
-        );
-        let cancels = ByOrigin::register(
-            &mut registry,
-            "heureka_cancels",
-            "Leases cancelled (deregistrations), by who made the write",
-        );
-        let evictions = Counter::default();
-        registry.register(
-            "heureka_evictions",
-            "Expired leases evicted",
-            evictions.clone(),
-        );
-        let takeovers = Counter::default();
-        registry.register(
-            "heureka_takeovers",
-            "Client registrations that moved a live instance to another endpoint",
-            takeovers.clone(),
-        );
+        let write_families = WriteFamilies::register(&mut registry);
+        let writes = WriteCounters::resolve(&write_families, None);
         let requests = Family::<RequestLabels, Histogram>::new_with_constructor(
             (|| Histogram::new(LATENCY_BUCKETS)) as fn() -> Histogram,
         );
@@ -395,11 +479,9 @@ impl Metrics {
             registry,
             snapshot,
             scrape: Mutex::new(()),
-            registrations,
-            renewals,
-            cancels,
-            evictions,
-            takeovers,
+            write_families,
+            writes,
+            namespaces: RwLock::new(Vec::new()),
             requests,
             event_stream_subscribers,
             rate_limited,
@@ -412,6 +494,28 @@ impl Metrics {
             dns,
             prometheus_sd,
         }
+    }
+
+    /// The write counters of namespace `name` (not `default`, whose are this sink's own),
+    /// labelled with it: a sink of its store.
+    pub(crate) fn namespace_counters(&self, name: &str) -> Arc<WriteCounters> {
+        Arc::new(WriteCounters::resolve(&self.write_families, Some(name)))
+    }
+
+    /// Reads namespace `name`'s registry at every scrape from now on (`default` first).
+    pub(crate) fn watch_namespace(&self, name: &str, store: &Arc<Store>) {
+        self.namespaces
+            .write()
+            .push((name.to_owned(), Arc::downgrade(store)));
+    }
+
+    /// Every namespace's store still open, `default` first.
+    pub(crate) fn namespace_stores(&self) -> Vec<(String, Arc<Store>)> {
+        self.namespaces
+            .read()
+            .iter()
+            .filter_map(|(name, store)| Some((name.clone(), store.upgrade()?)))
+            .collect()
     }
 
     /// Counts one Prometheus SD answer (`built`, `reused`, `not_modified`), with its targets
@@ -556,9 +660,8 @@ impl Drop for SubscriberGuard {
 /// The numbers read from the state at scrape time.
 #[derive(Debug, Default)]
 pub(crate) struct Snapshot {
-    /// `(application, status, instances)`.
-    pub(crate) instances: Vec<(String, &'static str, u64)>,
-    pub(crate) self_preservation: Option<SelfPreservation>,
+    /// Each namespace's registry numbers, `default` first.
+    pub(crate) namespaces: Vec<NamespaceNumbers>,
     pub(crate) ready: bool,
     /// `(document, format, encoding, builds)`.
     pub(crate) cache_builds: Vec<(&'static str, &'static str, &'static str, u64)>,
@@ -567,6 +670,27 @@ pub(crate) struct Snapshot {
     pub(crate) consumers: (u64, u64),
     /// Each remote region (`regions/`), in configuration order.
     pub(crate) regions: Vec<RegionNumbers>,
+}
+
+/// One namespace's registry numbers at scrape time.
+#[derive(Debug)]
+pub(crate) struct NamespaceNumbers {
+    /// None for `default`, whose series have no `namespace` label.
+    pub(crate) name: Option<String>,
+    /// `(application, status, instances)`.
+    pub(crate) instances: Vec<(String, &'static str, u64)>,
+    pub(crate) self_preservation: SelfPreservation,
+}
+
+impl NamespaceNumbers {
+    /// `extra` with this namespace's label after them, if it has one.
+    fn labels<'a>(&'a self, extra: &[(&'a str, &'a str)]) -> Vec<(&'a str, &'a str)> {
+        let mut labels = extra.to_vec();
+        if let Some(name) = &self.name {
+            labels.push(("namespace", name.as_str()));
+        }
+        labels
+    }
 }
 
 /// One remote region's numbers at scrape time.
@@ -596,36 +720,13 @@ impl Collector for ScrapeTime {
             None,
             MetricType::Gauge,
         )?;
-        for (app, status, count) in &snapshot.instances {
-            let labels = [("application", app.as_str()), ("status", status)];
-            ConstGauge::new(*count as i64).encode(family.encode_family(&labels)?)?;
+        for namespace in &snapshot.namespaces {
+            for (app, status, count) in &namespace.instances {
+                let labels = namespace.labels(&[("application", app.as_str()), ("status", status)]);
+                ConstGauge::new(*count as i64).encode(family.encode_family(&labels)?)?;
+            }
         }
-        if let Some(numbers) = snapshot.self_preservation {
-            gauge(
-                &mut encoder,
-                "heureka_renews_last_minute",
-                "Renewals counted in the last complete minute",
-                numbers.renews_last_min as i64,
-            )?;
-            gauge(
-                &mut encoder,
-                "heureka_renews_threshold",
-                "Renewals per minute below which self-preservation stops eviction",
-                i64::from(numbers.renews_threshold),
-            )?;
-            gauge(
-                &mut encoder,
-                "heureka_expected_clients",
-                "Clients expected to send renewals (the threshold's basis)",
-                i64::from(numbers.expected_clients),
-            )?;
-            gauge(
-                &mut encoder,
-                "heureka_self_preservation_active",
-                "1 while self-preservation holds eviction back, else 0",
-                i64::from(!numbers.lease_expiration_enabled),
-            )?;
-        }
+        encode_self_preservation(&mut encoder, &snapshot.namespaces)?;
         gauge(
             &mut encoder,
             "heureka_consumers",
@@ -661,6 +762,45 @@ impl Collector for ScrapeTime {
         encode_peers(&mut encoder, &snapshot.peers)?;
         encode_regions(&mut encoder, &snapshot.regions)
     }
+}
+
+/// The self-preservation numbers of each namespace.
+fn encode_self_preservation(
+    encoder: &mut DescriptorEncoder<'_>,
+    namespaces: &[NamespaceNumbers],
+) -> Result<(), std::fmt::Error> {
+    type Read = fn(&SelfPreservation) -> i64;
+    let series: [(&str, &str, Read); 4] = [
+        (
+            "heureka_renews_last_minute",
+            "Renewals counted in the last complete minute",
+            |numbers| numbers.renews_last_min as i64,
+        ),
+        (
+            "heureka_renews_threshold",
+            "Renewals per minute below which self-preservation stops eviction",
+            |numbers| i64::from(numbers.renews_threshold),
+        ),
+        (
+            "heureka_expected_clients",
+            "Clients expected to send renewals (the threshold's basis)",
+            |numbers| i64::from(numbers.expected_clients),
+        ),
+        (
+            "heureka_self_preservation_active",
+            "1 while self-preservation holds eviction back, else 0",
+            |numbers| i64::from(!numbers.lease_expiration_enabled),
+        ),
+    ];
+    for (name, help, read) in series {
+        let mut family = encoder.encode_descriptor(name, help, None, MetricType::Gauge)?;
+        for namespace in namespaces {
+            let labels = namespace.labels(&[]);
+            let value = read(&namespace.self_preservation);
+            ConstGauge::new(value).encode(family.encode_family(&labels)?)?;
+        }
+    }
+    Ok(())
 }
 
 /// Per-region series, labelled by the region's name: only when regions are configured.
@@ -810,27 +950,9 @@ fn encode_peers(
 }
 
 impl ChangeSink for Metrics {
-    /// Counts one change of the write path; called under the registry lock, so it only adds.
+    /// Counts one change of the default namespace's write path.
     fn publish(&self, change: &Change, _: &heureka_core::Registry) {
-        match change.kind {
-            ChangeKind::Registered => {
-                self.registrations.inc(change.origin);
-                if change.takeover.is_some() {
-                    self.takeovers.inc();
-                }
-            }
-            ChangeKind::Renewed => self.renewals.inc(change.origin),
-            ChangeKind::Cancelled => self.cancels.inc(change.origin),
-            ChangeKind::Evicted => {
-                self.evictions.inc();
-            }
-            ChangeKind::StatusChanged
-            | ChangeKind::StatusOverridden
-            | ChangeKind::StatusOverrideRemoved
-            | ChangeKind::MetadataUpdated
-            | ChangeKind::HealthChanged
-            | ChangeKind::Restamped => {}
-        }
+        self.writes.count(change);
     }
 }
 

@@ -15,7 +15,7 @@ use crate::clock::Clock;
 use crate::config::{Config, EventStreamConfig, Exposure, PushConfig, ShowDetails};
 use crate::events::budget::StreamBudget;
 use crate::events::Events;
-use crate::metrics::{Metrics, RegionNumbers, Snapshot};
+use crate::metrics::{Metrics, NamespaceNumbers, RegionNumbers, Snapshot};
 use crate::persistence::{FileError, Persistence};
 use crate::prometheus_sd::PrometheusSd;
 use crate::push::PushFeed;
@@ -203,6 +203,7 @@ impl AppState {
         ));
         sinks.push(xds.clone());
         let store = Arc::new(Store::new(registry, clock, sinks));
+        metrics.watch_namespace(crate::namespaces::name::DEFAULT, &store);
         let audit = Arc::new(Audit::new(
             &config.heureka.audit,
             store.clone(),
@@ -317,17 +318,22 @@ impl AppState {
             replication.restored_from_store();
         }
         let events = Arc::new(Events::new(config));
+        if kind == NamespaceKind::Created {
+            self.observe.audit.add_namespace(name, &events);
+        }
         let push = Arc::new(PushFeed::new(&config.heureka.push));
-        let mut sinks: Vec<Arc<dyn ChangeSink>> = vec![
-            replication.clone(),
-            events.clone(),
-            push.clone(),
-            metrics.clone(),
-        ];
+        let mut sinks: Vec<Arc<dyn ChangeSink>> =
+            vec![replication.clone(), events.clone(), push.clone()];
+        if kind == NamespaceKind::Created {
+            sinks.push(metrics.namespace_counters(name));
+        }
         if let Some(persistence) = &persistence {
             sinks.push(persistence.clone());
         }
         let store = Arc::new(Store::new(registry, self.store.clock(), sinks));
+        if kind == NamespaceKind::Created {
+            metrics.watch_namespace(name, &store);
+        }
         Ok(Arc::new(AppState {
             namespace: name.to_owned(),
             store,
@@ -506,30 +512,43 @@ impl AppState {
     pub(crate) fn metrics_snapshot(&self) -> Snapshot {
         let state = self;
         let now = state.store.now();
-        let (instances, self_preservation, version) = {
-            let registry = state.store.read();
-            let instances = registry
-                .status_counts()
-                .iter()
-                .map(|count| {
-                    (
-                        count.app.to_owned(),
-                        count.status.as_str(),
-                        count.instances as u64,
-                    )
-                })
-                .collect();
-            (instances, registry.self_preservation(), registry.version())
-        };
+        let version = state.store.read().version();
+        let namespaces = state
+            .observe
+            .metrics
+            .namespace_stores()
+            .into_iter()
+            .map(|(name, store)| namespace_numbers(name, &store))
+            .collect();
         Snapshot {
-            instances,
-            self_preservation: Some(self_preservation),
+            namespaces,
             ready: state.is_ready(),
             cache_builds: cache_builds(state),
             peers: state.replication.peer_states(),
             consumers: state.observe.consumers.counts(version, now),
             regions: region_numbers(state, now),
         }
+    }
+}
+
+/// One namespace's instances by application and status, and its self-preservation numbers.
+fn namespace_numbers(name: String, store: &Store) -> NamespaceNumbers {
+    let registry = store.read();
+    let instances = registry
+        .status_counts()
+        .iter()
+        .map(|count| {
+            (
+                count.app.to_owned(),
+                count.status.as_str(),
+                count.instances as u64,
+            )
+        })
+        .collect();
+    NamespaceNumbers {
+        name: (name != crate::namespaces::name::DEFAULT).then_some(name),
+        instances,
+        self_preservation: registry.self_preservation(),
     }
 }
 

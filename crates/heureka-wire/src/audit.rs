@@ -54,6 +54,9 @@ pub struct AuditEntry {
     pub principal: String,
     /// From where: the IP address of the request's connection, when it came over a socket.
     pub address: Option<String>,
+    /// In which namespace: `default` for the unprefixed API, else the name in
+    /// `{prefix}/{name}` or the `x-namespace` header.
+    pub namespace: String,
     pub app: Option<String>,
     pub id: Option<String>,
     /// The auto-scaling group of an ASG status request.
@@ -78,6 +81,7 @@ impl AuditEntry {
             action,
             principal: principal.to_owned(),
             address: None,
+            namespace: "default".to_owned(),
             app: None,
             id: None,
             asg: None,
@@ -116,6 +120,7 @@ pub fn encode_audit_entries<'a>(entries: impl Iterator<Item = &'a AuditEntry>) -
 pub(crate) fn audit_fields(out: &mut Vec<u8>, entry: &AuditEntry) {
     field_str(out, "action", entry.action.name());
     field_str(out, "principal", &entry.principal);
+    field_str(out, "namespace", &entry.namespace);
     let optional = [
         ("address", &entry.address),
         ("app", &entry.app),

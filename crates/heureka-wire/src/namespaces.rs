@@ -15,9 +15,14 @@ pub struct NamespaceView {
     pub instances: u64,
     /// Whether its registry is in self-preservation (expired leases kept).
     pub self_preservation: bool,
+    /// Renewals counted in its previous complete minute, and the threshold under which its
+    /// self-preservation begins: each namespace has its own.
+    pub renews_last_min: u64,
+    pub renews_threshold: u64,
 }
 
-/// `{"namespaces":[{"name":"default","applications":2,"instances":3,"selfPreservation":false}]}`
+/// `{"namespaces":[{"name":"default","applications":2,"instances":3,"selfPreservation":false,
+/// "renewsLastMin":4,"renewsThreshold":5}]}`
 pub fn encode_namespaces(namespaces: &[NamespaceView]) -> Vec<u8> {
     let mut out = Vec::with_capacity(64 + 96 * namespaces.len());
     out.extend_from_slice(br#"{"namespaces":"#);
@@ -28,6 +33,8 @@ pub fn encode_namespaces(namespaces: &[NamespaceView]) -> Vec<u8> {
         field_u64(out, "instances", namespace.instances);
         out.extend_from_slice(br#","selfPreservation":"#);
         out.extend_from_slice(bool_text(namespace.self_preservation));
+        field_u64(out, "renewsLastMin", namespace.renews_last_min);
+        field_u64(out, "renewsThreshold", namespace.renews_threshold);
         out.push(b'}');
     });
     out.push(b'}');
@@ -85,11 +92,14 @@ mod tests {
             applications: 2,
             instances: 3,
             self_preservation: true,
+            renews_last_min: 4,
+            renews_threshold: 5,
         }]);
         let value: serde_json::Value = serde_json::from_slice(&listed).unwrap();
         assert_eq!(
             value,
-            serde_json::json!({"namespaces":[{"name":"team-a","applications":2,"instances":3,"selfPreservation":true}]})
+            serde_json::json!({"namespaces":[{"name":"team-a","applications":2,"instances":3,"selfPreservation":true,
+                "renewsLastMin":4,"renewsThreshold":5}]})
         );
     }
 

@@ -23,6 +23,8 @@ pub(crate) struct RefusalKey {
     pub(crate) action: AuditAction,
     pub(crate) address: Option<String>,
     pub(crate) user: Option<String>,
+    /// Refusals in two namespaces are two summaries: each says where it was refused.
+    pub(crate) namespace: String,
 }
 
 impl RefusalKey {
@@ -31,6 +33,7 @@ impl RefusalKey {
             action: entry.action,
             address: entry.address.clone(),
             user: entry.user.clone(),
+            namespace: entry.namespace.clone(),
         }
     }
 }

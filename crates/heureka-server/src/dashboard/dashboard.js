@@ -8,11 +8,18 @@
 // credentials it was asked for when the page loaded. Its reads say they are the dashboard's
 // (X-Heureka-Dashboard): an operator's page is not a consumer of the registry, and a drain
 // must not wait for it.
+//
+// Each namespace serves this page under its own path ({prefix}/{name}/) with BASE its own
+// API: the page shows that namespace alone, and lists the namespaces ({prefix}) to switch.
 'use strict';
 
 const BASE = document.body.dataset.base;
 const HOME = document.body.dataset.home;
 const LASTN = document.body.dataset.lastn;
+// The namespace this page shows, the dashboard's path within one, and heureka.namespaces.path-prefix.
+const NAMESPACE = document.body.dataset.namespace;
+const PATH = document.body.dataset.path;
+const NAMESPACES = document.body.dataset.namespaces;
 
 // Spring Cloud Netflix's dashboard warnings, word for word.
 const WARNINGS = {
@@ -41,6 +48,7 @@ const state = {
   consumers: null, // {base}/consumers: who fetches the registry from this node
   regions: null, // {base}/regions: the remote regions this node fetches and serves
   history: null, // keys of the entries "Recent events" was opened with, once shown
+  namespaces: null, // {prefix}: the namespaces this user may use, with their counts
 };
 
 // --- small helpers ------------------------------------------------------------------------
@@ -154,6 +162,7 @@ async function loadStatus() {
   renderGeneralInfo();
   await loadConsumers();
   await loadRegions();
+  await loadNamespaces();
 }
 
 // Who fetches the registry: read with the status (a fetch is no event), and every 15 s.
@@ -194,6 +203,44 @@ function renderConsumers() {
       el('tbody', {}, readers.map((r) => el('tr', { 'data-reader': `${r.address} ${r.agent}` },
         el('td', {}, r.address), el('td', {}, r.agent), el('td', {}, ago(r.lastFetch))))))));
   box.replaceChildren(clients, oneOff);
+}
+
+// The namespaces (GET {prefix}): the switcher and the overview, read with the status and every
+// 15 s (a count is no event of this namespace's stream).
+async function loadNamespaces() {
+  try {
+    const response = await fetch(NAMESPACES, { headers: { Accept: 'application/json', 'X-Heureka-Dashboard': '1' }, cache: 'no-store' });
+    state.namespaces = response.ok ? (await response.json()).namespaces : null;
+  } catch (error) {
+    state.namespaces = null;
+  }
+  renderNamespaces();
+}
+
+// Where namespace `name`'s dashboard is: the unprefixed page for `default`.
+function namespaceHome(name) {
+  if (name === 'default') return PATH;
+  return `${NAMESPACES}/${encodeURIComponent(name)}${PATH === '/' ? '/' : PATH}`;
+}
+
+function renderNamespaces() {
+  const listed = state.namespaces || [];
+  // This page's namespace is in the switcher even before its first registration creates it.
+  const names = listed.map((n) => n.name);
+  if (!names.includes(NAMESPACE)) names.push(NAMESPACE);
+  const select = document.getElementById('namespace-switcher');
+  select.replaceChildren(...names.sort().map((name) => el('option', { value: name, selected: name === NAMESPACE }, name)));
+  select.value = NAMESPACE;
+  const panel = document.getElementById('namespaces-panel');
+  panel.hidden = listed.length === 0;
+  document.querySelector('#namespaces tbody').replaceChildren(...listed.map((n) => el('tr',
+    { 'data-namespace': n.name, className: n.name === NAMESPACE ? 'current' : null },
+    el('td', {}, el('a', { href: namespaceHome(n.name) }, n.name)),
+    el('td', { 'data-field': 'applications' }, n.applications),
+    el('td', { 'data-field': 'instances' }, n.instances),
+    el('td', { 'data-field': 'renews', title: `threshold ${n.renewsThreshold}` }, `${n.renewsLastMin} (threshold ${n.renewsThreshold})`),
+    el('td', { 'data-field': 'self-preservation', className: n.selfPreservation ? 'bad' : null },
+      n.selfPreservation ? 'active' : 'inactive'))));
 }
 
 // The remote regions (docs/regions.md): read with the status, on each region event, and with
@@ -408,6 +455,7 @@ function renderSystemStatus() {
   if (!summary) return;
   const sp = summary.selfPreservation;
   rows(document.getElementById('system-status'), [
+    ['Namespace', el('span', { id: 'namespace' }, NAMESPACE)],
     ['Environment', summary.environment],
     ['Data center', summary.datacenter],
     ['Current time', el('span', { id: 'current-time' }, formatTime(serverNow()))],
@@ -733,7 +781,10 @@ async function showLastn() {
 // --- start ------------------------------------------------------------------------------------
 
 function start() {
-  if (location.pathname === LASTN) return showLastn();
+  document.getElementById('namespace-switcher').addEventListener('change', (event) => {
+    if (event.target.value !== NAMESPACE) location.assign(namespaceHome(event.target.value));
+  });
+  if (location.pathname === LASTN) return loadNamespaces().then(showLastn);
   document.getElementById('home').hidden = false;
   // The filters filter as you type; Enter must not submit the form (a handler here, not an
   // inline one: the page's Content-Security-Policy runs no inline script).
@@ -757,6 +808,7 @@ function start() {
   setInterval(loadStatus, 60000);
   setInterval(loadConsumers, 15000);
   setInterval(loadRegions, 15000);
+  setInterval(loadNamespaces, 15000);
   openStream();
 }
 

@@ -2,6 +2,7 @@
 //! and the three documents only it reads, `{base}/dashboard/summary`, `{base}/dashboard/lastn`
 //! and `{base}/dashboard/audit`.
 
+use axum::extract::Extension;
 use axum::http::{header, Extensions, HeaderValue};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
@@ -13,6 +14,7 @@ use crate::handlers::request::Ns;
 use crate::handlers::response::json;
 use crate::http::principal;
 use crate::http::security_headers::PAGE_POLICY;
+use crate::namespaces::Vacancy;
 use crate::security::roles::Role;
 use crate::state::SharedState;
 
@@ -33,9 +35,14 @@ pub(crate) fn pages(state: &SharedState) -> Router<SharedState> {
 }
 
 /// The same page for both views; the script picks the view from the URL. It carries its own
-/// Content-Security-Policy, which lets it load its script and stylesheet.
-async fn page(Ns(state): Ns) -> Response {
-    let mut response = Html(state.observe.dashboard.page.clone()).into_response();
+/// Content-Security-Policy, which lets it load its script and stylesheet. In a namespace not
+/// created yet (the vacant one answers) it is the page of the name asked for, empty until its
+/// first registration.
+async fn page(Ns(state): Ns, vacancy: Option<Extension<Vacancy>>) -> Response {
+    let name = vacancy
+        .as_ref()
+        .map_or(&state.namespace, |vacancy| &vacancy.name);
+    let mut response = Html(state.observe.dashboard.page_in(name)).into_response();
     response
         .headers_mut()
         .insert(header::CONTENT_SECURITY_POLICY, PAGE_POLICY);
@@ -151,8 +158,11 @@ pub(crate) async fn lastn(Ns(state): Ns) -> Response {
     json(state.events.feed.lastn_json())
 }
 
-/// `GET {base}/dashboard/audit`: the audit entries kept (`heureka.audit.retained`), newest
-/// first; empty when `heureka.audit.enabled=false`.
-pub(crate) async fn audit(Ns(state): Ns) -> Response {
-    json(state.observe.audit.recent_json())
+/// `GET {base}/dashboard/audit`: the audit entries kept (`heureka.audit.retained`) of this
+/// namespace, newest first; empty when `heureka.audit.enabled=false`.
+pub(crate) async fn audit(Ns(state): Ns, vacancy: Option<Extension<Vacancy>>) -> Response {
+    let name = vacancy
+        .as_ref()
+        .map_or(&state.namespace, |vacancy| &vacancy.name);
+    json(state.observe.audit.recent_json(name))
 }

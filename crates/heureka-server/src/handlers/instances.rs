@@ -128,7 +128,7 @@ pub(crate) async fn cancel(
     }
     let answer = written(instance_write_status_code(cancelled)).into_response();
     if registered.is_none_or(|ip| !actor.is_at(&ip)) {
-        audit::act(&state, &headers, |at| AuditEntry {
+        audit::act(&state, &headers, &actor, |at| AuditEntry {
             app: Some(app),
             id: Some(id),
             ..actor.entry(AuditAction::Deregistered, at, answer.status())

@@ -31,11 +31,14 @@ pub(crate) async fn list(
         })
         .map(|namespace| {
             let registry = namespace.state.store.read();
+            let self_preservation = registry.self_preservation();
             NamespaceView {
                 name: namespace.state.namespace.clone(),
                 applications: registry.application_count() as u64,
                 instances: registry.registry_size() as u64,
-                self_preservation: !registry.self_preservation().lease_expiration_enabled,
+                self_preservation: !self_preservation.lease_expiration_enabled,
+                renews_last_min: self_preservation.renews_last_min,
+                renews_threshold: u64::from(self_preservation.renews_threshold),
             }
         })
         .collect();

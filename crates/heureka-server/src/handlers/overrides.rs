@@ -67,7 +67,7 @@ fn write_override(
         OverrideWrite::Set => AuditAction::StatusOverrideSet,
         OverrideWrite::Remove => AuditAction::StatusOverrideRemoved,
     };
-    audit::act(&state, &headers, |at| AuditEntry {
+    audit::act(&state, &headers, &actor, |at| AuditEntry {
         app: Some(app),
         id: Some(id),
         status: asked_status(&query),
@@ -152,7 +152,7 @@ pub(crate) async fn update_metadata(
     let registered = audit::registered_address(&state, &headers, &app, &id);
     let answer = apply_metadata(&state, &app, &id, entries).into_response();
     if registered.is_none_or(|ip| !actor.is_at(&ip)) {
-        audit::act(&state, &headers, |at| AuditEntry {
+        audit::act(&state, &headers, &actor, |at| AuditEntry {
             app: Some(app),
             id: Some(id),
             metadata_keys: keys,
@@ -194,7 +194,7 @@ pub(crate) async fn asg_status(
         "auto-scaling group '{asg}': ASG status is only supported on AWS-aware servers"
     ))
     .into_response();
-    audit::act(&state, &headers, |at| AuditEntry {
+    audit::act(&state, &headers, &actor, |at| AuditEntry {
         asg: Some(asg),
         status: asked_status(&query),
         ..actor.entry(AuditAction::AsgStatusSet, at, answer.status())

@@ -2,7 +2,8 @@
 //!
 //! **Who** is the principal authentication put in the request (`principal::of`), by name;
 //! **from where** is the IP address of the request's connection (`connection::Sender`), absent
-//! for requests that crossed no socket.
+//! for requests that crossed no socket; **in which namespace** is the state's that serves the
+//! request, or the name asked for when the vacant namespace answers one not created yet.
 //!
 //! **An act "by the instance itself" is not audited**: a cancel or metadata update whose
 //! connection comes from the IP address the instance registered (`ipAddr`) is the instance
@@ -25,6 +26,7 @@ use crate::connection::Sender;
 use crate::http::error::ApiError;
 use crate::http::origin::origin;
 use crate::http::principal;
+use crate::namespaces::Vacancy;
 use crate::security::basic::Credentials;
 use crate::state::AppState;
 
@@ -33,6 +35,8 @@ use crate::state::AppState;
 pub(crate) struct Actor {
     principal: String,
     address: Option<IpAddr>,
+    /// The namespace named by a request to one not created yet (`namespaces::Vacancy`).
+    vacancy: Option<String>,
 }
 
 impl<S: Send + Sync> FromRequestParts<S> for Actor {
@@ -51,7 +55,17 @@ impl Actor {
             address: extensions
                 .get::<Sender>()
                 .map(|sender| sender.0.ip().to_canonical()),
+            vacancy: extensions
+                .get::<Vacancy>()
+                .map(|vacancy| vacancy.name.clone()),
         }
+    }
+
+    /// The namespace this actor's request is in, served by `state`.
+    fn namespace(&self, state: &AppState) -> String {
+        self.vacancy
+            .clone()
+            .unwrap_or_else(|| state.namespace.clone())
     }
 
     /// An entry of `action` by this actor, at `at`, answered `outcome`.
@@ -70,10 +84,20 @@ impl Actor {
     }
 }
 
-/// Records the act `entry` describes, unless the write was replicated from a peer.
-pub(crate) fn act(state: &AppState, headers: &HeaderMap, entry: impl FnOnce(Millis) -> AuditEntry) {
+/// Records the act `entry` describes, by `actor` in its namespace, unless the write was
+/// replicated from a peer.
+pub(crate) fn act(
+    state: &AppState,
+    headers: &HeaderMap,
+    actor: &Actor,
+    entry: impl FnOnce(Millis) -> AuditEntry,
+) {
     if state.observe.audit.enabled() && origin(headers) == Origin::Client {
-        state.observe.audit.act(entry(state.observe.audit.now()));
+        let entry = AuditEntry {
+            namespace: actor.namespace(state),
+            ..entry(state.observe.audit.now())
+        };
+        state.observe.audit.act(entry);
     }
 }
 
@@ -128,6 +152,7 @@ fn refused(state: &AppState, request: &Request, action: AuditAction, refusal: Ap
         .map(|credentials| credentials.user().to_owned());
     let entry = AuditEntry {
         user,
+        namespace: actor.namespace(state),
         ..actor.entry(action, state.observe.audit.now(), outcome)
     };
     state.observe.audit.refused(entry);

@@ -244,6 +244,111 @@ async fn the_event_stream_carries_an_audit_event() {
     }
 }
 
+/// `path` under namespace `team-a`'s base.
+fn in_team_a(server: &TestServer, path: &str) -> String {
+    server.root_url(&format!("/ns/team-a/eureka{path}"))
+}
+
+/// ORDERS/a1 registered in namespace `team-a` and given an override there.
+async fn override_in_team_a(server: &TestServer, client: &Client) {
+    let registered = client
+        .post(in_team_a(server, "/apps/ORDERS"))
+        .basic_auth(USER, Some(PASSWORD))
+        .header("Content-Type", "application/json")
+        .body(spring_body("ORDERS", "a1"))
+        .sent()
+        .await;
+    assert_eq!(registered.status(), 204);
+    let set = client
+        .put(in_team_a(
+            server,
+            "/apps/ORDERS/a1/status?value=OUT_OF_SERVICE",
+        ))
+        .basic_auth(USER, Some(PASSWORD))
+        .sent()
+        .await;
+    assert_eq!(set.status(), 200);
+}
+
+#[tokio::test]
+async fn an_entry_names_its_namespace_and_is_listed_in_that_namespace_only() {
+    let server = server(&[]).await;
+    register(&server, "ORDERS", "o1").await;
+    set_override(&server, "o1", "OUT_OF_SERVICE").await;
+    override_in_team_a(&server, &server.http).await;
+
+    let (entries, _) = audit_entries(&server).await;
+    let ids: Vec<(&Value, &Value)> = entries
+        .iter()
+        .map(|e| (&e["namespace"], &e["id"]))
+        .collect();
+    assert_eq!(ids, [(&Value::from("default"), &Value::from("o1"))]);
+
+    let team_a: Value = request_json(&server, &in_team_a(&server, "/dashboard/audit")).await;
+    let entries = team_a["entries"].as_array().unwrap();
+    assert_eq!(entries.len(), 1, "{entries:?}");
+    assert_eq!(entries[0]["namespace"], "team-a");
+    assert_eq!(entries[0]["id"], "a1");
+    assert_eq!(entries[0]["action"], "status-override-set");
+}
+
+async fn request_json(server: &TestServer, url: &str) -> Value {
+    let response = server
+        .http
+        .get(url)
+        .basic_auth(USER, Some(PASSWORD))
+        .sent()
+        .await;
+    assert_eq!(response.status(), 200);
+    serde_json::from_str(&response.text().await.unwrap()).unwrap()
+}
+
+#[tokio::test]
+async fn an_audit_event_is_published_on_its_namespace_s_stream_only() {
+    // Without authentication, so the streams need no credentials.
+    let server = TestServer::start(&[]).await;
+    server.register("ORDERS", "o1").await;
+    let anonymous = |method: Method, url: String| server.http.request(method, url);
+    let created = anonymous(Method::POST, in_team_a(&server, "/apps/ORDERS"))
+        .header("Content-Type", "application/json")
+        .body(spring_body("ORDERS", "a1"))
+        .sent()
+        .await;
+    assert_eq!(created.status(), 204);
+    let mut default_stream = Subscription::open(&server, "").await;
+    let mut team_a_stream = Subscription::open_url(&server, &in_team_a(&server, "/events")).await;
+    let set = anonymous(
+        Method::PUT,
+        in_team_a(&server, "/apps/ORDERS/a1/status?value=OUT_OF_SERVICE"),
+    )
+    .sent()
+    .await;
+    assert_eq!(set.status(), 200);
+    assert_eq!(
+        server
+            .put("/apps/ORDERS/o1/status?value=OUT_OF_SERVICE")
+            .await,
+        200
+    );
+    let first_audit = async |stream: &mut Subscription| loop {
+        let (name, event) = stream.next().await;
+        if name == "audit" {
+            return event;
+        }
+    };
+    let in_team_a_event = first_audit(&mut team_a_stream).await;
+    assert_eq!(
+        (&in_team_a_event["namespace"], &in_team_a_event["id"]),
+        (&Value::from("team-a"), &Value::from("a1"))
+    );
+    // team-a's act came first: the default stream's first audit event is its own.
+    let in_default = first_audit(&mut default_stream).await;
+    assert_eq!(
+        (&in_default["namespace"], &in_default["id"]),
+        (&Value::from("default"), &Value::from("o1"))
+    );
+}
+
 #[tokio::test]
 async fn the_list_is_newest_first() {
     let server = server(&[]).await;

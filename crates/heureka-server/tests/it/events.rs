@@ -9,7 +9,7 @@ use axum::http::StatusCode;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use crate::support::{guarded_by, Method, Sent, TestServer};
+use crate::support::{guarded_by, Sent, TestServer};
 
 /// A subscription to `GET {base}/events`, parsed as Server-Sent Events; shared with
 /// `audit.rs`.
@@ -20,7 +20,12 @@ pub(crate) struct Subscription {
 
 impl Subscription {
     pub(crate) async fn open(server: &TestServer, query: &str) -> Subscription {
-        Subscription::from(server.request(Method::GET, &format!("/events{query}"))).await
+        Subscription::open_url(server, &server.url(&format!("/events{query}"))).await
+    }
+
+    /// The stream at `url`: another namespace's (`/ns/{name}/eureka/events`).
+    pub(crate) async fn open_url(server: &TestServer, url: &str) -> Subscription {
+        Subscription::from(server.http.get(url)).await
     }
 
     /// The subscription `request` opens.

@@ -55,6 +55,90 @@ async fn registrations_renewals_and_cancels_are_counted_by_origin() {
     assert_eq!(sample(&text, "heureka_evictions_total", &[]), Some(0.0));
 }
 
+/// The value of the sample written exactly as `series` (its name and all its labels, in the
+/// exposition's order): one that must have no other label.
+fn exactly(text: &str, series: &str) -> Option<f64> {
+    text.lines()
+        .find_map(|line| line.strip_prefix(series)?.strip_prefix(' ')?.parse().ok())
+}
+
+/// Namespace `team-a`'s ORDERS a1 and a2, registered by their clients, and a1 renewed once.
+async fn team_a_registers_two_and_renews_one(server: &TestServer) {
+    for id in ["a1", "a2"] {
+        let response = server
+            .http
+            .post(server.root_url("/ns/team-a/eureka/apps/ORDERS"))
+            .header("Content-Type", "application/json")
+            .body(crate::support::spring_body("ORDERS", id))
+            .sent()
+            .await;
+        assert_eq!(response.status(), 204);
+    }
+    let renewed = server
+        .http
+        .put(server.root_url("/ns/team-a/eureka/apps/ORDERS/a1"))
+        .sent()
+        .await;
+    assert_eq!(renewed.status(), 200);
+}
+
+#[tokio::test]
+async fn a_namespace_s_write_counters_carry_its_name_and_default_s_keep_their_labels() {
+    let server = TestServer::start(&[]).await;
+    server.register("ORDERS", "o1").await;
+    team_a_registers_two_and_renews_one(&server).await;
+    let text = scrape(&server).await;
+    let series = [
+        (r#"heureka_registrations_total{origin="client"}"#, 1.0),
+        (r#"heureka_renewals_total{origin="client"}"#, 0.0),
+        (
+            r#"heureka_registrations_total{origin="client",namespace="team-a"}"#,
+            2.0,
+        ),
+        (
+            r#"heureka_renewals_total{origin="client",namespace="team-a"}"#,
+            1.0,
+        ),
+        (r#"heureka_evictions_total{namespace="team-a"}"#, 0.0),
+        ("heureka_evictions_total", 0.0),
+    ];
+    for (series, value) in series {
+        assert_eq!(exactly(&text, series), Some(value), "{series}");
+    }
+}
+
+#[tokio::test]
+async fn a_namespace_s_instances_and_self_preservation_carry_its_name() {
+    let server = TestServer::start(&[]).await;
+    server.register("ORDERS", "o1").await;
+    team_a_registers_two_and_renews_one(&server).await;
+    let text = scrape(&server).await;
+    assert_eq!(
+        exactly(
+            &text,
+            r#"heureka_instances{application="ORDERS",status="UP"}"#
+        ),
+        Some(1.0)
+    );
+    assert_eq!(
+        exactly(
+            &text,
+            r#"heureka_instances{application="ORDERS",status="UP",namespace="team-a"}"#
+        ),
+        Some(2.0)
+    );
+    for name in [
+        "heureka_renews_threshold",
+        "heureka_renews_last_minute",
+        "heureka_expected_clients",
+        "heureka_self_preservation_active",
+    ] {
+        assert!(exactly(&text, name).is_some(), "{name} of default");
+        let team_a = format!(r#"{name}{{namespace="team-a"}}"#);
+        assert!(exactly(&text, &team_a).is_some(), "{team_a}");
+    }
+}
+
 #[tokio::test]
 async fn instances_are_counted_by_application_and_status() {
     let server = TestServer::start(&[]).await;

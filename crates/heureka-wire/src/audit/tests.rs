@@ -57,6 +57,19 @@ fn absent_fields_are_left_out_and_a_4xx_is_not_applied() {
 }
 
 #[test]
+fn an_entry_names_its_namespace_default_unless_told() {
+    assert_eq!(
+        list(&[override_set()])["entries"][0]["namespace"],
+        "default"
+    );
+    let in_team_a = AuditEntry {
+        namespace: "team-a".into(),
+        ..override_set()
+    };
+    assert_eq!(list(&[in_team_a])["entries"][0]["namespace"], "team-a");
+}
+
+#[test]
 fn a_metadata_update_lists_its_keys() {
     let entry = AuditEntry {
         metadata_keys: vec!["zone".into(), "version".into()],

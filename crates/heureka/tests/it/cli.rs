@@ -351,6 +351,7 @@ async fn usage_errors_exit_2_and_send_nothing() {
         vec!["deregister", "ORDERS"],
         vec!["apps", "--format", "yaml"],
         vec!["apps", "--eureka", "ftp://u:secret@host/"],
+        vec!["apps", "--namespace", "a/b"],
         vec!["watch", "--interval", "0"],
         vec!["sidecar", "--app", "x"],
     ] {
@@ -359,6 +360,51 @@ async fn usage_errors_exit_2_and_send_nothing() {
         assert!(!run.stderr.contains("secret"), "{}", run.stderr);
     }
     assert_eq!(server.registry_json().await, before);
+}
+
+/// Registers `app`/`id` in Heureka namespace `namespace`, by its URL as a client there has it.
+async fn register_in(server: &TestServer, namespace: &str, app: &str, id: &str) {
+    let response = server
+        .http
+        .post(server.root_url(&format!("/ns/{namespace}/eureka/apps/{app}")))
+        .header("Content-Type", "application/json")
+        .body(heureka_testkit::spring_body(app, id))
+        .sent()
+        .await;
+    assert_eq!(response.status(), 204);
+}
+
+#[tokio::test]
+async fn namespace_reads_that_namespace_s_registry_only() {
+    let server = registry().await;
+    register_in(&server, "team-a", "ORDERS", "a1").await;
+    let run = ok(&server, &["apps", "-w", "--namespace", "team-a"]).await;
+    let ids: Vec<(&str, &str)> = run.rows()[1..].iter().map(|row| (row[0], row[1])).collect();
+    assert_eq!(ids, [("ORDERS", "a1")]);
+    let run = ok(&server, &["apps", "-w"]).await;
+    assert!(!run.stdout.contains("a1"), "{}", run.stdout);
+}
+
+#[tokio::test]
+async fn namespace_operates_on_that_namespace_s_instances_only() {
+    let server = registry().await;
+    register_in(&server, "team-a", "ORDERS", "a1").await;
+    // The name is matched ignoring case, as the server does.
+    let args = ["status", "set", "ORDERS", "a1", "OUT_OF_SERVICE"];
+    let mut in_team_a = args.to_vec();
+    in_team_a.extend(["--namespace", "Team-A"]);
+    ok(&server, &in_team_a).await;
+    let response = server
+        .http
+        .get(server.root_url("/ns/team-a/eureka/apps/ORDERS/a1"))
+        .header("Accept", "application/json")
+        .sent()
+        .await;
+    assert_eq!(response.status(), 200);
+    let instance: Value = serde_json::from_str(&response.text().await.unwrap()).unwrap();
+    assert_eq!(instance["instance"]["status"], "OUT_OF_SERVICE");
+    // The default namespace has no a1: the same command there finds nothing.
+    assert_eq!(heureka(&server, &args).await.code, 1);
 }
 
 #[tokio::test]

@@ -65,6 +65,19 @@ fn refusals_from_one_address_and_user_within_a_minute_are_one_entry_with_their_c
 }
 
 #[test]
+fn refusals_in_two_namespaces_are_two_summaries() {
+    let mut ring = AuditRing::new(10);
+    ring.refuse(wrong_password("10.0.0.9", "bob", 0), 0);
+    let in_team_a = AuditEntry {
+        namespace: "team-a".into(),
+        ..wrong_password("10.0.0.9", "bob", 1)
+    };
+    ring.refuse(in_team_a, 1);
+    let namespaces: Vec<&str> = ring.newest_first().map(|e| e.namespace.as_str()).collect();
+    assert_eq!(namespaces, ["team-a", "default"]);
+}
+
+#[test]
 fn a_summary_is_complete_once_its_minute_is_over() {
     let mut ring = AuditRing::new(10);
     ring.refuse(wrong_password("10.0.0.9", "bob", 0), 0);
