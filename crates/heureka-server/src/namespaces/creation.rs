@@ -4,12 +4,20 @@
 //! (`POST {base}/apps/{app}`) or a peer's replication batch. The request then goes, whole, to
 //! the new namespace's router. Any other request is answered by the vacant namespace itself:
 //! an empty registry to reads, Eureka's 404 for an unknown instance to other writes (which
-//! makes a client register again).
+//! makes a client register again). A stream it serves (push, events) ends when the
+//! namespace is created: the vacant registry never changes, so its subscriber would otherwise
+//! never hear of the namespace's writes; reconnecting, it follows the namespace's own stream.
 
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use axum::body::{Body, BodyDataStream, Bytes};
 use axum::extract::{MatchedPath, Request};
-use axum::http::Method;
+use axum::http::{header, Method};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use tokio_stream::Stream;
 use tower::ServiceExt;
 
 use super::directory::Refused;
@@ -28,7 +36,7 @@ pub(crate) async fn create_on_write(mut request: Request, next: Next) -> Respons
         .get::<MatchedPath>()
         .map_or("", MatchedPath::as_str);
     if !creates(request.method(), route) {
-        return next.run(request).await;
+        return until_created(next.run(request).await, vacancy);
     }
     match vacancy.namespaces.create(&vacancy.name) {
         Ok(namespace) => match namespace.app.clone().oneshot(afresh(request)).await {
@@ -36,6 +44,41 @@ pub(crate) async fn create_on_write(mut request: Request, next: Next) -> Respons
             Err(never) => match never {},
         },
         Err(refused) => refusal(refused).into_response(),
+    }
+}
+
+/// `response`, whose event stream (if it is one) ends once the vacancy's namespace exists.
+fn until_created(response: Response, vacancy: Vacancy) -> Response {
+    let streams = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|kind| kind.as_bytes().starts_with(b"text/event-stream"));
+    if !streams {
+        return response;
+    }
+    let (parts, body) = response.into_parts();
+    let created = Box::pin(async move { vacancy.namespaces.until_created(&vacancy.name).await });
+    let body = Body::from_stream(UntilCreated {
+        body: body.into_data_stream(),
+        created,
+    });
+    Response::from_parts(parts, body)
+}
+
+/// A body's data that ends when `created` resolves.
+struct UntilCreated {
+    body: BodyDataStream,
+    created: Pin<Box<dyn Future<Output = ()> + Send>>,
+}
+
+impl Stream for UntilCreated {
+    type Item = Result<Bytes, axum::Error>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        if self.created.as_mut().poll(cx).is_ready() {
+            return Poll::Ready(None);
+        }
+        Pin::new(&mut self.body).poll_next(cx)
     }
 }
 
