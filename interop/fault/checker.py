@@ -714,3 +714,44 @@ def check(ops: list[Op], observations: list[Observation], live: set, final_views
     rep.cancels_checked = n
     rep.unchecked += unchecked
     return rep
+
+
+# ---------------------------------------------------------------------------------------------
+# (5) Namespaces (run.py --namespaces): nothing crosses from one namespace into another
+# ---------------------------------------------------------------------------------------------
+def check_isolation(namespace: str, owners: dict, observations: list[Observation], digests: list,
+                    final_views: dict, copies: Optional[dict] = None) -> list[Violation]:
+    """Property (5), "crossed-namespace": every document a node served for ``namespace`` (each
+    registry read, each digest read, the final views, and every instance a push follower's copy
+    ever held: ``copies`` {label: keys}) lists only instances whose clients registered them in
+    ``namespace``. ``owners`` maps every instance the run's clients made, in any namespace, to
+    its namespace; an instance of another namespace, or one no client made, is a violation (one
+    per instance and node, with the first document that showed it and how many did)."""
+    sightings: dict = {}            # (key, where) -> [first line, count]
+
+    def saw(key, where: str, line: str) -> None:
+        if owners.get(key) == namespace:
+            return
+        s = sightings.setdefault((key, where), [line, 0])
+        s[1] += 1
+
+    for o in observations:
+        for key in o.instances:
+            saw(key, o.node, o.line(key))
+    for d in digests:
+        for key in d.entries:
+            saw(key, d.node, d.line(key))
+    for node, v in final_views.items():
+        for key in (v.instances if v is not None else ()):
+            saw(key, node, f"final read of {node}: {key[1]}: {v.instances[key]}")
+    for label, keys in (copies or {}).items():
+        for key in keys:
+            saw(key, f"push {label}", f"the push follower of {label} held {key[1]}")
+    out = []
+    for (key, where), (line, count) in sorted(sightings.items()):
+        home = owners.get(key)
+        whose = f"an instance of namespace {home}" if home else "an instance no client made"
+        out.append(Violation("crossed-namespace", key,
+                             f"{whose} in namespace {namespace}'s documents on {where} ({count} document(s))",
+                             observations=[line]))
+    return out

@@ -97,13 +97,14 @@ class Inst:
     comeback_at: Optional[float] = None
     believes_override: bool = False
     next_reconnect: float = 0.0
+    base: str = "/eureka"              # its namespace's Eureka base path (run.py --namespaces)
 
     @property
     def key(self) -> tuple:
         return (self.app, self.instance_id)
 
     def path(self, suffix: str = "") -> str:
-        return f"/eureka/apps/{self.app}/{wire.quote(self.instance_id)}{suffix}"
+        return f"{self.base}/apps/{self.app}/{wire.quote(self.instance_id)}{suffix}"
 
     def bump(self) -> None:
         self.dirty = max(self.dirty + 1, int(time.time() * 1000))
@@ -174,7 +175,7 @@ class Worker(threading.Thread):
 
     # -- client actions ------------------------------------------------------------------------
     def register(self, inst: Inst) -> bool:
-        op, _ = self._client_call(inst, REGISTER, "POST", f"/eureka/apps/{inst.app}", inst.body(self.lease),
+        op, _ = self._client_call(inst, REGISTER, "POST", f"{inst.base}/apps/{inst.app}", inst.body(self.lease),
                                   own=inst.own, detail=f"dirty={inst.dirty}")
         return op.outcome == OK
 
@@ -333,8 +334,9 @@ def parse_view(raw: bytes) -> View:
     return View(str(doc["applications"].get("apps__hashcode", "")), out)
 
 
-def read_view(port: int, timeout: float = READ_TIMEOUT) -> Optional[View]:
-    outcome, status, _, raw = call(port, "GET", "/eureka/apps/", headers=JSON, timeout=timeout)
+def read_view(port: int, timeout: float = READ_TIMEOUT, base: str = "/eureka") -> Optional[View]:
+    """A node's full registry (of the namespace whose Eureka base path is ``base``)."""
+    outcome, status, _, raw = call(port, "GET", f"{base}/apps/", headers=JSON, timeout=timeout)
     if outcome != OK or status != 200:
         return None
     try:
@@ -356,8 +358,8 @@ def parse_digest(raw: bytes) -> dict:
     return out
 
 
-def read_digest(port: int, timeout: float = READ_TIMEOUT) -> Optional[dict]:
-    outcome, status, _, raw = call(port, "GET", "/eureka/peerreplication/digest", headers=JSON,
+def read_digest(port: int, timeout: float = READ_TIMEOUT, base: str = "/eureka") -> Optional[dict]:
+    outcome, status, _, raw = call(port, "GET", f"{base}/peerreplication/digest", headers=JSON,
                                    timeout=timeout)
     if outcome != OK or status != 200:
         return None
@@ -369,12 +371,14 @@ def read_digest(port: int, timeout: float = READ_TIMEOUT) -> Optional[dict]:
 
 class Poller(threading.Thread):
     """Reads one node's full registry every ``interval`` s and records each read; with ``digest``
-    (a Heureka node) also its digest, right after each registry read."""
+    (a Heureka node) also its digest, right after each registry read. ``base``: the Eureka base
+    path of the namespace it reads (``/ns/{name}/eureka``; ``/eureka`` is the default one)."""
 
     def __init__(self, node: NodeAddr, history: History, incarnation, interval: float = 0.5,
-                 digest: bool = True):
-        super().__init__(name=f"poll-{node.name}", daemon=True)
+                 digest: bool = True, base: str = "/eureka"):
+        super().__init__(name=f"poll-{node.name}{base}", daemon=True)
         self.node = node
+        self.base = base
         self.h = history
         self.incarnation = incarnation      # callable: the node's current incarnation
         self.interval = interval
@@ -390,7 +394,7 @@ class Poller(threading.Thread):
         while not self.stop_event.is_set():
             inc = self.incarnation()
             start, wall_start = self.h.now(), self.h.wall()
-            v = read_view(self.node.port)
+            v = read_view(self.node.port, base=self.base)
             end, wall_end = self.h.now(), self.h.wall()
             if v is None:
                 self.failures += 1
@@ -401,7 +405,7 @@ class Poller(threading.Thread):
             if self.digest and not self.stop_event.is_set():
                 inc = self.incarnation()
                 start, wall_start = self.h.now(), self.h.wall()
-                d = read_digest(self.node.port)
+                d = read_digest(self.node.port, base=self.base)
                 end, wall_end = self.h.now(), self.h.wall()
                 if d is None:
                     self.digest_failures += 1

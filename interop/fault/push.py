@@ -50,14 +50,19 @@ def instances_of(doc: dict):
 
 
 class PushFollower(threading.Thread):
-    def __init__(self, node: NodeAddr, now, rng: random.Random, lose_one: bool = False):
-        super().__init__(name=f"push-{node.name}", daemon=True)
+    def __init__(self, node: NodeAddr, now, rng: random.Random, lose_one: bool = False,
+                 base: str = "/eureka", namespace: str = ""):
+        super().__init__(name=f"push-{node.name}{base}", daemon=True)
         self.node = node
+        self.base = base                    # the followed namespace's Eureka base path
+        # the node's name in reports, with the namespace when the run has several
+        self.label = f"{node.name} (namespace {namespace})" if namespace else node.name
         self.now = now                      # the history's clock, for the violation's time
         self.rng = rng                      # when to drop its own stream
         # --self-test: the sixth delta is not applied, as if lost: the check must see it
         self.lose_one = lose_one
         self.copy: dict = {}                # (app, id) -> status
+        self.seen: set = set()              # every (app, id) the copy ever held (run.py --namespaces)
         self.last_id: Optional[str] = None
         self.lock = threading.Lock()
         self.stop_event = threading.Event()
@@ -82,7 +87,7 @@ class PushFollower(threading.Thread):
             headers = {"Accept": "text/event-stream"}
             if self.last_id:
                 headers["Last-Event-ID"] = self.last_id
-            conn.request("GET", "/eureka/push", headers=headers)
+            conn.request("GET", f"{self.base}/push", headers=headers)
             resp = conn.getresponse()
             if resp.status != 200:
                 resp.read()
@@ -122,6 +127,7 @@ class PushFollower(threading.Thread):
             if event == "snapshot":
                 self.snapshots += 1
                 self.copy = {key: inst["status"] for key, inst in instances_of(doc)}
+                self.seen.update(self.copy)
             elif event == "delta":
                 self.deltas += 1
                 lost = self.lose_one and self.deltas == 6
@@ -130,6 +136,7 @@ class PushFollower(threading.Thread):
                         self.copy.pop(key, None)
                     else:
                         self.copy[key] = inst["status"]
+                        self.seen.add(key)
                 expected = doc["applications"].get("apps__hashcode", "")
                 ours = hashcode(self.copy.values())
                 if ours != expected:
@@ -146,7 +153,7 @@ class PushFollower(threading.Thread):
 
     # -- the final check -------------------------------------------------------------------
     def differs_from_node(self) -> Optional[str]:
-        view = read_view(self.node.port)
+        view = read_view(self.node.port, base=self.base)
         if view is None:
             return "the node's registry could not be read"
         theirs = {key: status for key, (status, _) in view.instances.items()}
@@ -163,7 +170,7 @@ class PushFollower(threading.Thread):
 def violations(followers: list[PushFollower], deadline_s: float = 15.0) -> list[checker.Violation]:
     """The mismatches seen, and each copy that still differs from its node's registry once the
     cluster has converged (waiting, bounded, for deltas in flight)."""
-    out = [checker.Violation("push-hashcode", None, f"{f.node.name}: {m}")
+    out = [checker.Violation("push-hashcode", None, f"{f.label}: {m}")
            for f in followers for m in f.mismatches]
     end = time.monotonic() + deadline_s
     for f in followers:
@@ -172,10 +179,10 @@ def violations(followers: list[PushFollower], deadline_s: float = 15.0) -> list[
             time.sleep(0.2)
             diff = f.differs_from_node()
         if diff is not None:
-            out.append(checker.Violation("push-diverged", None, f"{f.node.name}: the follower's copy: {diff}"))
+            out.append(checker.Violation("push-diverged", None, f"{f.label}: the follower's copy: {diff}"))
     return out
 
 
 def summary(followers: list[PushFollower]) -> str:
-    return "; ".join(f"{f.node.name}: {f.connects} streams ({f.resumed} resumed), {f.snapshots} snapshots, "
+    return "; ".join(f"{f.label}: {f.connects} streams ({f.resumed} resumed), {f.snapshots} snapshots, "
                      f"{f.deltas} deltas" for f in followers)

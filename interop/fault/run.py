@@ -62,6 +62,51 @@ class Options:
     verbose: bool = False
     java_jar: Optional[str] = None
     persistence: bool = False
+    namespaces: int = 1         # 2 or 3: the instances split over default, team-a (and team-b)
+
+
+NAMESPACES = ["default", "team-a", "team-b"]
+
+
+def base_of(namespace: str) -> str:
+    """The Eureka base path a client of ``namespace`` is given (docs/namespaces.md)."""
+    return "/eureka" if namespace == "default" else f"/ns/{namespace}/eureka"
+
+
+@dataclass
+class Space:
+    """One namespace of a run: its instances and their clients, its pollers and push followers
+    (which read only its documents), and its own history, checked against the model on its own."""
+    name: str
+    insts: list
+    history: History
+    log_dir: Path
+    clients: Optional[Clients] = None
+    pollers: list = field(default_factory=list)
+    followers: list = field(default_factory=list)
+
+    @property
+    def base(self) -> str:
+        return base_of(self.name)
+
+
+def spaces_of(opts: Options, insts: list, log_dir: Path) -> list[Space]:
+    """The run's namespaces. One: every instance in ``default`` (``/eureka``), the history in the
+    seed's directory, as before namespaces. Several: the instances dealt out in blocks of one per
+    app, so every namespace holds every app name (the same names, other instances), each with a
+    history (and ``meta.json``) in ``ns-{name}/`` of the seed's directory, all on one clock."""
+    if opts.namespaces == 1:
+        return [Space("default", insts, History(), log_dir)]
+    t0 = time.monotonic()
+    names = NAMESPACES[:opts.namespaces]
+    spaces = [Space(n, [], History(t0=t0), log_dir / f"ns-{n}") for n in names]
+    for i, inst in enumerate(insts):
+        sp = spaces[(i // len(APPS)) % len(spaces)]
+        inst.base = sp.base
+        sp.insts.append(inst)
+    for sp in spaces:
+        sp.log_dir.mkdir(parents=True, exist_ok=True)
+    return spaces
 
 
 @dataclass
@@ -81,6 +126,8 @@ class SeedResult:
     restored_checked: int = 0
     restored_excused: int = 0
     restored_unconfirmed: list = field(default_factory=list)
+    crossings_checked: int = 0      # --namespaces: documents checked for other namespaces' instances
+    namespaces: list = field(default_factory=list)
     crash_risk: int = 0
     reads: int = 0
     digest_reads: int = 0
@@ -101,6 +148,7 @@ class SeedResult:
                 "restored_unconfirmed": [[list(k), what] for k, what in self.restored_unconfirmed],
                 "crash_risk_writes": self.crash_risk, "reads": self.reads,
                 "digest_reads": self.digest_reads, "push": self.push,
+                "namespaces": self.namespaces, "crossings_checked": self.crossings_checked,
                 "errors": self.errors, "log_dir": self.log_dir}
 
 
@@ -113,7 +161,7 @@ def node_extra(opts: Options) -> dict:
     }
 
 
-def self_test_resurrect(cluster, clients: Clients, history: History, log) -> None:
+def self_test_resurrect(cluster, clients: Clients, history: History, log, base: str = "/eureka") -> None:
     """Cancel a live instance for real, then, once node 0's digest shows the cancel applied, put
     it back on node 0 behind the checker's back (a peer replication batch registering it, as a
     peer would): the checker must report the cancel undone.
@@ -159,11 +207,29 @@ def self_test_resurrect(cluster, clients: Clients, history: History, log) -> Non
     if not applied:
         log(f"self-test: {node.node_name}'s digest never showed the cancel of {inst.instance_id} applied")
     # Accepted as a peer's: the nodes' peers are on 127.0.0.1, where this process is too.
-    out = call(node.port, "POST", "/eureka/peerreplication/batch/", json.dumps(batch), JSON_BODY)
+    out = call(node.port, "POST", f"{base}/peerreplication/batch/", json.dumps(batch), JSON_BODY)
     log(f"self-test: cancelled {inst.instance_id}, then a peer batch registered it on {node.node_name}: {out[:2]}")
 
 
+def self_test_cross(cluster, spaces: list[Space], log) -> None:
+    """--self-test with --namespaces: register one of the second namespace's live instances in
+    the first namespace on node 0, behind the checker's back (a client registration no history
+    holds): property (5) must report it crossed."""
+    from fault.clients import JSON_BODY, call
+    victims = [i for i in spaces[1].insts if i.state == "registered"]
+    if not victims:
+        log("self-test: no registered instance to cross namespaces with")
+        return
+    inst = victims[0]
+    # a short lease: it expires unrenewed well before the convergence deadline
+    out = call(cluster.nodes[0].port, "POST", f"{spaces[0].base}/apps/{inst.app}", inst.body(3), JSON_BODY)
+    log(f"self-test: {spaces[1].name}'s {inst.instance_id} registered in {spaces[0].name} on "
+        f"{cluster.nodes[0].node_name}: {out[:2]}")
+
+
 def run_seed(seed: int, binary: str, opts: Options, log=print) -> SeedResult:
+    if not 1 <= opts.namespaces <= len(NAMESPACES) or (opts.namespaces > 1 and opts.java_jar):
+        raise ValueError(f"namespaces: 1 to {len(NAMESPACES)}, and 1 with a Java node (it holds the default one only)")
     res = SeedResult(seed)
     rng = random.Random(seed)
     base = opts.log_dir or Path(tempfile.mkdtemp(prefix="heureka-fault-"))
@@ -186,114 +252,155 @@ def run_seed(seed: int, binary: str, opts: Options, log=print) -> SeedResult:
     if opts.java_jar:
         cluster.nodes[2].jar = Path(opts.java_jar)      # JavaNode.argv() reads it at each start
     names = [n.node_name for n in cluster.nodes]
-    log(f"=== seed {seed}: {'mixed (fz-c is Java), ' if opts.java_jar else ''}{'persistence, ' if opts.persistence else ''}{opts.duration:.0f}s, anti-entropy {opts.anti_entropy_ms} ms, lease {opts.lease}s, "
+    spread = f"{opts.namespaces} namespaces ({', '.join(NAMESPACES[:opts.namespaces])}), " if opts.namespaces > 1 else ""
+    log(f"=== seed {seed}: {spread}{'mixed (fz-c is Java), ' if opts.java_jar else ''}{'persistence, ' if opts.persistence else ''}{opts.duration:.0f}s, anti-entropy {opts.anti_entropy_ms} ms, lease {opts.lease}s, "
         f"{opts.instances} instances, {len(faults)} faults, logs {log_dir}")
     for f in faults:
         log(f"  fault {f.describe(names)}")
 
-    history = None
-    clients = None
-    pollers: list[Poller] = []
-    followers: list[push.PushFollower] = []
+    spaces: list[Space] = []
     nemesis = None
     try:
         cluster.start()
-        history = History()
+        spaces = spaces_of(opts, insts, log_dir)
+        clock = spaces[0].history
         addrs = [NodeAddr(n.node_name, n.port) for n in cluster.nodes]
-        nemesis = Nemesis(cluster, faults, history.now, log if opts.verbose else (lambda s: None))
-        # the Java node of a mixed cluster has no digest (and is not checked for property 2)
-        pollers = [Poller(a, history, (lambda i=i: nemesis.incarnation(i)), digest=kinds[i] == "heureka")
-                   for i, a in enumerate(addrs)]
-        clients = Clients(insts, addrs, history, opts.lease, opts.workers, client_rng, Workload())
-        # every Heureka node's push stream, followed and checked (the Java node has none)
+        nemesis = Nemesis(cluster, faults, clock.now, log if opts.verbose else (lambda s: None))
+        many = len(spaces) > 1
+        workers = max(1, opts.workers // len(spaces))
         push_rng = random.Random(rng.getrandbits(64))
-        followers = [push.PushFollower(a, history.now, random.Random(push_rng.getrandbits(64)),
-                                       lose_one=opts.self_test and i == 0)
-                     for i, a in enumerate(addrs) if kinds[i] == "heureka"]
-        for p in pollers:
-            p.start()
-        for f in followers:
-            f.start()
-        clients.start()
+        for sp in spaces:
+            # the Java node of a mixed cluster has no digest (and is not checked for property 2)
+            sp.pollers = [Poller(a, sp.history, (lambda i=i: nemesis.incarnation(i)), digest=kinds[i] == "heureka",
+                                 base=sp.base)
+                          for i, a in enumerate(addrs)]
+            sp.clients = Clients(sp.insts, addrs, sp.history, opts.lease, workers,
+                                 random.Random(client_rng.getrandbits(64)) if many else client_rng, Workload())
+            # every Heureka node's push stream, followed and checked (the Java node has none)
+            sp.followers = [push.PushFollower(a, clock.now, random.Random(push_rng.getrandbits(64)),
+                                              lose_one=opts.self_test and i == 0 and sp is spaces[0],
+                                              base=sp.base, namespace=sp.name if many else "")
+                            for i, a in enumerate(addrs) if kinds[i] == "heureka"]
+        for sp in spaces:
+            for p in sp.pollers:
+                p.start()
+            for f in sp.followers:
+                f.start()
+        for sp in spaces:
+            sp.clients.start()
         nemesis.start()
 
         # the active phase: the nemesis's schedule runs on its own clock; wait for its end
         end_active = opts.duration
         self_tested = False
-        while history.now() < end_active:
-            time.sleep(min(1.0, max(0.05, end_active - history.now())))
-            if opts.self_test and not self_tested and history.now() >= end_active / 2:
+        while clock.now() < end_active:
+            time.sleep(min(1.0, max(0.05, end_active - clock.now())))
+            if opts.self_test and not self_tested and clock.now() >= end_active / 2:
                 self_tested = True
-                self_test_resurrect(cluster, clients, history, log)
-            if clients.errors():
-                raise RuntimeError(f"client thread failed: {clients.errors()[0]!r}")
+                self_test_resurrect(cluster, spaces[0].clients, spaces[0].history, log, spaces[0].base)
+                if many:
+                    self_test_cross(cluster, spaces, log)
+            errors = [e for sp in spaces for e in sp.clients.errors()]
+            if errors:
+                raise RuntimeError(f"client thread failed: {errors[0]!r}")
 
-        clients.quiesce()
+        for sp in spaces:
+            sp.clients.quiesce()
         nemesis.heal_all()
-        heal_at = history.now()
+        heal_at = clock.now()
         log(f"  healed at {heal_at:.1f}s")
 
-        # convergence: every node readable, all the same, all as the model says
+        # convergence: every node readable, all the same, all as the model says, in every namespace
         mixed = bool(opts.java_jar)
         lease_s = opts.lease * (2 if mixed else 1)      # Java expires after twice the duration
         deadline = 3 * opts.anti_entropy_ms / 1000 + lease_s + 2 * opts.eviction_ms / 1000 + 15
         res.converge_deadline_s = deadline
-        final: dict = {}
-        rep = None
         outages = with_restarts(nemesis.outages(), faults)
         durable_after = max(6.0, opts.anti_entropy_ms / 1000 + 1.0)
+        owners = {i.key: sp.name for sp in spaces for i in sp.insts}
+        # each node registers itself in the default namespace (eureka.client.register-with-eureka)
+        owners.update({("HEUREKA", f"{procs.HOST}:heureka:{a.port}"): "default" for a in addrs})
         while True:
-            final = {a.name: read_view(a.port) for a in addrs}
-            ops, _ = history.snapshot()
-            at_risk = checker.crash_risk(ops, outages, names, durable_after)
-            rep = checker.check_final(ops, clients.live(), final, keys=clients.keys(), at_risk=at_risk,
-                                      mixed=mixed)
-            if not rep.violations:
-                res.convergence_s = round(history.now() - heal_at, 2)
+            converged = True
+            for sp in spaces:
+                final = {a.name: read_view(a.port, base=sp.base) for a in addrs}
+                ops, _ = sp.history.snapshot()
+                at_risk = checker.crash_risk(ops, outages, names, durable_after)
+                rep = checker.check_final(ops, sp.clients.live(), final, keys=sp.clients.keys(), at_risk=at_risk,
+                                          mixed=mixed)
+                crossed = checker.check_isolation(sp.name, owners, [], [], final) if many else []
+                converged = converged and not rep.violations and not crossed
+            if converged:
+                res.convergence_s = round(clock.now() - heal_at, 2)
                 break
-            if history.now() - heal_at > deadline:
+            if clock.now() - heal_at > deadline:
                 break
             time.sleep(0.5)
-        clients.stop()
-        for p in pollers:
-            p.stop()
-        # the final check on a stable history (clients stopped)
-        ops, observations = history.snapshot()
-        final = {a.name: read_view(a.port) for a in addrs}
-        at_risk = checker.crash_risk(ops, outages, names, durable_after)
-        digests = history.digest_reads()
-        rep = checker.check(ops, observations, clients.live(), final, keys=clients.keys(), at_risk=at_risk,
-                            mixed=mixed, digests=digests, outages=outages)
-        res.crash_risk = rep.crash_risk
-        res.violations = rep.violations + push.violations(followers)
-        res.push = push.summary(followers)
-        for f in followers:
-            f.stop()
-        res.uncertain, res.override_unsure = rep.uncertain, rep.override_unsure
-        res.unchecked, res.cancels_checked = rep.unchecked, rep.cancels_checked
-        res.cancels_applied_seen, res.cancels_excused = rep.cancels_applied_seen, rep.cancels_excused
-        res.restored_checked, res.restored_excused = rep.restored_checked, rep.restored_excused
-        res.restored_unconfirmed = rep.restored_unconfirmed
-        res.reads = len(observations)
-        res.digest_reads = len(digests)
+        for sp in spaces:
+            sp.clients.stop()
+        for sp in spaces:
+            for p in sp.pollers:
+                p.stop()
+        # the final check on a stable history (clients stopped), each namespace on its own
+        totals: Counter = Counter()
+        all_ops = []
+        pushes = []
+        for sp in spaces:
+            ops, observations = sp.history.snapshot()
+            final = {a.name: read_view(a.port, base=sp.base) for a in addrs}
+            at_risk = checker.crash_risk(ops, outages, names, durable_after)
+            digests = sp.history.digest_reads()
+            rep = checker.check(ops, observations, sp.clients.live(), final, keys=sp.clients.keys(),
+                                at_risk=at_risk, mixed=mixed, digests=digests, outages=outages)
+            found = rep.violations + push.violations(sp.followers)
+            if many:
+                found += checker.check_isolation(sp.name, owners, observations, digests, final,
+                                                 {f.label: set(f.seen) for f in sp.followers})
+                res.crossings_checked += len(observations) + len(digests) + len(final) + len(sp.followers)
+                for v in found:
+                    v.message = f"namespace {sp.name}: {v.message}"
+            res.violations += found
+            pushes.append(push.summary(sp.followers))
+            for f in sp.followers:
+                f.stop()
+            totals.update(crash_risk=rep.crash_risk, uncertain=rep.uncertain, override_unsure=rep.override_unsure,
+                          cancels_checked=rep.cancels_checked, cancels_applied_seen=rep.cancels_applied_seen,
+                          cancels_excused=rep.cancels_excused, restored_checked=rep.restored_checked,
+                          restored_excused=rep.restored_excused, reads=len(observations),
+                          digest_reads=len(digests))
+            res.unchecked += rep.unchecked
+            res.restored_unconfirmed += rep.restored_unconfirmed
+            all_ops += ops
+            res.namespaces.append({"name": sp.name, "base": sp.base, "instances": len(sp.insts),
+                                   "live": len(sp.clients.live()), "ops": len(ops),
+                                   "violations": len(found), "reads": len(observations)})
+            sp.history.dump(sp.log_dir / "history.jsonl")
+            save_meta(sp.log_dir / "meta.json", sp.clients, outages, final, durable_after, mixed,
+                      namespace=sp.name, owners=owners if many else None)
+        res.crash_risk, res.uncertain, res.override_unsure = (totals["crash_risk"], totals["uncertain"],
+                                                              totals["override_unsure"])
+        res.cancels_checked, res.cancels_applied_seen = totals["cancels_checked"], totals["cancels_applied_seen"]
+        res.cancels_excused = totals["cancels_excused"]
+        res.restored_checked, res.restored_excused = totals["restored_checked"], totals["restored_excused"]
+        res.reads, res.digest_reads = totals["reads"], totals["digest_reads"]
+        res.push = "; ".join(pushes)
         res.errors += nemesis.errors
-        c = Counter(op.outcome for op in ops)
-        kinds_c = Counter(op.kind for op in ops)
-        res.ops = {"total": len(ops), "ok": c["ok"], "failed": c["failed"], "indeterminate": c["indeterminate"],
+        c = Counter(op.outcome for op in all_ops)
+        kinds_c = Counter(op.kind for op in all_ops)
+        res.ops = {"total": len(all_ops), "ok": c["ok"], "failed": c["failed"], "indeterminate": c["indeterminate"],
                    **{f"kind:{k}": v for k, v in sorted(kinds_c.items())},
-                   "failed_404": sum(1 for o in ops if o.outcome == "failed" and o.status == 404)}
-        history.dump(log_dir / "history.jsonl")
-        save_meta(log_dir / "meta.json", clients, outages, final, durable_after, mixed)
+                   "failed_404": sum(1 for o in all_ops if o.outcome == "failed" and o.status == 404)}
     except BaseException as exc:
         res.errors.append(f"{type(exc).__name__}: {exc}")
         raise
     finally:
-        if clients is not None:
-            clients.stop()
-        for p in pollers:
-            p.stop_event.set()
-        for f in followers:
-            f.stop()
+        for sp in spaces:
+            if sp.clients is not None:
+                sp.clients.stop()
+            for p in sp.pollers:
+                p.stop_event.set()
+            for f in sp.followers:
+                f.stop()
         if nemesis is not None:
             nemesis.stop_event.set()
         for n in cluster.nodes:
@@ -320,9 +427,13 @@ def with_restarts(outages: list, faults: list) -> list:
     return outages
 
 
-def save_meta(path: Path, clients: Clients, outages, final: dict, durable_after: float, mixed: bool) -> None:
-    """What --recheck needs besides history.jsonl."""
+def save_meta(path: Path, clients: Clients, outages, final: dict, durable_after: float, mixed: bool,
+              namespace: str = "default", owners: Optional[dict] = None) -> None:
+    """What --recheck needs besides history.jsonl (with --namespaces: the namespace's and every
+    instance's namespace, for property (5))."""
     path.write_text(json.dumps({
+        "namespace": namespace,
+        "owners": None if owners is None else sorted([k[0], k[1], ns] for k, ns in owners.items()),
         "live": sorted(list(k) for k in clients.live()), "keys": sorted(list(k) for k in clients.keys()),
         "outages": [{"kind": o.kind, "start": o.start, "end": None if o.end == float("inf") else o.end,
                      "node": o.node, "link": list(o.link) if o.link else None, "restart": o.restart}
@@ -354,6 +465,9 @@ def recheck(seed_dir: Path, infer_cancels: bool = False) -> int:
                         digests=digests, infer_cancels=infer_cancels,
                         retention_s=meta.get("tombstone_retention_s", checker.TOMBSTONE_RETENTION_S),
                         outages=outages)
+    if meta.get("owners"):
+        owners = {(a, i): ns for a, i, ns in meta["owners"]}
+        rep.violations += checker.check_isolation(meta["namespace"], owners, observations, digests, final)
     no_digest = not digests and not meta["mixed"]
     print(f"{seed_dir}: {len(rep.violations)} violation(s); crash-risk writes {rep.crash_risk}; "
           f"digest reads {len(digests)}; cancels checked {rep.cancels_checked} (seen applied "
@@ -375,6 +489,11 @@ def report_seed(res: SeedResult, faults, names, log) -> None:
         f"[404: {o.get('failed_404', 0)}], indeterminate {o.get('indeterminate', 0)}); "
         + ", ".join(f"{k[5:]} {v}" for k, v in o.items() if k.startswith("kind:")))
     applied = sum(1 for f in faults if f.applied is not None)
+    for ns in res.namespaces if len(res.namespaces) > 1 else ():
+        log(f"    namespace {ns['name']} ({ns['base']}): {ns['instances']} instances ({ns['live']} live at the end), "
+            f"ops {ns['ops']}, reads {ns['reads']}, violations {ns['violations']}")
+    if res.crossings_checked:
+        log(f"    documents checked for other namespaces' instances: {res.crossings_checked}")
     log(f"    faults applied {applied}/{len(faults)}; reads {res.reads} (digest {res.digest_reads}); "
         f"cancels checked {res.cancels_checked} (seen applied on a node {res.cancels_applied_seen}, "
         f"revivals excused {res.cancels_excused}); "
@@ -422,6 +541,10 @@ def main(argv=None) -> int:
     ap.add_argument("--java-jar", default=None,
                     help="node c is the Spring Cloud Eureka server from this jar (interop/java/eureka-server/"
                          "target/eureka-server.jar); checked against the weaker model (checker.py, MIXED)")
+    ap.add_argument("--namespaces", type=int, default=1,
+                    help="2 or 3: the instances split over the namespaces default (/eureka), team-a "
+                         "(/ns/team-a/eureka) and team-b, each checked on its own, and nothing may cross "
+                         "(property 5); default 1")
     ap.add_argument("--no-faults", action="store_true", help="nemesis off (a calm run: must pass)")
     ap.add_argument("--persistence", action="store_true",
                     help="each Heureka node keeps its registry on disk (heureka.persistence.dir) and restores it "
@@ -439,6 +562,9 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     if a.recheck:
         return recheck(Path(a.recheck), a.infer_cancels)
+    if not 1 <= a.namespaces <= len(NAMESPACES) or (a.namespaces > 1 and a.java_jar):
+        ap.error(f"--namespaces: 1 to {len(NAMESPACES)}, and 1 with --java-jar (a Java peer holds the default "
+                 "namespace only)")
     if a.java_jar and not Path(a.java_jar).exists():
         ap.error(f"--java-jar {a.java_jar} not found (mvn -q -B -DskipTests package in interop/java)")
     binary = Path(a.bin).resolve()
@@ -447,7 +573,7 @@ def main(argv=None) -> int:
     opts = Options(duration=a.duration, anti_entropy_ms=a.anti_entropy_ms, lease=a.lease, instances=a.instances,
                    faults=not a.no_faults, self_test=a.self_test,
                    log_dir=Path(a.log_dir) if a.log_dir else Path(tempfile.mkdtemp(prefix="heureka-fault-")),
-                   verbose=a.verbose, java_jar=a.java_jar, persistence=a.persistence)
+                   verbose=a.verbose, java_jar=a.java_jar, persistence=a.persistence, namespaces=a.namespaces)
     # SIGTERM unwinds like Ctrl-C, so every process is cleaned up
     def on_term(*_):
         raise KeyboardInterrupt()
@@ -469,6 +595,7 @@ def main(argv=None) -> int:
     bad = [r for r in results if r.violations]
     conv = [r.convergence_s for r in results if r.convergence_s is not None]
     print(f"SUMMARY binary={binary.name} anti-entropy={opts.anti_entropy_ms}ms duration={opts.duration:.0f}s "
+          f"namespaces={opts.namespaces} "
           f"seeds={len(results)} violating={[r.seed for r in bad]} "
           f"violations={sum(len(r.violations) for r in results)} "
           f"by-property={dict(Counter(v.prop for r in results for v in r.violations))} "
@@ -478,6 +605,7 @@ def main(argv=None) -> int:
     if a.json:
         Path(a.json).write_text(json.dumps({"binary": str(binary), "anti_entropy_ms": opts.anti_entropy_ms,
                                             "duration": opts.duration, "faults": opts.faults,
+                                            "namespaces": opts.namespaces,
                                             "seeds": [r.to_json() for r in results]}, indent=1))
     if infra:
         return 2

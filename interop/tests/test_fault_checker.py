@@ -617,3 +617,38 @@ def test_the_restart_times_are_recorded_and_rechecked(tmp_path, capsys):
     assert run.recheck(tmp_path) == 1
     out = capsys.readouterr().out
     assert "[cancel-undone-after-restart]" in out and "after a restart (2b): checked 1" in out, out
+
+
+# -- property (5): nothing crosses namespaces (run.py --namespaces) ------------------------------
+OTHER = ("APP", "127.0.0.1:app:2")      # the same app name, an instance of namespace team-a
+OWNERS = {KEY: "default", OTHER: "team-a"}
+
+
+def test_an_instance_of_another_namespace_in_any_document_is_reported_once_per_node():
+    h = H()
+    h.read("a", 1.0, ("UP", UNKNOWN))
+    h.h.observe(Observation("b", 1, 2.0, 2.005, "h", {KEY: ("UP", UNKNOWN), OTHER: ("UP", UNKNOWN)}))
+    h.h.observe(Observation("b", 1, 3.0, 3.005, "h", {OTHER: ("UP", UNKNOWN)}))
+    h.h.observe_digest(DigestRead("c", 1, 4.0, 4.005, 0, 0, {OTHER: DigestEntry(True, (1, 0, 1), (2, 0, 1))}))
+    out = checker.check_isolation("default", OWNERS, h.obs, h.h.digest_reads(), views(("UP", UNKNOWN)),
+                                  {"a": {KEY}})
+    assert [(v.prop, v.instance) for v in out] == [("crossed-namespace", OTHER)] * 2
+    assert "namespace team-a" in out[0].message and "on b (2 document(s))" in out[0].message
+    assert "tombstone" in out[1].observations[0] and "on c" in out[1].message
+
+
+def test_a_final_view_or_a_push_copy_holding_a_stranger_is_reported():
+    stranger = ("APP", "127.0.0.1:app:99")
+    final = views(("UP", UNKNOWN))
+    final["c"] = View("h", {KEY: ("UP", UNKNOWN), stranger: ("UP", UNKNOWN)})
+    out = checker.check_isolation("default", OWNERS, [], [], final, {"a (namespace default)": {OTHER}})
+    assert sorted((v.instance, v.message.split(" in ")[0]) for v in out) == [
+        (OTHER, "an instance of namespace team-a"), (stranger, "an instance no client made")]
+
+
+def test_documents_holding_only_their_own_namespace_pass():
+    h = H()
+    h.read("a", 1.0, ("UP", UNKNOWN))
+    h.digest("a", 1.1, removed=False, reg=0.5)
+    assert checker.check_isolation("default", OWNERS, h.obs, h.h.digest_reads(), views(("UP", UNKNOWN)),
+                                   {"a": {KEY}}) == []

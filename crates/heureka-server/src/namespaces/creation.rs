@@ -9,8 +9,8 @@
 use axum::extract::{MatchedPath, Request};
 use axum::http::Method;
 
-use super::directory::Refused;
-use super::dispatch::{InNamespace, Vacancy};
+use super::directory::{Refused, Vacancy};
+use super::dispatch::InNamespace;
 use crate::http::error::ApiError;
 use crate::http::gate::Check;
 

@@ -9,6 +9,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use parking_lot::{Mutex, RwLock};
+use tokio::sync::Notify;
 use tokio::task::JoinSet;
 
 use super::name::{self, DEFAULT};
@@ -78,6 +79,13 @@ impl fmt::Display for Refused {
     }
 }
 
+/// Marks a request to a namespace that does not exist yet: which, and where to create it.
+#[derive(Clone, Debug)]
+pub(crate) struct Vacancy {
+    pub(crate) namespaces: Arc<Namespaces>,
+    pub(crate) name: String,
+}
+
 /// Every namespace of this node.
 pub(crate) struct Namespaces {
     default: Arc<Namespace>,
@@ -89,6 +97,8 @@ pub(crate) struct Namespaces {
     factory: Factory,
     /// One creation at a time, so two first registrations build one namespace.
     creating: Mutex<()>,
+    /// Woken by every creation: the vacant namespace's streams end when theirs is created.
+    created: Notify,
 }
 
 impl fmt::Debug for Namespaces {
@@ -113,6 +123,7 @@ impl Namespaces {
             settings,
             factory,
             creating: Mutex::new(()),
+            created: Notify::new(),
         }
     }
 
@@ -172,8 +183,23 @@ impl Namespaces {
             .write()
             .entry(name.to_owned())
             .or_insert_with(|| namespace.clone());
+        self.created.notify_waiters();
         tracing::info!(namespace = name, "namespace created");
         Ok(namespace)
+    }
+
+    /// Resolves once the namespace called `name` exists.
+    pub(crate) async fn until_created(&self, name: &str) {
+        loop {
+            // Registered before the check, so a creation between the two is not missed.
+            let notified = self.created.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            if self.get(name).is_some() {
+                return;
+            }
+            notified.await;
+        }
     }
 
     /// Every namespace, `default` first, then by name.

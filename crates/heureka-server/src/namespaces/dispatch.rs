@@ -26,20 +26,13 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::future::RouteFuture;
 use tower::Service;
 
-use super::directory::{Namespace, Namespaces};
+use super::directory::{Namespace, Namespaces, Vacancy};
 use super::name;
 use crate::http::error::ApiError;
 use crate::state::SharedState;
 
 /// Polaris' header naming the namespace of a request whose path names none.
 const NAMESPACE_HEADER: &str = "x-namespace";
-
-/// Marks a request to a namespace that does not exist yet: which, and where to create it.
-#[derive(Clone, Debug)]
-pub(crate) struct Vacancy {
-    pub(crate) namespaces: Arc<Namespaces>,
-    pub(crate) name: String,
-}
 
 /// The namespace a request is in, when it is not the default one.
 #[derive(Clone, Debug)]
@@ -69,8 +62,8 @@ impl Dispatch {
         &self.namespaces
     }
 
-    /// The future of the router that takes `request`, or why its namespace is no name.
-    fn route(&self, mut request: Request) -> Result<RouteFuture<Infallible>, &'static str> {
+    /// The answer to `request` under way, or why its namespace is no name.
+    fn route(&self, mut request: Request) -> Result<Dispatched, &'static str> {
         let namespaces = &self.namespaces;
         let prefix = namespaces.prefix();
         if let Some(rest) = request.uri().path().strip_prefix(prefix) {
@@ -112,28 +105,40 @@ impl Dispatch {
         &self,
         found: Result<Arc<Namespace>, String>,
         mut request: Request,
-    ) -> RouteFuture<Infallible> {
-        let within = match found {
+    ) -> Dispatched {
+        let namespace = match found {
             Ok(namespace) if Arc::ptr_eq(&namespace, self.namespaces.default_namespace()) => {
                 return self.call_router(request);
             }
             Ok(namespace) => namespace,
-            Err(name) => {
-                request.extensions_mut().insert(Vacancy {
-                    namespaces: self.namespaces.clone(),
-                    name,
-                });
-                self.namespaces.vacant().clone()
-            }
+            Err(name) => return self.to_vacant(name, request),
         };
         request
             .extensions_mut()
-            .insert(InNamespace(within.state.clone()));
+            .insert(InNamespace(namespace.state.clone()));
         self.call_router(request)
     }
 
-    fn call_router(&self, request: Request) -> RouteFuture<Infallible> {
-        self.app.clone().call(request)
+    /// A request to a name not created yet: the vacant namespace answers it, and a stream it
+    /// opens ends when the namespace is created (`streams.rs`).
+    fn to_vacant(&self, name: String, mut request: Request) -> Dispatched {
+        let vacancy = Vacancy {
+            namespaces: self.namespaces.clone(),
+            name,
+        };
+        let extensions = request.extensions_mut();
+        extensions.insert(vacancy.clone());
+        extensions.insert(InNamespace(self.namespaces.vacant().state.clone()));
+        Dispatched::Vacant {
+            future: self.app.clone().call(request),
+            vacancy: Some(vacancy),
+        }
+    }
+
+    fn call_router(&self, request: Request) -> Dispatched {
+        Dispatched::Routed {
+            future: self.app.clone().call(request),
+        }
     }
 }
 
@@ -170,20 +175,20 @@ impl Service<Request> for Dispatch {
     }
 
     fn call(&mut self, request: Request) -> Dispatched {
-        match self.route(request) {
-            Ok(future) => Dispatched::Routed { future },
-            Err(why) => Dispatched::Refused {
+        self.route(request)
+            .unwrap_or_else(|why| Dispatched::Refused {
                 response: Some(invalid(why)),
-            },
-        }
+            })
     }
 }
 
 pin_project_lite::pin_project! {
-    /// A dispatched request's answer: its router's, or a refusal made here.
+    /// A dispatched request's answer: the router's, the router's for a name not created yet,
+    /// or a refusal made here.
     #[project = DispatchedProjection]
     pub(crate) enum Dispatched {
         Routed { #[pin] future: RouteFuture<Infallible> },
+        Vacant { #[pin] future: RouteFuture<Infallible>, vacancy: Option<Vacancy> },
         Refused { response: Option<Response> },
     }
 }
@@ -194,6 +199,13 @@ impl Future for Dispatched {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         match self.project() {
             DispatchedProjection::Routed { future } => future.poll(cx),
+            DispatchedProjection::Vacant { future, vacancy } => {
+                let Poll::Ready(Ok(response)) = future.poll(cx) else {
+                    return Poll::Pending;
+                };
+                let vacancy = vacancy.take().expect("polled after completion");
+                Poll::Ready(Ok(super::streams::until_created(response, vacancy)))
+            }
             DispatchedProjection::Refused { response } => {
                 Poll::Ready(Ok(response.take().expect("polled after completion")))
             }

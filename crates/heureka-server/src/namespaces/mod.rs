@@ -11,6 +11,7 @@
 //!   peer's replication of one, within `heureka.namespaces.*`), listed.
 //! * `dispatch.rs` — the service every connection is handed: picks a request's namespace from
 //!   its path or `x-namespace` header and puts its state in the request for the router.
+//! * `streams.rs` — a stream the vacant namespace serves ends when its namespace is created.
 //! * `creation.rs` — the innermost check that creates a namespace once a request that creates
 //!   one has passed authentication and the roles.
 
@@ -18,7 +19,8 @@ mod creation;
 mod directory;
 mod dispatch;
 pub(crate) mod name;
+mod streams;
 
 pub(crate) use self::creation::CreateOnWrite;
-pub(crate) use self::directory::{Factory, Namespace, Namespaces};
-pub(crate) use self::dispatch::{Dispatch, InNamespace, Vacancy};
+pub(crate) use self::directory::{Factory, Namespace, Namespaces, Vacancy};
+pub(crate) use self::dispatch::{Dispatch, InNamespace};

@@ -50,6 +50,14 @@ impl Subscription {
         self.buffer.next_event(chunk).await
     }
 
+    /// Reads to the end of the stream, which must come within 20 s.
+    pub(crate) async fn ends(&mut self) {
+        let to_the_end = async { while self.response.chunk().await.unwrap().is_some() {} };
+        tokio::time::timeout(std::time::Duration::from_secs(20), to_the_end)
+            .await
+            .expect("the stream ends within 20 s");
+    }
+
     /// The next event that is not a `renewals` event with nothing renewed (those also report
     /// moving self-preservation numbers).
     pub(crate) async fn next_change(&mut self) -> (String, Value) {

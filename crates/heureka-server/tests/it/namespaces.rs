@@ -368,6 +368,40 @@ async fn a_namespaces_push_stream_carries_its_writes_only() {
 }
 
 #[tokio::test]
+async fn a_push_stream_opened_before_its_namespace_exists_ends_when_it_is_created() {
+    let server = TestServer::start(&[]).await;
+    let early = server.http.get(in_ns(&server, "team-a", "/push"));
+    let mut push = Push::from(early).await;
+    assert_eq!(push.next().await.event, "snapshot");
+    register_in(&server, "team-a", "ORDERS", "a1").await;
+    push.ends().await;
+    let mut again = Push::from(server.http.get(in_ns(&server, "team-a", "/push"))).await;
+    let snapshot = again.next().await;
+    let ids: Vec<String> = snapshot
+        .instances()
+        .into_iter()
+        .map(|(id, ..)| id)
+        .collect();
+    assert_eq!(ids, ["a1"], "the reconnected stream is the namespace's");
+}
+
+#[tokio::test]
+async fn an_event_stream_opened_before_its_namespace_exists_ends_when_it_is_created() {
+    let server = TestServer::start(&[]).await;
+    let early = server.http.get(in_ns(&server, "team-a", "/events"));
+    let mut events = Subscription::from(early).await;
+    register_in(&server, "team-a", "ORDERS", "a1").await;
+    events.ends().await;
+    let mut again = Subscription::from(server.http.get(in_ns(&server, "team-a", "/events"))).await;
+    register_in(&server, "team-a", "ORDERS", "a2").await;
+    let (name, event) = again.next_change().await;
+    assert_eq!(
+        (name.as_str(), &event["id"]),
+        ("registered", &Value::from("a2"))
+    );
+}
+
+#[tokio::test]
 async fn a_namespaces_event_stream_carries_its_writes_only() {
     let server = TestServer::start(&[]).await;
     register_in(&server, "team-a", "ORDERS", "a1").await;

@@ -82,6 +82,20 @@ impl Push {
         }
     }
 
+    /// Reads to the end of the stream, which must come within 20 s (keep-alives do not
+    /// extend it), with no message before it.
+    pub(crate) async fn ends(&mut self) {
+        let to_the_end = async {
+            while let Some(chunk) = self.response.chunk().await.unwrap() {
+                self.buffer.push_str(std::str::from_utf8(&chunk).unwrap());
+                assert!(self.take().is_none(), "no message before the end");
+            }
+        };
+        tokio::time::timeout(Duration::from_secs(20), to_the_end)
+            .await
+            .expect("the stream ends within 20 s");
+    }
+
     fn take(&mut self) -> Option<Message> {
         while let Some(end) = self.buffer.find("\n\n") {
             let block: String = self.buffer.drain(..end + 2).collect();
