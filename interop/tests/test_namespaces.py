@@ -334,10 +334,14 @@ def test_the_listing_counts_applications_and_instances_of_each_namespace(server_
     team_x = Namespace(server, "team-x")
     for app in ("NS-ONE", "NS-ONE", "NS-TWO"):
         register(team_x, cl.new_instance(app))
-    assert listing(server) == {
+    counted = ("name", "applications", "instances", "selfPreservation")
+    listed = {name: {key: entry[key] for key in counted} for name, entry in listing(server).items()}
+    assert listed == {
         "default": {"name": "default", "applications": 1, "instances": 1, "selfPreservation": False},
         "team-x": {"name": "team-x", "applications": 2, "instances": 3, "selfPreservation": False},
     }
+    for entry in listing(server).values():   # the renewal numbers behind selfPreservation
+        assert isinstance(entry["renewsLastMin"], int) and isinstance(entry["renewsThreshold"], int), entry
 
 
 def test_a_registration_with_the_x_namespace_header_lands_in_that_namespace(plain):
