@@ -18,7 +18,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from fault.run import Options, run_seed  # noqa: E402
 from support import procs  # noqa: E402
 
-SEEDS = [1, 2, 3]
+# Two seeds here: the namespaced runs (test_fault_namespaces.py, seeds 1501-1503) write the
+# default namespace too, under the same nemesis and checker, so they carry the third.
+SEEDS = [1, 2]
 DURATION = 45.0
 ANTI_ENTROPY_MS = 2000
 
