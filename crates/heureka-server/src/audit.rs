@@ -50,7 +50,7 @@ impl Audit {
             ring: Mutex::new(AuditRing::new(config.retained)),
             store,
             streams: RwLock::new(BTreeMap::from([(
-                crate::namespaces::name::DEFAULT.to_owned(),
+                crate::namespace_name::DEFAULT.to_owned(),
                 Arc::downgrade(&events),
             )])),
         }

@@ -56,14 +56,14 @@ impl DashboardInfo {
             namespaces_prefix: config.heureka.namespaces.path_prefix.clone(),
             page: String::new(),
         };
-        info.page = info.render("", crate::namespaces::name::DEFAULT);
+        info.page = info.render("", crate::namespace_name::DEFAULT);
         info
     }
 
     /// The page of namespace `name` (valid, lower-case): under `{prefix}/{name}`, or
     /// unprefixed for `default`, which is one namespace under either path.
     pub(crate) fn page_in(&self, name: &str) -> String {
-        if name == crate::namespaces::name::DEFAULT {
+        if name == crate::namespace_name::DEFAULT {
             return self.page.clone();
         }
         self.render(&format!("{}/{name}", self.namespaces_prefix), name)

@@ -47,7 +47,7 @@ pub(crate) fn router(
         .merge(dashboard::pages(&state))
         .merge(actuator_behind_auth(&state))
         .route(namespaces_prefix, get(namespaces::list));
-    let creation = GateLayer::of(crate::namespaces::CreateOnWrite);
+    let creation = GateLayer::of(crate::http::namespace_creation::CreateOnWrite);
     // Outermost, so it times and logs every answer, 401s and unmatched paths included.
     let observing = observe::ObserveLayer(state.clone());
     let cross_site = cross_site::CrossSiteLayer::new(

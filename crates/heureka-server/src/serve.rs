@@ -12,7 +12,8 @@ use tower::Layer;
 use tower_http::normalize_path::{NormalizePath, NormalizePathLayer};
 
 use crate::config::Config;
-use crate::namespaces::{Dispatch, Factory, Namespace, Namespaces};
+use crate::dispatch::Dispatch;
+use crate::namespaces::{Factory, Namespace, Namespaces};
 use crate::state::{AppState, NamespaceKind};
 
 use crate::replication::ConfigReload;
@@ -298,7 +299,7 @@ fn kept_on_disk(config: &Config) -> Vec<String> {
         .filter_map(Result::ok)
         .filter(|entry| entry.path().is_dir())
         .filter_map(|entry| entry.file_name().into_string().ok())
-        .filter(|name| crate::namespaces::name::parse(name).as_deref() == Ok(name.as_str()))
+        .filter(|name| crate::namespace_name::parse(name).as_deref() == Ok(name.as_str()))
         .collect();
     names.sort();
     names

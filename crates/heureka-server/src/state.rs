@@ -203,14 +203,14 @@ impl AppState {
         ));
         sinks.push(xds.clone());
         let store = Arc::new(Store::new(registry, clock, sinks));
-        metrics.watch_namespace(crate::namespaces::name::DEFAULT, &store);
+        metrics.watch_namespace(crate::namespace_name::DEFAULT, &store);
         let audit = Arc::new(Audit::new(
             &config.heureka.audit,
             store.clone(),
             events.clone(),
         ));
         Ok(Arc::new(AppState {
-            namespace: crate::namespaces::name::DEFAULT.to_owned(),
+            namespace: crate::namespace_name::DEFAULT.to_owned(),
             store,
             caches: Caches::new(config, now),
             replication,
@@ -546,7 +546,7 @@ fn namespace_numbers(name: String, store: &Store) -> NamespaceNumbers {
         })
         .collect();
     NamespaceNumbers {
-        name: (name != crate::namespaces::name::DEFAULT).then_some(name),
+        name: (name != crate::namespace_name::DEFAULT).then_some(name),
         instances,
         self_preservation: registry.self_preservation(),
     }

@@ -133,7 +133,7 @@ fn namespace_max_instances(
 ) -> Result<BTreeMap<String, usize>, ConfigError> {
     entries
         .into_iter()
-        .map(|(name, max)| match crate::namespaces::name::parse(&name) {
+        .map(|(name, max)| match crate::namespace_name::parse(&name) {
             Ok(name) => Ok((name, max)),
             Err(why) => Err(ConfigError::new(format!(
                 "heureka.namespaces.max-instances.{name}: {why}"

@@ -107,7 +107,7 @@ pub(crate) const APP_NAMES: ListOf<String> =
 /// Namespace names (`heureka.namespaces.declared`, `users[n].namespaces`), lower-cased.
 pub(crate) const NAMESPACE_NAMES: ListOf<String> = ListOf(Type::new(
     "namespace names: 1 to 63 letters, digits, '-', '_' or '.', starting with a letter or digit",
-    |name| crate::namespaces::name::parse(name).ok(),
+    |name| crate::namespace_name::parse(name).ok(),
 ));
 pub(crate) const ROLE_NAMES: ListOf<Role> = ListOf(Type::new(
     "roles from read, register, admin and peer",

@@ -1,6 +1,6 @@
 //! `GET {prefix}` (`/ns`): the namespaces of this node with their counts, those the caller
 //! may use only. Served by the default namespace's router, which the dispatcher hands the
-//! directory with the request (`namespaces/dispatch.rs`).
+//! directory with the request (`dispatch.rs`).
 
 use std::sync::Arc;
 

@@ -14,7 +14,7 @@ use crate::http::error::ApiError;
 use crate::namespaces::InNamespace;
 use crate::state::SharedState;
 
-/// The state of the request's namespace: the one `namespaces/dispatch.rs` put in the request,
+/// The state of the request's namespace: the one `dispatch.rs` put in the request,
 /// else the router's own, the default namespace's (which a request to it finds at no cost).
 pub(crate) struct Ns(pub(crate) SharedState);
 

@@ -18,7 +18,7 @@ use crate::http::error::ApiError;
 /// What a gate asks of each request.
 pub(crate) trait Check {
     /// `Err(refusal)` when the request is refused: its answer is sent and nothing else runs.
-    /// A check may mark the request for what follows (`namespaces/creation.rs`).
+    /// A check may mark the request for what follows (`http/namespace_creation.rs`).
     fn check(&self, request: &mut Request) -> Result<(), ApiError>;
 }
 

@@ -11,6 +11,7 @@ pub(crate) mod decompress;
 pub(crate) mod error;
 pub(crate) mod gate;
 pub(crate) mod hosts;
+pub(crate) mod namespace_creation;
 pub(crate) mod negotiate;
 pub(crate) mod observe;
 pub(crate) mod origin;

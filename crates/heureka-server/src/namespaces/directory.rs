@@ -8,12 +8,13 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
 
+use axum::http::Extensions;
 use parking_lot::{Mutex, RwLock};
 use tokio::sync::Notify;
 use tokio::task::JoinSet;
 
-use super::name::{self, DEFAULT};
 use crate::config::NamespacesConfig;
+use crate::namespace_name::{self as name, DEFAULT};
 use crate::replication::NamespaceDirectory;
 use crate::state::SharedState;
 
@@ -76,6 +77,17 @@ impl fmt::Display for Refused {
             ),
             Refused::Failed { name, why } => write!(f, "namespace '{name}' not created: {why}"),
         }
+    }
+}
+
+/// The namespace a request is in, when it is not the default one.
+#[derive(Clone, Debug)]
+pub(crate) struct InNamespace(pub(crate) SharedState);
+
+impl InNamespace {
+    /// The state of the namespace `extensions` say the request is in, if not the default.
+    pub(crate) fn of(extensions: &Extensions) -> Option<&SharedState> {
+        extensions.get::<InNamespace>().map(|within| &within.0)
     }
 }
 

@@ -6,21 +6,17 @@
 //! reading the state of the request's namespace.
 //! A Eureka client reaches one by its URL alone: `{prefix}/{name}{base}/…`.
 //!
-//! * `name.rs` — what a namespace may be called.
 //! * `directory.rs` — the namespaces of this node: found, created (first registration or a
-//!   peer's replication of one, within `heureka.namespaces.*`), listed.
-//! * `dispatch.rs` — the service every connection is handed: picks a request's namespace from
-//!   its path or `x-namespace` header and puts its state in the request for the router.
+//!   peer's replication of one, within `heureka.namespaces.*`), listed; and the marks a
+//!   request carries (`InNamespace`, `Vacancy`).
 //! * `streams.rs` — a stream the vacant namespace serves ends when its namespace is created.
-//! * `creation.rs` — the innermost check that creates a namespace once a request that creates
-//!   one has passed authentication and the roles.
+//!
+//! Around them, each at its layer: what a name may be (`namespace_name.rs`, which the
+//! configuration reads too), the service that picks a request's namespace (`dispatch.rs`),
+//! and the innermost check that creates one (`http/namespace_creation.rs`).
 
-mod creation;
 mod directory;
-mod dispatch;
-pub(crate) mod name;
 mod streams;
 
-pub(crate) use self::creation::CreateOnWrite;
-pub(crate) use self::directory::{Factory, Namespace, Namespaces, Vacancy};
-pub(crate) use self::dispatch::{Dispatch, InNamespace};
+pub(crate) use self::directory::{Factory, InNamespace, Namespace, Namespaces, Refused, Vacancy};
+pub(crate) use self::streams::until_created;

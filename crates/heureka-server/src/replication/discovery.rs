@@ -1,5 +1,5 @@
 //! Namespace discovery between Heureka peers. Replication creates a namespace on a peer with
-//! the first write it copies there (`namespaces/creation.rs`), but a node that starts after
+//! the first write it copies there (`http/namespace_creation.rs`), but a node that starts after
 //! a namespace was created, or was cut off while it was, never saw that write. So the default
 //! namespace's start-up sync and each of its anti-entropy rounds ask every peer which
 //! namespaces it holds (`GET {peer origin}{prefix}`) and create those this node lacks,

@@ -7,7 +7,7 @@
 //! `/eureka/apps` in `team-a`). Without it, Polaris' `x-namespace` header names one. Neither:
 //! the default namespace, whose state is the router's own, at the cost of one prefix
 //! comparison and one header lookup. A name not created yet goes to the vacant namespace,
-//! marked with a [`Vacancy`] so that a write that creates one can (`creation.rs`). `{prefix}`
+//! marked with a [`Vacancy`] so that a write that creates one can (`http/namespace_creation.rs`). `{prefix}`
 //! alone is the listing (`handlers/namespaces.rs`), given the directory in the request.
 //!
 //! One router for all, rather than one per namespace: a namespace costs no router's memory,
@@ -21,29 +21,16 @@ use std::task::{Context, Poll};
 
 use axum::extract::Request;
 use axum::http::uri::{PathAndQuery, Uri};
-use axum::http::Extensions;
 use axum::response::{IntoResponse, Response};
 use axum::routing::future::RouteFuture;
 use tower::Service;
 
-use super::directory::{Namespace, Namespaces, Vacancy};
-use super::name;
 use crate::http::error::ApiError;
-use crate::state::SharedState;
+use crate::namespace_name as name;
+use crate::namespaces::{until_created, InNamespace, Namespace, Namespaces, Vacancy};
 
 /// Polaris' header naming the namespace of a request whose path names none.
 const NAMESPACE_HEADER: &str = "x-namespace";
-
-/// The namespace a request is in, when it is not the default one.
-#[derive(Clone, Debug)]
-pub(crate) struct InNamespace(pub(crate) SharedState);
-
-impl InNamespace {
-    /// The state of the namespace `extensions` say the request is in, if not the default.
-    pub(crate) fn of(extensions: &Extensions) -> Option<&SharedState> {
-        extensions.get::<InNamespace>().map(|within| &within.0)
-    }
-}
 
 /// The service connections are handed (behind trailing-slash normalisation).
 #[derive(Clone, Debug)]
@@ -204,7 +191,7 @@ impl Future for Dispatched {
                     return Poll::Pending;
                 };
                 let vacancy = vacancy.take().expect("polled after completion");
-                Poll::Ready(Ok(super::streams::until_created(response, vacancy)))
+                Poll::Ready(Ok(until_created(response, vacancy)))
             }
             DispatchedProjection::Refused { response } => {
                 Poll::Ready(Ok(response.take().expect("polled after completion")))

@@ -9,10 +9,9 @@
 use axum::extract::{MatchedPath, Request};
 use axum::http::Method;
 
-use super::directory::{Refused, Vacancy};
-use super::dispatch::InNamespace;
 use crate::http::error::ApiError;
 use crate::http::gate::Check;
+use crate::namespaces::{InNamespace, Refused, Vacancy};
 
 /// The check that creates a request's namespace when the request is a write that creates
 /// one; a request with no [`Vacancy`] costs one look-up.
