@@ -13,7 +13,8 @@ use crate::push::Push;
 use crate::support::{spring_body, Sent, TestServer};
 
 /// Fast timers, so convergence takes milliseconds; every other setting is the default.
-const FAST: &[&str] = &[
+/// Shared with `namespaced_cluster.rs`.
+pub(crate) const FAST: &[&str] = &[
     "--heureka.replication.anti-entropy-interval-ms=200",
     "--heureka.replication.batch-delay-ms=50",
     "--eureka.client.register-with-eureka=false",
@@ -21,7 +22,7 @@ const FAST: &[&str] = &[
     "--eureka.server.registry-sync-retry-wait-ms=100",
 ];
 
-async fn listeners(n: usize) -> (Vec<TcpListener>, Vec<String>) {
+pub(crate) async fn listeners(n: usize) -> (Vec<TcpListener>, Vec<String>) {
     let mut listeners = Vec::new();
     let mut urls = Vec::new();
     for _ in 0..n {
@@ -35,7 +36,7 @@ async fn listeners(n: usize) -> (Vec<TcpListener>, Vec<String>) {
     (listeners, urls)
 }
 
-async fn node(listener: TcpListener, peers: &[&str], extra: &[&str]) -> TestServer {
+pub(crate) async fn node(listener: TcpListener, peers: &[&str], extra: &[&str]) -> TestServer {
     let service_url = format!(
         "--eureka.client.service-url.defaultZone={}",
         peers.join(",")

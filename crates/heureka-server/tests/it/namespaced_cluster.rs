@@ -13,16 +13,8 @@ use heureka_testkit::eventually;
 use serde_json::Value;
 use tokio::net::TcpListener;
 
+use crate::cluster::{listeners, node};
 use crate::support::{spring_body, Sent, TestServer};
-
-/// Fast timers, so convergence takes milliseconds; every other setting is the default.
-const FAST: &[&str] = &[
-    "--heureka.replication.anti-entropy-interval-ms=200",
-    "--heureka.replication.batch-delay-ms=50",
-    "--eureka.client.register-with-eureka=false",
-    "--eureka.server.registry-sync-retries=1",
-    "--eureka.server.registry-sync-retry-wait-ms=100",
-];
 
 /// Anti-entropy off: what a node holds then came by replication or its start-up sync.
 const NO_ANTI_ENTROPY: &str = "--heureka.replication.anti-entropy-interval-ms=0";
@@ -30,29 +22,6 @@ const NO_ANTI_ENTROPY: &str = "--heureka.replication.anti-entropy-interval-ms=0"
 /// A node's replication is accepted from any address on this host (for nodes that do not
 /// list the peer that replicates to them).
 const ACCEPT_LOCAL: &str = "--heureka.replication.allowed-addresses=127.0.0.1";
-
-async fn listeners(n: usize) -> (Vec<TcpListener>, Vec<String>) {
-    let mut listeners = Vec::new();
-    let mut urls = Vec::new();
-    for _ in 0..n {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let port = listener.local_addr().unwrap().port();
-        urls.push(format!("http://127.0.0.1:{port}/eureka/"));
-        listeners.push(listener);
-    }
-    (listeners, urls)
-}
-
-async fn node(listener: TcpListener, peers: &[&str], extra: &[&str]) -> TestServer {
-    let service_url = format!(
-        "--eureka.client.service-url.defaultZone={}",
-        peers.join(",")
-    );
-    let mut args: Vec<&str> = FAST.to_vec();
-    args.push(&service_url);
-    args.extend_from_slice(extra);
-    TestServer::start_on(listener, &args).await
-}
 
 /// Two nodes, each listing both.
 async fn pair() -> (TestServer, TestServer) {
