@@ -22,15 +22,26 @@ const EMERGENCY = "EMERGENCY! EUREKA MAY BE INCORRECTLY CLAIMING INSTANCES ARE U
 const children = [];
 let passed = 0;
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
+// Ports handed out by this run: the kernel may give a closed port back at the next ask, and
+// two of our listeners on one port make the second fail to start.
+const handedOut = new Set();
+
+async function freePort() {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const port = await new Promise((resolve, reject) => {
+      const server = net.createServer();
+      server.listen(0, '127.0.0.1', () => {
+        const { port } = server.address();
+        server.close(() => resolve(port));
+      });
+      server.on('error', reject);
     });
-    server.on('error', reject);
-  });
+    if (!handedOut.has(port)) {
+      handedOut.add(port);
+      return port;
+    }
+  }
+  throw new Error('no free port not already handed out in 100 tries');
 }
 
 function start(command, args, name) {
