@@ -23,6 +23,7 @@ use axum::extract::Request;
 use axum::http::uri::{PathAndQuery, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::future::RouteFuture;
+use bytes::Bytes;
 use tower::Service;
 
 use crate::http::error::ApiError;
@@ -133,20 +134,28 @@ fn invalid(why: &str) -> Response {
     ApiError::BadRequest(format!("invalid namespace name: {why}")).into_response()
 }
 
-/// What follows `{prefix}/{name}` (the root when nothing does), with the query.
-fn new_path(tail: &str, query: Option<&str>) -> String {
+/// What follows `{prefix}/{name}` (the root when nothing does), with the query: one
+/// allocation of the exact size, which becomes the URI's bytes without a copy (`format!`
+/// and a growing `String` cost a tenth of a heartbeat here).
+fn new_path(tail: &str, query: Option<&str>) -> Bytes {
     let tail = if tail.is_empty() { "/" } else { tail };
-    match query {
-        Some(query) => format!("{tail}?{query}"),
-        None => tail.to_owned(),
+    let query_len = query.map_or(0, |query| query.len() + 1);
+    let mut path = Vec::with_capacity(tail.len() + query_len);
+    path.extend_from_slice(tail.as_bytes());
+    if let Some(query) = query {
+        path.push(b'?');
+        path.extend_from_slice(query.as_bytes());
     }
+    Bytes::from(path)
 }
 
 /// Replaces the request's path and query with `path_and_query`.
-fn set_path(request: &mut Request, path_and_query: String) -> Result<(), &'static str> {
+fn set_path(request: &mut Request, path_and_query: Bytes) -> Result<(), &'static str> {
     let mut parts = std::mem::take(request.uri_mut()).into_parts();
-    parts.path_and_query =
-        Some(PathAndQuery::try_from(path_and_query).map_err(|_| "the path is not a valid URI")?);
+    parts.path_and_query = Some(
+        PathAndQuery::from_maybe_shared(path_and_query)
+            .map_err(|_| "the path is not a valid URI")?,
+    );
     *request.uri_mut() = Uri::from_parts(parts).map_err(|_| "not a valid URI")?;
     Ok(())
 }

@@ -1,7 +1,7 @@
 //! Registry reads: full fetch, delta, one application, VIP selections.
 
 use axum::extract::Path;
-use axum::http::{header, Extensions, HeaderMap, HeaderValue};
+use axum::http::{header, HeaderMap, HeaderValue};
 use axum::response::Response;
 use axum::Extension;
 use tokio::runtime::{Handle, RuntimeFlavor};
@@ -15,8 +15,8 @@ use crate::handlers::request::{Headers, QueryParams};
 use crate::handlers::response::document;
 use crate::http::error::ApiError;
 use crate::http::negotiate;
-use crate::http::principal;
 use crate::http::rate_limit::{self, Fetch};
+use crate::security::principal::Principal;
 use crate::security::roles::Role;
 use crate::state::SharedState;
 
@@ -26,7 +26,7 @@ use crate::state::SharedState;
 pub(crate) async fn all(
     Ns(state): Ns,
     sender: Option<Extension<Sender>>,
-    extensions: Extensions,
+    principal: Principal,
     query: QueryParams,
     Headers(headers): Headers,
 ) -> Result<Response, ApiError> {
@@ -41,7 +41,7 @@ pub(crate) async fn all(
     book(
         &state,
         sender,
-        &extensions,
+        &principal,
         &headers,
         Consumed::Full,
         version,
@@ -59,7 +59,7 @@ const DASHBOARD_READ: &str = "X-Heureka-Dashboard";
 pub(crate) fn book(
     state: &SharedState,
     sender: Option<Extension<Sender>>,
-    extensions: &Extensions,
+    principal: &Principal,
     headers: &HeaderMap,
     fetch: Consumed,
     version: u64,
@@ -70,7 +70,7 @@ pub(crate) fn book(
     }
     // The peer user holds `peer` alone; a user with every role (Spring's one user, which
     // clients often share) is a consumer like any other.
-    let roles = principal::of(extensions).grant().roles;
+    let roles = principal.grant().roles;
     if roles.has(Role::Peer) && !roles.has(Role::Read) {
         return None;
     }
@@ -98,7 +98,7 @@ pub(crate) fn ready(state: &SharedState) -> Result<(), ApiError> {
 pub(crate) async fn delta(
     Ns(state): Ns,
     sender: Option<Extension<Sender>>,
-    extensions: Extensions,
+    principal: Principal,
     query: QueryParams,
     Headers(headers): Headers,
 ) -> Result<Response, ApiError> {
@@ -116,7 +116,7 @@ pub(crate) async fn delta(
     book(
         &state,
         sender,
-        &extensions,
+        &principal,
         &headers,
         Consumed::Delta,
         version,

@@ -3,7 +3,7 @@
 //! and `{base}/dashboard/audit`.
 
 use axum::extract::Extension;
-use axum::http::{header, Extensions, HeaderValue};
+use axum::http::{header, HeaderValue};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
@@ -12,9 +12,9 @@ use heureka_wire::{DashboardSummary, FleetEndpoint};
 use crate::dashboard::{SCRIPT, STYLE};
 use crate::handlers::request::Ns;
 use crate::handlers::response::json;
-use crate::http::principal;
 use crate::http::security_headers::PAGE_POLICY;
 use crate::namespaces::Vacancy;
+use crate::security::principal::Principal;
 use crate::security::roles::Role;
 use crate::state::SharedState;
 
@@ -66,7 +66,7 @@ fn asset(body: &'static str, content_type: &'static str) -> Response {
 }
 
 /// `GET {base}/dashboard/summary`, with what the user asking may do.
-pub(crate) async fn summary(Ns(state): Ns, extensions: Extensions) -> Response {
+pub(crate) async fn summary(Ns(state): Ns, principal: Principal) -> Response {
     let now = state.store.now();
     let (self_preservation, node_status) = {
         let registry = state.store.read();
@@ -88,7 +88,7 @@ pub(crate) async fn summary(Ns(state): Ns, extensions: Extensions) -> Response {
         node_ip_addr: info.node_ip_addr.clone(),
         node_status: node_status.to_owned(),
         version: env!("CARGO_PKG_VERSION").to_owned(),
-        may_admin: principal::of(&extensions).grant().roles.has(Role::Admin),
+        may_admin: principal.grant().roles.has(Role::Admin),
         persistence: state.persistence_view(),
         fleet: fleet(&state),
     };

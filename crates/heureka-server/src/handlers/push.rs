@@ -11,7 +11,7 @@ use std::convert::Infallible;
 
 use axum::body::Body;
 use axum::extract::Query;
-use axum::http::{header, Extensions, HeaderMap, HeaderValue, StatusCode};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Extension;
 use tokio_stream::StreamExt;
@@ -25,6 +25,7 @@ use crate::http::error::ApiError;
 use crate::listener::EventStreamLimits;
 use crate::push::message::{Follows, StreamPosition};
 use crate::push::subscriber::Subscriber;
+use crate::security::principal::Principal;
 use crate::state::SharedState;
 
 /// `GET {base}/push[?app=NAME…]`, with `Last-Event-ID` to resume.
@@ -32,7 +33,7 @@ pub(crate) async fn stream(
     Ns(state): Ns,
     Query(query): Query<Vec<(String, String)>>,
     sender: Option<Extension<Sender>>,
-    extensions: Extensions,
+    principal: Principal,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     if !state.events.push_settings.enabled {
@@ -72,7 +73,7 @@ pub(crate) async fn stream(
     // A snapshot is a full fetch; a resumed stream holds what its client held (version 0
     // books the time and keeps the version the table has).
     let version = start.snapshot_version.unwrap_or(0);
-    let following = book(&state, sender, &extensions, &headers, Fetch::Full, version)
+    let following = book(&state, sender, &principal, &headers, Fetch::Full, version)
         .map(|key| Following::new(state.clone(), key));
     let held = Box::new((permit, state.observe.metrics.push_subscriber(), following));
     let settings = &state.events.push_settings;
@@ -98,7 +99,7 @@ pub(crate) async fn ack(
     Ns(state): Ns,
     Query(query): Query<Vec<(String, String)>>,
     sender: Option<Extension<Sender>>,
-    extensions: Extensions,
+    principal: Principal,
     headers: HeaderMap,
 ) -> Result<StatusCode, ApiError> {
     if !state.events.push_settings.enabled {
@@ -117,7 +118,7 @@ pub(crate) async fn ack(
         )));
     }
     // Only a client holding a copy acknowledges: booked as a delta.
-    book(&state, sender, &extensions, &headers, Fetch::Delta, version);
+    book(&state, sender, &principal, &headers, Fetch::Delta, version);
     Ok(StatusCode::NO_CONTENT)
 }
 

@@ -1,6 +1,10 @@
 //! The request's [`Principal`], as the authentication layer (`auth.rs`) put it in the
-//! request's extensions.
+//! request's extensions; handlers take it as an extractor.
 
+use std::convert::Infallible;
+
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
 use axum::http::Extensions;
 
 use crate::security::principal::Principal;
@@ -11,4 +15,14 @@ pub(crate) fn of(extensions: &Extensions) -> Principal {
         .get::<Principal>()
         .cloned()
         .unwrap_or(Principal::Anonymous)
+}
+
+/// The principal alone, rather than axum's `Extensions` extractor, which copies every
+/// extension of the request (an allocation each) on every registry fetch.
+impl<S: Send + Sync> FromRequestParts<S> for Principal {
+    type Rejection = Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Principal, Infallible> {
+        Ok(of(&parts.extensions))
+    }
 }

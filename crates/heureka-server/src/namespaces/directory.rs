@@ -4,7 +4,7 @@
 //! in it), within `heureka.namespaces.*`; declared ones and those restored from disk exist
 //! from the start. Nothing removes one while the server runs.
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
@@ -104,7 +104,9 @@ pub(crate) struct Namespaces {
     /// Answers for a name not created yet: an empty registry with no peers and no tasks,
     /// never written (its router creates the namespace for the writes that create one).
     vacant: Arc<Namespace>,
-    others: RwLock<BTreeMap<String, Arc<Namespace>>>,
+    /// Looked up on every request to a namespace: hashed (foldhash, randomly seeded, as the
+    /// names come from requests) rather than ordered, which compared names a dozen times.
+    others: RwLock<HashMap<String, Arc<Namespace>, foldhash::fast::RandomState>>,
     settings: NamespacesConfig,
     factory: Factory,
     /// One creation at a time, so two first registrations build one namespace.
@@ -131,7 +133,7 @@ impl Namespaces {
         Namespaces {
             default: Arc::new(default),
             vacant: Arc::new(vacant),
-            others: RwLock::new(BTreeMap::new()),
+            others: RwLock::new(HashMap::default()),
             settings,
             factory,
             creating: Mutex::new(()),
@@ -216,8 +218,10 @@ impl Namespaces {
 
     /// Every namespace, `default` first, then by name.
     pub(crate) fn all(&self) -> Vec<Arc<Namespace>> {
+        let mut others: Vec<Arc<Namespace>> = self.others.read().values().cloned().collect();
+        others.sort_by(|a, b| a.state.namespace.cmp(&b.state.namespace));
         let mut all = vec![self.default.clone()];
-        all.extend(self.others.read().values().cloned());
+        all.extend(others);
         all
     }
 }
