@@ -22,7 +22,7 @@ use std::collections::HashMap;
 use std::net::IpAddr;
 use std::time::Duration;
 
-use axum::http::HeaderMap;
+use axum::http::{header, HeaderMap, HeaderName};
 use heureka_core::Millis;
 use heureka_wire::ConsumerView;
 use parking_lot::Mutex;
@@ -222,12 +222,15 @@ impl Consumers {
     }
 }
 
+/// The header Eureka's clients and servers name themselves in.
+pub(crate) const IDENTITY: HeaderName = HeaderName::from_static("discoveryidentity-name");
+
 /// Another Eureka server's fetch (Java's and Heureka's replication clients say so).
 fn is_server(headers: &HeaderMap) -> bool {
     let named_server = headers
-        .get("DiscoveryIdentity-Name")
+        .get(&IDENTITY)
         .is_some_and(|name| name.as_bytes().eq_ignore_ascii_case(b"DefaultServer"));
-    let replicating = headers.get("User-Agent").is_some_and(|agent| {
+    let replicating = headers.get(header::USER_AGENT).is_some_and(|agent| {
         agent
             .as_bytes()
             .starts_with(b"Java-EurekaClient-Replication")
@@ -247,14 +250,14 @@ fn is_server(headers: &HeaderMap) -> bool {
 /// A delta is the fourth sign, checked by the caller: only a client holding a copy asks what
 /// changed.
 fn eureka_client(headers: &HeaderMap) -> bool {
-    let spring_accept = headers.get_all("Accept").iter().any(|accept| {
+    let spring_accept = headers.get_all(header::ACCEPT).iter().any(|accept| {
         accept
             .to_str()
             .is_ok_and(|accept| accept.contains("*+json"))
     });
-    headers.contains_key("DiscoveryIdentity-Name")
-        || !headers.contains_key("User-Agent")
-        || headers.contains_key("Content-Type")
+    headers.contains_key(&IDENTITY)
+        || !headers.contains_key(header::USER_AGENT)
+        || headers.contains_key(header::CONTENT_TYPE)
         || spring_accept
 }
 
@@ -280,7 +283,7 @@ const ONE_OFF_AGENTS: [&str; 10] = [
 /// Whether the fetch comes from a tool of [`ONE_OFF_AGENTS`]: an entry ending in `/` starts
 /// the agent, any other is the whole agent.
 fn one_off_tool(headers: &HeaderMap) -> bool {
-    headers.get("User-Agent").is_some_and(|agent| {
+    headers.get(header::USER_AGENT).is_some_and(|agent| {
         let agent = agent.as_bytes();
         ONE_OFF_AGENTS.iter().any(|tool| match tool.ends_with('/') {
             true => agent.starts_with(tool.as_bytes()),

@@ -21,6 +21,7 @@ use std::task::{Context, Poll};
 
 use axum::extract::Request;
 use axum::http::uri::{PathAndQuery, Uri};
+use axum::http::HeaderName;
 use axum::response::{IntoResponse, Response};
 use axum::routing::future::RouteFuture;
 use bytes::Bytes;
@@ -31,7 +32,7 @@ use crate::namespace_name as name;
 use crate::namespaces::{until_created, InNamespace, Namespace, Namespaces, Vacancy};
 
 /// Polaris' header naming the namespace of a request whose path names none.
-const NAMESPACE_HEADER: &str = "x-namespace";
+const NAMESPACE_HEADER: HeaderName = HeaderName::from_static("x-namespace");
 
 /// The service connections are handed (behind trailing-slash normalisation).
 #[derive(Clone, Debug)]
@@ -68,7 +69,7 @@ impl Dispatch {
                 return Ok(self.to_namespace(found, request));
             }
         }
-        let Some(header) = request.headers().get(NAMESPACE_HEADER) else {
+        let Some(header) = request.headers().get(&NAMESPACE_HEADER) else {
             return Ok(self.call_router(request));
         };
         let named = header.to_str().map_err(|_| "not ASCII")?;

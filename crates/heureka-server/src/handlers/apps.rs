@@ -1,7 +1,7 @@
 //! Registry reads: full fetch, delta, one application, VIP selections.
 
 use axum::extract::Path;
-use axum::http::{header, HeaderMap, HeaderValue};
+use axum::http::{header, HeaderMap, HeaderName, HeaderValue};
 use axum::response::Response;
 use axum::Extension;
 use tokio::runtime::{Handle, RuntimeFlavor};
@@ -51,7 +51,7 @@ pub(crate) async fn all(
 
 /// The header the dashboard's script sends with its reads: an operator's page is not a
 /// consumer, and a drain must not wait for it.
-const DASHBOARD_READ: &str = "X-Heureka-Dashboard";
+const DASHBOARD_READ: HeaderName = HeaderName::from_static("x-heureka-dashboard");
 
 /// Books a registry fetch in the consumers' table (`consumers.rs`): the version read before
 /// the body was taken, which the body holds at least. A peer's fetch is not a consumer's, nor
@@ -65,7 +65,7 @@ pub(crate) fn book(
     version: u64,
 ) -> Option<ConsumerKey> {
     let Extension(Sender(address)) = sender?;
-    if headers.contains_key(DASHBOARD_READ) {
+    if headers.contains_key(&DASHBOARD_READ) {
         return None;
     }
     // The peer user holds `peer` alone; a user with every role (Spring's one user, which

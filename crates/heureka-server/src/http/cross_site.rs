@@ -26,7 +26,7 @@
 //! closes the body types a form can send.
 
 use axum::extract::Request;
-use axum::http::{header, HeaderMap, HeaderValue, Method};
+use axum::http::{header, HeaderMap, HeaderName, HeaderValue, Method};
 use parking_lot::Mutex;
 
 use crate::http::error::ApiError;
@@ -37,7 +37,7 @@ use crate::security::hosts::AllowedHosts;
 use crate::security::origins::{foreign_write, Foreign};
 
 /// The header a browser adds to say how the page's site relates to the target's.
-const SEC_FETCH_SITE: &str = "sec-fetch-site";
+const SEC_FETCH_SITE: HeaderName = HeaderName::from_static("sec-fetch-site");
 
 /// Refusals of a foreign `Host` logged per minute at most: any page can make its visitors'
 /// browsers send them, so they are floodable; the rest are counted into the next line.
@@ -114,7 +114,7 @@ pub(crate) fn foreign(method: &Method, headers: &HeaderMap, allowed: &[String]) 
     }
     let origin = headers.get(header::ORIGIN).map(HeaderValue::as_bytes);
     let cross_site = headers
-        .get(SEC_FETCH_SITE)
+        .get(&SEC_FETCH_SITE)
         .is_some_and(|value| value.as_bytes().eq_ignore_ascii_case(b"cross-site"));
     // What every client and peer sends: neither header, and no more look-ups.
     if origin.is_none() && !cross_site {

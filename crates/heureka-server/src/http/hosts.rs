@@ -13,25 +13,26 @@
 //! does (`Accept-Language: *`, `Sec-Fetch-Mode: cors`), so a script using it under a name
 //! outside the set must have the name listed.
 
-use axum::http::{header, HeaderMap};
+use axum::http::{header, HeaderMap, HeaderName};
 
 use crate::security::hosts::AllowedHosts;
 use crate::security::origins::normalise_origin;
 
-/// Headers a browser sends and clients do not (see the module docs).
-const BROWSER_MARKS: [&str; 7] = [
-    "origin",
-    "accept-language",
-    "upgrade-insecure-requests",
-    "sec-fetch-site",
-    "sec-fetch-mode",
-    "sec-fetch-dest",
-    "sec-fetch-user",
+/// Headers a browser sends and clients do not (see the module docs). Names rather than
+/// strings: a string is parsed into a name at every lookup, on every request.
+const BROWSER_MARKS: [HeaderName; 7] = [
+    header::ORIGIN,
+    header::ACCEPT_LANGUAGE,
+    header::UPGRADE_INSECURE_REQUESTS,
+    HeaderName::from_static("sec-fetch-site"),
+    HeaderName::from_static("sec-fetch-mode"),
+    HeaderName::from_static("sec-fetch-dest"),
+    HeaderName::from_static("sec-fetch-user"),
 ];
 
 /// Whether a request carries a browser's marks.
 fn from_a_browser(headers: &HeaderMap) -> bool {
-    BROWSER_MARKS.iter().any(|mark| headers.contains_key(*mark))
+    BROWSER_MARKS.iter().any(|mark| headers.contains_key(mark))
         || headers
             .get(header::USER_AGENT)
             .is_some_and(|agent| agent.as_bytes().starts_with(b"Mozilla/"))

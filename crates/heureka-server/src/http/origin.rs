@@ -10,5 +10,5 @@ use crate::security::origins::{write_origin, REPLICATION_HEADER};
 /// client's write. On every write's path: a header look-up, no allocation.
 #[inline]
 pub(crate) fn origin(headers: &HeaderMap) -> Origin {
-    write_origin(headers.get(REPLICATION_HEADER).map(HeaderValue::as_bytes))
+    write_origin(headers.get(&REPLICATION_HEADER).map(HeaderValue::as_bytes))
 }

@@ -4,13 +4,11 @@
 
 use axum::http::HeaderMap;
 
+use crate::consumers::IDENTITY;
 use crate::http::error::ApiError;
 use crate::rate_limiter::Decision;
 pub(crate) use crate::rate_limiter::Fetch;
 use crate::state::SharedState;
-
-/// The header Eureka's clients name themselves in.
-const IDENTITY_HEADER: &str = "discoveryidentity-name";
 
 /// Called by the three fetch handlers (`handlers/apps.rs`), after authentication: a fetch
 /// over the rate is counted, and refused with 503 when the limiter is enabled. A check in the
@@ -20,9 +18,7 @@ pub(crate) fn admit(
     headers: &HeaderMap,
     fetch: Fetch,
 ) -> Result<(), ApiError> {
-    let client = headers
-        .get(IDENTITY_HEADER)
-        .and_then(|value| value.to_str().ok());
+    let client = headers.get(&IDENTITY).and_then(|value| value.to_str().ok());
     match state
         .node
         .rate_limiter

@@ -11,10 +11,12 @@
 //!   `peer`), the gate that takes replication only from peers and the audit trail (replicas
 //!   are not audited again) all read it the same way.
 
+use axum::http::HeaderName;
 use heureka_core::Origin;
 
 /// The header peers put on replicated writes; they are applied but never replicated again.
-pub(crate) const REPLICATION_HEADER: &str = "x-netflix-discovery-replication";
+pub(crate) const REPLICATION_HEADER: HeaderName =
+    HeaderName::from_static("x-netflix-discovery-replication");
 
 /// The origin of a write whose [`REPLICATION_HEADER`] is `value`: Eureka treats a write as a
 /// replica only when the header is exactly `true`.
