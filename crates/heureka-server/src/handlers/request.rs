@@ -101,16 +101,30 @@ impl QueryParams {
     }
 }
 
-/// The first value of `key` in `query` (see [`QueryParams::first`]).
+/// The first value of `key` in `query` (see [`QueryParams::first`]): a scan of the bytes,
+/// since the separators are ASCII (a `str` searcher per pair cost as much as the rest).
 fn first_in<'q>(query: &'q str, key: &str) -> Option<Cow<'q, str>> {
-    // An empty pair (`a=1&&b=2`) is no parameter, as `form_urlencoded` skips it.
-    query
-        .split('&')
-        .filter(|pair| !pair.is_empty())
-        .find_map(|pair| {
-            let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
-            (decoded(name) == key).then(|| decoded(value))
-        })
+    let mut rest = query;
+    while !rest.is_empty() {
+        let end = rest
+            .bytes()
+            .position(|byte| byte == b'&')
+            .unwrap_or(rest.len());
+        let pair = &rest[..end];
+        rest = rest.get(end + 1..).unwrap_or_default();
+        // An empty pair (`a=1&&b=2`) is no parameter, as `form_urlencoded` skips it.
+        if pair.is_empty() {
+            continue;
+        }
+        let (name, value) = match pair.bytes().position(|byte| byte == b'=') {
+            Some(at) => (&pair[..at], &pair[at + 1..]),
+            None => (pair, ""),
+        };
+        if decoded(name) == key {
+            return Some(decoded(value));
+        }
+    }
+    None
 }
 
 /// A name or value of a query as `form_urlencoded` decodes it (`+` a space, `%XX` a byte,
