@@ -20,6 +20,18 @@ fn subcommands_help() -> String {
 
 mod logging;
 
+#[cfg(all(feature = "mimalloc", feature = "jemalloc"))]
+compile_error!("features `mimalloc` and `jemalloc` both choose the global allocator: pick one");
+
+/// The allocator, when a feature chooses one other than the system's (`bench/allocators.py`).
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+#[cfg(feature = "jemalloc")]
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 fn main() -> ExitCode {
     let started = Instant::now();
     let args: Vec<String> = std::env::args().skip(1).collect();
