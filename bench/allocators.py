@@ -2,8 +2,8 @@
 """The allocator study of issue 37: glibc's malloc, mimalloc and jemalloc as Heureka's global
 allocator, on CPU per request, RSS and fragmentation after churn.
 
-The `heureka` crate chooses its global allocator by Cargo feature: `mimalloc` (the default),
-`jemalloc`, or neither (`--no-default-features`: glibc's). This builds the three binaries and
+The `heureka` crate chooses its global allocator by Cargo feature: `mimalloc`, `jemalloc`, or
+neither (glibc's); crates/heureka/Cargo.toml says which is the default. This builds the three binaries and
 measures them with the same loads, on the same machine, in one run:
 
 * **cpu** (persistence off, then on): the three servers and the ceiling (bench/baseline) side
@@ -36,8 +36,8 @@ measures them with the same loads, on the same machine, in one run:
     python3 bench/allocators.py --phases churn       # one phase
     python3 bench/allocators.py --smoke              # N=300, 1 round of 1 s, 3,000 instances: does it run
 
-Builds with `cargo build --release -p heureka` and each feature set (glibc, jemalloc, then
-mimalloc, so that target/release/heureka is left as the default build), keeping each binary
+Builds with `cargo build --release -p heureka` and each feature set (the default's last, so
+that target/release/heureka is left as the default build), keeping each binary
 in bench/results/logs/allocators/bin/heureka-<name> (--skip-build reuses them). Writes
 bench/results/allocators.{md,json} (--smoke: bench/results/smoke/, git-ignored); server and wrk
 logs go to bench/results/logs/allocators/. See bench/README.md ("Allocators"). Standard library
@@ -74,7 +74,7 @@ ALLOCATORS = {
     "mimalloc": ["--no-default-features", "--features", "mimalloc"],
     "jemalloc": ["--no-default-features", "--features", "jemalloc"],
 }
-BUILD_ORDER = ("glibc", "jemalloc", "mimalloc")  # the default's feature set last
+BUILD_ORDER = ("jemalloc", "mimalloc", "glibc")  # the default's feature set last (Cargo.toml)
 # A string only that allocator's code puts in a binary: a wrong --glibc/--mimalloc/--jemalloc
 # path is found before it is measured.
 MARKERS = {"mimalloc": b"mimalloc", "jemalloc": b"<jemalloc>"}
