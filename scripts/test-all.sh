@@ -15,7 +15,7 @@ export CARGO_INCREMENTAL=0
 echo "==> disk free where the tests build: $(df -h . | awk 'NR == 2 { print $4 }')"
 
 suite() {
-    local name=$1
+    local name=$1 started=$SECONDS
     shift
     echo
     echo "==> $name"
@@ -25,6 +25,8 @@ suite() {
         failed=$((failed + 1))
         failures+=("$name")
     fi
+    # Each suite's time, so the slowest can be found from a CI log (the run must stay under 45 min).
+    echo "<== $name: $((SECONDS - started)) s"
 }
 
 # wrk drives the benchmark smoke run; it comes from Debian's packages.
