@@ -47,6 +47,7 @@ and wrk only.
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import http.client
 import json
 import multiprocessing
@@ -74,7 +75,7 @@ ALLOCATORS = {
     "mimalloc": ["--no-default-features", "--features", "mimalloc"],
     "jemalloc": ["--no-default-features", "--features", "jemalloc"],
 }
-BUILD_ORDER = ("jemalloc", "mimalloc", "glibc")  # the default's feature set last (Cargo.toml)
+BUILD_ORDER = ("mimalloc", "glibc", "jemalloc")  # the default's feature set last (Cargo.toml)
 # A string only that allocator's code puts in a binary: a wrong --glibc/--mimalloc/--jemalloc
 # path is found before it is measured.
 MARKERS = {"mimalloc": b"mimalloc", "jemalloc": b"<jemalloc>"}
@@ -336,7 +337,11 @@ def churn_slice(args: tuple) -> int:
 def in_parallel(srv: R.Running, op: str, n: int, gen: int, procs: int) -> float:
     """churn_slice over procs processes (connections); raises if any request failed. Seconds taken."""
     t0 = time.perf_counter()
-    with multiprocessing.Pool(procs) as pool:
+    # Spawned, not forked (a fork copies locks other threads hold), and an executor rather than
+    # a Pool: a loader that dies fails the step instead of leaving map() waiting for ever (a
+    # forked Pool hung so in a full run).
+    context = multiprocessing.get_context("spawn")
+    with concurrent.futures.ProcessPoolExecutor(procs, mp_context=context) as pool:
         failed = sum(pool.map(churn_slice, [(srv.port, op, n, gen, k, procs) for k in range(procs)]))
     if failed:
         raise BenchError(f"{srv.key}: {failed} requests of {op} generation {gen} failed")
@@ -646,7 +651,11 @@ def parse_args(argv: list[str]):
     a.churn_rounds = a.churn_rounds or (1 if smoke else 5)
     a.retention_ms = a.delta_retention_ms or (2000 if smoke else 180000)
     a.retention_timer_ms = 500 if smoke else 30000  # the server's default timer, shorter for the smoke run
+    # The cancelled instances' tombstones kept as long as the delta's changes, so that once the
+    # wait is over the registry holds the last generation alone: what RSS still holds then is
+    # the allocator's (with the default 300 s retention, 50,000 tombstones were still there).
     a.churn_flags = [*EVICTION_OFF, "--logging.level.root=warn",
+                     f"--heureka.replication.tombstone-retention-ms={a.retention_ms}",
                      f"--eureka.server.retention-time-in-m-s-in-delta-queue={a.retention_ms}",
                      f"--eureka.server.delta-retention-timer-interval-in-ms={a.retention_timer_ms}"]
     a.steady_limit = 5.0 if smoke else 60.0

@@ -23,7 +23,8 @@ mod logging;
 #[cfg(all(feature = "mimalloc", feature = "jemalloc"))]
 compile_error!("features `mimalloc` and `jemalloc` both choose the global allocator: pick one");
 
-/// The allocator, when a feature chooses one other than the system's (`bench/allocators.py`).
+/// The allocator, when a feature chooses one other than the system's: jemalloc by default
+/// (ARCHITECTURE.md, "Dependencies"; `bench/allocators.py` measured the three).
 #[cfg(feature = "mimalloc")]
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
