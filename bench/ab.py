@@ -277,6 +277,22 @@ def write_reports(results: dict, out_md: Path, out_json: Path) -> str:
 # --------------------------------------------------------------------------------------------
 
 
+def round_defaults(a, smoke: bool) -> None:
+    """The rounds, warm-ups and waits an interleaved run uses unless the command line says
+    otherwise (a smoke run: one short round), and the rest of what run.py's functions read from
+    their cfg, with run.py's values. bench/allocators.py takes the same."""
+    a.rounds = a.rounds or (1 if smoke else 5)
+    a.duration = a.duration or (1 if smoke else 5)
+    a.warmup = a.warmup if a.warmup is not None else (1 if smoke else 3)
+    a.warmup_runs = a.warmup_runs or (1 if smoke else 15)
+    a.quiet_wait = a.quiet_wait if a.quiet_wait is not None else (0 if smoke else 30)
+    a.warmup_pause = 0 if smoke else 2.0
+    a.idle_wait = 3.0 if smoke else 20.0
+    a.settle = 0.2 if smoke else 1.0
+    a.wrk_timeout = 10
+    a.start_deadline = 180.0
+
+
 def parse_args(argv: list[str]):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--a", required=True, type=Path, help="the Heureka binary before the change")
@@ -314,17 +330,7 @@ def parse_args(argv: list[str]):
         if path is not None and not (path.is_file() and os.access(path, os.X_OK)):
             p.error(f"--{key} {path}: not an executable file")
     a.sizes = [int(x) for x in a.sizes.split(",")] if a.sizes else ([100] if smoke else [10000])
-    a.rounds = a.rounds or (1 if smoke else 5)
-    a.duration = a.duration or (1 if smoke else 5)
-    a.warmup = a.warmup if a.warmup is not None else (1 if smoke else 3)
-    a.warmup_runs = a.warmup_runs or (1 if smoke else 15)
-    a.quiet_wait = a.quiet_wait if a.quiet_wait is not None else (0 if smoke else 30)
-    # the rest of what run.py's functions read from their cfg, with run.py's values
-    a.warmup_pause = 0 if smoke else 2.0
-    a.idle_wait = 3.0 if smoke else 20.0
-    a.settle = 0.2 if smoke else 1.0
-    a.wrk_timeout = 10
-    a.start_deadline = 180.0
+    round_defaults(a, smoke)
     a.out = (a.out or (R.BENCH / "results" / ("smoke/ab" if smoke else "ab"))).resolve()
     return a
 

@@ -659,18 +659,8 @@ def parse_args(argv: list[str]):
                      f"--eureka.server.retention-time-in-m-s-in-delta-queue={a.retention_ms}",
                      f"--eureka.server.delta-retention-timer-interval-in-ms={a.retention_timer_ms}"]
     a.steady_limit = 5.0 if smoke else 60.0
-    a.rounds = a.rounds or (1 if smoke else 5)
-    a.duration = a.duration or (1 if smoke else 5)
-    a.warmup = a.warmup if a.warmup is not None else (1 if smoke else 3)
-    a.warmup_runs = a.warmup_runs or (1 if smoke else 15)
-    a.quiet_wait = a.quiet_wait if a.quiet_wait is not None else (0 if smoke else 30)
-    # the rest of what run.py's and persistence.py's functions read from their cfg, with their values
-    a.warmup_pause = 0 if smoke else 2.0
-    a.idle_wait = 3.0 if smoke else 20.0
-    a.settle = 0.2 if smoke else 1.0
-    a.wrk_timeout = 10
-    a.start_deadline = 180.0
-    a.durable_limit = 120.0
+    ab.round_defaults(a, smoke)
+    a.durable_limit = 120.0  # persistence.py's wait for the store, read by the cpu phase
     a.out = (a.out or (R.BENCH / "results" / ("smoke" if smoke else ""))).resolve()
     return a
 
