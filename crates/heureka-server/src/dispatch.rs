@@ -10,6 +10,9 @@
 //! marked with a [`Vacancy`] so that a write that creates one can (`http/namespace_creation.rs`). `{prefix}`
 //! alone is the listing (`handlers/namespaces.rs`), given the directory in the request.
 //!
+//! Once the namespace is known, a heartbeat is offered to the fast lane (`fast_lane.rs`),
+//! which answers it without the router, and without rewriting a namespaced path.
+//!
 //! One router for all, rather than one per namespace: a namespace costs no router's memory,
 //! and requests to many namespaces run through the same (cache-warm) routes and layers.
 
@@ -27,9 +30,11 @@ use axum::routing::future::RouteFuture;
 use bytes::Bytes;
 use tower::Service;
 
+use crate::fast_lane::FastLane;
 use crate::http::error::ApiError;
 use crate::namespace_name as name;
 use crate::namespaces::{until_created, InNamespace, Namespace, Namespaces, Vacancy};
+use crate::state::SharedState;
 
 /// Polaris' header naming the namespace of a request whose path names none.
 const NAMESPACE_HEADER: HeaderName = HeaderName::from_static("x-namespace");
@@ -40,11 +45,21 @@ pub(crate) struct Dispatch {
     namespaces: Arc<Namespaces>,
     /// The router every namespace shares, over the default namespace's state.
     app: axum::Router,
+    /// Heartbeats' way past the router, when they may take it.
+    lane: Option<Arc<FastLane>>,
 }
 
 impl Dispatch {
-    pub(crate) fn new(namespaces: Arc<Namespaces>, app: axum::Router) -> Dispatch {
-        Dispatch { namespaces, app }
+    pub(crate) fn new(
+        namespaces: Arc<Namespaces>,
+        app: axum::Router,
+        lane: Option<Arc<FastLane>>,
+    ) -> Dispatch {
+        Dispatch {
+            namespaces,
+            app,
+            lane,
+        }
     }
 
     pub(crate) fn namespaces(&self) -> &Arc<Namespaces> {
@@ -64,17 +79,41 @@ impl Dispatch {
             if let Some(rest) = rest.strip_prefix('/') {
                 let (segment, tail) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
                 let found = self.find(segment)?;
+                if let Some(answered) = self.fast(existing(&found), &request, tail) {
+                    return Ok(answered);
+                }
                 let path = new_path(tail, request.uri().query());
                 set_path(&mut request, path)?;
                 return Ok(self.to_namespace(found, request));
             }
         }
         let Some(header) = request.headers().get(&NAMESPACE_HEADER) else {
+            let default = &self.namespaces.default_namespace().state;
+            if let Some(answered) = self.fast(Some(default), &request, request.uri().path()) {
+                return Ok(answered);
+            }
             return Ok(self.call_router(request));
         };
         let named = header.to_str().map_err(|_| "not ASCII")?;
         let found = self.find(named)?;
+        if let Some(answered) = self.fast(existing(&found), &request, request.uri().path()) {
+            return Ok(answered);
+        }
         Ok(self.to_namespace(found, request))
+    }
+
+    /// The fast lane's answer, when the request is a heartbeat it takes in a namespace that
+    /// exists; `path` is the request's path within the namespace.
+    fn fast(
+        &self,
+        namespace: Option<&SharedState>,
+        request: &Request,
+        path: &str,
+    ) -> Option<Dispatched> {
+        let response = self.lane.as_ref()?.answer(namespace?, request, path)?;
+        Some(Dispatched::Answered {
+            response: Some(response),
+        })
     }
 
     /// The namespace `text` names (percent-encoded, any case), or its name when it does not
@@ -131,6 +170,11 @@ impl Dispatch {
     }
 }
 
+/// The state of a namespace found, `None` for a name not created yet.
+fn existing(found: &Result<Arc<Namespace>, String>) -> Option<&SharedState> {
+    found.as_ref().ok().map(|namespace| &namespace.state)
+}
+
 fn invalid(why: &str) -> Response {
     ApiError::BadRequest(format!("invalid namespace name: {why}")).into_response()
 }
@@ -173,7 +217,7 @@ impl Service<Request> for Dispatch {
 
     fn call(&mut self, request: Request) -> Dispatched {
         self.route(request)
-            .unwrap_or_else(|why| Dispatched::Refused {
+            .unwrap_or_else(|why| Dispatched::Answered {
                 response: Some(invalid(why)),
             })
     }
@@ -181,12 +225,12 @@ impl Service<Request> for Dispatch {
 
 pin_project_lite::pin_project! {
     /// A dispatched request's answer: the router's, the router's for a name not created yet,
-    /// or a refusal made here.
+    /// or one made here (the fast lane's, or a refusal of the namespace's name).
     #[project = DispatchedProjection]
     pub(crate) enum Dispatched {
         Routed { #[pin] future: RouteFuture<Infallible> },
         Vacant { #[pin] future: RouteFuture<Infallible>, vacancy: Option<Vacancy> },
-        Refused { response: Option<Response> },
+        Answered { response: Option<Response> },
     }
 }
 
@@ -203,7 +247,7 @@ impl Future for Dispatched {
                 let vacancy = vacancy.take().expect("polled after completion");
                 Poll::Ready(Ok(until_created(response, vacancy)))
             }
-            DispatchedProjection::Refused { response } => {
+            DispatchedProjection::Answered { response } => {
                 Poll::Ready(Ok(response.take().expect("polled after completion")))
             }
         }

@@ -21,6 +21,7 @@ mod dispatch;
 mod dns;
 mod error_chain;
 mod events;
+mod fast_lane;
 mod handlers;
 mod health_checks;
 mod http;

@@ -55,10 +55,12 @@ pub(crate) struct RequestLabels {
 }
 
 /// The route template a request matched, as the router holds it (shared, so a request copies
-/// a pointer, not the text), or `unmatched`.
+/// a pointer, not the text), or `unmatched`. The fast lane (`fast_lane.rs`) names the template
+/// of the route it stands in for, so its heartbeats count in the same series.
 #[derive(Clone, Debug)]
 pub(crate) enum RouteLabel {
     Matched(MatchedPath),
+    Template(Arc<str>),
     Unmatched,
 }
 
@@ -66,6 +68,7 @@ impl RouteLabel {
     fn as_str(&self) -> &str {
         match self {
             RouteLabel::Matched(path) => path.as_str(),
+            RouteLabel::Template(template) => template,
             RouteLabel::Unmatched => "unmatched",
         }
     }

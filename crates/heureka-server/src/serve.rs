@@ -13,6 +13,7 @@ use tower_http::normalize_path::{NormalizePath, NormalizePathLayer};
 
 use crate::config::Config;
 use crate::dispatch::Dispatch;
+use crate::fast_lane::FastLane;
 use crate::namespaces::{Factory, Namespace, Namespaces};
 use crate::state::{AppState, NamespaceKind};
 
@@ -83,7 +84,7 @@ pub async fn serve_with_reload(
         mut background,
         mut replicating,
         own,
-    } = start(&state, &config, port, reload);
+    } = start(&state, &config, port, reload, Heartbeats::FastLane);
     let tls = tls.map(Arc::new);
     if let Some(tls) = &tls {
         background.spawn(tls::watch(Arc::clone(tls)));
@@ -174,6 +175,14 @@ async fn start_xds(
     Ok(close)
 }
 
+/// How heartbeats are served: by the fast lane where they may take it (`fast_lane.rs`), or
+/// all by the router (the reference the lane is tested against).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Heartbeats {
+    FastLane,
+    RouterOnly,
+}
+
 /// A server without its listener: the service connections are handed and the tasks that run
 /// beside it. Dropping it aborts the tasks.
 pub(crate) struct Running {
@@ -194,10 +203,15 @@ pub(crate) fn start(
     config: &Config,
     port: u16,
     reload: Option<ConfigReload>,
+    heartbeats: Heartbeats,
 ) -> Running {
     let namespaces = namespaces(state, config, reload.clone());
     // Trim trailing slashes before routing: Eureka (Jersey) treats them as optional.
-    let dispatch = Dispatch::new(namespaces, router(state, config));
+    let lane = match heartbeats {
+        Heartbeats::FastLane => FastLane::new(state, &config.heureka.base_path),
+        Heartbeats::RouterOnly => None,
+    };
+    let dispatch = Dispatch::new(namespaces, router(state, config), lane);
     let app = NormalizePathLayer::trim_trailing_slash().layer(dispatch);
     let mut background = tasks::spawn_all(&state.store, &state.events.feed, config);
     let replicating = replication::spawn_all(&state.replicator(), reload);

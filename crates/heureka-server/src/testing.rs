@@ -17,7 +17,7 @@ use tower::ServiceExt;
 
 use crate::clock::Clock;
 use crate::config::Config;
-use crate::serve::Running;
+use crate::serve::{Heartbeats, Running};
 use crate::state::AppState;
 
 /// Where the server's clock starts: its `now` at start-up, in milliseconds since the Unix
@@ -52,14 +52,24 @@ impl Server {
     /// Starts a server running `config`, with its peers (`eureka.client.service-url.*`) and
     /// its own registration (`register-with-eureka`) turned off: both need sockets. Spawns
     /// the background tasks, so it must be called inside a Tokio runtime.
-    pub fn start(mut config: Config) -> Server {
+    pub fn start(config: Config) -> Server {
+        Server::start_serving(config, Heartbeats::FastLane)
+    }
+
+    /// [`Server::start`], with every heartbeat served by the router: the reference the fast
+    /// lane (`fast_lane.rs`) is compared with.
+    pub fn start_router_only(config: Config) -> Server {
+        Server::start_serving(config, Heartbeats::RouterOnly)
+    }
+
+    fn start_serving(mut config: Config, heartbeats: Heartbeats) -> Server {
         config.client.service_url.clear();
         config.client.register_with_eureka = false;
         config.client.fetch_registry = false;
         let state = AppState::new(&config, Clock::tokio(EPOCH_MS), PORT)
             .expect("the persistence store opens");
         Server {
-            running: crate::serve::start(&state, &config, PORT, None),
+            running: crate::serve::start(&state, &config, PORT, None, heartbeats),
         }
     }
 
@@ -71,6 +81,12 @@ impl Server {
             Ok(response) => response,
             Err(never) => match never {},
         }
+    }
+
+    /// How many heartbeats the fast lane (`fast_lane.rs`) has answered on this thread, in any
+    /// server: on a current-thread runtime, every request a test sent.
+    pub fn fast_lane_answers() -> u64 {
+        crate::fast_lane::answered_on_this_thread()
     }
 
     /// Sends `method path` (the path as a client sends it, base path included) with

@@ -3,19 +3,22 @@
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::Path;
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use heureka_core::{instance_write_status_code, Origin, RenewOutcome};
 use heureka_wire::{AuditAction, AuditEntry};
 
 use crate::handlers::regions;
 use crate::handlers::request::Ns;
-use crate::handlers::request::{parse_last_dirty_timestamp, status_param, Headers, QueryParams};
+use crate::handlers::request::{
+    firsts_in, parse_last_dirty_timestamp, status_param, Headers, QueryParams,
+};
 use crate::handlers::response::{document, written};
 use crate::http::audit::{self, Actor};
 use crate::http::error::ApiError;
 use crate::http::negotiate;
 use crate::http::origin::origin;
+use crate::state::SharedState;
 
 /// `POST {base}/apps/{app}`: register or re-register. Always 204 on success — the Java and
 /// JavaScript clients treat any other 2xx as a failed registration.
@@ -72,22 +75,39 @@ pub(crate) async fn register(
 }
 
 /// `PUT {base}/apps/{app}/{id}`: heartbeat. 404 asks the client to re-register; 409 (peers
-/// only) sends back our newer copy.
+/// only) sends back our newer copy. Most heartbeats never reach this handler: the fast lane
+/// (`fast_lane.rs`) answers them with [`renew_lease`] before routing.
 pub(crate) async fn renew(
     Ns(state): Ns,
     Path((app, id)): Path<(String, String)>,
     query: QueryParams,
     Headers(headers): Headers,
 ) -> Result<StatusCode, ApiError> {
-    let dirty = parse_last_dirty_timestamp(query.first("lastDirtyTimestamp").as_deref())?;
-    let overridden = match query.first("overriddenstatus") {
+    renew_lease(&state, &app, &id, query.query(), &headers)
+}
+
+/// A heartbeat's work, whichever way it came: its parameters read from `query`, the lease
+/// renewed, and the outcome as Eureka answers it.
+pub(crate) fn renew_lease(
+    state: &SharedState,
+    app: &str,
+    id: &str,
+    query: Option<&str>,
+    headers: &HeaderMap,
+) -> Result<StatusCode, ApiError> {
+    let [dirty, overridden] = match query {
+        Some(query) => firsts_in(query, ["lastDirtyTimestamp", "overriddenstatus"]),
+        None => [None, None],
+    };
+    let dirty = parse_last_dirty_timestamp(dirty.as_deref())?;
+    let overridden = match overridden {
         Some(value) => Some(status_param("overriddenstatus", &value)?),
         None => None,
     };
-    let origin = origin(&headers);
+    let origin = origin(headers);
     let outcome = state
         .store
-        .write(|registry, now| registry.renew(&app, &id, dirty, overridden, origin, now));
+        .write(|registry, now| registry.renew(app, id, dirty, overridden, origin, now));
     let status_code = outcome.status_code();
     match outcome {
         RenewOutcome::Renewed => {}
@@ -100,7 +120,7 @@ pub(crate) async fn renew(
             tracing::warn!(%app, %id, ?origin, "time to sync, the client's last dirty timestamp is newer: 404");
         }
         RenewOutcome::RegistryNewer(ours) => {
-            let format = negotiate::instance_format(&headers);
+            let format = negotiate::instance_format(headers);
             let ours = document(format, heureka_wire::encode_instance(&ours, format));
             return Err(ApiError::Conflict(Box::new(ours)));
         }

@@ -99,13 +99,29 @@ impl QueryParams {
     pub(crate) fn first(&self, key: &str) -> Option<Cow<'_, str>> {
         first_in(self.0.query()?, key)
     }
+
+    /// The query as sent, undecoded.
+    pub(crate) fn query(&self) -> Option<&str> {
+        self.0.query()
+    }
 }
 
 /// The first value of `key` in `query` (see [`QueryParams::first`]): a scan of the bytes,
 /// since the separators are ASCII (a `str` searcher per pair cost as much as the rest).
-fn first_in<'q>(query: &'q str, key: &str) -> Option<Cow<'q, str>> {
+pub(crate) fn first_in<'q>(query: &'q str, key: &str) -> Option<Cow<'q, str>> {
+    let [value] = firsts_in(query, [key]);
+    value
+}
+
+/// The first value of each of `keys` in `query`, in one scan (a heartbeat reads two).
+pub(crate) fn firsts_in<'q, const N: usize>(
+    query: &'q str,
+    keys: [&str; N],
+) -> [Option<Cow<'q, str>>; N] {
+    let mut found: [Option<Cow<'q, str>>; N] = [const { None }; N];
+    let mut missing = N;
     let mut rest = query;
-    while !rest.is_empty() {
+    while !rest.is_empty() && missing > 0 {
         let end = rest
             .bytes()
             .position(|byte| byte == b'&')
@@ -120,11 +136,16 @@ fn first_in<'q>(query: &'q str, key: &str) -> Option<Cow<'q, str>> {
             Some(at) => (&pair[..at], &pair[at + 1..]),
             None => (pair, ""),
         };
-        if decoded(name) == key {
-            return Some(decoded(value));
+        let name = decoded(name);
+        for (key, slot) in keys.iter().zip(found.iter_mut()) {
+            if slot.is_none() && name == *key {
+                *slot = Some(decoded(value));
+                missing -= 1;
+                break;
+            }
         }
     }
-    None
+    found
 }
 
 /// A name or value of a query as `form_urlencoded` decodes it (`+` a space, `%XX` a byte,
@@ -227,6 +248,19 @@ mod tests {
             key in "[a-c+%0-9 ]{0,3}",
         ) {
             prop_assert_eq!(first_in(&query, &key).map(Cow::into_owned), reference(&query, &key));
+        }
+
+        #[test]
+        fn firsts_answer_each_key_as_first_does(
+            query in "[a-c=&%+0-9A-F\u{e9}]{0,24}",
+            one in "[a-c+%0-9 ]{0,3}",
+            other in "[a-c+%0-9 ]{0,3}",
+        ) {
+            let [a, b] = firsts_in(&query, [one.as_str(), other.as_str()]);
+            prop_assert_eq!(a.map(Cow::into_owned), reference(&query, &one));
+            // A key named twice is found once, for the first slot.
+            let expected = if one == other { None } else { reference(&query, &other) };
+            prop_assert_eq!(b.map(Cow::into_owned), expected);
         }
     }
 }

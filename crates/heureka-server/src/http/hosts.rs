@@ -13,7 +13,7 @@
 //! does (`Accept-Language: *`, `Sec-Fetch-Mode: cors`), so a script using it under a name
 //! outside the set must have the name listed.
 
-use axum::http::{header, HeaderMap, HeaderName};
+use axum::http::{header, HeaderMap, HeaderName, HeaderValue};
 
 use crate::security::hosts::AllowedHosts;
 use crate::security::origins::normalise_origin;
@@ -30,12 +30,18 @@ const BROWSER_MARKS: [HeaderName; 7] = [
     HeaderName::from_static("sec-fetch-user"),
 ];
 
-/// Whether a request carries a browser's marks.
-fn from_a_browser(headers: &HeaderMap) -> bool {
-    BROWSER_MARKS.iter().any(|mark| headers.contains_key(mark))
-        || headers
-            .get(header::USER_AGENT)
-            .is_some_and(|agent| agent.as_bytes().starts_with(b"Mozilla/"))
+/// Whether a request carries a browser's marks. One pass over the request's few headers,
+/// rather than a hashed look-up for each mark (eight look-ups were a twentieth of a heartbeat).
+pub(crate) fn from_a_browser(headers: &HeaderMap) -> bool {
+    headers
+        .iter()
+        .any(|(name, value)| is_a_browser_mark(name, value))
+}
+
+/// Whether one header is a browser's mark (see the module docs).
+pub(crate) fn is_a_browser_mark(name: &HeaderName, value: &HeaderValue) -> bool {
+    BROWSER_MARKS.contains(name)
+        || (name == header::USER_AGENT && value.as_bytes().starts_with(b"Mozilla/"))
 }
 
 /// Why a request is refused: the `Host` it named, for the log line and the answer.

@@ -122,45 +122,58 @@ impl Observing {
             route,
             uri,
         } = self;
-        let elapsed = clock::instant().saturating_duration_since(started);
-        let status = response.status();
-        if is_malformed(status) {
-            let reason = response
-                .extensions()
-                .get::<Rejection>()
-                .map_or("", |rejection| rejection.0.as_str());
-            tracing::warn!(
-                method,
-                path = uri.path(),
-                status = status.as_u16(),
-                reason,
-                "rejected request"
-            );
-        }
-        if state.observe.access_log {
-            tracing::info!(
-                target: "heureka_server::access",
-                method,
-                uri = %uri,
-                status = status.as_u16(),
-                micros = elapsed.as_micros() as u64,
-                "access"
-            );
-        }
-        if state.observe.metrics_enabled {
-            let labels = RequestLabels {
-                method,
-                route,
-                status: status.as_u16(),
-            };
-            state.observe.metrics.observe_request(&labels, elapsed);
-        }
+        answered(&state, started, method, route, &uri, response);
+    }
+}
+
+/// Observes an answered request: the rejection's log line, the access log, the metrics. The
+/// fast lane (`fast_lane.rs`) observes the heartbeats it answers here too.
+pub(crate) fn answered(
+    state: &SharedState,
+    started: clock::Instant,
+    method: &'static str,
+    route: RouteLabel,
+    uri: &Uri,
+    response: &Response,
+) {
+    let elapsed = clock::instant().saturating_duration_since(started);
+    let status = response.status();
+    if is_malformed(status) {
+        let reason = response
+            .extensions()
+            .get::<Rejection>()
+            .map_or("", |rejection| rejection.0.as_str());
+        tracing::warn!(
+            method,
+            path = uri.path(),
+            status = status.as_u16(),
+            reason,
+            "rejected request"
+        );
+    }
+    if state.observe.access_log {
+        tracing::info!(
+            target: "heureka_server::access",
+            method,
+            uri = %uri,
+            status = status.as_u16(),
+            micros = elapsed.as_micros() as u64,
+            "access"
+        );
+    }
+    if state.observe.metrics_enabled {
+        let labels = RequestLabels {
+            method,
+            route,
+            status: status.as_u16(),
+        };
+        state.observe.metrics.observe_request(&labels, elapsed);
     }
 }
 
 /// The method as a label: the methods of the API by name, anything else as `OTHER`, so that
 /// invented methods cannot multiply the series.
-fn method_label(method: &Method) -> &'static str {
+pub(crate) fn method_label(method: &Method) -> &'static str {
     match *method {
         Method::GET => "GET",
         Method::POST => "POST",

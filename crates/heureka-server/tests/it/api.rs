@@ -281,3 +281,63 @@ async fn a_title_case_app_name_is_found_at_the_path_it_registered_at() {
     let body = server.json_ok("/apps/%C7%85/t1").await;
     assert!(body.contains("\"app\":\"Ǆ\""), "{body}");
 }
+
+/// The head and body of the answer to `request`, sent as raw bytes over a fresh connection.
+async fn raw_exchange(port: u16, request: &str) -> (String, Vec<u8>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut read = Vec::new();
+    let mut chunk = [0u8; 4096];
+    let head_end = loop {
+        let n = stream.read(&mut chunk).await.unwrap();
+        assert!(n > 0, "the connection closed before the head ended");
+        read.extend_from_slice(&chunk[..n]);
+        if let Some(at) = read.windows(4).position(|w| w == b"\r\n\r\n") {
+            break at + 4;
+        }
+    };
+    let head = String::from_utf8(read[..head_end].to_vec())
+        .unwrap()
+        .to_lowercase();
+    let length: usize = head
+        .lines()
+        .find_map(|line| line.strip_prefix("content-length: "))
+        .unwrap_or_else(|| panic!("no content-length in {head}"))
+        .trim()
+        .parse()
+        .unwrap();
+    while read.len() < head_end + length {
+        let n = stream.read(&mut chunk).await.unwrap();
+        assert!(n > 0, "the connection closed before the body ended");
+        read.extend_from_slice(&chunk[..n]);
+    }
+    (head, read[head_end..head_end + length].to_vec())
+}
+
+/// The fast lane (`src/fast_lane.rs`) leaves `Content-Length` to hyper, as the router does not:
+/// on the wire both answers carry it.
+#[tokio::test]
+async fn a_heartbeats_answer_on_the_wire_carries_its_length() {
+    let server = holding_o1(&[]).await;
+    let heartbeat = |query: &str| {
+        format!("PUT /eureka/apps/ORDERS/o-1?{query} HTTP/1.1\r\nHost: localhost\r\n\r\n")
+    };
+    let (head, body) = raw_exchange(server.port, &heartbeat("status=UP")).await;
+    assert!(head.starts_with("http/1.1 200"), "{head}");
+    assert!(head.contains("\r\ncontent-length: 0\r\n"), "{head}");
+    assert!(body.is_empty());
+    let (head, body) = raw_exchange(server.port, &heartbeat("lastDirtyTimestamp=now")).await;
+    assert!(head.starts_with("http/1.1 400"), "{head}");
+    assert!(!body.is_empty());
+    assert!(
+        head.contains(&format!("\r\ncontent-length: {}\r\n", body.len())),
+        "{head}"
+    );
+    assert!(
+        head.contains("\r\nx-content-type-options: nosniff\r\n"),
+        "{head}"
+    );
+}

@@ -15,6 +15,7 @@ mod cross_site;
 mod dashboard;
 mod dns;
 mod events;
+mod fast_lane;
 mod health;
 mod health_checks;
 mod limits;

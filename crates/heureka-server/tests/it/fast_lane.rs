@@ -1,0 +1,331 @@
+//! The fast lane answers heartbeats as the router does (`src/fast_lane.rs`): a table of
+//! heartbeats, refusals and near misses is sent to two in-process servers on the same paused
+//! clock, one with the lane and one serving every request through the router, and each
+//! request must get the same status, headers and body from both, leave both registries the
+//! same, and count in the same metrics series.
+
+use std::time::Duration;
+
+use axum::body::Body;
+use heureka_server::config::{BasicAuth, Config};
+use heureka_server::testing::Server;
+
+use crate::support::spring_body;
+
+/// The servers compared: with the lane, and the router alone.
+struct Pair {
+    lane: Server,
+    router: Server,
+}
+
+/// Spring's Basic credentials of the servers with authentication on: `eureka:s3cret`.
+const AUTHORIZATION: (&str, &str) = ("Authorization", "Basic ZXVyZWthOnMzY3JldA==");
+
+/// The instances every case starts from: `ORDERS/o-1` in the default namespace and in
+/// `team-a`, registered as Spring registers (`lastDirtyTimestamp` 1714550399000), on servers
+/// running `config`.
+async fn pair(config: Config) -> Pair {
+    let pair = Pair {
+        lane: Server::start(config.clone()),
+        router: Server::start_router_only(config),
+    };
+    for server in [&pair.lane, &pair.router] {
+        for prefix in ["", "/ns/team-a"] {
+            let registered = server
+                .request(
+                    "POST",
+                    &format!("{prefix}/eureka/apps/ORDERS"),
+                    &[("Content-Type", "application/json"), AUTHORIZATION],
+                    spring_body("ORDERS", "o-1"),
+                )
+                .await;
+            assert_eq!(registered.status, 204, "{}", registered.text());
+        }
+    }
+    pair
+}
+
+/// What a request left behind: the instance in both namespaces (its lease's last renewal
+/// included, which the full documents' caches would hide), and the renewals and request
+/// counts by route, method and status.
+async fn aftermath(server: &Server) -> Vec<String> {
+    let get = |path: String| async move {
+        server
+            .request(
+                "GET",
+                &path,
+                &[("Accept", "application/json"), AUTHORIZATION],
+                Body::empty(),
+            )
+            .await
+    };
+    let mut seen = Vec::new();
+    for prefix in ["", "/ns/team-a"] {
+        let instance = get(format!("{prefix}/eureka/apps/ORDERS/o-1")).await;
+        seen.push(instance.text());
+    }
+    let metrics = get("/actuator/prometheus".to_owned()).await.text();
+    // Series in the order they are kept, which is a hash map's.
+    let mut series: Vec<String> = metrics
+        .lines()
+        .filter(|line| {
+            line.starts_with("heureka_http_request_duration_seconds_count")
+                || line.starts_with("heureka_renewals")
+        })
+        .map(str::to_owned)
+        .collect();
+    series.sort();
+    seen.extend(series);
+    seen
+}
+
+/// Which way the server with the lane took a request.
+#[derive(Debug, PartialEq, Eq)]
+enum Way {
+    Lane,
+    Router,
+}
+
+/// Sends `method path` with `headers` to both servers and requires the same answer and the
+/// same aftermath; returns the status and the way the request took.
+async fn same_answer(method: &str, path: &str, headers: &[(&str, &str)]) -> (u16, Way) {
+    same_answer_on(Config::default(), method, path, headers).await
+}
+
+/// [`same_answer`] on servers running `config`.
+async fn same_answer_on(
+    config: Config,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+) -> (u16, Way) {
+    let pair = pair(config).await;
+    // A renewal then moves the lease's last renewal past its registration.
+    tokio::time::advance(Duration::from_secs(5)).await;
+    let before = Server::fast_lane_answers();
+    let lane = pair
+        .lane
+        .request(method, path, headers, Body::empty())
+        .await;
+    let way = match Server::fast_lane_answers() - before {
+        0 => Way::Router,
+        _ => Way::Lane,
+    };
+    let router = pair
+        .router
+        .request(method, path, headers, Body::empty())
+        .await;
+    let case = format!("{method} {path} {headers:?}");
+    // Past the once-a-second flush of the renewal counters.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert_eq!(lane.status, router.status, "{case}");
+    assert_eq!(wire(&lane), wire(&router), "{case}");
+    assert_eq!(lane.text(), router.text(), "{case}");
+    assert_eq!(
+        aftermath(&pair.lane).await,
+        aftermath(&pair.router).await,
+        "{case}"
+    );
+    (lane.status, way)
+}
+
+/// The headers as they leave on the wire, but for `Content-Length`: the router puts it in the
+/// map itself and the lane leaves it to hyper, which writes it from the body's exact length
+/// (`a_heartbeats_answer_on_the_wire_carries_its_length` in `api.rs` checks that over a socket); the bodies
+/// are compared whole.
+fn wire(response: &heureka_server::testing::Response) -> Vec<(String, String)> {
+    let mut headers: Vec<(String, String)> = response
+        .headers
+        .iter()
+        .filter(|(name, _)| *name != "content-length")
+        .map(|(name, value)| (name.to_string(), value.to_str().unwrap().to_owned()))
+        .collect();
+    headers.sort();
+    headers
+}
+
+const RENEW: &str = "/eureka/apps/ORDERS/o-1?status=UP&lastDirtyTimestamp=1714550399000";
+
+#[tokio::test(start_paused = true)]
+async fn a_heartbeat_renews() {
+    assert_eq!(same_answer("PUT", RENEW, &[]).await, (200, Way::Lane));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_heartbeat_without_parameters_renews() {
+    assert_eq!(
+        same_answer("PUT", "/eureka/apps/ORDERS/o-1", &[]).await,
+        (200, Way::Lane)
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_heartbeat_under_v2_renews() {
+    let path = "/eureka/v2/apps/ORDERS/o-1?status=UP";
+    assert_eq!(same_answer("PUT", path, &[]).await, (200, Way::Lane));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_heartbeat_with_a_lower_case_application_renews() {
+    assert_eq!(
+        same_answer("PUT", "/eureka/apps/orders/o-1", &[]).await,
+        (200, Way::Lane)
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_heartbeat_in_a_namespace_by_path_renews_there() {
+    let path = "/ns/team-a/eureka/apps/ORDERS/o-1?status=UP";
+    assert_eq!(same_answer("PUT", path, &[]).await, (200, Way::Lane));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_heartbeat_in_a_namespace_by_header_renews_there() {
+    let headers = [("x-namespace", "team-a")];
+    assert_eq!(same_answer("PUT", RENEW, &headers).await, (200, Way::Lane));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_heartbeat_of_an_unknown_instance_is_404() {
+    assert_eq!(
+        same_answer("PUT", "/eureka/apps/ORDERS/o-2", &[]).await,
+        (404, Way::Lane)
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_heartbeat_in_a_namespace_not_created_is_404() {
+    let path = "/ns/team-b/eureka/apps/ORDERS/o-1";
+    assert_eq!(same_answer("PUT", path, &[]).await, (404, Way::Router));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_heartbeat_newer_than_the_registry_is_404() {
+    let path = "/eureka/apps/ORDERS/o-1?status=UP&lastDirtyTimestamp=1814550399000";
+    assert_eq!(same_answer("PUT", path, &[]).await, (404, Way::Lane));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_heartbeat_with_a_bad_timestamp_is_400() {
+    let path = "/eureka/apps/ORDERS/o-1?lastDirtyTimestamp=yesterday";
+    assert_eq!(same_answer("PUT", path, &[]).await, (400, Way::Lane));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_heartbeat_with_a_bad_overridden_status_is_400() {
+    let path = "/eureka/apps/ORDERS/o-1?overriddenstatus=ASLEEP";
+    assert_eq!(same_answer("PUT", path, &[]).await, (400, Way::Lane));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_heartbeat_with_an_overridden_status_renews() {
+    let path = "/eureka/apps/ORDERS/o-1?status=UP&overriddenstatus=OUT_OF_SERVICE";
+    assert_eq!(same_answer("PUT", path, &[]).await, (200, Way::Lane));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_heartbeat_with_an_escaped_id_renews() {
+    let path = "/eureka/apps/ORDERS/o%2D1";
+    assert_eq!(same_answer("PUT", path, &[]).await, (200, Way::Router));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_heartbeat_with_a_trailing_slash_renews() {
+    assert_eq!(
+        same_answer("PUT", "/eureka/apps/ORDERS/o-1/", &[]).await,
+        (200, Way::Lane)
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_replicated_heartbeat_from_a_non_peer_is_403() {
+    let headers = [("x-netflix-discovery-replication", "true")];
+    assert_eq!(
+        same_answer("PUT", RENEW, &headers).await,
+        (403, Way::Router)
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_heartbeat_in_an_unknown_encoding_is_415() {
+    let headers = [("Content-Encoding", "br")];
+    assert_eq!(
+        same_answer("PUT", RENEW, &headers).await,
+        (415, Way::Router)
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_cross_site_heartbeat_is_403() {
+    let headers = [
+        ("Origin", "http://evil.example"),
+        ("Host", "localhost:8761"),
+    ];
+    assert_eq!(
+        same_answer("PUT", RENEW, &headers).await,
+        (403, Way::Router)
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_browser_heartbeat_under_a_foreign_host_is_403() {
+    let headers = [("User-Agent", "Mozilla/5.0"), ("Host", "rebound.example")];
+    assert_eq!(
+        same_answer("PUT", RENEW, &headers).await,
+        (403, Way::Router)
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_same_site_browser_heartbeat_renews() {
+    let headers = [
+        ("Origin", "http://localhost:8761"),
+        ("Host", "localhost:8761"),
+    ];
+    assert_eq!(
+        same_answer("PUT", RENEW, &headers).await,
+        (200, Way::Router)
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_cancel_is_not_a_heartbeat() {
+    assert_eq!(
+        same_answer("DELETE", "/eureka/apps/ORDERS/o-1", &[]).await,
+        (200, Way::Router)
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_status_override_is_not_a_heartbeat() {
+    let path = "/eureka/apps/ORDERS/o-1/status?value=OUT_OF_SERVICE";
+    assert_eq!(same_answer("PUT", path, &[]).await, (200, Way::Router));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_heartbeat_with_an_invalid_namespace_name_is_400() {
+    let path = "/ns/no%20spaces/eureka/apps/ORDERS/o-1";
+    assert_eq!(same_answer("PUT", path, &[]).await, (400, Way::Router));
+}
+
+fn with_authentication() -> Config {
+    Config {
+        security: Some(BasicAuth {
+            name: "eureka".to_owned(),
+            password: "s3cret".to_owned(),
+        }),
+        ..Config::default()
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn with_authentication_a_heartbeat_renews_on_the_router() {
+    let answer = same_answer_on(with_authentication(), "PUT", RENEW, &[AUTHORIZATION]).await;
+    assert_eq!(answer, (200, Way::Router));
+}
+
+#[tokio::test(start_paused = true)]
+async fn with_authentication_a_heartbeat_without_credentials_is_401() {
+    let answer = same_answer_on(with_authentication(), "PUT", RENEW, &[]).await;
+    assert_eq!(answer, (401, Way::Router));
+}
