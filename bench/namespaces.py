@@ -9,7 +9,10 @@ idle CPU per empty namespace. The trivial server's heartbeat in the same run giv
 Servers, started side by side and measured in interleaved rounds (one order, then the reverse):
   * one:  Heureka, 100 instances in the default namespace, reached as today (/eureka/...);
   * many: Heureka, 100 namespaces (ns-0 .. ns-99) of 100 instances each, reached by path
-          (/ns/ns-k/eureka/...): heartbeats cycle over all 10,000, fetches over the namespaces;
+          (/ns/ns-k/eureka/...): heartbeats cycle over all 10,000; a team's fetch asks one
+          namespace (another each round), spread fetches cycle over all the namespaces;
+  * wide: Heureka, the same 10,000 instances in the default namespace as 100 applications, whose
+          heartbeats those of `many` are compared with;
   * the ceiling (bench/baseline): a trivial hyper server's heartbeat, for scale.
 Each figure is the server's CPU (utime+stime from /proc) over the requests wrk sent; ratios are
 paired per round (many/one of the same round) and reported as the median with the min-max.
@@ -68,11 +71,32 @@ def wrk(srv: run.Running, mode: str, ns: int, per: int, napps: int, duration: in
     return run.run_wrk(srv, "namespaced.lua", "", args, duration, Cfg, LOG_DIR, tag)
 
 
+def plans(a, napps: int) -> dict:
+    """Per workload, the servers it compares (the first two are the ratio's denominator and
+    numerator) and what wrk sends each: (server, mode, namespace argument, instances per
+    namespace, applications per namespace)."""
+    per = a.per_ns
+    return {
+        # Heartbeats over the same 10,000 instances, in 100 namespaces or in one.
+        "heartbeat": [("wide", "heartbeat", 0, a.namespaces * per, a.namespaces),
+                      ("many", "heartbeat", a.namespaces, per, napps),
+                      ("ceiling", "heartbeat", 0, per, napps)],
+        # A team's full fetch of its own namespace, with 99 others beside it, against the same
+        # fetch on a server with one namespace: what the dispatch and the per-namespace state add.
+        "fetch": [("one", "fetch", 0, per, napps), ("many", "fetch-at", None, per, napps)],
+        # Fetches spread over the 100 namespaces' documents against one document repeated: 100
+        # distinct answers leave the CPU caches, which one namespace cannot show (it has one
+        # full document), so this row is for reference, not what namespaces add.
+        "spread": [("one", "fetch", 0, per, napps), ("many", "fetch", a.namespaces, per, napps)],
+    }
+
+
 def measure(a) -> dict:
     napps = max(1, a.per_ns // 10)
     servers = {
         "one": run.start_server("heureka", LOG_DIR, "one"),
         "many": run.start_server("heureka", LOG_DIR, "many", [f"--heureka.namespaces.max={a.namespaces}"]),
+        "wide": run.start_server("heureka", LOG_DIR, "wide"),
         "ceiling": run.start_server("baseline", LOG_DIR, "ceiling"),
     }
     out: dict = {"namespaces": a.namespaces, "per_ns": a.per_ns, "apps_per_ns": napps,
@@ -81,34 +105,39 @@ def measure(a) -> dict:
     out["load_one_s"] = register_all(servers["one"], [""], a.per_ns, napps)
     out["load_many_s"] = register_all(servers["many"], [f"/ns/ns-{k}" for k in range(a.namespaces)],
                                       a.per_ns, napps)
-    shape = {"one": 0, "many": a.namespaces, "ceiling": 0}
-    rounds: dict = {f"{w}_{key}": [] for w in ("heartbeat", "fetch") for key in servers}
-    for workload in ("heartbeat", "fetch"):
-        keys = ["one", "many"] + (["ceiling"] if workload == "heartbeat" else [])
-        for key in keys:  # warm-up: caches built, connections and code paths hot
-            wrk(servers[key], workload, shape[key], a.per_ns, napps, 1, f"{workload}-{key}-warm")
+    # The same 10,000 instances in one namespace, as 100 applications of 100 instances each.
+    out["load_wide_s"] = register_all(servers["wide"], [""], a.namespaces * a.per_ns, a.namespaces)
+    rounds: dict = {}
+    for workload, plan in plans(a, napps).items():
+        def send(key, mode, ns, per, apps, seconds, tag, r=0):
+            # fetch-at names one namespace per round, so no single document is favoured.
+            ns = (r * 37) % a.namespaces if ns is None else ns
+            return wrk(servers[key], mode, ns, per, apps, seconds, tag)
+        for key, mode, ns, per, apps in plan:  # warm-up: caches built, code paths hot
+            send(key, mode, ns, per, apps, 1, f"{workload}-{key}-warm")
         for r in range(a.rounds):
-            order = keys if r % 2 == 0 else list(reversed(keys))
-            for key in order:
-                res = wrk(servers[key], workload, shape[key], a.per_ns, napps, a.duration, f"{workload}-{key}-{r}")
+            order = plan if r % 2 == 0 else list(reversed(plan))
+            for key, mode, ns, per, apps in order:
+                res = send(key, mode, ns, per, apps, a.duration, f"{workload}-{key}-{r}", r)
                 if res["non2xx"] or res["socket_errors"]:
                     raise run.BenchError(f"{workload} on {key}: {res['non2xx']} non-2xx, "
                                          f"{res['socket_errors']} socket errors")
-                rounds[f"{workload}_{key}"].append(res)
-    for workload in ("heartbeat", "fetch"):
-        one = [r["server_cpu_us_per_req"] for r in rounds[f"{workload}_one"]]
-        many = [r["server_cpu_us_per_req"] for r in rounds[f"{workload}_many"]]
-        ratios = [m / o for m, o in zip(many, one)]
+                rounds.setdefault(f"{workload}_{key}", []).append(res)
+        base, other = plan[0][0], plan[1][0]
+        low = [r["server_cpu_us_per_req"] for r in rounds[f"{workload}_{base}"]]
+        high = [r["server_cpu_us_per_req"] for r in rounds[f"{workload}_{other}"]]
+        ratios = [h / lo for h, lo in zip(high, low)]
         out[workload] = {
-            "one_us": statistics.median(one), "many_us": statistics.median(many),
-            "many_over_one": round(statistics.median(ratios), 3),
+            "base": base, "other": other,
+            "base_us": statistics.median(low), "other_us": statistics.median(high),
+            "ratio": round(statistics.median(ratios), 3),
             "min": round(min(ratios), 3), "max": round(max(ratios), 3),
-            "other_cpu_share": max(r.get("other_cpu_share", 0) for r in rounds[f"{workload}_many"]),
+            "other_cpu_share": max(r.get("other_cpu_share", 0) for r in rounds[f"{workload}_{other}"]),
         }
     ceiling = [r["server_cpu_us_per_req"] for r in rounds["heartbeat_ceiling"]]
     out["heartbeat"]["ceiling_us"] = statistics.median(ceiling)
-    out["rss_one_mib"] = round(servers["one"].rss() / 2**20, 1)
-    out["rss_many_mib"] = round(servers["many"].rss() / 2**20, 1)
+    for key in ("one", "many", "wide"):
+        out[f"rss_{key}_mib"] = round(servers[key].rss() / 2**20, 1)
     for srv in servers.values():
         run.stop_process(srv.proc)
     out["empty"] = empty_namespaces(a.empty)
@@ -142,23 +171,35 @@ def empty_namespaces(count: int) -> dict:
 
 
 def report(out: dict) -> str:
-    hb, fe, em = out["heartbeat"], out["fetch"], out["empty"]
+    hb, fe, sp, em = out["heartbeat"], out["fetch"], out["spread"], out["empty"]
+
+    def row(name: str, w: dict, ceiling: str = "") -> str:
+        return (f"| {name} | {w['base_us']:.1f} | {w['other_us']:.1f} | **{w['ratio']:.3f}** "
+                f"({w['min']:.3f}–{w['max']:.3f}) | {ceiling} |")
+
+    n, per = out["namespaces"], out["per_ns"]
     lines = [
         "# Namespaces: what they cost",
         "",
-        f"One Heureka with {out['per_ns']} instances in the default namespace (`one`), one with "
-        f"{out['namespaces']} namespaces of {out['per_ns']} instances each reached by `/ns/ns-k/eureka` "
-        "(`many`); server CPU per request, interleaved rounds, median (min-max of the per-round ratio). "
-        f"Load average before: {' '.join(out['load_before'])}. `python3 bench/namespaces.py`.",
+        f"Three Heurekas side by side: `one` holds {per} instances in the default namespace, `many` "
+        f"{n} namespaces of {per} instances each reached by `/ns/ns-k/eureka`, `wide` the same "
+        f"{n * per} instances in the default namespace as {n} applications of {per}. Server CPU per "
+        "request, interleaved rounds, median (min–max of the per-round ratio). Load average before: "
+        f"{' '.join(out['load_before'])}. `python3 bench/namespaces.py`.",
         "",
-        "| request | one (µs) | many (µs) | many / one | trivial server (µs) |",
+        "| request | without namespaces (µs) | with namespaces (µs) | ratio | trivial server (µs) |",
         "|---|---|---|---|---|",
-        f"| heartbeat | {hb['one_us']:.1f} | {hb['many_us']:.1f} | **{hb['many_over_one']:.3f}** "
-        f"({hb['min']:.3f}–{hb['max']:.3f}) | {hb['ceiling_us']:.1f} |",
-        f"| full fetch of a namespace (JSON, gzip) | {fe['one_us']:.1f} | {fe['many_us']:.1f} | "
-        f"**{fe['many_over_one']:.3f}** ({fe['min']:.3f}–{fe['max']:.3f}) | |",
+        row(f"heartbeat: one of {n * per} instances in {n} namespaces / in one (`many` / `wide`)", hb,
+            f"{hb['ceiling_us']:.1f}"),
+        row(f"full fetch of a team's namespace among {n} / of the only one (`many` / `one`)", fe),
+        row(f"for reference: full fetches spread over the {n} namespaces / one repeated "
+            "(`many` / `one`)", sp),
         "",
-        f"RSS: one {out['rss_one_mib']} MiB, many {out['rss_many_mib']} MiB.",
+        "Fetches are JSON with gzip, as Spring asks. The first two rows are what namespaces add. "
+        f"The third adds what {n} distinct cached answers cost the CPU caches against one answer "
+        "repeated; one namespace has a single full document, so it has no like-for-like row.",
+        "",
+        f"RSS: one {out['rss_one_mib']} MiB, many {out['rss_many_mib']} MiB, wide {out['rss_wide_mib']} MiB.",
         "",
         f"Empty namespaces: {em['count']} declared cost {em['kib_per_namespace']} KiB of RSS each "
         f"({em['rss_bare_mib']} MiB without, {em['rss_declared_mib']} MiB with) and "

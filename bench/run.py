@@ -1765,6 +1765,22 @@ def parse_args(argv: list[str]):
     return a
 
 
+def heartbeat_guard(out: Path, failures: list[str]) -> None:
+    """`guard.py`: the heartbeat's CPU over the trivial server's, within its margin of the
+    committed ratio (the regression guard of issue 37)."""
+    log("heartbeat regression guard (bench/guard.py)")
+    cmd = [sys.executable, str(BENCH / "guard.py"), "--skip-build", "--heureka", str(HEUREKA_BIN)]
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    except subprocess.TimeoutExpired:
+        failures.append("heartbeat guard: no result within 300 s")
+        return
+    (out / "logs" / "guard.log").write_text(p.stdout + p.stderr)
+    print(p.stdout.strip(), flush=True)
+    if p.returncode != 0:
+        failures.append(f"heartbeat guard: {(p.stdout + p.stderr).strip().splitlines()[-1]}")
+
+
 def push_fleet_smoke(out: Path, failures: list[str]) -> None:
     """`push_fleet.py --smoke` (200 push subscribers, 5 writes): does the push benchmark run. Its
     subscriber fleet is Go; without a Go toolchain it is skipped, not failed."""
@@ -1838,6 +1854,8 @@ def main(argv: list[str]) -> int:
         shutil.rmtree(bin_dir, ignore_errors=True)
     if cfg.smoke and "heureka" in servers and "interrupted" not in failures:
         push_fleet_smoke(out, failures)
+        if "baseline" in servers:
+            heartbeat_guard(out, failures)
     results["elapsed_s"] = round(time.time() - t_begin, 1)
     rows = build_rows(results, cfg.sizes, cfg.heureka_sizes)
     table = write_reports(results, rows, out)

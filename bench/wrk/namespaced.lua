@@ -3,6 +3,7 @@
 --   MODE heartbeat: PUT {ns}/eureka/apps/BENCH-APP-a/{id}, cycling over PER instances in each of
 --                   NS namespaces (ns-0 .. ns-(NS-1)); NS = 0 is the unprefixed default namespace.
 --   MODE fetch:     GET {ns}/eureka/apps (JSON, gzip, as Spring asks), cycling over the namespaces.
+--   MODE fetch-at:  GET /ns/ns-NS/eureka/apps only: one namespace's document among many.
 -- Instance j of a namespace is named as common.lua names instance j (the same ids in each).
 local common = dofile(debug.getinfo(1, "S").source:match("^@(.*/)") .. "common.lua")
 
@@ -18,6 +19,10 @@ end
 
 local function build(i)
   local k, j = math.floor(i / per), i % per
+  if mode == "fetch-at" then
+    return wrk.format("GET", "/ns/ns-" .. ns_count .. "/eureka/apps",
+      { ["Accept"] = "application/json", ["Accept-Encoding"] = "gzip" })
+  end
   if mode == "fetch" then
     return wrk.format("GET", prefix(k) .. "/eureka/apps",
       { ["Accept"] = "application/json", ["Accept-Encoding"] = "gzip" })
@@ -33,6 +38,7 @@ function init(args)
   local spaces = math.max(ns_count, 1)
   if mode == "fetch" then per = 1 end
   total, reqs = spaces * per, {}
+  if mode == "fetch-at" then total = 1 end
   pos = math.floor((tid or 0) * total / threads) % total
 end
 
