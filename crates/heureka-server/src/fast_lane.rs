@@ -28,15 +28,15 @@ use std::cell::Cell;
 use std::sync::Arc;
 
 use axum::extract::Request;
-use axum::http::{header, HeaderMap, Method};
+use axum::http::{header, HeaderMap, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 
 use crate::clock;
 use crate::handlers::instances::renew_lease;
 use crate::http::hosts::is_a_browser_mark;
-use crate::http::observe;
+use crate::http::observe::{self, Series};
 use crate::http::security_headers;
-use crate::metrics::RouteLabel;
+use crate::metrics::{KeptSeries, RequestLabels, RouteLabel};
 use crate::security::origins::REPLICATION_HEADER;
 use crate::state::SharedState;
 
@@ -65,9 +65,17 @@ pub(crate) struct FastLane {
 struct HeartbeatPaths {
     /// The base path (`/eureka`), under which `/v2` is the second prefix.
     base: String,
-    /// The route templates the router registers the heartbeat under, as metrics name them.
-    route: RouteLabel,
-    route_v2: RouteLabel,
+    route: Route,
+    route_v2: Route,
+}
+
+/// A route the router registers the heartbeat under.
+#[derive(Debug)]
+struct Route {
+    /// Its template, as metrics name it.
+    label: RouteLabel,
+    /// The series of its renewals (`200`), resolved once: most answers count there.
+    renewed: KeptSeries,
 }
 
 impl FastLane {
@@ -101,11 +109,15 @@ impl FastLane {
         let started = clock::instant();
         let response = renew_lease(state, app, id, request.uri().query(), headers);
         let response = security_headers::add(response.into_response());
+        let series = if response.status() == StatusCode::OK {
+            Series::Kept(&route.renewed)
+        } else {
+            Series::Labels("PUT", route.label.clone())
+        };
         observe::answered(
             &self.router_state,
             started,
-            "PUT",
-            route.clone(),
+            series,
             request.uri(),
             &response,
         );
@@ -116,17 +128,24 @@ impl FastLane {
 
 impl HeartbeatPaths {
     fn new(base_path: &str) -> HeartbeatPaths {
-        let template =
-            |prefix: &str| RouteLabel::Template(Arc::from(format!("{prefix}/apps/{{app}}/{{id}}")));
+        let route = |prefix: &str| {
+            let label = RouteLabel::Template(Arc::from(format!("{prefix}/apps/{{app}}/{{id}}")));
+            let renewed = KeptSeries::new(RequestLabels {
+                method: "PUT",
+                route: label.clone(),
+                status: StatusCode::OK.as_u16(),
+            });
+            Route { label, renewed }
+        };
         HeartbeatPaths {
             base: base_path.to_owned(),
-            route: template(base_path),
-            route_v2: template(&format!("{base_path}/v2")),
+            route: route(base_path),
+            route_v2: route(&format!("{base_path}/v2")),
         }
     }
 
     /// The route, application and id of a heartbeat's path, `None` for any other path.
-    fn heartbeat<'p>(&self, path: &'p str) -> Option<(&RouteLabel, &'p str, &'p str)> {
+    fn heartbeat<'p>(&self, path: &'p str) -> Option<(&Route, &'p str, &'p str)> {
         let rest = path.strip_prefix(self.base.as_str())?;
         let (route, rest) = match rest.strip_prefix("/v2") {
             Some(rest) => (&self.route_v2, rest),
@@ -162,9 +181,9 @@ mod tests {
             .heartbeat("/eureka/apps/ORDERS/host:orders:8080")
             .unwrap();
         assert_eq!((app, id), ("ORDERS", "host:orders:8080"));
-        assert_eq!(route, &paths.route);
+        assert_eq!(route.label, paths.route.label);
         let (route, _, _) = paths.heartbeat("/eureka/v2/apps/ORDERS/i-1").unwrap();
-        assert_eq!(route, &paths.route_v2);
+        assert_eq!(route.label, paths.route_v2.label);
     }
 
     #[test]

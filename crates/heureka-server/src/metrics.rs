@@ -18,7 +18,7 @@
 //! namespace; `namespace=""` selects it in PromQL). Bounded by `heureka.namespaces.max`.
 
 use std::hash::{Hash, Hasher};
-use std::sync::{Arc, Weak};
+use std::sync::{Arc, OnceLock, Weak};
 use std::time::Duration;
 
 use axum::extract::MatchedPath;
@@ -52,6 +52,28 @@ pub(crate) struct RequestLabels {
     pub(crate) method: &'static str,
     pub(crate) route: RouteLabel,
     pub(crate) status: u16,
+}
+
+/// One request series, resolved into the family at its first observation and kept: a
+/// histogram's clone shares its counts, so the kept one and the family's are the same series
+/// (which appears in a scrape only once observed, as any other).
+#[derive(Debug)]
+pub(crate) struct KeptSeries {
+    labels: RequestLabels,
+    histogram: OnceLock<Histogram>,
+}
+
+impl KeptSeries {
+    pub(crate) fn new(labels: RequestLabels) -> KeptSeries {
+        KeptSeries {
+            labels,
+            histogram: OnceLock::new(),
+        }
+    }
+
+    pub(crate) fn labels(&self) -> &RequestLabels {
+        &self.labels
+    }
 }
 
 /// The route template a request matched, as the router holds it (shared, so a request copies
@@ -589,6 +611,14 @@ impl Metrics {
     }
 
     /// Records one answered HTTP request.
+    /// [`Metrics::observe_request`] into a series resolved once and kept: the fast lane's
+    /// renewed heartbeats skip hashing their labels into the family on every request.
+    pub(crate) fn observe_kept(&self, kept: &KeptSeries, elapsed: Duration) {
+        kept.histogram
+            .get_or_init(|| self.requests.get_or_create(&kept.labels).clone())
+            .observe(elapsed.as_secs_f64());
+    }
+
     pub(crate) fn observe_request(&self, labels: &RequestLabels, elapsed: Duration) {
         self.requests
             .get_or_create(labels)

@@ -17,7 +17,7 @@ use tower::{Layer, Service};
 
 use crate::clock;
 use crate::http::error::{is_malformed, Rejection};
-use crate::metrics::{RequestLabels, RouteLabel};
+use crate::metrics::{KeptSeries, RequestLabels, RouteLabel};
 use crate::state::SharedState;
 
 /// The layer: see the module docs. A service of its own rather than `middleware::from_fn`,
@@ -122,8 +122,22 @@ impl Observing {
             route,
             uri,
         } = self;
-        answered(&state, started, method, route, &uri, response);
+        answered(
+            &state,
+            started,
+            Series::Labels(method, route),
+            &uri,
+            response,
+        );
     }
+}
+
+/// The metrics series an answered request counts in.
+pub(crate) enum Series<'k> {
+    /// Its method and route, with the answer's status.
+    Labels(&'static str, RouteLabel),
+    /// A series kept by the caller, whose labels (status included) are the answer's.
+    Kept(&'k KeptSeries),
 }
 
 /// Observes an answered request: the rejection's log line, the access log, the metrics. The
@@ -131,11 +145,14 @@ impl Observing {
 pub(crate) fn answered(
     state: &SharedState,
     started: clock::Instant,
-    method: &'static str,
-    route: RouteLabel,
+    series: Series<'_>,
     uri: &Uri,
     response: &Response,
 ) {
+    let method = match &series {
+        Series::Labels(method, _) => *method,
+        Series::Kept(kept) => kept.labels().method,
+    };
     let elapsed = clock::instant().saturating_duration_since(started);
     let status = response.status();
     if is_malformed(status) {
@@ -161,13 +178,19 @@ pub(crate) fn answered(
             "access"
         );
     }
-    if state.observe.metrics_enabled {
-        let labels = RequestLabels {
-            method,
-            route,
-            status: status.as_u16(),
-        };
-        state.observe.metrics.observe_request(&labels, elapsed);
+    if !state.observe.metrics_enabled {
+        return;
+    }
+    match series {
+        Series::Labels(method, route) => {
+            let labels = RequestLabels {
+                method,
+                route,
+                status: status.as_u16(),
+            };
+            state.observe.metrics.observe_request(&labels, elapsed);
+        }
+        Series::Kept(kept) => state.observe.metrics.observe_kept(kept, elapsed),
     }
 }
 

@@ -26,7 +26,9 @@ struct Inner {
     /// Source of connection ids and wait tickets. It only grows, so a smaller ticket is an
     /// older wait.
     next_number: u64,
-    connections: HashMap<u64, Entry>,
+    /// Looked up a few times per request: hashed with foldhash rather than SipHash, whose
+    /// resistance to chosen keys buys nothing for ids this server numbers itself.
+    connections: HashMap<u64, Entry, foldhash::fast::RandomState>,
     /// Waiting connections by ticket: the first is the one to close for room.
     waiting: BTreeMap<u64, u64>,
     /// Connections told to close that have not closed yet; they no longer count against the
