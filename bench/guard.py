@@ -4,7 +4,7 @@ trivial server's (bench/baseline), both measured in the same run, must stay with
 committed figure (bench/results/guard.json). `bench/run.py --smoke` runs it, so CI fails when a
 change makes heartbeats dearer relative to the physical limit of the machine it runs on.
 
-    python3 bench/guard.py [--heureka PATH] [--skip-build] [--rounds 5] [--duration 2]
+    python3 bench/guard.py [--heureka PATH] [--skip-build] [--rounds 7] [--duration 2]
     python3 bench/guard.py --commit      # measure and write the figure as the new reference
     python3 bench/guard.py --repeat 10   # the guard's own spread: 10 runs, each printed
 
@@ -28,8 +28,11 @@ REFERENCE = run.BENCH / "results" / "guard.json"
 LOG_DIR = Path("/tmp/heureka-guard")
 INSTANCES = 1000
 # Over the committed ratio by more than this fails. bench/results/guard.md says how it was chosen:
-# the spread of repeated runs on an idle and on a loaded machine.
-MARGIN = 0.15
+# the spread of repeated runs on an idle and on a loaded machine, and in CI.
+MARGIN = 0.20
+# How long a run waits for the machine's other work (a server of an earlier benchmark shutting
+# down, a build) to leave the CPUs idle before measuring.
+QUIET_WAIT_S = 30
 
 
 class Cfg:
@@ -40,6 +43,7 @@ class Cfg:
 
 def measure(rounds: int, duration: int) -> dict:
     """One guard run: both servers started, loaded and warmed, then `rounds` interleaved rounds."""
+    busy = run.wait_for_quiet(QUIET_WAIT_S)
     servers = {key: run.start_server(key, LOG_DIR, "guard") for key in ("heureka", "baseline")}
     try:
         napps = run.napps_for(INSTANCES)
@@ -67,6 +71,7 @@ def measure(rounds: int, duration: int) -> dict:
         "heureka_us": statistics.median(cpu["heureka"]),
         "baseline_us": statistics.median(cpu["baseline"]),
         "load": open("/proc/loadavg").read().split()[0],
+        "busy_before": round(busy, 2),
     }
 
 
@@ -79,7 +84,7 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--heureka", help="the Heureka binary (default: build it)")
     p.add_argument("--skip-build", action="store_true")
-    p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--rounds", type=int, default=7)
     p.add_argument("--duration", type=int, default=2)
     p.add_argument("--repeat", type=int, default=1, help="run the guard this many times, each printed")
     p.add_argument("--commit", action="store_true", help="write the measured ratio as the reference")
