@@ -12,8 +12,8 @@
 //!   with users, every heartbeat is checked on the router);
 //! * it does not carry a browser's marks (`http/hosts.rs`), so the cross-site and
 //!   DNS-rebinding checks pass it (`http/cross_site.rs`);
-//! * it is a client's, not a peer's replica (`x-netflix-discovery-replication`), which only
-//!   peers may send (`http/peers_only.rs`) and whose conflict answers a document;
+//! * it carries no `x-netflix-discovery-replication` header, of any value: a peer's replica is
+//!   only taken from peers (`http/peers_only.rs`) and its conflict answers a document;
 //! * it names no `Content-Encoding`, which the decoder would judge (`http/decompress.rs`);
 //! * its namespace exists (a vacant one is the router's, `http/namespace_creation.rs`), and
 //!   its application and id hold no percent escape, which the router decodes.
