@@ -11,8 +11,9 @@
 //!   renewed at the restore). At most one window of acknowledged writes is lost to a crash;
 //!   a clean shutdown flushes once more after the last request.
 //! * **Restore** happens in `AppState::new`, before the node answers anything: each row goes
-//!   through `Registry::restore` (core `persisted.rs`), which records no change. Rows of
-//!   removals past the tombstone retention, and rows that do not read, are deleted.
+//!   through `Registry::restore` (core `persisted.rs`), which records no change, in key order
+//!   (`restore.rs`: rows are decoded on other threads meanwhile). Rows of removals past the
+//!   tombstone retention, and rows that do not read, are deleted.
 //! * **Damage** is survived (`file.rs`): a file that does not open, or is not Heureka's, is
 //!   moved aside; a row that does not read is skipped; a file that fails midway is rebuilt
 //!   from what was restored. Each is logged with what was lost; the node starts regardless.
@@ -28,6 +29,7 @@
 //!   rebuilt (redb reuses freed pages but never shrinks its file).
 
 mod file;
+mod restore;
 
 use std::collections::{HashSet, VecDeque};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -36,8 +38,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use heureka_core::{Change, ChangeKind, Kept, KeptInstance, Millis, Registry, Restored};
-use heureka_wire::{decode_kept, encode_kept, PersistenceView};
+use heureka_core::{Change, ChangeKind, Kept, KeptInstance, Millis, Registry};
+use heureka_wire::{encode_kept, PersistenceView};
 use parking_lot::Mutex;
 
 use crate::clock::{self, every, Instant};
@@ -47,6 +49,7 @@ use crate::store::{ChangeSink, Store};
 
 pub(crate) use file::FileError;
 use file::{Found, RegistryFile};
+use restore::Restore;
 
 /// (upper-cased application, instance id): a row's key.
 type Key = (String, String);
@@ -97,23 +100,6 @@ struct Status {
     restored: u64,
 }
 
-/// What a restore found, for its log line.
-#[derive(Debug, Default)]
-struct Restore {
-    instances: u64,
-    tombstones: u64,
-    forgotten: u64,
-    unreadable: u64,
-    refused: u64,
-    first_problem: Option<String>,
-    /// The reading stopped at a damaged part of the file.
-    damaged: Option<String>,
-    record_bytes: u64,
-    /// Rows to delete: expired removals and records that will never restore.
-    stale: Vec<Key>,
-    removals: Vec<(Millis, Key)>,
-}
-
 impl Persistence {
     /// Opens the store in `config.dir` and restores what it holds into `registry` (which must
     /// be empty), logging what was restored and what was lost. Only a store another process
@@ -130,9 +116,7 @@ impl Persistence {
         let (file, found) = RegistryFile::open(Path::new(dir), now)?;
         log_found(&file, &found);
         let mut restore = Restore::default();
-        let read = catch_unwind(AssertUnwindSafe(|| {
-            file.for_each(|row| restore.row(row, registry, now))
-        }));
+        let read = catch_unwind(AssertUnwindSafe(|| restore.read(&file, registry, now)));
         if read.is_err() {
             restore.damaged = Some("the store's reader failed".to_owned());
         }
@@ -393,85 +377,6 @@ fn retry_wait(flush_interval: Duration, failures: u32) -> Duration {
     flush_interval
         .saturating_mul(1 << doublings)
         .min(RETRY_WAIT_CAP)
-}
-
-impl Restore {
-    /// Restores one row, or notes why not.
-    fn row(&mut self, row: file::Row<'_>, registry: &mut Registry, now: Millis) {
-        let (app, id, bytes) = match row {
-            Ok(row) => row,
-            Err(error) => {
-                self.damaged = Some(error);
-                return;
-            }
-        };
-        let key = (app.to_owned(), id.to_owned());
-        self.record_bytes += bytes.len() as u64;
-        let kept = match decode_kept(bytes) {
-            Ok(kept) => kept,
-            Err(error) => {
-                self.unreadable += 1;
-                self.note(format!("{app}/{id}: {error}"));
-                self.stale.push(key);
-                return;
-            }
-        };
-        let removed_at = match kept.kept {
-            Kept::Removed { at, .. } => Some(at),
-            Kept::Lease { .. } => None,
-        };
-        match registry.restore(kept, now) {
-            Restored::Lease => self.instances += 1,
-            Restored::Tombstone => {
-                self.tombstones += 1;
-                self.removals.push((removed_at.unwrap_or(now), key));
-            }
-            Restored::Expired => {
-                self.forgotten += 1;
-                self.stale.push(key);
-            }
-            Restored::Refused(why) => {
-                self.refused += 1;
-                self.note(format!("{app}/{id}: {why}"));
-                self.stale.push(key);
-            }
-        }
-    }
-
-    fn note(&mut self, problem: String) {
-        if self.first_problem.is_none() {
-            self.first_problem = Some(problem);
-        }
-    }
-
-    fn log(&self, path: &Path, elapsed: Duration) {
-        if let Some(damage) = &self.damaged {
-            tracing::error!(
-                path = %path.display(),
-                %damage,
-                restored = self.instances,
-                "persistence: the store is damaged; what followed the damage is lost; restored what came before it and rebuilt the store"
-            );
-        }
-        if self.unreadable + self.refused > 0 {
-            tracing::warn!(
-                unreadable = self.unreadable,
-                refused = self.refused,
-                first = self.first_problem.as_deref().unwrap_or(""),
-                "persistence: records not restored (dropped from the store)"
-            );
-        }
-        tracing::info!(
-            instances = self.instances,
-            tombstones = self.tombstones,
-            forgotten = self.forgotten,
-            unreadable = self.unreadable,
-            refused = self.refused,
-            elapsed_ms = elapsed.as_millis() as u64,
-            path = %path.display(),
-            "registry restored"
-        );
-    }
 }
 
 /// After the reading: rebuilds a damaged (or much oversized) file from what the registry now

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use flate2::Crc;
+use heureka_core::Application;
 use heureka_wire::ApplicationsPieces;
 
 use super::age::younger;
@@ -219,7 +220,8 @@ impl Runs {
             if stale.iter().map(|run| run.instances).sum::<usize>() < LOCKED_ENCODE_INSTANCES {
                 return;
             }
-            for batch in batches(&stale, UNLOCKED_BATCH_INSTANCES) {
+            // A batch per lock for each encoding thread, so that all of them have runs.
+            for batch in batches(&stale, UNLOCKED_BATCH_INSTANCES * encode_threads()) {
                 let copied: Vec<_> = {
                     let registry = store.read();
                     batch
@@ -227,10 +229,7 @@ impl Runs {
                         .map(|run| S::copy_run(&registry, run))
                         .collect()
                 };
-                for (members, applications) in copied {
-                    let plain = encode_entries(&applications, pieces);
-                    let mut run = Run::encoded(members, plain, store.instant());
-                    run.keep(wanted);
+                for run in encode_runs(copied, pieces, wanted, store.instant()) {
                     self.by_first_app.insert(run.members[0].0.clone(), run);
                 }
             }
@@ -287,10 +286,62 @@ impl Runs {
     }
 }
 
+/// Runs copied out of the registry, encoded and kept in the forms `wanted`, on up to
+/// [`ENCODE_THREADS`] threads: runs are independent deflate segments, and a large build (the
+/// first full fetch after a warm restart is a whole registry's encoding and compression) would
+/// otherwise leave all cores but one idle while clients wait for it.
+fn encode_runs(
+    copied: Vec<(RunMembers, Vec<Application>)>,
+    pieces: ApplicationsPieces,
+    wanted: Wanted,
+    at: Instant,
+) -> Vec<Run> {
+    let encode = move |part: Vec<(RunMembers, Vec<Application>)>| -> Vec<Run> {
+        part.into_iter()
+            .map(|(members, applications)| {
+                let mut run = Run::encoded(members, encode_entries(&applications, pieces), at);
+                run.keep(wanted);
+                run
+            })
+            .collect()
+    };
+    let threads = encode_threads().min(copied.len());
+    if threads <= 1 {
+        return encode(copied);
+    }
+    // Dealt round-robin: neighbouring runs are alike in size, so each thread gets a fair share.
+    let mut parts: Vec<Vec<_>> = (0..threads).map(|_| Vec::new()).collect();
+    for (n, run) in copied.into_iter().enumerate() {
+        parts[n % threads].push(run);
+    }
+    let own = parts.pop().expect("two parts or more");
+    std::thread::scope(|scope| {
+        let others: Vec<_> = parts
+            .into_iter()
+            .map(|part| scope.spawn(move || encode(part)))
+            .collect();
+        let mut runs = encode(own);
+        for other in others {
+            runs.extend(other.join().expect("encoding a run does not panic"));
+        }
+        runs
+    })
+}
+
+/// Threads a large build encodes on: the machine's cores, up to [`ENCODE_THREADS`].
+fn encode_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get().min(ENCODE_THREADS))
+}
+
+/// The most threads one build encodes on: beyond a few, the copies under the registry lock
+/// would be the bound, and other requests need cores too.
+const ENCODE_THREADS: usize = 4;
+
 /// A build leaves a stale remainder this small (about 5 ms of encoding) to its plan, under the
 /// registry lock, rather than making another pass.
 const LOCKED_ENCODE_INSTANCES: usize = 4_096;
-/// Instances copied out of the registry per lock in [`Runs::encode_stale_unlocked`].
+/// Instances copied out of the registry per lock in [`Runs::encode_stale_unlocked`], for each
+/// thread that encodes them.
 const UNLOCKED_BATCH_INSTANCES: usize = 2_048;
 /// Passes of [`Runs::encode_stale_unlocked`] before the plan takes what is left.
 const UNLOCKED_PASSES: usize = 3;

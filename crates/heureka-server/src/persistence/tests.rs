@@ -192,6 +192,33 @@ fn an_unreadable_record_is_dropped_and_the_rest_restored() {
 }
 
 #[test]
+fn a_store_of_many_decoding_chunks_restores_every_row_and_drops_only_the_unreadable_one() {
+    let dir = scratch("chunks");
+    let n = 3 * restore::CHUNK_ROWS + 7;
+    store_with(&dir, n);
+    {
+        // Sorts among the rows of the second chunk.
+        let (file, _) = RegistryFile::open(&dir, NOW).unwrap();
+        let bad = (("ORDERS".to_owned(), "o6bad".to_owned()), b"[".to_vec());
+        file.write(&[bad], &[]).unwrap();
+    }
+    let mut restored = registry();
+    let persistence = open(&dir, &mut restored);
+    assert_eq!(
+        restored.registry_size(),
+        n - 1,
+        "all leases but the cancelled one"
+    );
+    assert_eq!(persistence.view().restored, (n - 1) as u64);
+    drop(persistence);
+    for id in ["o0", "o600", &format!("o{}", n - 2)] {
+        assert!(restored.status_of("ORDERS", id).is_some(), "{id} restored");
+    }
+    let (file, _) = RegistryFile::open(&dir, NOW).unwrap();
+    assert_eq!(file.len().unwrap(), n as u64, "the bad row is gone");
+}
+
+#[test]
 fn a_removal_older_than_the_retention_is_not_restored_and_its_row_goes() {
     let dir = scratch("expired");
     store_with(&dir, 3);
