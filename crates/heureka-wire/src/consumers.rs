@@ -157,7 +157,7 @@ pub fn decode_consumers(body: &[u8]) -> Result<ConsumersDoc, DecodeError> {
     })
 }
 
-fn list(items: &[Node], name: &str) -> Result<Vec<ConsumerView>, DecodeError> {
+fn list(items: &[Node<'_>], name: &str) -> Result<Vec<ConsumerView>, DecodeError> {
     items
         .iter()
         .enumerate()
@@ -165,7 +165,7 @@ fn list(items: &[Node], name: &str) -> Result<Vec<ConsumerView>, DecodeError> {
         .collect()
 }
 
-fn consumer(node: &Node) -> Result<ConsumerView, DecodeError> {
+fn consumer(node: &Node<'_>) -> Result<ConsumerView, DecodeError> {
     Ok(ConsumerView {
         address: text(node, "address").unwrap_or_default(),
         agent: text(node, "agent").unwrap_or_default(),
@@ -184,14 +184,14 @@ fn consumer(node: &Node) -> Result<ConsumerView, DecodeError> {
     })
 }
 
-fn text(node: &Node, key: &str) -> Option<String> {
+fn text(node: &Node<'_>, key: &str) -> Option<String> {
     match node.get(key) {
         Some(Node::Str(text)) => Some(text.to_string()),
         _ => None,
     }
 }
 
-fn number(node: &Node, key: &'static str) -> Result<Option<i64>, DecodeError> {
+fn number(node: &Node<'_>, key: &'static str) -> Result<Option<i64>, DecodeError> {
     match node.get(key) {
         None | Some(Node::Null) => Ok(None),
         Some(Node::Int(value)) if *value >= 0 => Ok(Some(*value)),

@@ -102,7 +102,7 @@ pub fn decode_registry_digest(body: &[u8], now: Millis) -> Result<RegistryDigest
         .collect()
 }
 
-fn decode_entry(node: &Node) -> Result<InstanceDigest, DecodeError> {
+fn decode_entry(node: &Node<'_>) -> Result<InstanceDigest, DecodeError> {
     let Node::Object(_) = node else {
         return Err(DecodeError::field("", "is not an object"));
     };
@@ -127,7 +127,7 @@ fn decode_entry(node: &Node) -> Result<InstanceDigest, DecodeError> {
 
 /// A known field's value; absent and `null` are both "missing". A repeated key's last value
 /// wins, as in the other readers.
-fn field<'a>(node: &'a Node, key: &'static str) -> Result<&'a Node, DecodeError> {
+fn field<'a>(node: &'a Node<'a>, key: &'static str) -> Result<&'a Node<'a>, DecodeError> {
     match node.get(key) {
         None | Some(Node::Null) => Err(DecodeError::field(key, "is missing")),
         Some(value) => Ok(value),
@@ -135,15 +135,15 @@ fn field<'a>(node: &'a Node, key: &'static str) -> Result<&'a Node, DecodeError>
 }
 
 /// A non-empty string: an entry without its app or id names no instance.
-fn text(node: &Node, key: &'static str) -> Result<String, DecodeError> {
+fn text(node: &Node<'_>, key: &'static str) -> Result<String, DecodeError> {
     match field(node, key)? {
-        Node::Str(value) if !value.is_empty() => Ok(value.clone()),
+        Node::Str(value) if !value.is_empty() => Ok(value.to_string()),
         Node::Str(_) => Err(DecodeError::field(key, "is empty")),
         _ => Err(DecodeError::field(key, "is not a string")),
     }
 }
 
-fn status(node: &Node, key: &'static str) -> Result<InstanceStatus, DecodeError> {
+fn status(node: &Node<'_>, key: &'static str) -> Result<InstanceStatus, DecodeError> {
     match field(node, key)? {
         Node::Str(name) => InstanceStatus::from_name(name),
         _ => None,
@@ -151,7 +151,7 @@ fn status(node: &Node, key: &'static str) -> Result<InstanceStatus, DecodeError>
     .ok_or_else(|| DecodeError::field(key, "is not an instance status"))
 }
 
-fn timestamp(node: &Node, key: &'static str) -> Result<Millis, DecodeError> {
+fn timestamp(node: &Node<'_>, key: &'static str) -> Result<Millis, DecodeError> {
     match field(node, key)? {
         Node::Int(millis) => Ok(*millis),
         _ => Err(DecodeError::field(key, "is not an integer")),

@@ -51,7 +51,7 @@ pub fn decode_namespace_names(body: &[u8]) -> Result<Vec<String>, DecodeError> {
     Ok(entries
         .iter()
         .filter_map(|entry| match entry.get("name") {
-            Some(Node::Str(name)) => Some(name.clone()),
+            Some(Node::Str(name)) => Some(name.to_string()),
             _ => None,
         })
         .collect())

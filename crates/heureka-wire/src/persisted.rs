@@ -91,7 +91,7 @@ pub fn decode_kept(record: &[u8]) -> Result<KeptInstance, DecodeError> {
 }
 
 /// A timestamp: a JSON integer, not negative.
-fn millis(node: &Node, key: &'static str) -> Result<Millis, DecodeError> {
+fn millis(node: &Node<'_>, key: &'static str) -> Result<Millis, DecodeError> {
     match node.get(key) {
         Some(Node::Int(value)) if *value >= 0 => Ok(*value),
         Some(_) => Err(DecodeError::field(key, "is not a timestamp")),

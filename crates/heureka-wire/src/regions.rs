@@ -125,7 +125,7 @@ pub fn decode_regions(body: &[u8]) -> Result<RegionsDoc, DecodeError> {
     })
 }
 
-fn view(node: &Node) -> Result<RegionView, DecodeError> {
+fn view(node: &Node<'_>) -> Result<RegionView, DecodeError> {
     let counts = node.get("fetches");
     let count = |key: &'static str| -> Result<u64, DecodeError> {
         match counts {
@@ -153,14 +153,14 @@ fn view(node: &Node) -> Result<RegionView, DecodeError> {
     })
 }
 
-fn text(node: &Node, key: &str) -> Option<String> {
+fn text(node: &Node<'_>, key: &str) -> Option<String> {
     match node.get(key) {
         Some(Node::Str(text)) => Some(text.to_string()),
         _ => None,
     }
 }
 
-fn whole(node: &Node, key: &'static str) -> Result<Option<i64>, DecodeError> {
+fn whole(node: &Node<'_>, key: &'static str) -> Result<Option<i64>, DecodeError> {
     match node.get(key) {
         None | Some(Node::Null) => Ok(None),
         Some(Node::Int(value)) if *value >= 0 => Ok(Some(*value)),

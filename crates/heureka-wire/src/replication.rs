@@ -269,7 +269,7 @@ pub(crate) fn decode_list<T>(
     body: &[u8],
     list: &'static str,
     expected: &'static str,
-    read: impl Fn(&Node) -> Result<T, DecodeError>,
+    read: impl Fn(&Node<'_>) -> Result<T, DecodeError>,
 ) -> Result<Vec<Result<T, DecodeError>>, DecodeError> {
     let root = parse(body)?;
     let Some(Node::Array(elements)) = root.get(list) else {
@@ -282,7 +282,7 @@ pub(crate) fn decode_list<T>(
         .collect())
 }
 
-fn decode_item(node: &Node, now: Millis) -> Result<ReplicationItem, DecodeError> {
+fn decode_item(node: &Node<'_>, now: Millis) -> Result<ReplicationItem, DecodeError> {
     let Node::Object(entries) = node else {
         return Err(DecodeError::field("", "is not an object"));
     };
@@ -295,7 +295,7 @@ fn decode_item(node: &Node, now: Millis) -> Result<ReplicationItem, DecodeError>
         if let Node::Null = value {
             continue;
         }
-        match key.as_str() {
+        match &**key {
             "action" => {
                 let name = read_text(key, value)?;
                 action = Some(
@@ -337,14 +337,14 @@ fn decode_item(node: &Node, now: Millis) -> Result<ReplicationItem, DecodeError>
 }
 
 /// A string property; like Jackson's `String` coercion, numbers and booleans count as text.
-fn read_text(key: &str, value: &Node) -> Result<String, DecodeError> {
+fn read_text(key: &str, value: &Node<'_>) -> Result<String, DecodeError> {
     scalar(value)
         .map(|s| s.text().into_owned())
         .ok_or_else(|| DecodeError::field(key, "is not a single value"))
 }
 
 /// A number property; like Jackson's, a numeric string is fine.
-fn read_int(key: &str, value: &Node) -> Result<Option<i64>, DecodeError> {
+fn read_int(key: &str, value: &Node<'_>) -> Result<Option<i64>, DecodeError> {
     scalar(value)
         .ok_or_else(|| DecodeError::field(key, "is not a number"))?
         .int(&|| key.to_owned())
@@ -352,7 +352,7 @@ fn read_int(key: &str, value: &Node) -> Result<Option<i64>, DecodeError> {
 
 /// Statuses are exact enum names: read leniently, an unknown one would be applied as a real
 /// change (an override of `UNKNOWN`), where Java's `InstanceStatus.valueOf` fails the element.
-fn read_status(key: &str, value: &Node) -> Result<InstanceStatus, DecodeError> {
+fn read_status(key: &str, value: &Node<'_>) -> Result<InstanceStatus, DecodeError> {
     InstanceStatus::from_name(&read_text(key, value)?)
         .ok_or_else(|| DecodeError::field(key, "is not an instance status"))
 }
@@ -394,14 +394,14 @@ pub fn decode_replication_response(body: &[u8]) -> Result<Vec<ReplicationResult>
 /// What an answer that is no answer at all should have been.
 pub(crate) const RESPONSE_LIST: &str = r#"a JSON object {"responseList":[…]}"#;
 
-fn decode_result(node: &Node) -> Result<ReplicationResult, DecodeError> {
+fn decode_result(node: &Node<'_>) -> Result<ReplicationResult, DecodeError> {
     let Node::Object(entries) = node else {
         return Err(DecodeError::field("", "is not an object"));
     };
     let mut status_code = None;
     let mut entity = None;
     for (key, value) in entries {
-        match (key.as_str(), value) {
+        match (&**key, value) {
             (_, Node::Null) => {}
             ("statusCode", value) => {
                 status_code = read_int(key, value)?

@@ -205,7 +205,7 @@ pub fn decode_stamped_batch(
     decode_list(body, "stampedList", expected, |item| decode_item(item, now))
 }
 
-fn decode_item(node: &Node, now: Millis) -> Result<StampedItem, DecodeError> {
+fn decode_item(node: &Node<'_>, now: Millis) -> Result<StampedItem, DecodeError> {
     let Node::Object(_) = node else {
         return Err(DecodeError::field("", "is not an object"));
     };
@@ -231,7 +231,7 @@ pub fn decode_stamped_response(body: &[u8]) -> Result<Vec<StampedResult>, Decode
         .collect()
 }
 
-fn decode_result(node: &Node) -> Result<StampedResult, DecodeError> {
+fn decode_result(node: &Node<'_>) -> Result<StampedResult, DecodeError> {
     let Node::Object(_) = node else {
         return Err(DecodeError::field("", "is not an object"));
     };
@@ -248,7 +248,7 @@ fn decode_result(node: &Node) -> Result<StampedResult, DecodeError> {
 }
 
 /// A copy's fields, from a batch element or an answer's `copy`.
-pub(crate) fn decode_copy(node: &Node, now: Millis) -> Result<StampedCopy, DecodeError> {
+pub(crate) fn decode_copy(node: &Node<'_>, now: Millis) -> Result<StampedCopy, DecodeError> {
     let Node::Object(_) = node else {
         return Err(DecodeError::field("", "is not an object"));
     };
@@ -287,7 +287,7 @@ pub(crate) fn decode_copy(node: &Node, now: Millis) -> Result<StampedCopy, Decod
 }
 
 /// The four parts' stamps; each must be there. The digest reads the same object.
-pub(crate) fn decode_part_stamps(node: &Node) -> Result<PartStamps, DecodeError> {
+pub(crate) fn decode_part_stamps(node: &Node<'_>) -> Result<PartStamps, DecodeError> {
     let Node::Object(_) = node else {
         return Err(DecodeError::field("", "is not an object"));
     };
@@ -307,7 +307,7 @@ pub(crate) fn decode_part_stamps(node: &Node) -> Result<PartStamps, DecodeError>
 
 /// `[ms, counter, node]`, JSON integers only (no strings, no fractions, no exponents); errors
 /// name the part (`key`) and the position in it (`status[1]`).
-fn decode_stamp(node: &Node, key: &'static str) -> Result<Stamp, DecodeError> {
+fn decode_stamp(node: &Node<'_>, key: &'static str) -> Result<Stamp, DecodeError> {
     let items = match node {
         Node::Array(items) => items.as_slice(),
         _ => &[],
@@ -318,14 +318,14 @@ fn decode_stamp(node: &Node, key: &'static str) -> Result<Stamp, DecodeError> {
             "is not a [ms, counter, node] array",
         ));
     };
-    let int = |n: usize, value: &Node| match value {
+    let int = |n: usize, value: &Node<'_>| match value {
         Node::Int(value) => Ok(*value),
         _ => Err(DecodeError::field(
             format!("{key}[{n}]"),
             "is not an integer",
         )),
     };
-    let small = |n: usize, value: &Node| {
+    let small = |n: usize, value: &Node<'_>| {
         u32::try_from(int(n, value)?)
             .map_err(|_| DecodeError::field(format!("{key}[{n}]"), "is out of range"))
     };
@@ -342,26 +342,26 @@ fn decode_stamp(node: &Node, key: &'static str) -> Result<Stamp, DecodeError> {
 
 /// A field's value, or `None` when absent or `null`. A repeated key's last value wins, as in
 /// the other readers.
-fn optional<'a>(node: &'a Node, key: &str) -> Option<&'a Node> {
+fn optional<'a>(node: &'a Node<'a>, key: &str) -> Option<&'a Node<'a>> {
     node.get(key).filter(|value| !matches!(value, Node::Null))
 }
 
 /// A field that must be there.
-fn field<'a>(node: &'a Node, key: &'static str) -> Result<&'a Node, DecodeError> {
+fn field<'a>(node: &'a Node<'a>, key: &'static str) -> Result<&'a Node<'a>, DecodeError> {
     optional(node, key).ok_or_else(|| DecodeError::field(key, "is missing"))
 }
 
 /// A non-empty JSON string: a copy without its app or id names no instance.
-fn text(node: &Node, key: &'static str) -> Result<String, DecodeError> {
+fn text(node: &Node<'_>, key: &'static str) -> Result<String, DecodeError> {
     match field(node, key)? {
-        Node::Str(value) if !value.is_empty() => Ok(value.clone()),
+        Node::Str(value) if !value.is_empty() => Ok(value.to_string()),
         Node::Str(_) => Err(DecodeError::field(key, "is empty")),
         _ => Err(DecodeError::field(key, "is not a string")),
     }
 }
 
 /// An exact enum name, as Java's `InstanceStatus.valueOf` reads it.
-fn status(value: &Node, key: &'static str) -> Result<InstanceStatus, DecodeError> {
+fn status(value: &Node<'_>, key: &'static str) -> Result<InstanceStatus, DecodeError> {
     match value {
         Node::Str(name) => InstanceStatus::from_name(name),
         _ => None,

@@ -14,6 +14,8 @@ use std::collections::BTreeMap;
 use heureka_core::{Application, Applications};
 use heureka_core::{Instance, Millis};
 
+use std::borrow::Cow;
+
 use super::tree::Node;
 use crate::error::one_line;
 use crate::error::DecodeError;
@@ -66,7 +68,7 @@ pub(crate) fn tree_applications(body: &[u8]) -> Result<Applications, DecodeError
         // and any starting with `apps` as the hash (`@JsonAnySetter`); the legacy reader knows
         // only the exact names, which this includes.
         if key.starts_with("version") {
-            let name = || key.clone();
+            let name = || key.to_string();
             apps.versions_delta = scalar.int(&name)?.unwrap_or(NO_VERSION);
         } else if key.starts_with("apps") {
             apps.apps_hashcode = scalar.text().into_owned();
@@ -81,7 +83,7 @@ pub(crate) fn tree_applications(body: &[u8]) -> Result<Applications, DecodeError
 }
 
 #[cfg(test)]
-fn read_application(node: &Node) -> Result<Application, DecodeError> {
+fn read_application(node: &Node<'_>) -> Result<Application, DecodeError> {
     let Node::Object(entries) = node else {
         return Err(DecodeError::field("", "is not an object"));
     };
@@ -90,7 +92,7 @@ fn read_application(node: &Node) -> Result<Application, DecodeError> {
         instances: Vec::new(),
     };
     for (key, value) in entries {
-        match key.as_str() {
+        match &**key {
             "name" => {
                 if let Some(s) = scalar(value) {
                     app.name = s.text().to_uppercase();
@@ -108,9 +110,9 @@ fn read_application(node: &Node) -> Result<Application, DecodeError> {
 /// `application` and `instance` may be an array or, from older servers, a single object.
 #[cfg(test)]
 fn list<T>(
-    node: &Node,
+    node: &Node<'_>,
     name: &str,
-    read: impl Fn(&Node) -> Result<T, DecodeError>,
+    read: impl Fn(&Node<'_>) -> Result<T, DecodeError>,
 ) -> Result<Vec<T>, DecodeError> {
     match node {
         Node::Null => Ok(Vec::new()),
@@ -124,7 +126,7 @@ fn list<T>(
     }
 }
 
-pub(crate) fn read_instance(node: &Node, now: Millis) -> Result<Instance, DecodeError> {
+pub(crate) fn read_instance(node: &Node<'_>, now: Millis) -> Result<Instance, DecodeError> {
     let Node::Object(entries) = node else {
         return Err(DecodeError::field("", "is not an object"));
     };
@@ -133,7 +135,7 @@ pub(crate) fn read_instance(node: &Node, now: Millis) -> Result<Instance, Decode
         if let Node::Null = value {
             continue;
         }
-        match key.as_str() {
+        match &**key {
             "port" | "securePort" => read_port(&mut b, key, value)?,
             "dataCenterInfo" => b.set_data_center(read_data_center(value)?),
             "leaseInfo" => {
@@ -147,7 +149,7 @@ pub(crate) fn read_instance(node: &Node, now: Millis) -> Result<Instance, Decode
             _ => match scalar(value) {
                 Some(s) => b.scalar(key, s)?,
                 None if fields::is_scalar_field(key) => {
-                    return Err(DecodeError::field(key.as_str(), "is not a single value"));
+                    return Err(DecodeError::field(&**key, "is not a single value"));
                 }
                 None => {}
             },
@@ -160,12 +162,12 @@ pub(crate) fn read_instance(node: &Node, now: Millis) -> Result<Instance, Decode
 
 /// `{"$": 8080, "@enabled": "true"}`; the number may be a string and the flag a boolean, a
 /// string or a number. Unknown keys inside are skipped (the Java reader would fail on them).
-fn read_port(b: &mut InstanceBuilder, key: &str, value: &Node) -> Result<(), DecodeError> {
+fn read_port(b: &mut InstanceBuilder, key: &str, value: &Node<'_>) -> Result<(), DecodeError> {
     if let Some(s) = scalar(value) {
         return b.scalar(key, s);
     }
     for (k, v) in object(value, key)? {
-        match (k.as_str(), scalar(v)) {
+        match (&**k, scalar(v)) {
             ("$", Some(s)) => b.port_number(key, s)?,
             ("@enabled", Some(s)) => b.port_enabled(key, s.boolean()),
             _ => {}
@@ -174,13 +176,13 @@ fn read_port(b: &mut InstanceBuilder, key: &str, value: &Node) -> Result<(), Dec
     Ok(())
 }
 
-fn read_data_center(value: &Node) -> Result<heureka_core::DataCenterInfo, DecodeError> {
+fn read_data_center(value: &Node<'_>) -> Result<heureka_core::DataCenterInfo, DecodeError> {
     let entries = object(value, "dataCenterInfo")?;
     let mut class = None;
     let mut name = None;
     let mut metadata = BTreeMap::new();
     for (k, v) in entries {
-        match (k.as_str(), v) {
+        match (&**k, v) {
             (_, Node::Null) => {}
             ("@class", v) => class = scalar(v).map(|s| s.text().into_owned()),
             ("name", v) => name = scalar(v).map(|s| s.text().into_owned()),
@@ -198,7 +200,7 @@ fn read_data_center(value: &Node) -> Result<heureka_core::DataCenterInfo, Decode
 /// Values are read as text, so numbers and booleans are fine; `@class` is Jackson's marker for
 /// an empty map and is skipped. A nested object or array fails, as in every Java reader.
 fn read_metadata(
-    entries: &[(String, Node)],
+    entries: &[(Cow<'_, str>, Node<'_>)],
     field: &str,
     map: &mut BTreeMap<String, String>,
 ) -> Result<(), DecodeError> {
@@ -228,7 +230,10 @@ pub(crate) fn fill_instance_id_from_metadata(instance: &mut Instance) {
     }
 }
 
-fn object<'a>(node: &'a Node, field: &str) -> Result<&'a [(String, Node)], DecodeError> {
+fn object<'a>(
+    node: &'a Node<'a>,
+    field: &str,
+) -> Result<&'a [(Cow<'a, str>, Node<'a>)], DecodeError> {
     match node {
         Node::Object(entries) => Ok(entries),
         Node::Null => Ok(&[]),
@@ -236,7 +241,7 @@ fn object<'a>(node: &'a Node, field: &str) -> Result<&'a [(String, Node)], Decod
     }
 }
 
-pub(crate) fn scalar(node: &Node) -> Option<Scalar<'_>> {
+pub(crate) fn scalar<'a>(node: &'a Node<'_>) -> Option<Scalar<'a>> {
     match node {
         Node::Bool(b) => Some(Scalar::Bool(*b)),
         Node::Int(n) => Some(Scalar::Int(*n)),
@@ -247,7 +252,7 @@ pub(crate) fn scalar(node: &Node) -> Option<Scalar<'_>> {
 }
 
 /// Parses the body, turning serde_json's error into one line that says where.
-pub(crate) fn parse(body: &[u8]) -> Result<Node, DecodeError> {
+pub(crate) fn parse(body: &[u8]) -> Result<Node<'_>, DecodeError> {
     serde_json::from_slice(prepare(body)?).map_err(malformed)
 }
 
@@ -278,10 +283,10 @@ pub(crate) fn malformed(e: serde_json::Error) -> DecodeError {
 /// so do we. Other keys beside the wrapper are ignored.
 #[cfg(test)]
 fn unwrap_root<'a>(
-    root: &'a Node,
+    root: &'a Node<'a>,
     key: &str,
     expected: &'static str,
-) -> Result<&'a Node, DecodeError> {
+) -> Result<&'a Node<'a>, DecodeError> {
     match root.get(key) {
         Some(inner @ Node::Object(_)) => Ok(inner),
         _ => Err(DecodeError::WrongRoot { expected }),
