@@ -56,6 +56,6 @@ pub(crate) use body::CachedBody;
 pub(crate) use delta::DeltaCache;
 pub(crate) use encoding::Encoding;
 pub(crate) use full::FullFetchCache;
-pub(crate) use gzip::{crc_of, deflate, GzipMember};
+pub(crate) use gzip::{crc_of, deflate, Checksum, GzipMember};
 pub(crate) use merged::{MergedCache, MergedKey};
 pub(crate) use selection::{Selection, SelectionCache};

@@ -5,13 +5,12 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use bytes::Bytes;
-use flate2::Crc;
 use heureka_core::Application;
 use heureka_wire::ApplicationsPieces;
 
 use super::age::younger;
 use super::body::CachedBody;
-use super::gzip::{crc_of, deflate, inflate_segment, GzipMember};
+use super::gzip::{crc_of, deflate, inflate_segment, Checksum, GzipMember};
 use super::plan::{batches, encode_entries, Member, Planned, RunMembers};
 use super::source::Source;
 use crate::clock::Instant;
@@ -44,7 +43,7 @@ pub(super) struct Run {
     members: RunMembers,
     encoded_at: Instant,
     /// CRC-32 and length of the uncompressed run, for the gzip trailer.
-    crc: Crc,
+    crc: Checksum,
     /// The members' entries, with separators, as one raw deflate segment: made when gzip is
     /// first asked for, then kept.
     pub(super) deflated: Option<Bytes>,
@@ -86,6 +85,13 @@ impl Run {
             .clone()
     }
 
+    /// The deflate segment, once [`Run::deflated`] has made it.
+    fn segment(&self) -> &Bytes {
+        self.deflated
+            .as_ref()
+            .expect("deflated before the gzip body is laid out")
+    }
+
     /// The run uncompressed: kept, or inflated from its segment once (so it is byte for byte
     /// what the gzip body holds, even where heartbeats moved a lease since).
     fn plain(&mut self) -> Bytes {
@@ -98,7 +104,7 @@ impl Run {
     }
 
     fn is_empty(&self) -> bool {
-        self.crc.amount() == 0
+        self.crc.is_empty()
     }
 }
 
@@ -239,24 +245,33 @@ impl Runs {
     /// The gzip body: head, the runs' deflate segments (compressing those not yet compressed)
     /// and stored separators, in one member. Drops plain copies nobody wants.
     pub(super) fn gzip_body(&mut self, pieces: ApplicationsPieces, keep_plain: bool) -> Bytes {
-        let mut gzip = GzipMember::new();
-        gzip.push_deflated(&deflate(&self.head), &crc_of(&self.head));
-        let mut first = true;
-        for name in &self.order {
-            let run = self
-                .by_first_app
-                .get_mut(name)
-                .expect("the order lists this map's runs");
+        for run in self.by_first_app.values_mut() {
             if !run.is_empty() {
-                if !first {
-                    gzip.push_stored(pieces.separator());
-                }
-                first = false;
-                gzip.push_deflated(&run.deflated(), &run.crc);
+                run.deflated();
             }
             if !keep_plain {
                 run.plain = None;
             }
+        }
+        let head = deflate(&self.head);
+        let runs: Vec<&Run> = self
+            .order
+            .iter()
+            .map(|name| &self.by_first_app[name])
+            .filter(|run| !run.is_empty())
+            .collect();
+        let separators = runs.len().saturating_sub(1);
+        let size = head.len()
+            + runs.iter().map(|run| run.segment().len()).sum::<usize>()
+            + separators * GzipMember::stored_size(pieces.separator())
+            + GzipMember::stored_size(pieces.tail());
+        let mut gzip = GzipMember::with_capacity(size);
+        gzip.push_deflated(&head, &crc_of(&self.head));
+        for (n, run) in runs.into_iter().enumerate() {
+            if n > 0 {
+                gzip.push_stored(pieces.separator());
+            }
+            gzip.push_deflated(run.segment(), &run.crc);
         }
         gzip.push_stored(pieces.tail());
         gzip.finish()

@@ -19,13 +19,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use bytes::Bytes;
-use flate2::Crc;
 use heureka_core::{Application, Millis};
 use parking_lot::Mutex;
 
 use super::query::SdQuery;
 use super::targets::targets;
-use crate::cache::{crc_of, deflate, CachedBody, GzipMember};
+use crate::cache::{crc_of, deflate, CachedBody, Checksum, GzipMember};
 use crate::store::Store;
 
 /// Distinct queries whose bodies and pieces are kept: a fleet's scrape configurations ask a
@@ -67,11 +66,11 @@ struct Piece {
     targets: usize,
     /// The same as a raw deflate segment with the CRC of `groups`, made when a gzip answer
     /// first needs it: Prometheus does not ask for gzip, so its answers never pay for it.
-    deflated: OnceLock<(Bytes, Crc)>,
+    deflated: OnceLock<(Bytes, Checksum)>,
 }
 
 impl Piece {
-    fn deflated(&self) -> &(Bytes, Crc) {
+    fn deflated(&self) -> &(Bytes, Checksum) {
         self.deflated
             .get_or_init(|| (Bytes::from(deflate(&self.groups)), crc_of(&self.groups)))
     }
