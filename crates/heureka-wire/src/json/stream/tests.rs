@@ -510,3 +510,14 @@ proptest! {
         same_application(&mutate(&body, at, with)).ok();
     }
 }
+
+#[test]
+fn invalid_utf8_is_malformed_json_that_says_where() {
+    // Bodies are checked for UTF-8 whole before they are read; a bad byte is still reported
+    // where it is, as serde_json's byte reader reports it.
+    let error = instance(b"{\"instance\":{\"app\":\"a\xffb\"}}", NOW).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "invalid JSON at line 1 column 22: invalid unicode code point"
+    );
+}

@@ -26,15 +26,34 @@ where
     R: for<'de> ObjectReader<'de, Out = T>,
 {
     let body = prepare(body)?;
-    let mut deserializer = serde_json::Deserializer::from_slice(body);
-    let root = Value(Root { key, reader })
-        .deserialize(&mut deserializer)
-        .and_then(|root| deserializer.end().map(|()| root))
-        .map_err(malformed)?;
+    // Checked for UTF-8 once, as the tree reader does (`decode::parse`).
+    let root = match std::str::from_utf8(body) {
+        Ok(text) => read_root(serde_json::Deserializer::from_str(text), key, reader),
+        Err(_) => read_root(serde_json::Deserializer::from_slice(body), key, reader),
+    }
+    .map_err(malformed)?;
     match root {
         Some(Some(read)) => read,
         _ => Err(DecodeError::WrongRoot { expected }),
     }
+}
+
+/// The root's reading, whole: `None` where the root is not an object, `Some(None)` where it
+/// has no `key` object.
+type RootRead<T> = Option<Option<Result<T, DecodeError>>>;
+
+fn read_root<'de, T, R, J>(
+    mut deserializer: serde_json::Deserializer<J>,
+    key: &'static str,
+    reader: R,
+) -> Result<RootRead<T>, serde_json::Error>
+where
+    R: ObjectReader<'de, Out = T>,
+    J: serde_json::de::Read<'de>,
+{
+    let root = Value(Root { key, reader }).deserialize(&mut deserializer)?;
+    deserializer.end()?;
+    Ok(root)
 }
 
 /// Reads one kind of object (an instance, an application, a registry) from its entries.
