@@ -50,7 +50,12 @@ pub(super) fn inflate_segment(segment: &[u8]) -> Bytes {
 /// concatenated into one stream. Level 6, zlib's default: a fragment is compressed once per
 /// change, not once per read, so the smaller payload is worth the extra microseconds.
 pub(crate) fn deflate(data: &[u8]) -> Vec<u8> {
-    let mut compressor = Compress::new(Compression::default(), false);
+    deflate_at(data, Compression::default())
+}
+
+/// [`deflate`] at another level.
+pub(crate) fn deflate_at(data: &[u8], level: Compression) -> Vec<u8> {
+    let mut compressor = Compress::new(level, false);
     let mut out = Vec::with_capacity(data.len() / 6 + 64);
     loop {
         let consumed = compressor.total_in() as usize;

@@ -30,3 +30,16 @@ fn large_inputs_deflate_completely() {
     gzip.push_deflated(&deflate(&data), &crc_of(&data));
     assert_eq!(gunzip_single_member(&gzip.finish()), data);
 }
+
+#[test]
+fn segments_deflated_at_different_levels_form_one_valid_member() {
+    // A first large build compresses its runs fast; runs re-encoded later use the kept level.
+    let fast = b"{\"name\":\"A\",\"instance\":[]}".repeat(50);
+    let kept = b"{\"name\":\"B\",\"instance\":[]}".repeat(50);
+    let mut gzip = GzipMember::new();
+    gzip.push_deflated(&deflate_at(&fast, Compression::new(2)), &crc_of(&fast));
+    gzip.push_stored(b",");
+    gzip.push_deflated(&deflate(&kept), &crc_of(&kept));
+    let expected = [fast.as_slice(), b",", kept.as_slice()].concat();
+    assert_eq!(gunzip_single_member(&gzip.finish()), expected);
+}
