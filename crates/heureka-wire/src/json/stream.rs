@@ -2,8 +2,8 @@
 //! in [`registry`], a whole registry document or one application into its model the same way.
 //!
 //! A registration is the server's most frequent write with a body, and building the
-//! order-preserving [`Node`](super::tree::Node) tree for it (a `String` per key and value, a
-//! `Vec` per object) cost about a fifth of its CPU; for a full registry read on a peer's start-up
+//! order-preserving [`Node`](super::tree::Node) tree for it (then a `String` per key and value,
+//! a `Vec` per object) cost about a fifth of its CPU; for a full registry read on a peer's start-up
 //! sync the tree took several times the registry's memory. This reader walks the same document with
 //! serde's visitors and feeds each value to the same `InstanceBuilder` rules as it is read, so
 //! it accepts exactly what the tree reader accepts and fails with the same message:
