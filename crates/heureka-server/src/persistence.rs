@@ -48,11 +48,8 @@ use crate::metrics::Metrics;
 use crate::store::{ChangeSink, Store};
 
 pub(crate) use file::FileError;
-use file::{Found, RegistryFile};
+use file::{Found, Key, RegistryFile};
 use restore::Restore;
-
-/// (upper-cased application, instance id): a row's key.
-type Key = (String, String);
 
 /// A rebuild at start when the file is this many times larger than the records it holds.
 const REBUILD_FACTOR: u64 = 4;

@@ -69,6 +69,9 @@ pub(crate) enum Found {
     MovedAside { reason: String, to: PathBuf },
 }
 
+/// (upper-cased application, instance id): a row's key.
+pub(crate) type Key = (String, String);
+
 /// One stored row; `Err` is a row that could not be read (the reading stops there).
 pub(crate) type Row<'a> = Result<(&'a str, &'a str, &'a [u8]), String>;
 
@@ -175,11 +178,7 @@ impl RegistryFile {
 
     /// Writes one batch durably: `puts` replace rows, `deletes` remove them; one transaction,
     /// synced to disk before it returns.
-    pub(crate) fn write(
-        &self,
-        puts: &[((String, String), Vec<u8>)],
-        deletes: &[(String, String)],
-    ) -> Result<(), FileError> {
+    pub(crate) fn write(&self, puts: &[(Key, Vec<u8>)], deletes: &[Key]) -> Result<(), FileError> {
         let store = |e: &dyn std::fmt::Display| FileError::Store(e.to_string());
         let db = self.db.read();
         let db = db.as_ref().ok_or_else(|| FileError::Store(closed()))?;
@@ -219,10 +218,7 @@ impl RegistryFile {
     /// Replaces the file with one holding only `rows`: after damage (the old file is moved
     /// aside first), or to give back space the live registry no longer needs (compaction).
     /// Written beside it and renamed over it, so a crash midway leaves the old file whole.
-    pub(crate) fn rebuild(
-        self,
-        rows: &[((String, String), Vec<u8>)],
-    ) -> Result<RegistryFile, FileError> {
+    pub(crate) fn rebuild(self, rows: &[(Key, Vec<u8>)]) -> Result<RegistryFile, FileError> {
         let RegistryFile { db, path } = self;
         drop(db);
         let fresh_path = path.with_extension("redb.new");

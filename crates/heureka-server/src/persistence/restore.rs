@@ -11,8 +11,7 @@ use std::time::Duration;
 use heureka_core::{Kept, KeptInstance, Millis, Registry, Restored};
 use heureka_wire::{decode_kept, DecodeError};
 
-use super::file::RegistryFile;
-use super::Key;
+use super::file::{Key, RegistryFile};
 
 /// Rows handed to a decoding thread at once: about a megabyte of records.
 pub(super) const CHUNK_ROWS: usize = 512;
