@@ -7,6 +7,7 @@ use std::io::IsTerminal;
 use heureka_server::config::Config;
 use tracing_subscriber::field::MakeExt;
 use tracing_subscriber::fmt::format::{self, Writer};
+use tracing_subscriber::fmt::time::FormatTime;
 use tracing_subscriber::EnvFilter;
 
 /// `logging.level.root` sets the default; `logging.level.<target>` refines one target.
@@ -51,6 +52,7 @@ pub(crate) fn init(config: &Config) -> tracing_appender::non_blocking::WorkerGua
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_target(false)
+        .with_timer(SecondCachedClock)
         .fmt_fields(one_line_fields())
         .with_ansi(std::io::stdout().is_terminal())
         .with_writer(writer)
@@ -79,11 +81,11 @@ const LOG_QUEUE_LINES: usize = 8_192;
 fn one_line_fields() -> impl for<'w> format::FormatFields<'w> + 'static {
     format::debug_fn(|writer: &mut Writer<'_>, field, value| {
         let mut line = OneLine(writer);
-        if field.name() == "message" {
-            write!(line, "{value:?}")
-        } else {
-            write!(line, "{}={value:?}", field.name())
+        if field.name() != "message" {
+            line.write_str(field.name())?;
+            line.write_str("=")?;
         }
+        write!(line, "{value:?}")
     })
     .delimited(" ")
 }
@@ -96,7 +98,7 @@ impl<W: fmt::Write> fmt::Write for OneLine<W> {
     fn write_str(&mut self, text: &str) -> fmt::Result {
         // Runs of ordinary characters go through in one call: the common case costs one scan.
         let mut rest = text;
-        while let Some(at) = rest.find(char::is_control) {
+        while let Some(at) = first_control(rest) {
             self.0.write_str(&rest[..at])?;
             let control = rest[at..].chars().next().unwrap_or_default();
             write!(self.0, "{}", control.escape_default())?;
@@ -104,6 +106,98 @@ impl<W: fmt::Write> fmt::Write for OneLine<W> {
         }
         self.0.write_str(rest)
     }
+}
+
+/// Where the first control character (C0, DEL or C1) of `text` starts, scanning bytes: every
+/// registration's line passes its fields through here, and decoding each character to ask
+/// `char::is_control` cost more than the rest of the escaping. In UTF-8 a C0 or DEL is one byte
+/// below 0x20 or 0x7F, and a C1 (U+0080–U+009F) is 0xC2 followed by 0x80–0x9F; no other
+/// character's encoding contains those sequences.
+fn first_control(text: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    // A pass without early exit, which the compiler vectorizes, settles the common case of
+    // none; 0xC2 alone (as in `é`) sends the text to the exact scan below.
+    let suspect = bytes.iter().fold(false, |any, &byte| {
+        any | (byte < 0x20) | (byte == 0x7F) | (byte == 0xC2)
+    });
+    if !suspect {
+        return None;
+    }
+    bytes.iter().enumerate().position(|(at, &byte)| {
+        byte < 0x20
+            || byte == 0x7F
+            || (byte == 0xC2 && matches!(bytes.get(at + 1), Some(0x80..=0x9F)))
+    })
+}
+
+/// The default timer's format (RFC 3339 in UTC with microseconds, `2026-12-06T14:08:05.123456Z`),
+/// with the date and time of day formatted once a second per thread instead of on every line:
+/// calendar arithmetic and eight padded numbers through `fmt` were a third of a registration's
+/// log line.
+struct SecondCachedClock;
+
+thread_local! {
+    /// The whole second last formatted on this thread, and its text up to and including the `.`.
+    static SECOND: std::cell::RefCell<(u64, String)> = const {
+        std::cell::RefCell::new((u64::MAX, String::new()))
+    };
+}
+
+impl FormatTime for SecondCachedClock {
+    fn format_time(&self, w: &mut Writer<'_>) -> fmt::Result {
+        let since_epoch = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        let (secs, micros) = (since_epoch.as_secs(), since_epoch.subsec_micros());
+        SECOND.with_borrow_mut(|(cached, prefix)| {
+            if *cached != secs {
+                *prefix = second_prefix(secs);
+                *cached = secs;
+            }
+            w.write_str(prefix)
+        })?;
+        // Digits and 'Z' only: always UTF-8.
+        w.write_str(std::str::from_utf8(&micros_and_zone(micros)).unwrap_or("000000Z"))
+    }
+}
+
+/// `2026-12-06T14:08:05.`: the text of that whole second in UTC, up to its fraction.
+fn second_prefix(secs_since_epoch: u64) -> String {
+    let (days, secs) = (secs_since_epoch / 86_400, secs_since_epoch % 86_400);
+    let (year, month, day) = civil_date(days);
+    let (hour, minute, second) = (secs / 3_600, secs % 3_600 / 60, secs % 60);
+    format!("{year:04}-{month:02}-{day:02}T{hour:02}:{minute:02}:{second:02}.")
+}
+
+/// The proleptic Gregorian date `days` after 1970-01-01, counted in 400-year eras of 146,097
+/// days from 0000-03-01, so that the leap day ends each year of the count.
+fn civil_date(days: u64) -> (u64, u64, u64) {
+    let from_march_0000 = days + 719_468;
+    let era = from_march_0000 / 146_097;
+    let day_of_era = from_march_0000 % 146_097;
+    let year_of_era =
+        (day_of_era - day_of_era / 1_460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let month_from_march = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * month_from_march + 2) / 5 + 1;
+    let month = if month_from_march < 10 {
+        month_from_march + 3
+    } else {
+        month_from_march - 9
+    };
+    let year = era * 400 + year_of_era + u64::from(month <= 2);
+    (year, month, day)
+}
+
+/// `123456Z`: the microseconds, six digits zero-padded, and the zone.
+fn micros_and_zone(micros: u32) -> [u8; 7] {
+    let mut text = *b"000000Z";
+    let mut rest = micros.min(999_999);
+    for digit in text[..6].iter_mut().rev() {
+        *digit = b'0' + (rest % 10) as u8;
+        rest /= 10;
+    }
+    text
 }
 
 #[cfg(test)]
@@ -127,6 +221,75 @@ mod tests {
     #[test]
     fn terminal_escapes_and_c1_codes_are_escaped() {
         assert_eq!(one_line("\u{1b}[31mred\u{9b}"), "\\u{1b}[31mred\\u{9b}");
+    }
+
+    #[test]
+    fn c1_codes_are_found_but_other_two_byte_characters_are_not() {
+        assert_eq!(first_control("é£\u{a0}\u{bf}x"), None);
+        assert_eq!(first_control("é\u{85}"), Some(2));
+        assert_eq!(one_line("a\u{7f}b"), "a\\u{7f}b");
+    }
+
+    #[test]
+    fn the_clock_writes_what_the_default_timer_writes_for_that_second() {
+        let mut ours = String::new();
+        let mut default = String::new();
+        // Retried across a second boundary: the two clocks read the time one after the other.
+        for _ in 0..3 {
+            ours.clear();
+            default.clear();
+            SecondCachedClock
+                .format_time(&mut Writer::new(&mut ours))
+                .unwrap();
+            tracing_subscriber::fmt::time::SystemTime
+                .format_time(&mut Writer::new(&mut default))
+                .unwrap();
+            if ours[..20] == default[..20] {
+                break;
+            }
+        }
+        assert_eq!(ours[..20], default[..20]);
+        assert_eq!(ours.len(), default.len(), "{ours} against {default}");
+        assert!(ours.ends_with('Z'), "{ours}");
+    }
+
+    #[test]
+    fn dates_across_leap_days_and_centuries_are_the_calendar_s() {
+        assert_eq!(second_prefix(0), "1970-01-01T00:00:00.");
+        assert_eq!(second_prefix(951_782_399), "2000-02-28T23:59:59.");
+        assert_eq!(second_prefix(951_868_800), "2000-03-01T00:00:00.");
+        assert_eq!(second_prefix(1_709_164_800), "2024-02-29T00:00:00.");
+        assert_eq!(second_prefix(4_107_542_400), "2100-03-01T00:00:00.");
+        assert_eq!(second_prefix(1_796_565_296), "2026-12-06T13:54:56.");
+    }
+
+    #[test]
+    fn every_day_of_three_centuries_follows_the_one_before() {
+        let leap =
+            |y: u64| y.is_multiple_of(4) && (!y.is_multiple_of(100) || y.is_multiple_of(400));
+        let (mut year, mut month, mut day) = (1970, 1, 1);
+        for days in 0..(300 * 366) {
+            assert_eq!(civil_date(days), (year, month, day), "day {days}");
+            let month_days = match month {
+                2 if leap(year) => 29,
+                2 => 28,
+                4 | 6 | 9 | 11 => 30,
+                _ => 31,
+            };
+            day += 1;
+            if day > month_days {
+                (day, month) = (1, month + 1);
+            }
+            if month > 12 {
+                (month, year) = (1, year + 1);
+            }
+        }
+    }
+
+    #[test]
+    fn microseconds_are_zero_padded_to_six_digits() {
+        assert_eq!(&micros_and_zone(42), b"000042Z");
+        assert_eq!(&micros_and_zone(999_999), b"999999Z");
     }
 
     #[test]
