@@ -33,9 +33,7 @@ pub fn validate_registration(
     if instance.app.is_empty() {
         return Err(InvalidRegistration::MissingAppName);
     }
-    // Compared char by char, which is what comparing the two upper-cased strings amounts to
-    // (upper-casing maps each character on its own), without building them on every register.
-    if !upper(&instance.app).eq(upper(path_app)) {
+    if !same_app_name(&instance.app, path_app) {
         return Err(InvalidRegistration::MismatchedAppName {
             expected: path_app.to_uppercase(),
             actual: instance.app.clone(),
@@ -60,6 +58,19 @@ pub fn validate_registration(
     }
     limits.check_instance(instance)?;
     Ok(limits.lease_terms(&mut instance.lease_info))
+}
+
+/// Whether the two names are the same once upper-cased, as Eureka compares them.
+///
+/// Compared char by char, which is what comparing the two upper-cased strings amounts to
+/// (upper-casing maps each character on its own), without building them on every register.
+/// ASCII names, nearly all of them, take a byte comparison: an ASCII letter's upper case is
+/// ASCII, and a non-ASCII character whose upper case is ASCII (`ı`, `ſ`) makes a name non-ASCII.
+fn same_app_name(body_app: &str, path_app: &str) -> bool {
+    if body_app.is_ascii() && path_app.is_ascii() {
+        return body_app.eq_ignore_ascii_case(path_app);
+    }
+    upper(body_app).eq(upper(path_app))
 }
 
 fn upper(text: &str) -> impl Iterator<Item = char> + '_ {

@@ -76,6 +76,28 @@ fn app_names_are_compared_upper_cased() {
 }
 
 #[test]
+fn a_dotless_i_in_the_body_matches_an_ascii_path() {
+    let mut instance = valid();
+    instance.app = "bıllıng".to_owned(); // upper-cases to BILLING
+    assert!(validate_registration(&mut instance, "billing", &Limits::default()).is_ok());
+}
+
+proptest::proptest! {
+    #[test]
+    fn app_names_match_exactly_when_their_upper_cased_strings_are_equal(
+        body in "[a-zA-Z0-9ıſßİ_.-]{0,8}",
+        path in "[a-zA-Z0-9ıſßİ_.-]{0,8}",
+    ) {
+        proptest::prop_assert_eq!(
+            same_app_name(&body, &path),
+            body.to_uppercase() == path.to_uppercase()
+        );
+        proptest::prop_assert!(same_app_name(&body, &body.to_lowercase()) ==
+            (body.to_uppercase() == body.to_lowercase().to_uppercase()));
+    }
+}
+
+#[test]
 fn missing_data_center_is_named() {
     assert_eq!(
         reason_without(|i| i.data_center_info = None),

@@ -17,10 +17,6 @@ pub(crate) struct CachedBody {
 }
 
 impl CachedBody {
-    pub(super) fn one(part: Bytes) -> CachedBody {
-        CachedBody::of(vec![part])
-    }
-
     pub(crate) fn of(parts: Vec<Bytes>) -> CachedBody {
         let len = parts.iter().map(|part| part.len() as u64).sum();
         CachedBody {

@@ -140,7 +140,7 @@ impl<S: Source> DocumentCache<S> {
             runs.replan::<S>(store, pieces, self.max_age, wanted);
         }
         let body = match encoding {
-            Encoding::Gzip => CachedBody::one(runs.gzip_body(pieces, keep_plain)),
+            Encoding::Gzip => runs.gzip_body(pieces, keep_plain),
             Encoding::Plain => runs.plain_body(pieces),
         };
         self.builds.count(format, encoding);

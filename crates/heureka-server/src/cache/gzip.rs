@@ -22,6 +22,27 @@ impl Checksum {
     pub(crate) fn is_empty(&self) -> bool {
         self.len == 0
     }
+
+    /// The CRC modulo `modulus`: a number drawn from the data's content.
+    pub(crate) fn residue(&self, modulus: usize) -> usize {
+        self.crc as usize % modulus
+    }
+
+    /// The checksum of pieces laid one after another, from theirs: one multiplication per
+    /// piece, and the operator of the whole made once at the end.
+    pub(crate) fn of_sequence<'a>(pieces: impl IntoIterator<Item = &'a Checksum>) -> Checksum {
+        let (crc, len) = pieces.into_iter().fold((0, 0), |(crc, len), piece| {
+            (
+                crc32_combine_op(crc, piece.crc, piece.shift),
+                len + piece.len,
+            )
+        });
+        Checksum {
+            crc,
+            len,
+            shift: crc32_combine_gen(len),
+        }
+    }
 }
 
 pub(crate) fn crc_of(data: &[u8]) -> Checksum {
@@ -72,8 +93,24 @@ pub(crate) fn deflate_at(data: &[u8], level: Compression) -> Vec<u8> {
     }
 }
 
-/// A gzip member assembled from deflate segments and stored blocks (RFC 1951/1952).
+/// `plain` as one stored deflate block (at most 65,535 bytes; the few bytes of separators
+/// and closing brackets), appended to `out`.
+pub(crate) fn push_stored_block(out: &mut Vec<u8>, plain: &[u8]) {
+    if plain.is_empty() {
+        return;
+    }
+    let len = u16::try_from(plain.len()).expect("stored blocks here are a few bytes");
+    out.push(0x00);
+    out.extend_from_slice(&len.to_le_bytes());
+    out.extend_from_slice(&(!len).to_le_bytes());
+    out.extend_from_slice(plain);
+}
+
+/// A gzip member assembled from deflate segments and stored blocks (RFC 1951/1952), in one
+/// buffer or, where shared pieces are pushed ([`GzipMember::push_shared`]), in parts.
 pub(crate) struct GzipMember {
+    /// The parts before `out`: shared pieces and the buffers written between them.
+    parts: Vec<Bytes>,
     out: Vec<u8>,
     crc: u32,
     len: u64,
@@ -98,18 +135,10 @@ impl GzipMember {
         let mut out = Vec::with_capacity(Self::HEADER.len() + segments + Self::END);
         out.extend_from_slice(&Self::HEADER);
         GzipMember {
+            parts: Vec::new(),
             out,
             crc: 0,
             len: 0,
-        }
-    }
-
-    /// What [`GzipMember::push_stored`] adds for `plain`.
-    pub(crate) fn stored_size(plain: &[u8]) -> usize {
-        if plain.is_empty() {
-            0
-        } else {
-            5 + plain.len()
         }
     }
 
@@ -120,29 +149,45 @@ impl GzipMember {
         self.len += checksum.len;
     }
 
+    /// Appends a piece of deflate segments and stored blocks, shared rather than copied (it
+    /// becomes a part of its own), whose data's checksum is `checksum`.
+    pub(crate) fn push_shared(&mut self, piece: Bytes, checksum: &Checksum) {
+        if !self.out.is_empty() {
+            let written = std::mem::take(&mut self.out);
+            self.parts.push(Bytes::from(written));
+        }
+        self.parts.push(piece);
+        self.crc = crc32_combine_op(self.crc, checksum.crc, checksum.shift);
+        self.len += checksum.len;
+    }
+
     /// Appends `plain` uncompressed, as one stored block (used for the few bytes of
     /// separators and the closing brackets). Stored blocks hold at most 65,535 bytes.
     pub(crate) fn push_stored(&mut self, plain: &[u8]) {
-        if plain.is_empty() {
-            return;
-        }
-        let len = u16::try_from(plain.len()).expect("stored blocks here are a few bytes");
-        self.out.push(0x00);
-        self.out.extend_from_slice(&len.to_le_bytes());
-        self.out.extend_from_slice(&(!len).to_le_bytes());
-        self.out.extend_from_slice(plain);
+        push_stored_block(&mut self.out, plain);
         self.crc = crc32(self.crc, plain);
         self.len += plain.len() as u64;
     }
 
-    pub(crate) fn finish(mut self) -> Bytes {
+    /// The member in one buffer (shared pieces, if any, copied into it).
+    pub(crate) fn finish(self) -> Bytes {
+        let mut parts = self.finish_parts();
+        if parts.len() == 1 {
+            return parts.pop().unwrap_or_default();
+        }
+        Bytes::from(parts.concat())
+    }
+
+    /// The member as its parts, shared pieces as they were pushed.
+    pub(crate) fn finish_parts(mut self) -> Vec<Bytes> {
         self.out.extend_from_slice(&Self::FINAL_BLOCK);
         self.out.extend_from_slice(&self.crc.to_le_bytes());
         // ISIZE: the length modulo 2^32.
         self.out.extend_from_slice(&(self.len as u32).to_le_bytes());
         // The body is kept for the whole version; without this, so would its spare capacity.
         self.out.shrink_to_fit();
-        Bytes::from(self.out)
+        self.parts.push(Bytes::from(self.out));
+        self.parts
     }
 }
 

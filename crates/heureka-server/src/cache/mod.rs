@@ -47,6 +47,7 @@ mod fixtures;
 mod full;
 mod gzip;
 mod merged;
+mod pages;
 mod plan;
 mod runs;
 mod selection;

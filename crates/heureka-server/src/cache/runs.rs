@@ -12,10 +12,18 @@ use heureka_wire::ApplicationsPieces;
 use super::age::younger;
 use super::body::CachedBody;
 use super::gzip::{crc_of, deflate, deflate_at, inflate_segment, Checksum, GzipMember};
+use super::pages::Pages;
 use super::plan::{batches, encode_entries, Member, Planned, RunMembers};
 use super::source::Source;
 use crate::clock::Instant;
 use crate::store::Store;
+
+/// A gzip body up to this size is sent as one buffer, copied from its pages on each build (a
+/// few milliseconds at 8 MiB). Each body part costs every read: about a thousand
+/// instructions, and above all a write of its own to the socket, where one buffer is written
+/// as fast as the socket takes it. Pages alone cost 5-17 % more CPU per full fetch at 10,000
+/// and 100,000 instances (`bench/results/ab/one-buffer-gzip-body-vs-gzip-body-pages*.md`).
+const ONE_BUFFER_BYTES: usize = 8 * 1024 * 1024;
 
 /// One format's runs, as last planned.
 #[derive(Debug, Default)]
@@ -31,6 +39,8 @@ pub(super) struct Runs {
     /// can have much to encode ([`Runs::may_encode_much`]).
     oldest_encoded_at: Option<Instant>,
     largest_run: usize,
+    /// The last gzip body's pages, kept where their runs are.
+    pages: Pages,
 }
 
 /// A run of consecutive applications, encoded and compressed together. Compressing each
@@ -260,8 +270,20 @@ impl Runs {
     }
 
     /// The gzip body: head, the runs' deflate segments (compressing those not yet compressed)
-    /// and stored separators, in one member. Drops plain copies nobody wants.
-    pub(super) fn gzip_body(&mut self, pieces: ApplicationsPieces, keep_plain: bool) -> Bytes {
+    /// with stored separators laid out in pages ([`Pages`]), and the tail, in one member.
+    /// Drops plain copies nobody wants.
+    pub(super) fn gzip_body(&mut self, pieces: ApplicationsPieces, keep_plain: bool) -> CachedBody {
+        let parts = self.gzip_parts(pieces, keep_plain);
+        let len = parts.iter().map(Bytes::len).sum::<usize>();
+        if len <= ONE_BUFFER_BYTES {
+            return CachedBody::of(vec![Bytes::from(parts.concat())]);
+        }
+        CachedBody::of(parts)
+    }
+
+    /// [`Runs::gzip_body`]'s member in its parts: the gzip header and the head, the pages,
+    /// and the tail with the trailer.
+    fn gzip_parts(&mut self, pieces: ApplicationsPieces, keep_plain: bool) -> Vec<Bytes> {
         for run in self.by_first_app.values_mut() {
             if !run.is_empty() {
                 run.deflated();
@@ -271,27 +293,20 @@ impl Runs {
             }
         }
         let head = deflate(&self.head);
-        let runs: Vec<&Run> = self
+        let runs: Vec<(&Bytes, &Checksum)> = self
             .order
             .iter()
             .map(|name| &self.by_first_app[name])
             .filter(|run| !run.is_empty())
+            .map(|run| (run.segment(), &run.crc))
             .collect();
-        let separators = runs.len().saturating_sub(1);
-        let size = head.len()
-            + runs.iter().map(|run| run.segment().len()).sum::<usize>()
-            + separators * GzipMember::stored_size(pieces.separator())
-            + GzipMember::stored_size(pieces.tail());
-        let mut gzip = GzipMember::with_capacity(size);
+        let mut gzip = GzipMember::with_capacity(head.len());
         gzip.push_deflated(&head, &crc_of(&self.head));
-        for (n, run) in runs.into_iter().enumerate() {
-            if n > 0 {
-                gzip.push_stored(pieces.separator());
-            }
-            gzip.push_deflated(run.segment(), &run.crc);
+        for (page, checksum) in self.pages.lay_out(&runs, pieces.separator()) {
+            gzip.push_shared(page, &checksum);
         }
         gzip.push_stored(pieces.tail());
-        gzip.finish()
+        gzip.finish_parts()
     }
 
     /// The plain body: head, runs and separators as kept, shared with the runs rather than

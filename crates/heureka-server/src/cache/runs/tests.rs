@@ -10,6 +10,7 @@ use crate::cache::delta::Delta;
 use crate::cache::encoding::Encoding;
 use crate::cache::fixtures::{read, register, registry_with, whole_delta, whole_full};
 use crate::cache::full::Full;
+use crate::cache::pages::Pages;
 
 const PLAIN: Wanted = Wanted {
     gzip: false,
@@ -38,10 +39,7 @@ fn unlocked<S: Source>(format: Format) -> (Store, ApplicationsPieces, Runs) {
 
 /// What a client reads of the runs' gzip body, uncompressed.
 fn gzip_read(runs: &mut Runs, pieces: ApplicationsPieces) -> Vec<u8> {
-    read(
-        &CachedBody::one(runs.gzip_body(pieces, true)),
-        Encoding::Gzip,
-    )
+    read(&runs.gzip_body(pieces, true), Encoding::Gzip)
 }
 
 /// A large build's unlocked pass encodes its runs, the plan keeps every one of them, and
@@ -121,4 +119,36 @@ fn a_build_after_a_few_changes_skips_the_unlocked_pass_and_one_after_many_does_n
     }
     assert!(runs.may_encode_much(registry.read().version(), registry.instant(), MAX_AGE));
     assert!(runs.may_encode_much(runs.version, registry.instant(), Duration::ZERO));
+}
+
+/// A body of several pages reads as the whole encoding, and after one registration all of
+/// its pages but one or two are the same buffers as before.
+#[test]
+fn a_registration_changes_one_or_two_pages_of_a_large_gzip_body() {
+    let registry = registry_with(1_500, 40);
+    let pieces = ApplicationsPieces {
+        format: Format::Json,
+    };
+    let mut runs = Runs {
+        pages: Pages::of_about(64 * 1024),
+        ..Runs::default()
+    };
+    runs.replan::<Full>(&registry, pieces, MAX_AGE, PLAIN);
+    let before = runs.gzip_parts(pieces, true);
+    assert!(before.len() > 4, "{} parts", before.len());
+    let read_parts = |parts: &[Bytes]| read(&CachedBody::of(parts.to_vec()), Encoding::Gzip);
+    assert_eq!(read_parts(&before), whole_full(&registry, Format::Json));
+
+    register(&registry, "APP-777", "one-more");
+    runs.replan::<Full>(&registry, pieces, MAX_AGE, PLAIN);
+    let after = runs.gzip_parts(pieces, true);
+    let shared = |part: &Bytes| before.iter().any(|old| old.as_ptr() == part.as_ptr());
+    let pages = &after[1..after.len() - 1];
+    let copied = pages.iter().filter(|page| !shared(page)).count();
+    assert!(
+        (1..=2).contains(&copied),
+        "{copied} of {} pages copied",
+        pages.len()
+    );
+    assert_eq!(read_parts(&after), whole_full(&registry, Format::Json));
 }
