@@ -31,6 +31,9 @@ from support import procs  # noqa: E402
 RUNS = [(1, 1), (1501, 2), (1502, 2)]
 DURATION = 45.0
 ANTI_ENTROPY_MS = 2000
+# The two runs that test the checker itself (no nemesis): long enough for every client to
+# register, renew and be read a few times, and for the self-test's injections at half-time.
+CHECKER_RUN_S = 15.0
 
 
 @pytest.mark.parametrize("seed,namespaces", RUNS)
@@ -63,7 +66,7 @@ def test_random_faults_keep_each_namespace_to_the_model_and_cross_nothing(seed, 
 def test_a_calm_run_has_no_violations(tmp_path):
     """Nemesis off: whatever the binary, nothing may be reported (the checker does not over-report)."""
     res = run_seed(101, str(procs.HeurekaServer.binary()),
-                   Options(duration=25, anti_entropy_ms=ANTI_ENTROPY_MS, log_dir=tmp_path, faults=False))
+                   Options(duration=CHECKER_RUN_S, anti_entropy_ms=ANTI_ENTROPY_MS, log_dir=tmp_path, faults=False))
     assert not res.errors and not res.violations, [v.render() for v in res.violations]
     assert res.convergence_s is not None
 
@@ -72,7 +75,7 @@ def test_the_checker_sees_a_cancel_undone_behind_its_back(tmp_path):
     """--self-test: a cancelled instance registered again through a peer batch must be reported,
     and so must a push delta one follower did not apply."""
     res = run_seed(102, str(procs.HeurekaServer.binary()),
-                   Options(duration=25, anti_entropy_ms=ANTI_ENTROPY_MS, log_dir=tmp_path, faults=False,
+                   Options(duration=CHECKER_RUN_S, anti_entropy_ms=ANTI_ENTROPY_MS, log_dir=tmp_path, faults=False,
                            self_test=True))
     assert not res.errors
     props = {v.prop for v in res.violations}
