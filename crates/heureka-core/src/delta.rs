@@ -52,6 +52,11 @@ impl StatusCounts {
         }
     }
 
+    /// How many instances are counted, whatever their status.
+    pub(crate) fn total(&self) -> usize {
+        self.by_name.iter().sum()
+    }
+
     /// `apps__hashcode` of the counted instances.
     pub(crate) fn hashcode(&self) -> String {
         let mut hash = String::new();
