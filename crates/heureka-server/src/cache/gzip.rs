@@ -93,6 +93,15 @@ pub(crate) fn deflate_at(data: &[u8], level: Compression) -> Vec<u8> {
     }
 }
 
+/// What [`push_stored_block`] appends for `plain`.
+pub(crate) fn stored_block_size(plain: &[u8]) -> usize {
+    if plain.is_empty() {
+        0
+    } else {
+        5 + plain.len()
+    }
+}
+
 /// `plain` as one stored deflate block (at most 65,535 bytes; the few bytes of separators
 /// and closing brackets), appended to `out`.
 pub(crate) fn push_stored_block(out: &mut Vec<u8>, plain: &[u8]) {

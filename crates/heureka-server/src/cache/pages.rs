@@ -72,6 +72,11 @@ impl Pages {
         }
     }
 
+    /// Forgets the pages kept (a body laid out without them).
+    pub(super) fn clear(&mut self) {
+        self.last.clear();
+    }
+
     /// The runs' segments (in order, each with its data's checksum), a stored `separator`
     /// between each two, as pages with their checksums: kept pages shared, the others copied.
     pub(super) fn lay_out(

@@ -11,15 +11,17 @@ use heureka_wire::ApplicationsPieces;
 
 use super::age::younger;
 use super::body::CachedBody;
-use super::gzip::{crc_of, deflate, deflate_at, inflate_segment, Checksum, GzipMember};
+use super::gzip::{
+    crc_of, deflate, deflate_at, inflate_segment, stored_block_size, Checksum, GzipMember,
+};
 use super::pages::Pages;
 use super::plan::{batches, encode_entries, Member, Planned, RunMembers};
 use super::source::Source;
 use crate::clock::Instant;
 use crate::store::Store;
 
-/// A gzip body up to this size is sent as one buffer, copied from its pages on each build (a
-/// few milliseconds at 8 MiB). Each body part costs every read: about a thousand
+/// A gzip body up to this size is laid out in one buffer on each build (a few milliseconds
+/// at 8 MiB), without pages. Each body part costs every read: about a thousand
 /// instructions, and above all a write of its own to the socket, where one buffer is written
 /// as fast as the socket takes it. Pages alone cost 5-17 % more CPU per full fetch at 10,000
 /// and 100,000 instances (`bench/results/ab/one-buffer-gzip-body-vs-gzip-body-pages*.md`).
@@ -273,17 +275,17 @@ impl Runs {
     /// with stored separators laid out in pages ([`Pages`]), and the tail, in one member.
     /// Drops plain copies nobody wants.
     pub(super) fn gzip_body(&mut self, pieces: ApplicationsPieces, keep_plain: bool) -> CachedBody {
-        let parts = self.gzip_parts(pieces, keep_plain);
-        let len = parts.iter().map(Bytes::len).sum::<usize>();
-        if len <= ONE_BUFFER_BYTES {
-            return CachedBody::of(vec![Bytes::from(parts.concat())]);
-        }
-        CachedBody::of(parts)
+        CachedBody::of(self.gzip_parts(pieces, keep_plain, ONE_BUFFER_BYTES))
     }
 
-    /// [`Runs::gzip_body`]'s member in its parts: the gzip header and the head, the pages,
-    /// and the tail with the trailer.
-    fn gzip_parts(&mut self, pieces: ApplicationsPieces, keep_plain: bool) -> Vec<Bytes> {
+    /// [`Runs::gzip_body`]'s member: in one buffer if it holds up to `one_buffer_bytes`, else
+    /// in parts (the gzip header and the head, the pages, the tail with the trailer).
+    fn gzip_parts(
+        &mut self,
+        pieces: ApplicationsPieces,
+        keep_plain: bool,
+        one_buffer_bytes: usize,
+    ) -> Vec<Bytes> {
         for run in self.by_first_app.values_mut() {
             if !run.is_empty() {
                 run.deflated();
@@ -300,10 +302,27 @@ impl Runs {
             .filter(|run| !run.is_empty())
             .map(|run| (run.segment(), &run.crc))
             .collect();
-        let mut gzip = GzipMember::with_capacity(head.len());
+        let separators = runs.len().saturating_sub(1);
+        let size = head.len()
+            + runs.iter().map(|(segment, _)| segment.len()).sum::<usize>()
+            + separators * stored_block_size(pieces.separator())
+            + stored_block_size(pieces.tail());
+        let one_buffer = size <= one_buffer_bytes;
+        let mut gzip = GzipMember::with_capacity(if one_buffer { size } else { head.len() });
         gzip.push_deflated(&head, &crc_of(&self.head));
-        for (page, checksum) in self.pages.lay_out(&runs, pieces.separator()) {
-            gzip.push_shared(page, &checksum);
+        if one_buffer {
+            // No pages kept for a body this small: they would be a third copy of it.
+            self.pages.clear();
+            for (n, (segment, checksum)) in runs.iter().enumerate() {
+                if n > 0 {
+                    gzip.push_stored(pieces.separator());
+                }
+                gzip.push_deflated(segment, checksum);
+            }
+        } else {
+            for (page, checksum) in self.pages.lay_out(&runs, pieces.separator()) {
+                gzip.push_shared(page, &checksum);
+            }
         }
         gzip.push_stored(pieces.tail());
         gzip.finish_parts()

@@ -134,14 +134,14 @@ fn a_registration_changes_one_or_two_pages_of_a_large_gzip_body() {
         ..Runs::default()
     };
     runs.replan::<Full>(&registry, pieces, MAX_AGE, PLAIN);
-    let before = runs.gzip_parts(pieces, true);
+    let before = runs.gzip_parts(pieces, true, 0);
     assert!(before.len() > 4, "{} parts", before.len());
     let read_parts = |parts: &[Bytes]| read(&CachedBody::of(parts.to_vec()), Encoding::Gzip);
     assert_eq!(read_parts(&before), whole_full(&registry, Format::Json));
 
     register(&registry, "APP-777", "one-more");
     runs.replan::<Full>(&registry, pieces, MAX_AGE, PLAIN);
-    let after = runs.gzip_parts(pieces, true);
+    let after = runs.gzip_parts(pieces, true, 0);
     let shared = |part: &Bytes| before.iter().any(|old| old.as_ptr() == part.as_ptr());
     let pages = &after[1..after.len() - 1];
     let copied = pages.iter().filter(|page| !shared(page)).count();
