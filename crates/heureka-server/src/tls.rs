@@ -23,6 +23,10 @@ use parking_lot::RwLock;
 use crate::clock;
 use crate::config::{self, ClientTlsConfig, KeySource, SslConfig, StoreConfig, TrustSource};
 
+/// The calendar date of a day count, as certificates' validity is shown; the binary's log
+/// clock dates its lines with it (the binary reaches `heureka-tls` through this crate only).
+pub use heureka_tls::civil_from_days;
+
 /// How often a reloading server looks at its files' modification times.
 const WATCH_PERIOD: Duration = Duration::from_secs(1);
 

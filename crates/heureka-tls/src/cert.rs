@@ -75,8 +75,9 @@ pub(crate) fn utc(seconds: i64) -> String {
 }
 
 /// The proleptic Gregorian date `days` after 1970-01-01, by Howard Hinnant's
-/// `civil_from_days` (eras of 400 years, years starting in March).
-fn civil_from_days(days: i64) -> (i64, i64, i64) {
+/// `civil_from_days` (eras of 400 years, years starting in March). Also dates the server's log
+/// lines (`heureka/src/logging.rs`).
+pub fn civil_from_days(days: i64) -> (i64, i64, i64) {
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let day_of_era = z.rem_euclid(146_097);
@@ -96,12 +97,34 @@ fn civil_from_days(days: i64) -> (i64, i64, i64) {
 
 #[cfg(test)]
 mod tests {
-    use super::utc;
+    use super::{civil_from_days, utc};
 
     #[test]
     fn dates_are_shown_in_utc_as_year_month_day() {
         assert_eq!(utc(0), "1970-01-01 00:00:00 UTC");
         assert_eq!(utc(1_609_459_200), "2021-01-01 00:00:00 UTC");
         assert_eq!(utc(951_782_400 + 3_723), "2000-02-29 01:02:03 UTC");
+    }
+
+    #[test]
+    fn every_day_of_three_centuries_follows_the_one_before() {
+        let leap = |y: i64| y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+        let (mut year, mut month, mut day) = (1970, 1, 1);
+        for days in 0..(300 * 366) {
+            assert_eq!(civil_from_days(days), (year, month, day), "day {days}");
+            let month_days = match month {
+                2 if leap(year) => 29,
+                2 => 28,
+                4 | 6 | 9 | 11 => 30,
+                _ => 31,
+            };
+            day += 1;
+            if day > month_days {
+                (day, month) = (1, month + 1);
+            }
+            if month > 12 {
+                (month, year) = (1, year + 1);
+            }
+        }
     }
 }

@@ -55,6 +55,7 @@ mod verifier;
 pub use rustls;
 pub use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 
+pub use cert::civil_from_days;
 pub use client::client_config;
 pub use error::TlsError;
 pub use explain::{explain, explain_refusal};
