@@ -10,8 +10,9 @@
 //! marked with a [`Vacancy`] so that a write that creates one can (`http/namespace_creation.rs`). `{prefix}`
 //! alone is the listing (`handlers/namespaces.rs`), given the directory in the request.
 //!
-//! Once the namespace is known, a heartbeat is offered to the fast lane (`fast_lane.rs`),
-//! which answers it without the router, and without rewriting a namespaced path.
+//! Once the namespace is known, heartbeats and registrations are offered to the fast lane
+//! (`fast_lane.rs`), which answers them without the router, and without rewriting a
+//! namespaced path.
 //!
 //! One router for all, rather than one per namespace: a namespace costs no router's memory,
 //! and requests to many namespaces run through the same (cache-warm) routes and layers.
@@ -30,7 +31,7 @@ use axum::routing::future::RouteFuture;
 use bytes::Bytes;
 use tower::Service;
 
-use crate::fast_lane::FastLane;
+use crate::fast_lane::{FastLane, Registering, Registration};
 use crate::http::error::ApiError;
 use crate::namespace_name as name;
 use crate::namespaces::{until_created, InNamespace, Namespace, Namespaces, Vacancy};
@@ -45,7 +46,7 @@ pub(crate) struct Dispatch {
     namespaces: Arc<Namespaces>,
     /// The router every namespace shares, over the default namespace's state.
     app: axum::Router,
-    /// Heartbeats' way past the router, when they may take it.
+    /// Heartbeats' and registrations' way past the router, when they may take it.
     lane: Option<Arc<FastLane>>,
 }
 
@@ -79,8 +80,8 @@ impl Dispatch {
             if let Some(rest) = rest.strip_prefix('/') {
                 let (segment, tail) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
                 let found = self.find(segment)?;
-                if let Some(answered) = self.fast(existing(&found), &request, tail) {
-                    return Ok(answered);
+                if let Some(fast) = self.fast(existing(&found), &request, tail) {
+                    return Ok(fast.dispatched(request));
                 }
                 let path = new_path(tail, request.uri().query());
                 set_path(&mut request, path)?;
@@ -89,30 +90,31 @@ impl Dispatch {
         }
         let Some(header) = request.headers().get(&NAMESPACE_HEADER) else {
             let default = &self.namespaces.default_namespace().state;
-            if let Some(answered) = self.fast(Some(default), &request, request.uri().path()) {
-                return Ok(answered);
+            if let Some(fast) = self.fast(Some(default), &request, request.uri().path()) {
+                return Ok(fast.dispatched(request));
             }
             return Ok(self.call_router(request));
         };
         let named = header.to_str().map_err(|_| "not ASCII")?;
         let found = self.find(named)?;
-        if let Some(answered) = self.fast(existing(&found), &request, request.uri().path()) {
-            return Ok(answered);
+        if let Some(fast) = self.fast(existing(&found), &request, request.uri().path()) {
+            return Ok(fast.dispatched(request));
         }
         Ok(self.to_namespace(found, request))
     }
 
-    /// The fast lane's answer, when the request is a heartbeat it takes in a namespace that
-    /// exists; `path` is the request's path within the namespace.
-    fn fast(
-        &self,
-        namespace: Option<&SharedState>,
-        request: &Request,
-        path: &str,
-    ) -> Option<Dispatched> {
-        let response = self.lane.as_ref()?.answer(namespace?, request, path)?;
-        Some(Dispatched::Answered {
-            response: Some(response),
+    /// What the fast lane makes of the request, when it is a heartbeat or a registration it
+    /// takes in a namespace that exists; `path` is the request's path within the namespace.
+    fn fast(&self, namespace: Option<&SharedState>, request: &Request, path: &str) -> Option<Fast> {
+        let (lane, namespace) = (self.lane.as_ref()?, namespace?);
+        if let Some(response) = lane.renew(namespace, request, path) {
+            return Some(Fast::Answered(response));
+        }
+        let registration = lane.registration(request, path)?;
+        Some(Fast::Registration {
+            lane: Arc::clone(lane),
+            state: namespace.clone(),
+            registration,
         })
     }
 
@@ -166,6 +168,34 @@ impl Dispatch {
     fn call_router(&self, request: Request) -> Dispatched {
         Dispatched::Routed {
             future: self.app.clone().call(request),
+        }
+    }
+}
+
+/// A request the fast lane takes: a heartbeat it has answered, or a registration whose body
+/// it is to read.
+enum Fast {
+    Answered(Response),
+    Registration {
+        lane: Arc<FastLane>,
+        state: SharedState,
+        registration: Registration,
+    },
+}
+
+impl Fast {
+    fn dispatched(self, request: Request) -> Dispatched {
+        match self {
+            Fast::Answered(response) => Dispatched::Answered {
+                response: Some(response),
+            },
+            Fast::Registration {
+                lane,
+                state,
+                registration,
+            } => Dispatched::Registering {
+                future: lane.register(&state, registration, request),
+            },
         }
     }
 }
@@ -225,11 +255,13 @@ impl Service<Request> for Dispatch {
 
 pin_project_lite::pin_project! {
     /// A dispatched request's answer: the router's, the router's for a name not created yet,
-    /// or one made here (the fast lane's, or a refusal of the namespace's name).
+    /// a registration's on the fast lane, or one made here (the fast lane's heartbeat, or a
+    /// refusal of the namespace's name).
     #[project = DispatchedProjection]
     pub(crate) enum Dispatched {
         Routed { #[pin] future: RouteFuture<Infallible> },
         Vacant { #[pin] future: RouteFuture<Infallible>, vacancy: Option<Vacancy> },
+        Registering { future: Registering },
         Answered { response: Option<Response> },
     }
 }
@@ -247,6 +279,7 @@ impl Future for Dispatched {
                 let vacancy = vacancy.take().expect("polled after completion");
                 Poll::Ready(Ok(until_created(response, vacancy)))
             }
+            DispatchedProjection::Registering { future } => future.as_mut().poll(cx).map(Ok),
             DispatchedProjection::Answered { response } => {
                 Poll::Ready(Ok(response.take().expect("polled after completion")))
             }

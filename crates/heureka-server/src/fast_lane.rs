@@ -1,38 +1,48 @@
-//! The heartbeat's own lane: most requests a registry serves are heartbeats (`PUT
-//! {base}/apps/{app}/{id}`, every 30 s from every instance), and the router's general work for
-//! each — matching against the whole table, the path's segments copied into the request, the
-//! layer stack's services and futures, the extractors — cost more than renewing the lease.
-//! [`Dispatch`](crate::dispatch) offers each request to this lane once it knows the namespace;
-//! the lane answers only what it can answer exactly as the router would, and hands everything
-//! else back untouched.
+//! The lane of heartbeats and registrations: most requests a registry serves are heartbeats
+//! (`PUT {base}/apps/{app}/{id}`, every 30 s from every instance) and, when a fleet starts or
+//! rolls, registrations (`POST {base}/apps/{app}`). The router's general work for each —
+//! matching against the whole table, the path's segments copied into the request, the layer
+//! stack's services and futures, the extractors — costs more than renewing the lease, and
+//! about as much as registering the instance. [`Dispatch`](crate::dispatch) offers each
+//! request to this lane once it knows the namespace; the lane answers only what it can answer
+//! exactly as the router would, and hands everything else back untouched.
 //!
-//! A heartbeat takes the lane when every layer of `routes.rs` would let it through unchanged:
+//! A heartbeat or registration takes the lane when every layer of `routes.rs` would let it
+//! through unchanged:
 //!
 //! * no user is configured (authentication, the roles and the namespace grants are then off:
-//!   with users, every heartbeat is checked on the router);
+//!   with users, every request is checked on the router);
 //! * it does not carry a browser's marks (`http/hosts.rs`), so the cross-site and
 //!   DNS-rebinding checks pass it (`http/cross_site.rs`);
 //! * it carries no `x-netflix-discovery-replication` header, of any value: a peer's replica is
 //!   only taken from peers (`http/peers_only.rs`) and its conflict answers a document;
 //! * it names no `Content-Encoding`, which the decoder would judge (`http/decompress.rs`);
 //! * its namespace exists (a vacant one is the router's, `http/namespace_creation.rs`), and
-//!   its application and id hold no percent escape, which the router decodes.
+//!   its application and id hold no percent escape, which the router decodes;
+//! * a registration's application is not `delta`, whose path is the delta's route, where the
+//!   router answers a `POST` 405.
 //!
-//! It is then renewed by the handler's own function ([`renew_lease`]), answered with the
-//! security headers' rule (`http/security_headers.rs`), and observed as the router's
-//! observing layer observes it, under the same route template (`http/observe.rs`). The
-//! test `tests/it/fast_lane.rs` sends a table of heartbeats, refusals and near misses to a
-//! server with the lane and to one without, and requires the same answers and the same metrics.
+//! A heartbeat is then renewed by the handler's own function ([`renew_lease`]); a
+//! registration's body is read under the router's body limit (`DefaultBodyLimit`, 413 past it)
+//! and registered by its handler's function ([`register_instance`]). Each answer gets the
+//! security headers' rule (`http/security_headers.rs`) and is observed as the router's
+//! observing layer observes it, under the same route template (`http/observe.rs`). The test
+//! `tests/it/fast_lane.rs` sends a table of heartbeats, registrations, refusals and near misses
+//! to a server with the lane and to one without, and requires the same answers, the same
+//! registries and the same metrics.
 
 use std::cell::Cell;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 
-use axum::extract::Request;
-use axum::http::{header, HeaderMap, Method, StatusCode};
+use axum::body::Bytes;
+use axum::extract::{DefaultBodyLimit, FromRequest, Request};
+use axum::http::{header, HeaderMap, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 
 use crate::clock;
-use crate::handlers::instances::renew_lease;
+use crate::handlers::instances::{register_instance, renew_lease};
 use crate::http::hosts::is_a_browser_mark;
 use crate::http::observe::{self, Series};
 use crate::http::security_headers;
@@ -41,58 +51,85 @@ use crate::security::origins::REPLICATION_HEADER;
 use crate::state::SharedState;
 
 thread_local! {
-    /// Heartbeats the lane answered on this thread: how the tests tell the lane's answers
-    /// from the router's, which must not differ otherwise (a thread's own cell, so no core
-    /// waits for another's).
+    /// Requests the lane answered on this thread: how the tests tell the lane's answers from
+    /// the router's, which must not differ otherwise (a thread's own cell, so no core waits
+    /// for another's).
     static ANSWERED: Cell<u64> = const { Cell::new(0) };
 }
 
-/// How many heartbeats the lane answered on the calling thread.
+/// How many requests the lane answered on the calling thread.
 pub(crate) fn answered_on_this_thread() -> u64 {
     ANSWERED.get()
 }
+
+/// A registration's answer under way: its body is still to be read.
+pub(crate) type Registering = Pin<Box<dyn Future<Output = Response> + Send>>;
 
 /// The lane, built once per server.
 #[derive(Debug)]
 pub(crate) struct FastLane {
     /// The router's state: its observing layer's metrics and logs.
     router_state: SharedState,
-    paths: HeartbeatPaths,
+    paths: LanePaths,
+    /// The router's limit on a request body (`heureka.max-request-body-bytes`).
+    max_body_bytes: usize,
 }
 
-/// Where heartbeats are sent.
+/// Where heartbeats and registrations are sent.
 #[derive(Debug)]
-struct HeartbeatPaths {
+struct LanePaths {
     /// The base path (`/eureka`), under which `/v2` is the second prefix.
     base: String,
-    route: Route,
-    route_v2: Route,
+    plain: Routes,
+    v2: Routes,
 }
 
-/// A route the router registers the heartbeat under.
+/// The routes of one prefix the lane takes.
+#[derive(Debug)]
+struct Routes {
+    heartbeat: Route,
+    register: Route,
+}
+
+/// A route the router registers a request the lane takes under.
 #[derive(Debug)]
 struct Route {
+    method: &'static str,
     /// Its template, as metrics name it.
     label: RouteLabel,
-    /// The series of its renewals (`200`), resolved once: most answers count there.
-    renewed: KeptSeries,
+    /// The series of its usual answer (a renewal's `200`, a registration's `204`), resolved
+    /// once: most answers count there.
+    usual: KeptSeries,
+}
+
+/// A registration the lane takes: which prefix it came under and its application, owned, so
+/// that the request can move into the answer.
+#[derive(Debug)]
+pub(crate) struct Registration {
+    v2: bool,
+    app: String,
 }
 
 impl FastLane {
     /// The lane of a server over `state`, or `None` when authentication is on.
-    pub(crate) fn new(state: &SharedState, base_path: &str) -> Option<Arc<FastLane>> {
+    pub(crate) fn new(
+        state: &SharedState,
+        base_path: &str,
+        max_body_bytes: usize,
+    ) -> Option<Arc<FastLane>> {
         if state.security.users.is_some() {
             return None;
         }
         Some(Arc::new(FastLane {
             router_state: state.clone(),
-            paths: HeartbeatPaths::new(base_path),
+            paths: LanePaths::new(base_path),
+            max_body_bytes,
         }))
     }
 
     /// The answer to `request` when it is a heartbeat the lane takes, renewed in the
     /// namespace of `state`; `path` is its path within the namespace.
-    pub(crate) fn answer(
+    pub(crate) fn renew(
         &self,
         state: &SharedState,
         request: &Request,
@@ -101,7 +138,7 @@ impl FastLane {
         if request.method() != Method::PUT {
             return None;
         }
-        let (route, app, id) = self.paths.heartbeat(path)?;
+        let (routes, app, id) = self.paths.heartbeat(path)?;
         let headers = request.headers();
         if !plain(headers) {
             return None;
@@ -109,54 +146,132 @@ impl FastLane {
         let started = clock::instant();
         let response = renew_lease(state, app, id, request.uri().query(), headers);
         let response = security_headers::add(response.into_response());
-        let series = if response.status() == StatusCode::OK {
-            Series::Kept(&route.renewed)
-        } else {
-            Series::Labels("PUT", route.label.clone())
-        };
-        observe::answered(
-            &self.router_state,
-            started,
-            series,
-            request.uri(),
-            &response,
-        );
-        ANSWERED.set(ANSWERED.get() + 1);
+        self.observe(&routes.heartbeat, started, request.uri(), &response);
         Some(response)
+    }
+
+    /// The registration `request` is when the lane takes it; `path` is its path within the
+    /// namespace.
+    pub(crate) fn registration(&self, request: &Request, path: &str) -> Option<Registration> {
+        if request.method() != Method::POST {
+            return None;
+        }
+        let (v2, app) = self.paths.registration(path)?;
+        plain(request.headers()).then(|| Registration {
+            v2,
+            app: app.to_owned(),
+        })
+    }
+
+    /// The answer to `registration`, whose body `request` carries, registered in the
+    /// namespace of `state`.
+    pub(crate) fn register(
+        self: &Arc<Self>,
+        state: &SharedState,
+        registration: Registration,
+        mut request: Request,
+    ) -> Registering {
+        let (lane, state) = (Arc::clone(self), state.clone());
+        Box::pin(async move {
+            let started = clock::instant();
+            // As the router's extractors leave it: the limit where its layer puts it, the
+            // headers moved out before the body is read.
+            DefaultBodyLimit::max(lane.max_body_bytes).apply(&mut request);
+            let headers = std::mem::take(request.headers_mut());
+            let uri = std::mem::take(request.uri_mut());
+            let body = Bytes::from_request(request, &()).await;
+            let response = register_instance(&state, &registration.app, &headers, body);
+            let response = security_headers::add(response.into_response());
+            let routes = lane.paths.routes(registration.v2);
+            lane.observe(&routes.register, started, &uri, &response);
+            response
+        })
+    }
+
+    /// Observes an answer of `route` as the router's observing layer would.
+    fn observe(&self, route: &Route, started: clock::Instant, uri: &Uri, response: &Response) {
+        let series = if response.status().as_u16() == route.usual.labels().status {
+            Series::Kept(&route.usual)
+        } else {
+            Series::Labels(route.method, route.label.clone())
+        };
+        observe::answered(&self.router_state, started, series, uri, response);
+        ANSWERED.set(ANSWERED.get() + 1);
     }
 }
 
-impl HeartbeatPaths {
-    fn new(base_path: &str) -> HeartbeatPaths {
-        let route = |prefix: &str| {
-            let label = RouteLabel::Template(Arc::from(format!("{prefix}/apps/{{app}}/{{id}}")));
-            let renewed = KeptSeries::new(RequestLabels {
-                method: "PUT",
+impl LanePaths {
+    fn new(base_path: &str) -> LanePaths {
+        let route = |method: &'static str, template: String, usual: StatusCode| {
+            let label = RouteLabel::Template(Arc::from(template));
+            let usual = KeptSeries::new(RequestLabels {
+                method,
                 route: label.clone(),
-                status: StatusCode::OK.as_u16(),
+                status: usual.as_u16(),
             });
-            Route { label, renewed }
+            Route {
+                method,
+                label,
+                usual,
+            }
         };
-        HeartbeatPaths {
+        let routes = |prefix: &str| Routes {
+            heartbeat: route(
+                "PUT",
+                format!("{prefix}/apps/{{app}}/{{id}}"),
+                StatusCode::OK,
+            ),
+            register: route(
+                "POST",
+                format!("{prefix}/apps/{{app}}"),
+                StatusCode::NO_CONTENT,
+            ),
+        };
+        LanePaths {
             base: base_path.to_owned(),
-            route: route(base_path),
-            route_v2: route(&format!("{base_path}/v2")),
+            plain: routes(base_path),
+            v2: routes(&format!("{base_path}/v2")),
         }
     }
 
-    /// The route, application and id of a heartbeat's path, `None` for any other path.
-    fn heartbeat<'p>(&self, path: &'p str) -> Option<(&Route, &'p str, &'p str)> {
-        let rest = path.strip_prefix(self.base.as_str())?;
-        let (route, rest) = match rest.strip_prefix("/v2") {
-            Some(rest) => (&self.route_v2, rest),
-            None => (&self.route, rest),
-        };
-        let (app, id) = rest.strip_prefix("/apps/")?.split_once('/')?;
-        let plain_segment = |segment: &str| {
-            !segment.is_empty() && !segment.bytes().any(|byte| matches!(byte, b'/' | b'%'))
-        };
-        (plain_segment(app) && plain_segment(id)).then_some((route, app, id))
+    fn routes(&self, v2: bool) -> &Routes {
+        if v2 {
+            &self.v2
+        } else {
+            &self.plain
+        }
     }
+
+    /// Whether `path` is under the `/v2` prefix, and what follows `{prefix}/apps/`; `None`
+    /// for a path under neither prefix's applications.
+    fn under_apps<'p>(&self, path: &'p str) -> Option<(bool, &'p str)> {
+        let rest = path.strip_prefix(self.base.as_str())?;
+        let (v2, rest) = match rest.strip_prefix("/v2") {
+            Some(rest) => (true, rest),
+            None => (false, rest),
+        };
+        Some((v2, rest.strip_prefix("/apps/")?))
+    }
+
+    /// The routes, application and id of a heartbeat's path, `None` for any other path.
+    fn heartbeat<'p>(&self, path: &'p str) -> Option<(&Routes, &'p str, &'p str)> {
+        let (v2, rest) = self.under_apps(path)?;
+        let (app, id) = rest.split_once('/')?;
+        (plain_segment(app) && plain_segment(id)).then_some((self.routes(v2), app, id))
+    }
+
+    /// Whether a registration's path is under `/v2`, and its application; `None` for any
+    /// other path.
+    fn registration<'p>(&self, path: &'p str) -> Option<(bool, &'p str)> {
+        let (v2, app) = self.under_apps(path)?;
+        (plain_segment(app) && app != "delta").then_some((v2, app))
+    }
+}
+
+/// A path segment the router would pass to a handler as it is: not empty, one segment, no
+/// percent escape to decode.
+fn plain_segment(segment: &str) -> bool {
+    !segment.is_empty() && !segment.bytes().any(|byte| matches!(byte, b'/' | b'%'))
 }
 
 /// Whether every layer would pass the request through unchanged (see the module docs): one
@@ -176,19 +291,19 @@ mod tests {
 
     #[test]
     fn a_heartbeats_path_names_its_application_and_id() {
-        let paths = HeartbeatPaths::new("/eureka");
-        let (route, app, id) = paths
+        let paths = LanePaths::new("/eureka");
+        let (routes, app, id) = paths
             .heartbeat("/eureka/apps/ORDERS/host:orders:8080")
             .unwrap();
         assert_eq!((app, id), ("ORDERS", "host:orders:8080"));
-        assert_eq!(route.label, paths.route.label);
-        let (route, _, _) = paths.heartbeat("/eureka/v2/apps/ORDERS/i-1").unwrap();
-        assert_eq!(route.label, paths.route_v2.label);
+        assert_eq!(routes.heartbeat.label, paths.plain.heartbeat.label);
+        let (routes, _, _) = paths.heartbeat("/eureka/v2/apps/ORDERS/i-1").unwrap();
+        assert_eq!(routes.heartbeat.label, paths.v2.heartbeat.label);
     }
 
     #[test]
-    fn other_paths_are_the_routers() {
-        let paths = HeartbeatPaths::new("/eureka");
+    fn other_paths_are_not_heartbeats() {
+        let paths = LanePaths::new("/eureka");
         for path in [
             "/eureka/apps/ORDERS",
             "/eureka/apps/ORDERS/i-1/status",
@@ -199,6 +314,35 @@ mod tests {
             "/other/apps/ORDERS/i-1",
         ] {
             assert!(paths.heartbeat(path).is_none(), "{path}");
+        }
+    }
+
+    #[test]
+    fn a_registrations_path_names_its_application() {
+        let paths = LanePaths::new("/eureka");
+        assert_eq!(
+            paths.registration("/eureka/apps/ORDERS"),
+            Some((false, "ORDERS"))
+        );
+        assert_eq!(
+            paths.registration("/eureka/v2/apps/orders"),
+            Some((true, "orders"))
+        );
+    }
+
+    #[test]
+    fn other_paths_are_not_registrations() {
+        let paths = LanePaths::new("/eureka");
+        for path in [
+            "/eureka/apps",
+            "/eureka/apps/",
+            "/eureka/apps/delta",
+            "/eureka/apps/ORDERS/i-1",
+            "/eureka/apps/OR%44ERS",
+            "/eurekas/apps/ORDERS",
+            "/other/apps/ORDERS",
+        ] {
+            assert!(paths.registration(path).is_none(), "{path}");
         }
     }
 }

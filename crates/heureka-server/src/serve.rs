@@ -175,8 +175,8 @@ async fn start_xds(
     Ok(close)
 }
 
-/// How heartbeats are served: by the fast lane where they may take it (`fast_lane.rs`), or
-/// all by the router (the reference the lane is tested against).
+/// How heartbeats and registrations are served: by the fast lane where they may take it
+/// (`fast_lane.rs`), or all by the router (the reference the lane is tested against).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Heartbeats {
     FastLane,
@@ -208,7 +208,11 @@ pub(crate) fn start(
     let namespaces = namespaces(state, config, reload.clone());
     // Trim trailing slashes before routing: Eureka (Jersey) treats them as optional.
     let lane = match heartbeats {
-        Heartbeats::FastLane => FastLane::new(state, &config.heureka.base_path),
+        Heartbeats::FastLane => FastLane::new(
+            state,
+            &config.heureka.base_path,
+            config.heureka.max_request_body_bytes,
+        ),
         Heartbeats::RouterOnly => None,
     };
     let dispatch = Dispatch::new(namespaces, router(state, config), lane);

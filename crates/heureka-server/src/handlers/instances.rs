@@ -22,28 +22,42 @@ use crate::state::SharedState;
 
 /// `POST {base}/apps/{app}`: register or re-register. Always 204 on success — the Java and
 /// JavaScript clients treat any other 2xx as a failed registration.
+/// Most registrations never reach this handler: the fast lane (`fast_lane.rs`) reads their
+/// body and answers them with [`register_instance`] before routing.
 pub(crate) async fn register(
     Ns(state): Ns,
     Path(app): Path<String>,
     Headers(headers): Headers,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<StatusCode, ApiError> {
-    let format = negotiate::body_format(&headers)?;
+    register_instance(&state, &app, &headers, body)
+}
+
+/// A registration's work, whichever way it came: the body decoded in the format its headers
+/// name, checked against Eureka's rules and this server's limits, and registered unless it
+/// would take over a live lease while that is refused.
+pub(crate) fn register_instance(
+    state: &SharedState,
+    app: &str,
+    headers: &HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<StatusCode, ApiError> {
+    let format = negotiate::body_format(headers)?;
     let body = body?;
     let mut instance = heureka_wire::decode_instance(&body, format, state.store.now())
         .map_err(|error| ApiError::BadRequest(error.to_string()))?;
     let limits = &state.node.limits;
-    let clamped = heureka_core::validate_registration(&mut instance, &app, limits)?;
+    let clamped = heureka_core::validate_registration(&mut instance, app, limits)?;
     if let Some(clamped) = clamped {
         let id = instance.id();
         tracing::warn!(%app, %id, %clamped, "lease over heureka.limits.max-lease-duration");
     }
-    let origin = origin(&headers);
+    let origin = origin(headers);
     let refuse_takeover = state.node.refuse_takeovers && origin == Origin::Client;
     let id = instance.id().to_owned();
     let refused = state.store.write(|registry, now| {
         // Under the same write as the register, so concurrent registers cannot overshoot.
-        registry.check_room(&app, &id)?;
+        registry.check_room(app, &id)?;
         let refused = refuse_takeover
             .then(|| registry.takeover_by(&instance, now))
             .flatten();

@@ -1,8 +1,8 @@
-//! The fast lane answers heartbeats as the router does (`src/fast_lane.rs`): a table of
-//! heartbeats, refusals and near misses is sent to two in-process servers on the same paused
-//! clock, one with the lane and one serving every request through the router, and each
-//! request must get the same status, headers and body from both, leave both registries the
-//! same, and count in the same metrics series.
+//! The fast lane answers heartbeats and registrations as the router does (`src/fast_lane.rs`):
+//! a table of heartbeats, registrations, refusals and near misses is sent to two in-process
+//! servers on the same paused clock, one with the lane and one serving every request through
+//! the router, and each request must get the same status, headers and body from both, leave
+//! both registries the same, and count in the same metrics series.
 
 use std::time::Duration;
 
@@ -10,7 +10,7 @@ use axum::body::Body;
 use heureka_server::config::{BasicAuth, Config};
 use heureka_server::testing::Server;
 
-use crate::support::spring_body;
+use crate::support::{gzip, spring_body, spring_body_with_blob};
 
 /// The servers compared: with the lane, and the router alone.
 struct Pair {
@@ -45,9 +45,9 @@ async fn pair(config: Config) -> Pair {
     pair
 }
 
-/// What a request left behind: the instance in both namespaces (its lease's last renewal
-/// included, which the full documents' caches would hide), and the renewals and request
-/// counts by route, method and status.
+/// What a request left behind: the instances `o-1` and `o-2` in both namespaces (their
+/// leases' last renewal included, which the full documents' caches would hide), and the
+/// renewals, registrations and request counts by route, method and status.
 async fn aftermath(server: &Server) -> Vec<String> {
     let get = |path: String| async move {
         server
@@ -61,8 +61,10 @@ async fn aftermath(server: &Server) -> Vec<String> {
     };
     let mut seen = Vec::new();
     for prefix in ["", "/ns/team-a"] {
-        let instance = get(format!("{prefix}/eureka/apps/ORDERS/o-1")).await;
-        seen.push(instance.text());
+        for id in ["o-1", "o-2"] {
+            let instance = get(format!("{prefix}/eureka/apps/ORDERS/{id}")).await;
+            seen.push(format!("{} {}", instance.status, instance.text()));
+        }
     }
     let metrics = get("/actuator/prometheus".to_owned()).await.text();
     // Series in the order they are kept, which is a hash map's.
@@ -71,6 +73,7 @@ async fn aftermath(server: &Server) -> Vec<String> {
         .filter(|line| {
             line.starts_with("heureka_http_request_duration_seconds_count")
                 || line.starts_with("heureka_renewals")
+                || line.starts_with("heureka_registrations")
         })
         .map(str::to_owned)
         .collect();
@@ -99,22 +102,27 @@ async fn same_answer_on(
     path: &str,
     headers: &[(&str, &str)],
 ) -> (u16, Way) {
+    same_answer_with(config, method, path, headers, Vec::new()).await
+}
+
+/// [`same_answer`] of a request carrying `body`, on servers running `config`.
+async fn same_answer_with(
+    config: Config,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: Vec<u8>,
+) -> (u16, Way) {
     let pair = pair(config).await;
     // A renewal then moves the lease's last renewal past its registration.
     tokio::time::advance(Duration::from_secs(5)).await;
     let before = Server::fast_lane_answers();
-    let lane = pair
-        .lane
-        .request(method, path, headers, Body::empty())
-        .await;
+    let lane = pair.lane.request(method, path, headers, body.clone()).await;
     let way = match Server::fast_lane_answers() - before {
         0 => Way::Router,
         _ => Way::Lane,
     };
-    let router = pair
-        .router
-        .request(method, path, headers, Body::empty())
-        .await;
+    let router = pair.router.request(method, path, headers, body).await;
     let case = format!("{method} {path} {headers:?}");
     // Past the once-a-second flush of the renewal counters.
     tokio::time::sleep(Duration::from_secs(2)).await;
@@ -328,4 +336,191 @@ async fn with_authentication_a_heartbeat_renews_on_the_router() {
 async fn with_authentication_a_heartbeat_without_credentials_is_401() {
     let answer = same_answer_on(with_authentication(), "PUT", RENEW, &[]).await;
     assert_eq!(answer, (401, Way::Router));
+}
+
+const JSON: (&str, &str) = ("Content-Type", "application/json");
+
+/// [`same_answer`] of a registration carrying `body`.
+async fn registered(path: &str, headers: &[(&str, &str)], body: impl Into<Vec<u8>>) -> (u16, Way) {
+    same_answer_with(Config::default(), "POST", path, headers, body.into()).await
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_registration_registers() {
+    let body = spring_body("ORDERS", "o-2");
+    assert_eq!(
+        registered("/eureka/apps/ORDERS", &[JSON], body).await,
+        (204, Way::Lane)
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_registration_again_replaces_the_instance() {
+    let body = spring_body("ORDERS", "o-1").replace("\"UP\"", "\"STARTING\"");
+    assert_eq!(
+        registered("/eureka/apps/ORDERS", &[JSON], body).await,
+        (204, Way::Lane)
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_registration_under_v2_with_a_lower_case_application_registers() {
+    let body = spring_body("ORDERS", "o-2");
+    assert_eq!(
+        registered("/eureka/v2/apps/orders", &[JSON], body).await,
+        (204, Way::Lane)
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_registration_in_a_namespace_by_path_registers_there() {
+    let body = spring_body("ORDERS", "o-2");
+    assert_eq!(
+        registered("/ns/team-a/eureka/apps/ORDERS", &[JSON], body).await,
+        (204, Way::Lane)
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_registration_in_a_namespace_by_header_registers_there() {
+    let body = spring_body("ORDERS", "o-2");
+    let headers = [JSON, ("x-namespace", "team-a")];
+    assert_eq!(
+        registered("/eureka/apps/ORDERS", &headers, body).await,
+        (204, Way::Lane)
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_registration_in_a_namespace_not_created_creates_it_on_the_router() {
+    let body = spring_body("ORDERS", "o-2");
+    assert_eq!(
+        registered("/ns/team-b/eureka/apps/ORDERS", &[JSON], body).await,
+        (204, Way::Router)
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_registration_in_xml_registers() {
+    let body = "<instance><instanceId>o-2</instanceId><hostName>h</hostName><app>ORDERS</app>\
+                <ipAddr>10.0.0.2</ipAddr><status>UP</status><port enabled=\"true\">8080</port>\
+                <dataCenterInfo class=\"com.netflix.appinfo.MyDataCenterInfo\"><name>MyOwn</name>\
+                </dataCenterInfo></instance>";
+    let headers = [("Content-Type", "application/xml")];
+    assert_eq!(
+        registered("/eureka/apps/ORDERS", &headers, body).await,
+        (204, Way::Lane)
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_registration_of_malformed_json_is_400() {
+    assert_eq!(
+        registered("/eureka/apps/ORDERS", &[JSON], "{\"instance\":").await,
+        (400, Way::Lane)
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_registration_for_another_application_is_400() {
+    let body = spring_body("PAYMENTS", "o-2");
+    assert_eq!(
+        registered("/eureka/apps/ORDERS", &[JSON], body).await,
+        (400, Way::Lane)
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_registration_in_an_unknown_media_type_is_415() {
+    let body = spring_body("ORDERS", "o-2");
+    let headers = [("Content-Type", "text/csv")];
+    assert_eq!(
+        registered("/eureka/apps/ORDERS", &headers, body).await,
+        (415, Way::Lane)
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_registration_over_the_body_limit_is_413() {
+    // Room for the registrations every case starts from, not for a large one.
+    let mut config = Config::default();
+    config.heureka.max_request_body_bytes = spring_body("ORDERS", "o-1").len() + 64;
+    let body = spring_body_with_blob("ORDERS", "o-2", 1024);
+    let answer =
+        same_answer_with(config, "POST", "/eureka/apps/ORDERS", &[JSON], body.into()).await;
+    assert_eq!(answer, (413, Way::Lane));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_registration_beyond_max_instances_is_403() {
+    let mut config = Config::default();
+    config.heureka.limits.max_instances = 1;
+    let body = spring_body("ORDERS", "o-2");
+    let answer =
+        same_answer_with(config, "POST", "/eureka/apps/ORDERS", &[JSON], body.into()).await;
+    assert_eq!(answer, (403, Way::Lane));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_gzipped_registration_registers_on_the_router() {
+    let body = gzip(
+        spring_body("ORDERS", "o-2").as_bytes(),
+        flate2::Compression::default(),
+    );
+    let headers = [JSON, ("Content-Encoding", "gzip")];
+    assert_eq!(
+        registered("/eureka/apps/ORDERS", &headers, body).await,
+        (204, Way::Router)
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_replicated_registration_from_a_non_peer_is_403() {
+    let body = spring_body("ORDERS", "o-2");
+    let headers = [JSON, ("x-netflix-discovery-replication", "true")];
+    assert_eq!(
+        registered("/eureka/apps/ORDERS", &headers, body).await,
+        (403, Way::Router)
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_cross_site_registration_is_403() {
+    let body = spring_body("ORDERS", "o-2");
+    let headers = [
+        JSON,
+        ("Origin", "http://evil.example"),
+        ("Host", "localhost:8761"),
+    ];
+    assert_eq!(
+        registered("/eureka/apps/ORDERS", &headers, body).await,
+        (403, Way::Router)
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_registration_with_an_escaped_application_registers_on_the_router() {
+    let body = spring_body("ORDERS", "o-2");
+    assert_eq!(
+        registered("/eureka/apps/ORD%45RS", &[JSON], body).await,
+        (204, Way::Router)
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_post_to_the_delta_is_405() {
+    let body = spring_body("DELTA", "o-2");
+    assert_eq!(
+        registered("/eureka/apps/delta", &[JSON], body).await,
+        (405, Way::Router)
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn with_authentication_a_registration_registers_on_the_router() {
+    let body = spring_body("ORDERS", "o-2");
+    let headers = [JSON, AUTHORIZATION];
+    let path = "/eureka/apps/ORDERS";
+    let answer = same_answer_with(with_authentication(), "POST", path, &headers, body.into()).await;
+    assert_eq!(answer, (204, Way::Router));
 }
