@@ -4,7 +4,7 @@ use heureka_core::{Application, DeltaApplication, Registry};
 use heureka_wire::ApplicationsPieces;
 
 use super::document::DocumentCache;
-use super::plan::{plan_runs, stale_among, Member, Planned, RunMembers, StaleApp, StaleRun};
+use super::plan::{plan_runs, stale_among, Kept, Member, Planned, RunMembers, StaleApp, StaleRun};
 use super::source::Source;
 
 /// The delta (`GET /apps/delta`): applications in the delta's order, keyed by their version
@@ -19,7 +19,7 @@ impl Source for Delta {
     fn plan(
         registry: &Registry,
         pieces: ApplicationsPieces,
-        kept: &dyn Fn(&[Member<'_>]) -> bool,
+        kept: Kept<'_>,
     ) -> (Vec<u8>, Vec<Planned>) {
         let applications = registry.delta_applications();
         let plan = plan_runs(
@@ -33,7 +33,7 @@ impl Source for Delta {
         (pieces.head(versions_delta, &registry.full_hashcode()), plan)
     }
 
-    fn stale_runs(registry: &Registry, kept: &dyn Fn(&[Member<'_>]) -> bool) -> Vec<StaleRun> {
+    fn stale_runs(registry: &Registry, kept: Kept<'_>) -> Vec<StaleRun> {
         let applications = registry.delta_applications();
         stale_among(
             &applications,

@@ -4,7 +4,7 @@ use heureka_core::{Application, ApplicationVersion, Registry};
 use heureka_wire::ApplicationsPieces;
 
 use super::document::DocumentCache;
-use super::plan::{plan_runs, stale_among, Member, Planned, RunMembers, StaleApp, StaleRun};
+use super::plan::{plan_runs, stale_among, Kept, Member, Planned, RunMembers, StaleApp, StaleRun};
 use super::source::Source;
 
 /// The full document (`GET /apps`): applications by name, keyed by the version of their last
@@ -19,7 +19,7 @@ impl Source for Full {
     fn plan(
         registry: &Registry,
         pieces: ApplicationsPieces,
-        kept: &dyn Fn(&[Member<'_>]) -> bool,
+        kept: Kept<'_>,
     ) -> (Vec<u8>, Vec<Planned>) {
         let applications = registry.application_versions();
         let plan = plan_runs(
@@ -32,7 +32,7 @@ impl Source for Full {
         (pieces.head(1, &registry.full_hashcode()), plan)
     }
 
-    fn stale_runs(registry: &Registry, kept: &dyn Fn(&[Member<'_>]) -> bool) -> Vec<StaleRun> {
+    fn stale_runs(registry: &Registry, kept: Kept<'_>) -> Vec<StaleRun> {
         let applications = registry.application_versions();
         stale_among(&applications, full_member, |_| Vec::new(), kept)
     }

@@ -1,7 +1,9 @@
 //! One format's runs of one document, as last planned: kept, re-encoded and compressed as the
 //! registry changes, and laid out as a gzip or a plain body.
 
+use std::cell::Cell;
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -15,7 +17,7 @@ use super::gzip::{
     crc_of, deflate, deflate_at, inflate_segment, stored_block_size, Checksum, GzipMember,
 };
 use super::pages::Pages;
-use super::plan::{batches, encode_entries, Member, Planned, RunMembers};
+use super::plan::{batches, encode_entries, Boundaries, KeptRun, Member, Planned, RunMembers};
 use super::source::Source;
 use crate::clock::Instant;
 use crate::store::Store;
@@ -35,8 +37,10 @@ pub(super) struct Runs {
     /// By the name of each run's first application.
     pub(super) by_first_app: RunMap,
     /// The document's runs in order, by first application, and its plain head.
-    order: Vec<String>,
+    order: Vec<Arc<str>>,
     head: Bytes,
+    /// The number of the last plan, which marks the runs it keeps.
+    plans: u64,
     /// When the oldest run was encoded, and the most instances a run holds: whether a build
     /// can have much to encode ([`Runs::may_encode_much`]).
     oldest_encoded_at: Option<Instant>,
@@ -54,6 +58,12 @@ pub(super) struct Runs {
 pub(super) struct Run {
     /// Each application's name and key when the run was encoded.
     members: RunMembers,
+    /// Where those members end a run: whether the plan may take them as a run without
+    /// finding its end again.
+    boundaries: Boundaries,
+    /// The last plan that kept the run (or made it, if that one did): once it is settled,
+    /// the runs it did not keep are dropped.
+    kept_by: Cell<u64>,
     encoded_at: Instant,
     /// CRC-32 and length of the uncompressed run, for the gzip trailer.
     crc: Checksum,
@@ -71,7 +81,9 @@ impl Run {
         // Plain runs stay while plain readers come; not their spare capacity.
         plain.shrink_to_fit();
         Run {
+            boundaries: Boundaries::of(&members),
             members,
+            kept_by: Cell::new(0),
             encoded_at,
             crc: crc_of(&plain),
             deflated: None,
@@ -135,10 +147,11 @@ pub(super) struct Wanted {
     pub(super) plain: bool,
 }
 
-/// Runs by their first application. foldhash, not SipHash: a build looks up every run (tens
-/// of thousands at 1,000,000 instances) under the registry lock. The names are clients'
-/// but the seed is random per process, as std's is.
-type RunMap = HashMap<String, Run, foldhash::fast::RandomState>;
+/// Runs by their first application, shared with the order, so that a plan keeping a run
+/// copies no name. foldhash, not SipHash: a build looks up every run (tens of thousands at
+/// 1,000,000 instances) under the registry lock. The names are clients' but the seed is
+/// random per process, as std's is.
+type RunMap = HashMap<Arc<str>, Run, foldhash::fast::RandomState>;
 
 impl Runs {
     /// Takes the registry's current runs: kept where their members' keys did not move (and
@@ -156,33 +169,43 @@ impl Runs {
         if self.may_encode_much(store.read().version(), store.instant(), max_age) {
             self.encode_stale_unlocked::<S>(store, pieces, max_age, wanted);
         }
+        self.plans += 1;
+        let plan_number = self.plans;
         let (version, head, plan) = {
             let registry = store.read();
             let now = store.instant();
-            let kept = |members: &[Member<'_>]| self.is_kept(members, now, max_age);
+            let kept = |rest: &[Member<'_>]| {
+                let kept = self.kept_run(rest, now, max_age)?;
+                self.by_first_app[&*kept.first].kept_by.set(plan_number);
+                Some(kept)
+            };
             let (head, plan) = S::plan(&registry, pieces, &kept);
             (registry.version(), head, plan)
         };
-        let mut runs = RunMap::with_capacity_and_hasher(plan.len(), Default::default());
+        // Kept runs stay where they are; new ones replace the runs of their first name.
         let mut order = Vec::with_capacity(plan.len());
         for planned in plan {
-            let run = match planned {
-                Planned::Keep(first) => self
-                    .by_first_app
-                    .remove(&first)
-                    .expect("planned from this map"),
-                Planned::Encode { members, plain } => Run::encoded(members, plain, store.instant()),
+            let first = match planned {
+                Planned::Keep(first) => first,
+                Planned::Encode { members, plain } => {
+                    let run = Run::encoded(members, plain, store.instant());
+                    run.kept_by.set(plan_number);
+                    let first: Arc<str> = Arc::from(run.members[0].0.as_str());
+                    self.by_first_app.insert(first.clone(), run);
+                    first
+                }
             };
-            order.push(run.members[0].0.clone());
-            runs.insert(run.members[0].0.clone(), run);
+            order.push(first);
         }
+        self.by_first_app
+            .retain(|_, run| run.kept_by.get() == plan_number);
+        let runs = &self.by_first_app;
         self.oldest_encoded_at = runs.values().map(|run| run.encoded_at).min();
         self.largest_run = runs
             .values()
             .map(|run| run.members.iter().map(|(_, key)| key.1).sum())
             .max()
             .unwrap_or(0);
-        self.by_first_app = runs;
         self.order = order;
         self.head = Bytes::from(head);
         self.version = version;
@@ -204,15 +227,16 @@ impl Runs {
             || changes.saturating_mul(3 * self.largest_run.max(1)) >= LOCKED_ENCODE_INSTANCES
     }
 
-    /// Whether a run with these members, as kept, can stand in the next document.
-    fn is_kept(&self, members: &[Member<'_>], now: Instant, max_age: Duration) -> bool {
-        self.by_first_app.get(members[0].name).is_some_and(|old| {
-            younger(old.encoded_at, now, max_age)
-                && old
-                    .members
-                    .iter()
-                    .map(|(name, key)| (name.as_str(), *key))
-                    .eq(members.iter().map(|member| (member.name, member.key)))
+    /// The run kept that can stand, as it is, at the start of `rest` (the document's members
+    /// from a run's start to its end): the one whose first application starts it, when it has
+    /// not aged and it is the run its members make there ([`Boundaries::stands_at`]).
+    fn kept_run(&self, rest: &[Member<'_>], now: Instant, max_age: Duration) -> Option<KeptRun> {
+        let (first, old) = self.by_first_app.get_key_value(rest[0].name)?;
+        let stands =
+            younger(old.encoded_at, now, max_age) && old.boundaries.stands_at(&old.members, rest);
+        stands.then(|| KeptRun {
+            first: first.clone(),
+            len: old.members.len(),
         })
     }
 
@@ -241,7 +265,7 @@ impl Runs {
             let stale = {
                 let registry = store.read();
                 let now = store.instant();
-                S::stale_runs(&registry, &|members| self.is_kept(members, now, max_age))
+                S::stale_runs(&registry, &|rest| self.kept_run(rest, now, max_age))
             };
             let instances = stale.iter().map(|run| run.instances).sum::<usize>();
             if instances < LOCKED_ENCODE_INSTANCES {
@@ -265,7 +289,8 @@ impl Runs {
                         .collect()
                 };
                 for run in encode_runs(copied, pieces, wanted, level, store.instant()) {
-                    self.by_first_app.insert(run.members[0].0.clone(), run);
+                    self.by_first_app
+                        .insert(Arc::from(run.members[0].0.as_str()), run);
                 }
             }
         }
@@ -298,7 +323,7 @@ impl Runs {
         let runs: Vec<(&Bytes, &Checksum)> = self
             .order
             .iter()
-            .map(|name| &self.by_first_app[name])
+            .map(|name| &self.by_first_app[&**name])
             .filter(|run| !run.is_empty())
             .map(|run| (run.segment(), &run.crc))
             .collect();
@@ -337,7 +362,7 @@ impl Runs {
         for name in &self.order {
             let run = self
                 .by_first_app
-                .get_mut(name)
+                .get_mut(&**name)
                 .expect("the order lists this map's runs");
             if run.is_empty() {
                 continue;

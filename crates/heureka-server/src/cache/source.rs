@@ -3,7 +3,7 @@
 use heureka_core::{Application, Registry};
 use heureka_wire::ApplicationsPieces;
 
-use super::plan::{Member, Planned, RunMembers, StaleRun};
+use super::plan::{Kept, Planned, RunMembers, StaleRun};
 
 /// Which document a cache holds: how its applications are listed, keyed and rendered.
 pub(crate) trait Source: Send + Sync + 'static {
@@ -12,12 +12,12 @@ pub(crate) trait Source: Send + Sync + 'static {
     fn plan(
         registry: &Registry,
         pieces: ApplicationsPieces,
-        kept: &dyn Fn(&[Member<'_>]) -> bool,
+        kept: Kept<'_>,
     ) -> (Vec<u8>, Vec<Planned>);
 
     /// Under the registry lock, before the plan: the runs it would encode now, for
     /// [`Runs::encode_stale_unlocked`] to copy out later.
-    fn stale_runs(registry: &Registry, kept: &dyn Fn(&[Member<'_>]) -> bool) -> Vec<StaleRun>;
+    fn stale_runs(registry: &Registry, kept: Kept<'_>) -> Vec<StaleRun>;
 
     /// Under a later registry lock: a stale run's applications as they are now, each with
     /// the key it has now (so the two agree).

@@ -21,7 +21,7 @@ const PLAIN: Wanted = Wanted {
 /// re-encoded ones.
 fn plain_runs(runs: &Runs) -> HashMap<String, Bytes> {
     let runs = runs.by_first_app.iter();
-    runs.map(|(name, run)| (name.clone(), run.plain.clone().expect("plain")))
+    runs.map(|(name, run)| (name.to_string(), run.plain.clone().expect("plain")))
         .collect()
 }
 
