@@ -50,6 +50,10 @@ pub(crate) struct QueueLimits {
 #[derive(Debug)]
 struct Slot {
     key: InstanceKey,
+    /// When the instance became pending: the batching delay counts from here, not from its
+    /// latest task, so a heartbeat replaced in place (a client renewing as often as the delay
+    /// or more) cannot put its batch off again and again.
+    since: Millis,
     /// At most one per action, in the order they were queued.
     tasks: Vec<(ReplicationAction, Millis)>,
 }
@@ -106,7 +110,7 @@ impl ReplicationQueue {
             None => {
                 let position = self.next_back;
                 self.next_back += 1;
-                self.insert_slot(position, key.clone());
+                self.insert_slot(position, key.clone(), now);
                 position
             }
         };
@@ -128,11 +132,9 @@ impl ReplicationQueue {
         if self.urgent > 0 || self.len >= self.limits.batch_size {
             return Some(Millis::MIN);
         }
-        // The front instance became pending first; a heartbeat replaced in place since then
-        // can make it look younger by at most one batching delay.
+        // The front instance became pending first.
         let (_, front) = self.slots.first_key_value()?;
-        let oldest = front.tasks.iter().map(|(_, queued_at)| *queued_at).min()?;
-        Some(oldest.saturating_add(self.limits.batch_delay_ms))
+        Some(front.since.saturating_add(self.limits.batch_delay_ms))
     }
 
     /// Takes up to a batch of tasks, oldest instance first, dropping expired ones.
@@ -172,7 +174,7 @@ impl ReplicationQueue {
             }
             let position = self.next_front;
             self.next_front -= 1;
-            self.insert_slot(position, task.key.clone());
+            self.insert_slot(position, task.key.clone(), task.queued_at);
             let slot = self.slots.get_mut(&position).expect("slot just inserted");
             slot.tasks.push((task.action, task.queued_at));
             self.len += 1;
@@ -181,12 +183,13 @@ impl ReplicationQueue {
         }
     }
 
-    fn insert_slot(&mut self, position: i64, key: InstanceKey) {
+    fn insert_slot(&mut self, position: i64, key: InstanceKey, since: Millis) {
         self.position_of.insert(key.clone(), position);
         self.slots.insert(
             position,
             Slot {
                 key,
+                since,
                 tasks: Vec::with_capacity(1),
             },
         );

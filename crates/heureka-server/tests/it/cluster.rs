@@ -87,6 +87,46 @@ async fn a_cancel_on_one_node_reaches_the_others() {
     everywhere(&nodes, "ORDERS", "o1", None).await;
 }
 
+/// `lastRenewalTimestamp` of `ORDERS/o1` on `node`.
+async fn last_renewal_of_o1(node: &TestServer) -> i64 {
+    let body = node.json_ok("/apps/ORDERS/o1").await;
+    let instance: serde_json::Value = serde_json::from_str(&body).unwrap();
+    instance["instance"]["leaseInfo"]["lastRenewalTimestamp"]
+        .as_i64()
+        .expect("a renewal time")
+}
+
+#[tokio::test]
+async fn heartbeats_sent_faster_than_the_batching_delay_still_reach_the_peers() {
+    // Heartbeats wait the batching delay (300 ms here) before they go to a peer. A client
+    // renewing every 50 ms has its queued heartbeat replaced in place each time, which used
+    // to put the batch off again: the peer never heard of the renewals and evicted a live
+    // instance.
+    let (listeners, urls) = listeners(2).await;
+    let urls: Vec<&str> = urls.iter().map(String::as_str).collect();
+    // Anti-entropy off: its repair carries renewal times too, and would hide the loss.
+    let extra = [
+        "--heureka.replication.batch-delay-ms=300",
+        "--heureka.replication.anti-entropy-interval-ms=0",
+    ];
+    let mut nodes = Vec::new();
+    for listener in listeners {
+        nodes.push(node(listener, &urls, &extra).await);
+    }
+    nodes[0].register("orders", "o1").await;
+    everywhere(&nodes, "ORDERS", "o1", Some("UP")).await;
+    let registered = last_renewal_of_o1(&nodes[1]).await;
+    // Up to 10 s of heartbeats, until the peer has one: without a pause in them.
+    for _ in 0..200 {
+        assert_eq!(nodes[0].put("/apps/ORDERS/o1").await, 200);
+        if last_renewal_of_o1(&nodes[1]).await > registered {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("no heartbeat reached the peer while the client renewed every 50 ms");
+}
+
 #[tokio::test]
 async fn a_status_override_and_its_removal_reach_the_others() {
     let nodes = mesh_with_o1_registered_on(0).await;

@@ -81,6 +81,18 @@ fn heartbeats_wait_the_batching_delay() {
 }
 
 #[test]
+fn a_heartbeat_replaced_in_place_does_not_put_its_batch_off() {
+    // A client renewing every 400 ms, faster than the 500 ms delay: still sent 500 ms after
+    // the instance became pending, not never.
+    let queue = pushed(&[
+        ("o1", Heartbeat, 1_000),
+        ("o1", Heartbeat, 1_400),
+        ("o1", Heartbeat, 1_800),
+    ]);
+    assert_eq!(queue.due_at(), Some(1_500));
+}
+
+#[test]
 fn any_other_change_is_due_at_once() {
     let queue = pushed(&[("o1", Heartbeat, 1_000), ("o2", Register, 1_100)]);
     assert_eq!(queue.due_at(), Some(i64::MIN));
