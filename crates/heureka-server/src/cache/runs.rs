@@ -174,11 +174,7 @@ impl Runs {
         let (version, head, plan) = {
             let registry = store.read();
             let now = store.instant();
-            let kept = |rest: &[Member<'_>]| {
-                let kept = self.kept_run(rest, now, max_age)?;
-                self.by_first_app[&*kept.first].kept_by.set(plan_number);
-                Some(kept)
-            };
+            let kept = |rest: &[Member<'_>]| self.kept_run(rest, now, max_age);
             let (head, plan) = S::plan(&registry, pieces, &kept);
             (registry.version(), head, plan)
         };
@@ -229,11 +225,16 @@ impl Runs {
 
     /// The run kept that can stand, as it is, at the start of `rest` (the document's members
     /// from a run's start to its end): the one whose first application starts it, when it has
-    /// not aged and it is the run its members make there ([`Boundaries::stands_at`]).
+    /// not aged and it is the run its members make there ([`Boundaries::stands_at`]). Marks
+    /// it kept by the latest plan (a mark the unlocked pass leaves before a plan is the last
+    /// plan's, which no longer counts).
     fn kept_run(&self, rest: &[Member<'_>], now: Instant, max_age: Duration) -> Option<KeptRun> {
         let (first, old) = self.by_first_app.get_key_value(rest[0].name)?;
         let stands =
             younger(old.encoded_at, now, max_age) && old.boundaries.stands_at(&old.members, rest);
+        if stands {
+            old.kept_by.set(self.plans);
+        }
         stands.then(|| KeptRun {
             first: first.clone(),
             len: old.members.len(),
