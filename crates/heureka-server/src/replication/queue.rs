@@ -30,7 +30,7 @@ pub(crate) struct InstanceKey {
 pub(crate) struct Task {
     pub(crate) key: InstanceKey,
     pub(crate) action: ReplicationAction,
-    /// When the task was (last) queued; the batching delay and expiry count from here.
+    /// When the task was (last) queued; expiry counts from here.
     pub(crate) queued_at: Millis,
 }
 
@@ -160,24 +160,44 @@ impl ReplicationQueue {
         batch
     }
 
-    /// Puts a batch that could not be delivered back at the front, in its order, unless a
-    /// newer task for the same instance is pending (the newer one wins) or the task expired.
+    /// Puts a batch that could not be delivered back at the front, in its order, without the
+    /// tasks that expired. An instance's tasks are together in a batch (`take_batch`) and go
+    /// back together; what was queued for the instance since came after them, and is merged
+    /// over them as it was over what the peer had (a cancel since drops them, a heartbeat
+    /// since replaces theirs, a status change since is added after a register).
     pub(crate) fn put_back(&mut self, batch: Vec<Task>, now: Millis) {
-        for task in batch.into_iter().rev() {
+        let mut instances: Vec<(InstanceKey, Vec<(ReplicationAction, Millis)>)> = Vec::new();
+        for task in batch {
             if now - task.queued_at > self.limits.max_age_ms {
                 self.dropped += 1;
                 continue;
             }
-            if self.position_of.contains_key(&task.key) {
-                // Something newer is pending for this instance; it supersedes the old task.
-                continue;
+            match instances.last_mut() {
+                Some((key, tasks)) if *key == task.key => tasks.push((task.action, task.queued_at)),
+                _ => instances.push((task.key, vec![(task.action, task.queued_at)])),
+            }
+        }
+        // The last instance first, so that the batch's first ends up in front.
+        for (key, mut tasks) in instances.into_iter().rev() {
+            let mut since = tasks
+                .iter()
+                .map(|(_, at)| *at)
+                .min()
+                .expect("one task or more");
+            if let Some(position) = self.position_of.get(&key).copied() {
+                let pending = self.slots.remove(&position).expect("indexed slot exists");
+                self.forget(&pending);
+                since = since.min(pending.since);
+                for (action, at) in pending.tasks {
+                    merge(&mut tasks, action, at);
+                }
             }
             let position = self.next_front;
             self.next_front -= 1;
-            self.insert_slot(position, task.key.clone(), task.queued_at);
+            self.insert_slot(position, key, since);
             let slot = self.slots.get_mut(&position).expect("slot just inserted");
-            slot.tasks.push((task.action, task.queued_at));
-            self.len += 1;
+            slot.tasks = tasks;
+            self.len += slot.tasks.len();
             self.urgent += urgent(&slot.tasks);
             self.enforce_capacity();
         }

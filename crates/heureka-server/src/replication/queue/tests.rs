@@ -215,6 +215,42 @@ fn a_put_back_task_yields_to_a_newer_one_for_the_instance() {
 }
 
 #[test]
+fn every_task_of_an_instance_goes_back() {
+    let mut queue = pushed(&[("o1", Register, 0), ("o1", StatusUpdate, 1)]);
+    let batch = queue.take_batch(1);
+    queue.put_back(batch, 2);
+    assert_eq!(
+        actions(&mut queue, 3),
+        pairs(&[("o1", Register), ("o1", StatusUpdate)])
+    );
+}
+
+#[test]
+fn a_put_back_register_keeps_a_status_change_queued_since_after_it() {
+    let mut queue = queue();
+    queue.push(key("o1"), Register, 0);
+    let batch = queue.take_batch(0);
+    queue.push(key("o1"), StatusUpdate, 1);
+    queue.put_back(batch, 2);
+    assert_eq!(
+        actions(&mut queue, 3),
+        pairs(&[("o1", Register), ("o1", StatusUpdate)])
+    );
+}
+
+#[test]
+fn a_put_back_heartbeat_is_replaced_by_one_queued_since() {
+    let mut queue = queue();
+    queue.push(key("o1"), Heartbeat, 1_000);
+    let batch = queue.take_batch(1_600);
+    queue.push(key("o1"), Heartbeat, 1_700);
+    queue.put_back(batch, 1_800);
+    assert_eq!(queue.len(), 1);
+    // Due when the first of them had waited the delay: it is late already.
+    assert_eq!(queue.due_at(), Some(1_500));
+}
+
+#[test]
 fn a_put_back_task_that_expired_is_dropped() {
     let mut queue = queue();
     queue.push(key("o1"), Register, 0);
