@@ -18,16 +18,18 @@
 //! fargo's headers), so that a client is waited for from its first full fetch, or once it
 //! has fetched three times at a steady pace ([`steady`]), whatever it is.
 
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::time::Duration;
 
-use axum::http::{header, HeaderMap, HeaderName};
+use axum::http::{header, HeaderMap, HeaderName, HeaderValue};
 use heureka_core::Millis;
 use heureka_wire::ConsumerView;
 use parking_lot::Mutex;
 
 use crate::config::ConsumersConfig;
+use crate::http::negotiate::mentions;
 
 /// Which fetch a consumer made.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -107,30 +109,36 @@ impl Consumers {
         version: u64,
         now: Millis,
     ) -> Option<ConsumerKey> {
-        if is_server(headers) {
+        let caller = Caller::of(headers);
+        if caller.is_server() {
             return None;
         }
-        let agent = agent_of(headers);
-        let client = fetch == Fetch::Delta || eureka_client(headers) || !one_off_tool(headers);
-        let mut table = self.table.lock();
-        let key = (address, agent);
+        let client = fetch == Fetch::Delta || caller.eureka_client() || !caller.one_off_tool();
+        let key = (address, caller.agent());
         let booked = key.clone();
-        if let Some(consumer) = table.get_mut(&key) {
-            let gap = now - consumer.last_fetch();
-            consumer.periodic |= consumer.last_gap.is_some_and(|last| steady(last, gap));
-            consumer.last_gap = Some(gap);
-        } else if table.len() >= self.max {
+        let mut table = self.table.lock();
+        // One look-up of the key in the usual case, a consumer fetching again.
+        if table.len() >= self.max && !table.contains_key(&key) {
             self.make_room(&mut table, now);
         }
-        let consumer = table.entry(key).or_insert(Consumer {
-            first_seen: now,
-            last_full: None,
-            last_delta: None,
-            version,
-            periodic: false,
-            last_gap: None,
-            push_streams: 0,
-        });
+        let consumer = match table.entry(key) {
+            Entry::Occupied(occupied) => {
+                let consumer = occupied.into_mut();
+                let gap = now - consumer.last_fetch();
+                consumer.periodic |= consumer.last_gap.is_some_and(|last| steady(last, gap));
+                consumer.last_gap = Some(gap);
+                consumer
+            }
+            Entry::Vacant(vacant) => vacant.insert(Consumer {
+                first_seen: now,
+                last_full: None,
+                last_delta: None,
+                version,
+                periodic: false,
+                last_gap: None,
+                push_streams: 0,
+            }),
+        };
         consumer.periodic |= client;
         match fetch {
             Fetch::Full => consumer.last_full = Some(now),
@@ -225,40 +233,117 @@ impl Consumers {
 /// The header Eureka's clients and servers name themselves in.
 pub(crate) const IDENTITY: HeaderName = HeaderName::from_static("discoveryidentity-name");
 
-/// Another Eureka server's fetch (Java's and Heureka's replication clients say so).
-fn is_server(headers: &HeaderMap) -> bool {
-    let named_server = headers
-        .get(&IDENTITY)
-        .is_some_and(|name| name.as_bytes().eq_ignore_ascii_case(b"DefaultServer"));
-    let replicating = headers.get(header::USER_AGENT).is_some_and(|agent| {
-        agent
-            .as_bytes()
-            .starts_with(b"Java-EurekaClient-Replication")
-    });
-    named_server || replicating
+/// Eureka's client's version and id beside [`IDENTITY`].
+const IDENTITY_VERSION: HeaderName = HeaderName::from_static("discoveryidentity-version");
+const IDENTITY_ID: HeaderName = HeaderName::from_static("discoveryidentity-id");
+
+/// What a fetch's headers say of its client, read in one pass: a look-up by name for each
+/// question cost a fetch more than the rest of its booking. Each field holds the first value
+/// of its header, as `HeaderMap::get` would return it.
+#[derive(Default)]
+struct Caller<'h> {
+    identity: Option<&'h HeaderValue>,
+    identity_version: Option<&'h HeaderValue>,
+    identity_id: Option<&'h HeaderValue>,
+    user_agent: Option<&'h HeaderValue>,
+    content_type: bool,
+    /// Any `Accept` of `application/*+json`.
+    spring_accept: bool,
 }
 
-/// A fetch only a Eureka client makes, so that its consumer fetches periodically from its first
-/// full fetch on (`docs/deploy.md` lists who sends what):
-/// * Eureka's identity headers (`DiscoveryIdentity-Name`: Netflix's Java client);
-/// * no `User-Agent` at all: py-eureka-client, eureka-js-client and Heureka's own client send
-///   none, while curl, wget, browsers, probes and `heureka` do;
-/// * a `Content-Type` on the GET (Spring's RestClient and WebClient transports, fargo) or an
-///   `Accept` of `application/*+json` (Spring's RestTemplate transport, which asks for what its
-///   Jackson converter reads).
-///
-/// A delta is the fourth sign, checked by the caller: only a client holding a copy asks what
-/// changed.
-fn eureka_client(headers: &HeaderMap) -> bool {
-    let spring_accept = headers.get_all(header::ACCEPT).iter().any(|accept| {
-        accept
-            .to_str()
-            .is_ok_and(|accept| accept.contains("*+json"))
-    });
-    headers.contains_key(&IDENTITY)
-        || !headers.contains_key(header::USER_AGENT)
-        || headers.contains_key(header::CONTENT_TYPE)
-        || spring_accept
+impl<'h> Caller<'h> {
+    fn of(headers: &'h HeaderMap) -> Caller<'h> {
+        let mut caller = Caller::default();
+        for (name, value) in headers {
+            let first = if name == header::USER_AGENT {
+                &mut caller.user_agent
+            } else if name == header::ACCEPT {
+                caller.spring_accept |=
+                    value.to_str().is_ok() && mentions(value.as_bytes(), b"*+json");
+                continue;
+            } else if name == header::CONTENT_TYPE {
+                caller.content_type = true;
+                continue;
+            } else if name == IDENTITY {
+                &mut caller.identity
+            } else if name == IDENTITY_VERSION {
+                &mut caller.identity_version
+            } else if name == IDENTITY_ID {
+                &mut caller.identity_id
+            } else {
+                continue;
+            };
+            first.get_or_insert(value);
+        }
+        caller
+    }
+
+    /// Another Eureka server's fetch (Java's and Heureka's replication clients say so).
+    fn is_server(&self) -> bool {
+        let named_server = self
+            .identity
+            .is_some_and(|name| name.as_bytes().eq_ignore_ascii_case(b"DefaultServer"));
+        let replicating = self.user_agent.is_some_and(|agent| {
+            agent
+                .as_bytes()
+                .starts_with(b"Java-EurekaClient-Replication")
+        });
+        named_server || replicating
+    }
+
+    /// A fetch only a Eureka client makes, so that its consumer fetches periodically from its
+    /// first full fetch on (`docs/deploy.md` lists who sends what):
+    /// * Eureka's identity headers (`DiscoveryIdentity-Name`: Netflix's Java client);
+    /// * no `User-Agent` at all: py-eureka-client, eureka-js-client and Heureka's own client
+    ///   send none, while curl, wget, browsers, probes and `heureka` do;
+    /// * a `Content-Type` on the GET (Spring's RestClient and WebClient transports, fargo) or
+    ///   an `Accept` of `application/*+json` (Spring's RestTemplate transport, which asks for
+    ///   what its Jackson converter reads).
+    ///
+    /// A delta is the fourth sign, checked by the caller: only a client holding a copy asks
+    /// what changed.
+    fn eureka_client(&self) -> bool {
+        self.identity.is_some()
+            || self.user_agent.is_none()
+            || self.content_type
+            || self.spring_accept
+    }
+
+    /// Whether the fetch comes from a tool of [`ONE_OFF_AGENTS`]: an entry ending in `/`
+    /// starts the agent, any other is the whole agent.
+    fn one_off_tool(&self) -> bool {
+        self.user_agent.is_some_and(|agent| {
+            let agent = agent.as_bytes();
+            ONE_OFF_AGENTS.iter().any(|tool| match tool.ends_with('/') {
+                true => agent.starts_with(tool.as_bytes()),
+                false => agent == tool.as_bytes(),
+            })
+        })
+    }
+
+    /// What a consumer calls itself: Eureka's identity headers when it sends them, else its
+    /// `User-Agent`; at most 200 bytes, so that a client cannot grow the table's keys.
+    fn agent(&self) -> String {
+        fn text(value: Option<&HeaderValue>) -> Option<&str> {
+            value.and_then(|value| value.to_str().ok())
+        }
+        let mut agent = match text(self.identity) {
+            Some(name) => {
+                let version = text(self.identity_version).unwrap_or("?");
+                match text(self.identity_id) {
+                    Some(id) => format!("{name}/{version} ({id})"),
+                    None => format!("{name}/{version}"),
+                }
+            }
+            None => text(self.user_agent).unwrap_or("unknown").to_owned(),
+        };
+        let mut end = agent.len().min(200);
+        while !agent.is_char_boundary(end) {
+            end -= 1;
+        }
+        agent.truncate(end);
+        agent
+    }
 }
 
 /// Agents of tools that read once when someone runs them (or a probe that reads now and
@@ -280,49 +365,12 @@ const ONE_OFF_AGENTS: [&str; 10] = [
     "node",
 ];
 
-/// Whether the fetch comes from a tool of [`ONE_OFF_AGENTS`]: an entry ending in `/` starts
-/// the agent, any other is the whole agent.
-fn one_off_tool(headers: &HeaderMap) -> bool {
-    headers.get(header::USER_AGENT).is_some_and(|agent| {
-        let agent = agent.as_bytes();
-        ONE_OFF_AGENTS.iter().any(|tool| match tool.ends_with('/') {
-            true => agent.starts_with(tool.as_bytes()),
-            false => agent == tool.as_bytes(),
-        })
-    })
-}
-
 /// Whether two successive gaps between fetches are a steady pace: each at least a second (a
 /// burst of reads is no refresh interval) and within a quarter of each other (a timer's
 /// jitter, not a person running a command now and then).
 fn steady(last: Millis, gap: Millis) -> bool {
     let (short, long) = (last.min(gap), last.max(gap));
     short >= 1_000 && (long - short) * 4 <= long
-}
-
-/// What a consumer calls itself: Eureka's identity headers when it sends them, else its
-/// `User-Agent`; at most 200 bytes, so that a client cannot grow the table's keys.
-fn agent_of(headers: &HeaderMap) -> String {
-    let header = |name: &str| headers.get(name).and_then(|value| value.to_str().ok());
-    let agent = match (
-        header("DiscoveryIdentity-Name"),
-        header("DiscoveryIdentity-Version"),
-    ) {
-        (Some(name), version) => {
-            let id = header("DiscoveryIdentity-Id").map(|id| format!(" ({id})"));
-            format!(
-                "{name}/{}{}",
-                version.unwrap_or("?"),
-                id.unwrap_or_default()
-            )
-        }
-        (None, _) => header("User-Agent").unwrap_or("unknown").to_owned(),
-    };
-    let mut end = agent.len().min(200);
-    while !agent.is_char_boundary(end) {
-        end -= 1;
-    }
-    agent[..end].to_owned()
 }
 
 #[cfg(test)]

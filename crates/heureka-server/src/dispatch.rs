@@ -10,9 +10,9 @@
 //! marked with a [`Vacancy`] so that a write that creates one can (`http/namespace_creation.rs`). `{prefix}`
 //! alone is the listing (`handlers/namespaces.rs`), given the directory in the request.
 //!
-//! Once the namespace is known, heartbeats and registrations are offered to the fast lane
-//! (`fast_lane.rs`), which answers them without the router, and without rewriting a
-//! namespaced path.
+//! Once the namespace is known, heartbeats, registrations and registry fetches are offered to
+//! the fast lane (`fast_lane.rs`), which answers them without the router, and without
+//! rewriting a namespaced path.
 //!
 //! One router for all, rather than one per namespace: a namespace costs no router's memory,
 //! and requests to many namespaces run through the same (cache-warm) routes and layers.
@@ -31,7 +31,7 @@ use axum::routing::future::RouteFuture;
 use bytes::Bytes;
 use tower::Service;
 
-use crate::fast_lane::{FastLane, Registering, Registration};
+use crate::fast_lane::{FastLane, Later, Pending};
 use crate::http::error::ApiError;
 use crate::namespace_name as name;
 use crate::namespaces::{until_created, InNamespace, Namespace, Namespaces, Vacancy};
@@ -46,7 +46,7 @@ pub(crate) struct Dispatch {
     namespaces: Arc<Namespaces>,
     /// The router every namespace shares, over the default namespace's state.
     app: axum::Router,
-    /// Heartbeats' and registrations' way past the router, when they may take it.
+    /// Heartbeats', registrations' and fetches' way past the router, when they may take it.
     lane: Option<Arc<FastLane>>,
 }
 
@@ -103,18 +103,19 @@ impl Dispatch {
         Ok(self.to_namespace(found, request))
     }
 
-    /// What the fast lane makes of the request, when it is a heartbeat or a registration it
-    /// takes in a namespace that exists; `path` is the request's path within the namespace.
+    /// What the fast lane makes of the request, when it is a heartbeat, a registration or a
+    /// fetch it takes in a namespace that exists; `path` is the request's path within the
+    /// namespace.
     fn fast(&self, namespace: Option<&SharedState>, request: &Request, path: &str) -> Option<Fast> {
         let (lane, namespace) = (self.lane.as_ref()?, namespace?);
         if let Some(response) = lane.renew(namespace, request, path) {
             return Some(Fast::Answered(response));
         }
-        let registration = lane.registration(request, path)?;
-        Some(Fast::Registration {
+        let later = lane.later(request, path)?;
+        Some(Fast::Later {
             lane: Arc::clone(lane),
             state: namespace.clone(),
-            registration,
+            later,
         })
     }
 
@@ -172,14 +173,14 @@ impl Dispatch {
     }
 }
 
-/// A request the fast lane takes: a heartbeat it has answered, or a registration whose body
-/// it is to read.
+/// A request the fast lane takes: a heartbeat it has answered, or a registration or fetch it
+/// answers later.
 enum Fast {
     Answered(Response),
-    Registration {
+    Later {
         lane: Arc<FastLane>,
         state: SharedState,
-        registration: Registration,
+        later: Later,
     },
 }
 
@@ -189,12 +190,8 @@ impl Fast {
             Fast::Answered(response) => Dispatched::Answered {
                 response: Some(response),
             },
-            Fast::Registration {
-                lane,
-                state,
-                registration,
-            } => Dispatched::Registering {
-                future: lane.register(&state, registration, request),
+            Fast::Later { lane, state, later } => Dispatched::Lane {
+                future: lane.answer(state, later, request),
             },
         }
     }
@@ -255,13 +252,13 @@ impl Service<Request> for Dispatch {
 
 pin_project_lite::pin_project! {
     /// A dispatched request's answer: the router's, the router's for a name not created yet,
-    /// a registration's on the fast lane, or one made here (the fast lane's heartbeat, or a
-    /// refusal of the namespace's name).
+    /// a registration's or fetch's on the fast lane, or one made here (the fast lane's
+    /// heartbeat, or a refusal of the namespace's name).
     #[project = DispatchedProjection]
     pub(crate) enum Dispatched {
         Routed { #[pin] future: RouteFuture<Infallible> },
         Vacant { #[pin] future: RouteFuture<Infallible>, vacancy: Option<Vacancy> },
-        Registering { future: Registering },
+        Lane { future: Pending },
         Answered { response: Option<Response> },
     }
 }
@@ -279,7 +276,7 @@ impl Future for Dispatched {
                 let vacancy = vacancy.take().expect("polled after completion");
                 Poll::Ready(Ok(until_created(response, vacancy)))
             }
-            DispatchedProjection::Registering { future } => future.as_mut().poll(cx).map(Ok),
+            DispatchedProjection::Lane { future } => future.as_mut().poll(cx).map(Ok),
             DispatchedProjection::Answered { response } => {
                 Poll::Ready(Ok(response.take().expect("polled after completion")))
             }

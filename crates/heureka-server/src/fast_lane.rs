@@ -1,14 +1,16 @@
-//! The lane of heartbeats and registrations: most requests a registry serves are heartbeats
-//! (`PUT {base}/apps/{app}/{id}`, every 30 s from every instance) and, when a fleet starts or
-//! rolls, registrations (`POST {base}/apps/{app}`). The router's general work for each —
-//! matching against the whole table, the path's segments copied into the request, the layer
-//! stack's services and futures, the extractors — costs more than renewing the lease, and
-//! about as much as registering the instance. [`Dispatch`](crate::dispatch) offers each
+//! The lane of heartbeats, registrations and registry fetches: most requests a registry serves
+//! are heartbeats (`PUT {base}/apps/{app}/{id}`, every 30 s from every instance) and fetches
+//! (`GET {base}/apps/delta` every 30 s from every client, `GET {base}/apps` at its start and
+//! when its delta does not add up) and, when a fleet starts or rolls, registrations
+//! (`POST {base}/apps/{app}`). The router's general work for each — matching against the whole
+//! table, the path's segments copied into the request, the layer stack's services and
+//! futures, the extractors — costs more than renewing the lease, about as much as registering
+//! the instance, and about as much as taking a cached document. [`Dispatch`](crate::dispatch) offers each
 //! request to this lane once it knows the namespace; the lane answers only what it can answer
 //! exactly as the router would, and hands everything else back untouched.
 //!
-//! A heartbeat or registration takes the lane when every layer of `routes.rs` would let it
-//! through unchanged:
+//! A heartbeat, registration or fetch takes the lane when every layer of `routes.rs` would let
+//! it through unchanged:
 //!
 //! * no user is configured (authentication, the roles and the namespace grants are then off:
 //!   with users, every request is checked on the router);
@@ -20,16 +22,20 @@
 //! * its namespace exists (a vacant one is the router's, `http/namespace_creation.rs`), and
 //!   its application and id hold no percent escape, which the router decodes;
 //! * a registration's application is not `delta`, whose path is the delta's route, where the
-//!   router answers a `POST` 405.
+//!   router answers a `POST` 405;
+//! * a fetch is a `GET` (the router answers a `HEAD` too, without the body) of `{base}/apps`
+//!   or `{base}/apps/delta` as they are spelled, under either prefix; its query is the
+//!   handler's to read, as on the router.
 //!
 //! A heartbeat is then renewed by the handler's own function ([`renew_lease`]); a
 //! registration's body is read under the router's body limit (`DefaultBodyLimit`, 413 past it)
-//! and registered by its handler's function ([`register_instance`]). Each answer gets the
+//! and registered by its handler's function ([`register_instance`]); a fetch is answered by
+//! its handler's function ([`fetch`]), which books the consumer. Each answer gets the
 //! security headers' rule (`http/security_headers.rs`) and is observed as the router's
 //! observing layer observes it, under the same route template (`http/observe.rs`). The test
-//! `tests/it/fast_lane.rs` sends a table of heartbeats, registrations, refusals and near misses
-//! to a server with the lane and to one without, and requires the same answers, the same
-//! registries and the same metrics.
+//! `tests/it/fast_lane.rs` sends a table of heartbeats, registrations, fetches, refusals and
+//! near misses to a server with the lane and to one without, and requires the same answers,
+//! the same registries, the same consumers and the same metrics.
 
 use std::cell::Cell;
 use std::future::Future;
@@ -42,10 +48,13 @@ use axum::http::{header, HeaderMap, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 
 use crate::clock;
+use crate::connection::Sender;
+use crate::handlers::apps::{fetch, Document};
 use crate::handlers::instances::{register_instance, renew_lease};
+use crate::handlers::request::QueryParams;
 use crate::http::hosts::is_a_browser_mark;
 use crate::http::observe::{self, Series};
-use crate::http::security_headers;
+use crate::http::{principal, security_headers};
 use crate::metrics::{KeptSeries, RequestLabels, RouteLabel};
 use crate::security::origins::REPLICATION_HEADER;
 use crate::state::SharedState;
@@ -62,8 +71,9 @@ pub(crate) fn answered_on_this_thread() -> u64 {
     ANSWERED.get()
 }
 
-/// A registration's answer under way: its body is still to be read.
-pub(crate) type Registering = Pin<Box<dyn Future<Output = Response> + Send>>;
+/// An answer under way: a registration's body is still to be read, a fetch's document may be
+/// still to build.
+pub(crate) type Pending = Pin<Box<dyn Future<Output = Response> + Send>>;
 
 /// The lane, built once per server.
 #[derive(Debug)]
@@ -89,6 +99,8 @@ struct LanePaths {
 struct Routes {
     heartbeat: Route,
     register: Route,
+    full: Route,
+    delta: Route,
 }
 
 /// A route the router registers a request the lane takes under.
@@ -102,12 +114,13 @@ struct Route {
     usual: KeptSeries,
 }
 
-/// A registration the lane takes: which prefix it came under and its application, owned, so
-/// that the request can move into the answer.
+/// A request the lane takes and answers later, and which prefix it came under: a
+/// registration (its application owned, so that the request can move into the answer) or a
+/// fetch.
 #[derive(Debug)]
-pub(crate) struct Registration {
-    v2: bool,
-    app: String,
+pub(crate) enum Later {
+    Registration { v2: bool, app: String },
+    Fetch { v2: bool, which: Document },
 }
 
 impl FastLane {
@@ -150,42 +163,82 @@ impl FastLane {
         Some(response)
     }
 
-    /// The registration `request` is when the lane takes it; `path` is its path within the
-    /// namespace.
-    pub(crate) fn registration(&self, request: &Request, path: &str) -> Option<Registration> {
-        if request.method() != Method::POST {
-            return None;
+    /// The registration or fetch `request` is when the lane takes it; `path` is its path
+    /// within the namespace.
+    pub(crate) fn later(&self, request: &Request, path: &str) -> Option<Later> {
+        let headers = request.headers();
+        match *request.method() {
+            Method::POST => {
+                let (v2, app) = self.paths.registration(path)?;
+                plain(headers).then(|| Later::Registration {
+                    v2,
+                    app: app.to_owned(),
+                })
+            }
+            Method::GET => {
+                let (v2, which) = self.paths.fetch(path)?;
+                plain(headers).then_some(Later::Fetch { v2, which })
+            }
+            _ => None,
         }
-        let (v2, app) = self.paths.registration(path)?;
-        plain(request.headers()).then(|| Registration {
-            v2,
-            app: app.to_owned(),
-        })
     }
 
-    /// The answer to `registration`, whose body `request` carries, registered in the
-    /// namespace of `state`.
-    pub(crate) fn register(
-        self: &Arc<Self>,
-        state: &SharedState,
-        registration: Registration,
+    /// The answer to `later`, which `request` is, in the namespace of `state`.
+    pub(crate) fn answer(
+        self: Arc<Self>,
+        state: SharedState,
+        later: Later,
+        request: Request,
+    ) -> Pending {
+        match later {
+            Later::Registration { v2, app } => Box::pin(self.register(state, v2, app, request)),
+            Later::Fetch { v2, which } => Box::pin(self.fetch(state, v2, which, request)),
+        }
+    }
+
+    /// A registration of `app`, whose body `request` carries.
+    async fn register(
+        self: Arc<Self>,
+        state: SharedState,
+        v2: bool,
+        app: String,
         mut request: Request,
-    ) -> Registering {
-        let (lane, state) = (Arc::clone(self), state.clone());
-        Box::pin(async move {
-            let started = clock::instant();
-            // As the router's extractors leave it: the limit where its layer puts it, the
-            // headers moved out before the body is read.
-            DefaultBodyLimit::max(lane.max_body_bytes).apply(&mut request);
-            let headers = std::mem::take(request.headers_mut());
-            let uri = std::mem::take(request.uri_mut());
-            let body = Bytes::from_request(request, &()).await;
-            let response = register_instance(&state, &registration.app, &headers, body);
-            let response = security_headers::add(response.into_response());
-            let routes = lane.paths.routes(registration.v2);
-            lane.observe(&routes.register, started, &uri, &response);
-            response
-        })
+    ) -> Response {
+        let started = clock::instant();
+        // As the router's extractors leave it: the limit where its layer puts it, the
+        // headers moved out before the body is read.
+        DefaultBodyLimit::max(self.max_body_bytes).apply(&mut request);
+        let headers = std::mem::take(request.headers_mut());
+        let uri = std::mem::take(request.uri_mut());
+        let body = Bytes::from_request(request, &()).await;
+        let response = register_instance(&state, &app, &headers, body);
+        let response = security_headers::add(response.into_response());
+        self.observe(&self.paths.routes(v2).register, started, &uri, &response);
+        response
+    }
+
+    /// A fetch of the document `which`, as its extractors hand `request` to the handler.
+    async fn fetch(
+        self: Arc<Self>,
+        state: SharedState,
+        v2: bool,
+        which: Document,
+        request: Request,
+    ) -> Response {
+        let started = clock::instant();
+        let sender = request.extensions().get::<Sender>().copied();
+        let principal = principal::of(request.extensions());
+        let (parts, _) = request.into_parts();
+        let query = QueryParams::new(parts.uri);
+        let response = fetch(&state, sender, &principal, &query, &parts.headers, which).await;
+        let response = security_headers::add(response.into_response());
+        let routes = self.paths.routes(v2);
+        let route = match which {
+            Document::AllApps => &routes.full,
+            Document::Delta => &routes.delta,
+        };
+        self.observe(route, started, query.uri(), &response);
+        response
     }
 
     /// Observes an answer of `route` as the router's observing layer would.
@@ -226,6 +279,8 @@ impl LanePaths {
                 format!("{prefix}/apps/{{app}}"),
                 StatusCode::NO_CONTENT,
             ),
+            full: route("GET", format!("{prefix}/apps"), StatusCode::OK),
+            delta: route("GET", format!("{prefix}/apps/delta"), StatusCode::OK),
         };
         LanePaths {
             base: base_path.to_owned(),
@@ -242,15 +297,32 @@ impl LanePaths {
         }
     }
 
-    /// Whether `path` is under the `/v2` prefix, and what follows `{prefix}/apps/`; `None`
-    /// for a path under neither prefix's applications.
-    fn under_apps<'p>(&self, path: &'p str) -> Option<(bool, &'p str)> {
+    /// Whether `path` is under the `/v2` prefix, and what follows `{prefix}/apps`; `None` for
+    /// a path under neither prefix's applications.
+    fn after_apps<'p>(&self, path: &'p str) -> Option<(bool, &'p str)> {
         let rest = path.strip_prefix(self.base.as_str())?;
         let (v2, rest) = match rest.strip_prefix("/v2") {
             Some(rest) => (true, rest),
             None => (false, rest),
         };
-        Some((v2, rest.strip_prefix("/apps/")?))
+        Some((v2, rest.strip_prefix("/apps")?))
+    }
+
+    /// Whether `path` is under the `/v2` prefix, and what follows `{prefix}/apps/`; `None`
+    /// for a path under neither prefix's applications.
+    fn under_apps<'p>(&self, path: &'p str) -> Option<(bool, &'p str)> {
+        let (v2, rest) = self.after_apps(path)?;
+        Some((v2, rest.strip_prefix('/')?))
+    }
+
+    /// Whether a fetch's path is under `/v2`, and the document it fetches; `None` for any
+    /// other path.
+    fn fetch(&self, path: &str) -> Option<(bool, Document)> {
+        match self.after_apps(path)? {
+            (v2, "") => Some((v2, Document::AllApps)),
+            (v2, "/delta") => Some((v2, Document::Delta)),
+            _ => None,
+        }
     }
 
     /// The routes, application and id of a heartbeat's path, `None` for any other path.

@@ -134,6 +134,9 @@ pub(crate) struct Metrics {
     requests: Family<RequestLabels, Histogram>,
     event_stream_subscribers: Gauge,
     rate_limited: Family<[(&'static str, &'static str); 1], Counter>,
+    /// The series of `rate_limited` by fetch, resolved at their first count: past the rate,
+    /// every fetch counts, and hashing its label into the family cost a fetch a twentieth.
+    rate_limited_kept: [(&'static str, OnceLock<Counter>); 3],
     event_streams_refused: Counter,
     push_subscribers: Gauge,
     push_streams_refused: Counter,
@@ -510,6 +513,8 @@ impl Metrics {
             requests,
             event_stream_subscribers,
             rate_limited,
+            rate_limited_kept: ["full", "delta", "application"]
+                .map(|fetch| (fetch, OnceLock::new())),
             event_streams_refused,
             push_subscribers,
             push_streams_refused,
@@ -607,7 +612,15 @@ impl Metrics {
 
     /// Counts a registry fetch over the rate limiter's rate, refused or not.
     pub(crate) fn rate_limited(&self, fetch: &'static str) {
-        self.rate_limited.get_or_create(&[("fetch", fetch)]).inc();
+        let series = || self.rate_limited.get_or_create(&[("fetch", fetch)]).clone();
+        match self
+            .rate_limited_kept
+            .iter()
+            .find(|(name, _)| *name == fetch)
+        {
+            Some((_, kept)) => kept.get_or_init(series).inc(),
+            None => series().inc(),
+        };
     }
 
     /// Records one answered HTTP request.

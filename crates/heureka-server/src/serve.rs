@@ -84,7 +84,7 @@ pub async fn serve_with_reload(
         mut background,
         mut replicating,
         own,
-    } = start(&state, &config, port, reload, Heartbeats::FastLane);
+    } = start(&state, &config, port, reload, Lanes::FastLane);
     let tls = tls.map(Arc::new);
     if let Some(tls) = &tls {
         background.spawn(tls::watch(Arc::clone(tls)));
@@ -175,10 +175,10 @@ async fn start_xds(
     Ok(close)
 }
 
-/// How heartbeats and registrations are served: by the fast lane where they may take it
-/// (`fast_lane.rs`), or all by the router (the reference the lane is tested against).
+/// How heartbeats, registrations and fetches are served: by the fast lane where they may take
+/// it (`fast_lane.rs`), or all by the router (the reference the lane is tested against).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Heartbeats {
+pub(crate) enum Lanes {
     FastLane,
     RouterOnly,
 }
@@ -203,17 +203,17 @@ pub(crate) fn start(
     config: &Config,
     port: u16,
     reload: Option<ConfigReload>,
-    heartbeats: Heartbeats,
+    lanes: Lanes,
 ) -> Running {
     let namespaces = namespaces(state, config, reload.clone());
     // Trim trailing slashes before routing: Eureka (Jersey) treats them as optional.
-    let lane = match heartbeats {
-        Heartbeats::FastLane => FastLane::new(
+    let lane = match lanes {
+        Lanes::FastLane => FastLane::new(
             state,
             &config.heureka.base_path,
             config.heureka.max_request_body_bytes,
         ),
-        Heartbeats::RouterOnly => None,
+        Lanes::RouterOnly => None,
     };
     let dispatch = Dispatch::new(namespaces, router(state, config), lane);
     let app = NormalizePathLayer::trim_trailing_slash().layer(dispatch);

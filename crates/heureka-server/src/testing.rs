@@ -10,6 +10,8 @@
 //! cannot take part: a paused runtime that waits on the kernel advances its clock meanwhile,
 //! firing timeouts that never were. So this server has no peers and does not register itself.
 
+use std::net::SocketAddr;
+
 use axum::body::Body;
 use axum::http::{HeaderMap, Method, Request};
 use heureka_core::Millis;
@@ -17,7 +19,8 @@ use tower::ServiceExt;
 
 use crate::clock::Clock;
 use crate::config::Config;
-use crate::serve::{Heartbeats, Running};
+use crate::connection::Sender;
+use crate::serve::{Lanes, Running};
 use crate::state::AppState;
 
 /// Where the server's clock starts: its `now` at start-up, in milliseconds since the Unix
@@ -53,23 +56,23 @@ impl Server {
     /// its own registration (`register-with-eureka`) turned off: both need sockets. Spawns
     /// the background tasks, so it must be called inside a Tokio runtime.
     pub fn start(config: Config) -> Server {
-        Server::start_serving(config, Heartbeats::FastLane)
+        Server::start_serving(config, Lanes::FastLane)
     }
 
-    /// [`Server::start`], with every heartbeat served by the router: the reference the fast
+    /// [`Server::start`], with every request served by the router: the reference the fast
     /// lane (`fast_lane.rs`) is compared with.
     pub fn start_router_only(config: Config) -> Server {
-        Server::start_serving(config, Heartbeats::RouterOnly)
+        Server::start_serving(config, Lanes::RouterOnly)
     }
 
-    fn start_serving(mut config: Config, heartbeats: Heartbeats) -> Server {
+    fn start_serving(mut config: Config, lanes: Lanes) -> Server {
         config.client.service_url.clear();
         config.client.register_with_eureka = false;
         config.client.fetch_registry = false;
         let state = AppState::new(&config, Clock::tokio(EPOCH_MS), PORT)
             .expect("the persistence store opens");
         Server {
-            running: crate::serve::start(&state, &config, PORT, None, heartbeats),
+            running: crate::serve::start(&state, &config, PORT, None, lanes),
         }
     }
 
@@ -83,7 +86,7 @@ impl Server {
         }
     }
 
-    /// How many heartbeats the fast lane (`fast_lane.rs`) has answered on this thread, in any
+    /// How many requests the fast lane (`fast_lane.rs`) has answered on this thread, in any
     /// server: on a current-thread runtime, every request a test sent.
     pub fn fast_lane_answers() -> u64 {
         crate::fast_lane::answered_on_this_thread()
@@ -98,12 +101,25 @@ impl Server {
         headers: &[(&str, &str)],
         body: impl Into<Body>,
     ) -> Response {
-        let method = Method::from_bytes(method.as_bytes()).expect("a valid method");
-        let mut request = Request::builder().method(method).uri(path);
-        for (name, value) in headers {
-            request = request.header(*name, *value);
-        }
-        let request = request.body(body.into()).expect("a valid request");
+        self.send(request(method, path, headers, body.into())).await
+    }
+
+    /// [`Server::request`] as if it came over a connection from `sender`, as the listener
+    /// marks it: a registry fetch then books its consumer (`consumers.rs`).
+    pub async fn request_from(
+        &self,
+        sender: SocketAddr,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: impl Into<Body>,
+    ) -> Response {
+        let mut request = request(method, path, headers, body.into());
+        request.extensions_mut().insert(Sender(sender));
+        self.send(request).await
+    }
+
+    async fn send(&self, request: Request<Body>) -> Response {
         let response = self.call(request).await;
         let status = response.status().as_u16();
         let headers = response.headers().clone();
@@ -116,4 +132,13 @@ impl Server {
             body: body.to_vec(),
         }
     }
+}
+
+fn request(method: &str, path: &str, headers: &[(&str, &str)], body: Body) -> Request<Body> {
+    let method = Method::from_bytes(method.as_bytes()).expect("a valid method");
+    let mut request = Request::builder().method(method).uri(path);
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    request.body(body).expect("a valid request")
 }

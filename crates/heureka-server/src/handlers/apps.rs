@@ -30,22 +30,65 @@ pub(crate) async fn all(
     query: QueryParams,
     Headers(headers): Headers,
 ) -> Result<Response, ApiError> {
-    ready(&state)?;
-    let with_regions = regions::chosen_for_fetch(&state, &query, &headers)?;
-    rate_limit::admit(&state, &headers, Fetch::Full)?;
-    let version = state.store.read().version();
-    let response = match with_regions {
-        None => cached(&state, &headers, Document::AllApps).await,
-        Some(chosen) => merged(&state, &headers, false, chosen).await,
-    };
-    book(
+    let sender = sender.map(|Extension(sender)| sender);
+    fetch(
         &state,
         sender,
         &principal,
+        &query,
         &headers,
-        Consumed::Full,
-        version,
-    );
+        Document::AllApps,
+    )
+    .await
+}
+
+/// `GET {base}/apps/delta`: what changed within the retention window, with the changes of the
+/// remote regions a full fetch would serve.
+pub(crate) async fn delta(
+    Ns(state): Ns,
+    sender: Option<Extension<Sender>>,
+    principal: Principal,
+    query: QueryParams,
+    Headers(headers): Headers,
+) -> Result<Response, ApiError> {
+    let sender = sender.map(|Extension(sender)| sender);
+    fetch(
+        &state,
+        sender,
+        &principal,
+        &query,
+        &headers,
+        Document::Delta,
+    )
+    .await
+}
+
+/// The full or delta document `which`, as its route answers it: the fast lane
+/// (`fast_lane.rs`) calls this too.
+pub(crate) async fn fetch(
+    state: &SharedState,
+    sender: Option<Sender>,
+    principal: &Principal,
+    query: &QueryParams,
+    headers: &HeaderMap,
+    which: Document,
+) -> Result<Response, ApiError> {
+    ready(state)?;
+    if which == Document::Delta && state.node.disable_delta {
+        return Err(ApiError::Forbidden);
+    }
+    let with_regions = regions::chosen_for_fetch(state, query, headers)?;
+    let (limited, consumed) = match which {
+        Document::AllApps => (Fetch::Full, Consumed::Full),
+        Document::Delta => (Fetch::Delta, Consumed::Delta),
+    };
+    rate_limit::admit(state, headers, limited)?;
+    let version = state.store.read().version();
+    let response = match with_regions {
+        None => cached(state, headers, which).await,
+        Some(chosen) => merged(state, headers, which == Document::Delta, chosen).await,
+    };
+    book(state, sender, principal, headers, consumed, version);
     Ok(response)
 }
 
@@ -58,13 +101,13 @@ const DASHBOARD_READ: HeaderName = HeaderName::from_static("x-heureka-dashboard"
 /// the dashboard's. Returns the consumer booked.
 pub(crate) fn book(
     state: &SharedState,
-    sender: Option<Extension<Sender>>,
+    sender: Option<Sender>,
     principal: &Principal,
     headers: &HeaderMap,
     fetch: Consumed,
     version: u64,
 ) -> Option<ConsumerKey> {
-    let Extension(Sender(address)) = sender?;
+    let Sender(address) = sender?;
     if headers.contains_key(&DASHBOARD_READ) {
         return None;
     }
@@ -91,37 +134,6 @@ pub(crate) fn ready(state: &SharedState) -> Result<(), ApiError> {
     } else {
         Err(ApiError::Starting)
     }
-}
-
-/// `GET {base}/apps/delta`: what changed within the retention window, with the changes of the
-/// remote regions a full fetch would serve.
-pub(crate) async fn delta(
-    Ns(state): Ns,
-    sender: Option<Extension<Sender>>,
-    principal: Principal,
-    query: QueryParams,
-    Headers(headers): Headers,
-) -> Result<Response, ApiError> {
-    ready(&state)?;
-    if state.node.disable_delta {
-        return Err(ApiError::Forbidden);
-    }
-    let with_regions = regions::chosen_for_fetch(&state, &query, &headers)?;
-    rate_limit::admit(&state, &headers, Fetch::Delta)?;
-    let version = state.store.read().version();
-    let response = match with_regions {
-        None => cached(&state, &headers, Document::Delta).await,
-        Some(chosen) => merged(&state, &headers, true, chosen).await,
-    };
-    book(
-        &state,
-        sender,
-        &principal,
-        &headers,
-        Consumed::Delta,
-        version,
-    );
-    Ok(response)
 }
 
 /// `GET {base}/apps/{app}`: one application, else the first remote region holding it (when
@@ -281,8 +293,8 @@ async fn merged(
 }
 
 /// Which cached document.
-#[derive(Clone, Copy, Debug)]
-enum Document {
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Document {
     /// `GET /apps`.
     AllApps,
     /// `GET /apps/delta`.

@@ -73,8 +73,15 @@ pub(crate) async fn stream(
     // A snapshot is a full fetch; a resumed stream holds what its client held (version 0
     // books the time and keeps the version the table has).
     let version = start.snapshot_version.unwrap_or(0);
-    let following = book(&state, sender, &principal, &headers, Fetch::Full, version)
-        .map(|key| Following::new(state.clone(), key));
+    let following = book(
+        &state,
+        sender.map(|Extension(sender)| sender),
+        &principal,
+        &headers,
+        Fetch::Full,
+        version,
+    )
+    .map(|key| Following::new(state.clone(), key));
     let held = Box::new((permit, state.observe.metrics.push_subscriber(), following));
     let settings = &state.events.push_settings;
     let subscriber = Subscriber::new(start, follows, settings.keep_alive_interval, feed, held);
@@ -118,7 +125,14 @@ pub(crate) async fn ack(
         )));
     }
     // Only a client holding a copy acknowledges: booked as a delta.
-    book(&state, sender, &principal, &headers, Fetch::Delta, version);
+    book(
+        &state,
+        sender.map(|Extension(sender)| sender),
+        &principal,
+        &headers,
+        Fetch::Delta,
+        version,
+    );
     Ok(StatusCode::NO_CONTENT)
 }
 

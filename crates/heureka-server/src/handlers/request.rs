@@ -87,6 +87,16 @@ impl<S: Send + Sync> FromRequestParts<S> for QueryParams {
 }
 
 impl QueryParams {
+    /// The parameters of `uri`, as the extractor takes them (the fast lane's fetches).
+    pub(crate) fn new(uri: Uri) -> QueryParams {
+        QueryParams(uri)
+    }
+
+    /// The request's URI.
+    pub(crate) fn uri(&self) -> &Uri {
+        &self.0
+    }
+
     /// Every pair, in order, percent-decoded.
     pub(crate) fn pairs(&self) -> form_urlencoded::Parse<'_> {
         form_urlencoded::parse(self.0.query().unwrap_or_default().as_bytes())

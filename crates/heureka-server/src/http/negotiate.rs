@@ -13,7 +13,7 @@ use crate::http::error::ApiError;
 /// The rule of Eureka's cached reads: JSON iff `Accept` mentions json.
 pub(crate) fn collection_format(headers: &HeaderMap) -> Format {
     let accept = header_str(headers, header::ACCEPT);
-    if accept.is_some_and(|accept| accept.to_ascii_lowercase().contains("json")) {
+    if accept.is_some_and(|accept| mentions_ignoring_case(accept.as_bytes(), b"json")) {
         Format::Json
     } else {
         Format::Xml
@@ -53,7 +53,24 @@ pub(crate) fn instance_format(headers: &HeaderMap) -> Format {
 
 /// True when the client accepts a gzip-encoded response.
 pub(crate) fn accepts_gzip(headers: &HeaderMap) -> bool {
-    header_str(headers, header::ACCEPT_ENCODING).is_some_and(|value| value.contains("gzip"))
+    header_str(headers, header::ACCEPT_ENCODING)
+        .is_some_and(|value| mentions(value.as_bytes(), b"gzip"))
+}
+
+/// Whether `needle` occurs in `haystack`. A header's value is a few dozen bytes: comparing at
+/// each offset costs a fetch less than setting up `str::contains`' searcher (or lower-casing
+/// a copy first).
+pub(crate) fn mentions(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack
+        .windows(needle.len())
+        .any(|window| window == needle)
+}
+
+/// [`mentions`], ASCII letters matching in either case.
+pub(crate) fn mentions_ignoring_case(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack
+        .windows(needle.len())
+        .any(|window| window.eq_ignore_ascii_case(needle))
 }
 
 /// Picks the codec for a request body from `Content-Type` (spec §2.4), for every endpoint

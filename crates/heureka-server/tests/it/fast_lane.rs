@@ -1,9 +1,11 @@
-//! The fast lane answers heartbeats and registrations as the router does (`src/fast_lane.rs`):
-//! a table of heartbeats, registrations, refusals and near misses is sent to two in-process
-//! servers on the same paused clock, one with the lane and one serving every request through
-//! the router, and each request must get the same status, headers and body from both, leave
-//! both registries the same, and count in the same metrics series.
+//! The fast lane answers heartbeats, registrations and registry fetches as the router does
+//! (`src/fast_lane.rs`): a table of heartbeats, registrations, fetches, refusals and near
+//! misses is sent to two in-process servers on the same paused clock, one with the lane and
+//! one serving every request through the router, and each request must get the same status,
+//! headers and body from both, leave both registries and both consumers' tables the same, and
+//! count in the same metrics series.
 
+use std::net::SocketAddr;
 use std::time::Duration;
 
 use axum::body::Body;
@@ -45,9 +47,14 @@ async fn pair(config: Config) -> Pair {
     pair
 }
 
+/// Where every compared request comes from, as the listener marks it: a fetch books its
+/// consumer.
+const SENDER: &str = "10.1.2.3:40000";
+
 /// What a request left behind: the instances `o-1` and `o-2` in both namespaces (their
-/// leases' last renewal included, which the full documents' caches would hide), and the
-/// renewals, registrations and request counts by route, method and status.
+/// leases' last renewal included, which the full documents' caches would hide), the
+/// consumers of both namespaces, and the renewals, registrations, consumers, rate-limited
+/// fetches and request counts by route, method and status.
 async fn aftermath(server: &Server) -> Vec<String> {
     let get = |path: String| async move {
         server
@@ -65,6 +72,8 @@ async fn aftermath(server: &Server) -> Vec<String> {
             let instance = get(format!("{prefix}/eureka/apps/ORDERS/{id}")).await;
             seen.push(format!("{} {}", instance.status, instance.text()));
         }
+        let consumers = get(format!("{prefix}/eureka/consumers")).await;
+        seen.push(format!("{} {}", consumers.status, consumers.text()));
     }
     let metrics = get("/actuator/prometheus".to_owned()).await.text();
     // Series in the order they are kept, which is a hash map's.
@@ -74,6 +83,8 @@ async fn aftermath(server: &Server) -> Vec<String> {
             line.starts_with("heureka_http_request_duration_seconds_count")
                 || line.starts_with("heureka_renewals")
                 || line.starts_with("heureka_registrations")
+                || line.starts_with("heureka_consumers")
+                || line.starts_with("heureka_rate_limited")
         })
         .map(str::to_owned)
         .collect();
@@ -116,13 +127,20 @@ async fn same_answer_with(
     let pair = pair(config).await;
     // A renewal then moves the lease's last renewal past its registration.
     tokio::time::advance(Duration::from_secs(5)).await;
+    let sender: SocketAddr = SENDER.parse().unwrap();
     let before = Server::fast_lane_answers();
-    let lane = pair.lane.request(method, path, headers, body.clone()).await;
+    let lane = pair
+        .lane
+        .request_from(sender, method, path, headers, body.clone())
+        .await;
     let way = match Server::fast_lane_answers() - before {
         0 => Way::Router,
         _ => Way::Lane,
     };
-    let router = pair.router.request(method, path, headers, body).await;
+    let router = pair
+        .router
+        .request_from(sender, method, path, headers, body)
+        .await;
     let case = format!("{method} {path} {headers:?}");
     // Past the once-a-second flush of the renewal counters.
     tokio::time::sleep(Duration::from_secs(2)).await;
@@ -523,4 +541,193 @@ async fn with_authentication_a_registration_registers_on_the_router() {
     let path = "/eureka/apps/ORDERS";
     let answer = same_answer_with(with_authentication(), "POST", path, &headers, body.into()).await;
     assert_eq!(answer, (204, Way::Router));
+}
+
+const ACCEPT_JSON: (&str, &str) = ("Accept", "application/json");
+const GZIP: (&str, &str) = ("Accept-Encoding", "gzip");
+
+#[tokio::test(start_paused = true)]
+async fn a_full_fetch_is_the_whole_registry() {
+    assert_eq!(
+        same_answer("GET", "/eureka/apps", &[ACCEPT_JSON]).await,
+        (200, Way::Lane)
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_gzipped_full_fetch_is_the_whole_registry() {
+    assert_eq!(
+        same_answer("GET", "/eureka/apps", &[ACCEPT_JSON, GZIP]).await,
+        (200, Way::Lane)
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_full_fetch_without_accept_is_xml() {
+    assert_eq!(
+        same_answer("GET", "/eureka/apps", &[]).await,
+        (200, Way::Lane)
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_full_fetch_with_a_trailing_slash_is_the_whole_registry() {
+    assert_eq!(
+        same_answer("GET", "/eureka/apps/", &[ACCEPT_JSON]).await,
+        (200, Way::Lane)
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_full_fetch_under_v2_is_the_whole_registry() {
+    assert_eq!(
+        same_answer("GET", "/eureka/v2/apps", &[ACCEPT_JSON]).await,
+        (200, Way::Lane)
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_full_fetch_naming_regions_none_is_configured_is_the_local_registry() {
+    let path = "/eureka/apps?regions=us-west-2";
+    assert_eq!(
+        same_answer("GET", path, &[ACCEPT_JSON]).await,
+        (200, Way::Lane)
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_full_fetch_by_a_eureka_client_books_a_periodic_consumer() {
+    let headers = [
+        ACCEPT_JSON,
+        GZIP,
+        ("DiscoveryIdentity-Name", "DefaultClient"),
+        ("DiscoveryIdentity-Version", "1.4"),
+        ("DiscoveryIdentity-Id", "10.1.2.3"),
+    ];
+    assert_eq!(
+        same_answer("GET", "/eureka/apps", &headers).await,
+        (200, Way::Lane)
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_full_fetch_by_the_dashboard_books_no_consumer() {
+    let headers = [ACCEPT_JSON, ("x-heureka-dashboard", "1")];
+    assert_eq!(
+        same_answer("GET", "/eureka/apps", &headers).await,
+        (200, Way::Lane)
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_full_fetch_by_a_peer_books_no_consumer() {
+    let headers = [ACCEPT_JSON, ("DiscoveryIdentity-Name", "DefaultServer")];
+    assert_eq!(
+        same_answer("GET", "/eureka/apps", &headers).await,
+        (200, Way::Lane)
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_delta_is_what_changed() {
+    assert_eq!(
+        same_answer("GET", "/eureka/apps/delta", &[ACCEPT_JSON, GZIP]).await,
+        (200, Way::Lane)
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_delta_in_a_namespace_by_path_is_that_namespaces() {
+    let path = "/ns/team-a/eureka/apps/delta";
+    assert_eq!(
+        same_answer("GET", path, &[ACCEPT_JSON]).await,
+        (200, Way::Lane)
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_full_fetch_in_a_namespace_by_header_is_that_namespaces() {
+    let headers = [ACCEPT_JSON, ("x-namespace", "team-a")];
+    assert_eq!(
+        same_answer("GET", "/eureka/apps", &headers).await,
+        (200, Way::Lane)
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_full_fetch_in_a_namespace_not_created_is_on_the_router() {
+    let path = "/ns/team-b/eureka/apps";
+    assert_eq!(
+        same_answer("GET", path, &[ACCEPT_JSON]).await,
+        (200, Way::Router)
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_delta_when_deltas_are_disabled_is_403() {
+    let mut config = Config::default();
+    config.eureka_server.disable_delta = true;
+    let answer = same_answer_on(config, "GET", "/eureka/apps/delta", &[ACCEPT_JSON]).await;
+    assert_eq!(answer, (403, Way::Lane));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_head_of_the_registry_is_on_the_router() {
+    assert_eq!(
+        same_answer("HEAD", "/eureka/apps", &[ACCEPT_JSON]).await,
+        (200, Way::Router)
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_fetch_of_an_escaped_path_is_the_routers_404() {
+    assert_eq!(
+        same_answer("GET", "/eureka/%61pps", &[ACCEPT_JSON]).await,
+        (404, Way::Router)
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_browser_fetch_under_a_foreign_host_is_403() {
+    let headers = [("User-Agent", "Mozilla/5.0"), ("Host", "rebound.example")];
+    assert_eq!(
+        same_answer("GET", "/eureka/apps", &headers).await,
+        (403, Way::Router)
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn with_authentication_a_full_fetch_is_on_the_router() {
+    let headers = [ACCEPT_JSON, AUTHORIZATION];
+    let answer = same_answer_on(with_authentication(), "GET", "/eureka/apps", &headers).await;
+    assert_eq!(answer, (200, Way::Router));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_fetch_over_the_rate_limit_is_503_on_both() {
+    let mut config = Config::default();
+    let limiter = &mut config.eureka_server.rate_limiter;
+    limiter.enabled = true;
+    limiter.burst_size = 1;
+    limiter.registry_fetch_average_rate = 1;
+    limiter.full_fetch_average_rate = 1;
+    let pair = pair(config).await;
+    let sender: SocketAddr = SENDER.parse().unwrap();
+    let mut seen = Vec::new();
+    for server in [&pair.lane, &pair.router] {
+        let before = Server::fast_lane_answers();
+        let mut answers = Vec::new();
+        for _ in 0..2 {
+            let fetched = server
+                .request_from(sender, "GET", "/eureka/apps", &[ACCEPT_JSON], Body::empty())
+                .await;
+            answers.push((fetched.status, wire(&fetched), fetched.text()));
+        }
+        seen.push((answers, Server::fast_lane_answers() - before));
+    }
+    let (lane, router) = (&seen[0], &seen[1]);
+    assert_eq!(lane.0, router.0);
+    assert_eq!((lane.0[0].0, lane.0[1].0), (200, 503));
+    assert_eq!((lane.1, router.1), (2, 0));
+    assert_eq!(aftermath(&pair.lane).await, aftermath(&pair.router).await);
 }
