@@ -2,6 +2,7 @@
 
 use crate::origin::Origin;
 use crate::outcomes::RenewOutcome;
+use crate::registry::app_key;
 use crate::test_util::{expiring_registry, heartbeat, instance};
 
 #[test]
@@ -20,4 +21,11 @@ fn hundred_thousand_instances_register_renew_and_evict() {
     }
     assert_eq!(registry.registry_size(), 100_000);
     assert_eq!(registry.evict(200_000, 0, 3).evicted.len(), 15_000);
+}
+
+proptest::proptest! {
+    #[test]
+    fn an_applications_key_is_its_name_upper_cased(name in "[a-zA-Z0-9ıſßİǅ_.-]{0,8}") {
+        proptest::prop_assert_eq!(app_key(&name), name.to_uppercase());
+    }
 }

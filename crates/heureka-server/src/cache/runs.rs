@@ -147,8 +147,8 @@ pub(super) struct Wanted {
     pub(super) plain: bool,
 }
 
-/// Runs by their first application, shared with the order, so that a plan keeping a run
-/// copies no name. foldhash, not SipHash: a build looks up every run (tens of thousands at
+/// Runs by their first application. The order holds the same names as `Arc`s (clones, not
+/// copies of the text), so that a plan keeping a run copies no name. foldhash, not SipHash: a build looks up every run (tens of thousands at
 /// 1,000,000 instances) under the registry lock. The names are clients' but the seed is
 /// random per process, as std's is.
 type RunMap = HashMap<Arc<str>, Run, foldhash::fast::RandomState>;
@@ -195,6 +195,11 @@ impl Runs {
         }
         self.by_first_app
             .retain(|_, run| run.kept_by.get() == plan_number);
+        debug_assert_eq!(
+            self.by_first_app.len(),
+            order.len(),
+            "the map holds exactly the runs of the order"
+        );
         let runs = &self.by_first_app;
         self.oldest_encoded_at = runs.values().map(|run| run.encoded_at).min();
         self.largest_run = runs
