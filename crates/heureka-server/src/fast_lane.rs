@@ -5,9 +5,9 @@
 //! (`POST {base}/apps/{app}`). The router's general work for each — matching against the whole
 //! table, the path's segments copied into the request, the layer stack's services and
 //! futures, the extractors — costs more than renewing the lease, about as much as registering
-//! the instance, and about as much as taking a cached document. [`Dispatch`](crate::dispatch) offers each
-//! request to this lane once it knows the namespace; the lane answers only what it can answer
-//! exactly as the router would, and hands everything else back untouched.
+//! the instance, and about as much as taking a cached document. [`Dispatch`](crate::dispatch)
+//! offers each request to this lane once it knows the namespace; the lane answers only what it
+//! can answer exactly as the router would, and hands everything else back untouched.
 //!
 //! A heartbeat, registration or fetch takes the lane when every layer of `routes.rs` would let
 //! it through unchanged:

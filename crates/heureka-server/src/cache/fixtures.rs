@@ -62,6 +62,13 @@ pub(super) fn register(registry: &Store, app: &str, id: &str) {
     });
 }
 
+pub(super) fn cancel(registry: &Store, app: &str, id: &str) {
+    registry.write(|registry, _| {
+        let now = registry.version() as i64;
+        registry.cancel(app, id, heureka_core::Origin::Client, now);
+    });
+}
+
 pub(super) fn whole_full(registry: &Store, format: Format) -> Vec<u8> {
     heureka_wire::encode_applications(&registry.read().applications(), format)
 }

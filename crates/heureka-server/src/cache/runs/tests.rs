@@ -8,7 +8,7 @@ use heureka_wire::Format;
 use super::*;
 use crate::cache::delta::Delta;
 use crate::cache::encoding::Encoding;
-use crate::cache::fixtures::{read, register, registry_with, whole_delta, whole_full};
+use crate::cache::fixtures::{cancel, read, register, registry_with, whole_delta, whole_full};
 use crate::cache::full::Full;
 use crate::cache::pages::Pages;
 
@@ -151,4 +151,58 @@ fn a_registration_changes_one_or_two_pages_of_a_large_gzip_body() {
         pages.len()
     );
     assert_eq!(read_parts(&after), whole_full(&registry, Format::Json));
+}
+
+/// A change between two plans: an instance joins an application, one leaves (the application
+/// goes with its last), or a new application comes.
+#[derive(Clone, Copy, Debug)]
+enum Edit {
+    Join(usize),
+    Leave(usize, usize),
+    NewApp(usize),
+}
+
+fn edit() -> impl proptest::strategy::Strategy<Value = Edit> {
+    use proptest::prelude::*;
+    prop_oneof![
+        (0..300usize).prop_map(Edit::Join),
+        (0..300usize, 0..2usize).prop_map(|(app, n)| Edit::Leave(app, n)),
+        (0..300usize).prop_map(Edit::NewApp),
+    ]
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(32))]
+
+    /// Whatever changed between plans, the runs a plan keeps whole and those it encodes again
+    /// read as a whole encoding of the registry, plan after plan.
+    #[test]
+    fn every_plan_after_any_changes_reads_as_a_whole_encoding(
+        batches in proptest::collection::vec(proptest::collection::vec(edit(), 1..8), 1..5)
+    ) {
+        let registry = registry_with(300, 2);
+        let pieces = ApplicationsPieces { format: Format::Json };
+        let mut runs = Runs::default();
+        runs.replan::<Full>(&registry, pieces, MAX_AGE, PLAIN);
+        for (round, batch) in batches.iter().enumerate() {
+            for (k, edit) in batch.iter().enumerate() {
+                match *edit {
+                    Edit::Join(app) => {
+                        register(&registry, &format!("APP-{app}"), &format!("new-{round}-{k}"))
+                    }
+                    Edit::Leave(app, n) => {
+                        cancel(&registry, &format!("APP-{app}"), &format!("APP-{app}-{n}"))
+                    }
+                    Edit::NewApp(app) => {
+                        register(&registry, &format!("NEW-{app}"), &format!("n-{round}-{k}"))
+                    }
+                }
+            }
+            runs.replan::<Full>(&registry, pieces, MAX_AGE, PLAIN);
+            proptest::prop_assert_eq!(
+                gzip_read(&mut runs, pieces),
+                whole_full(&registry, Format::Json)
+            );
+        }
+    }
 }
