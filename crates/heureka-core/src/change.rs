@@ -6,6 +6,8 @@
 //! the caller takes them (`Registry::take_changes`); the server does so after every write, under
 //! the same lock, and fans them out to replication and whatever else listens.
 
+use std::sync::Arc;
+
 use crate::health::Health;
 use crate::lease::Lease;
 use crate::model::{InstanceStatus, Millis};
@@ -61,9 +63,10 @@ impl ChangeKind {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Change {
     pub kind: ChangeKind,
-    /// Upper-cased, as the registry keys it.
-    pub app: String,
-    pub id: String,
+    /// Upper-cased, as the registry keys it. The registry's own shared copy of the name, as
+    /// is `id`: recording a heartbeat allocates no name.
+    pub app: Arc<str>,
+    pub id: Arc<str>,
     /// A client's write or a peer's replica; replicas are never replicated again.
     pub origin: Origin,
     pub at: Millis,

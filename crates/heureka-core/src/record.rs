@@ -33,14 +33,28 @@ impl Registry {
         left: Left,
         now: Millis,
     ) {
-        let (before, holder) = match &left {
+        // The lease's own shared copies of the names, when it is (or was) there.
+        let (before, holder, id_name) = match &left {
             Left::Registered { before } => {
-                let lease = self.apps.get(app).and_then(|leases| leases.get(id));
-                (*before, lease.map(|lease| &lease.holder))
+                let stored = self
+                    .apps
+                    .get(app)
+                    .and_then(|leases| leases.get_key_value(id));
+                let id_name = stored.map(|(key, _)| Name::clone(key));
+                (*before, stored.map(|(_, lease)| &lease.holder), id_name)
             }
             // A removal leaves the lease's status as it was.
-            Left::Removed(_, lease) => (Some(lease.holder.status), Some(&lease.holder)),
+            Left::Removed(id_name, lease) => (
+                Some(lease.holder.status),
+                Some(&lease.holder),
+                Some(Name::clone(id_name)),
+            ),
         };
+        let app_name = match holder {
+            Some(holder) if *holder.app == *app => Name::clone(&holder.app),
+            _ => Name::from(app),
+        };
+        let id_name = id_name.unwrap_or_else(|| Name::from(id));
         let after = match &left {
             Left::Registered { .. } => holder.map(|holder| holder.status),
             Left::Removed(..) => None,
@@ -63,8 +77,8 @@ impl Registry {
         self.statuses.changed(before, after);
         self.outbox.push(Change {
             kind,
-            app: app.to_owned(),
-            id: id.to_owned(),
+            app: app_name,
+            id: id_name,
             origin,
             at: now,
             status,

@@ -344,7 +344,7 @@ impl ChangeSink for Persistence {
         }
         let pending = {
             let mut dirty = self.dirty.lock();
-            dirty.insert((change.app.clone(), change.id.clone()));
+            dirty.insert((change.app.to_string(), change.id.to_string()));
             dirty.len()
         };
         self.metrics

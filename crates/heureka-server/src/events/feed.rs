@@ -269,8 +269,8 @@ impl Events {
         }
         list.push_front(LeaseRecord {
             at: change.at,
-            app: change.app.clone(),
-            id: change.id.clone(),
+            app: change.app.to_string(),
+            id: change.id.to_string(),
         });
     }
 
@@ -336,10 +336,10 @@ impl ChangeSink for Events {
         }
         let Some((kind, cause)) = event_kind(change) else {
             let mut renewals = self.renewals.lock();
-            match renewals.get_mut(&change.app) {
+            match renewals.get_mut(&*change.app) {
                 Some(count) => *count += 1,
                 None => {
-                    renewals.insert(change.app.clone(), 1);
+                    renewals.insert(change.app.to_string(), 1);
                 }
             }
             return;
@@ -348,8 +348,8 @@ impl ChangeSink for Events {
             self.send(
                 change.at,
                 EventBody::Takeover {
-                    app: change.app.clone(),
-                    id: change.id.clone(),
+                    app: change.app.to_string(),
+                    id: change.id.to_string(),
                     previous: taken_over.previous.to_string(),
                     incoming: taken_over.incoming.to_string(),
                 },
@@ -364,8 +364,8 @@ impl ChangeSink for Events {
             change.at,
             EventBody::Instance(Box::new(InstanceEvent {
                 kind,
-                app: change.app.clone(),
-                id: change.id.clone(),
+                app: change.app.to_string(),
+                id: change.id.to_string(),
                 origin: change.origin,
                 status: change.status,
                 overridden_status: change.overridden_status,

@@ -133,24 +133,16 @@ pub(crate) fn firsts_in<'q, const N: usize>(
     let mut missing = N;
     let mut rest = query;
     while !rest.is_empty() && missing > 0 {
-        let end = rest
-            .bytes()
-            .position(|byte| byte == b'&')
-            .unwrap_or(rest.len());
-        let pair = &rest[..end];
-        rest = rest.get(end + 1..).unwrap_or_default();
+        let pair = Pair::first_of(rest);
+        rest = rest.get(pair.text.len() + 1..).unwrap_or_default();
         // An empty pair (`a=1&&b=2`) is no parameter, as `form_urlencoded` skips it.
-        if pair.is_empty() {
+        if pair.text.is_empty() {
             continue;
         }
-        let (name, value) = match pair.bytes().position(|byte| byte == b'=') {
-            Some(at) => (&pair[..at], &pair[at + 1..]),
-            None => (pair, ""),
-        };
-        let name = decoded(name);
+        let name = pair.name();
         for (key, slot) in keys.iter().zip(found.iter_mut()) {
             if slot.is_none() && name == *key {
-                *slot = Some(decoded(value));
+                *slot = Some(pair.value());
                 missing -= 1;
                 break;
             }
@@ -159,12 +151,65 @@ pub(crate) fn firsts_in<'q, const N: usize>(
     found
 }
 
-/// A name or value of a query as `form_urlencoded` decodes it (`+` a space, `%XX` a byte,
-/// invalid UTF-8 replaced); the text itself when it holds neither.
-fn decoded(raw: &str) -> Cow<'_, str> {
-    if !raw.bytes().any(|byte| byte == b'%' || byte == b'+') {
-        return Cow::Borrowed(raw);
+/// The first `name=value` pair of a query, found in one pass over its bytes (a pass to find
+/// its end, one for its `=` and one per part for escapes cost a heartbeat as much again): its
+/// text, where its `=` is, and whether its name or value holds an escape to decode.
+struct Pair<'q> {
+    text: &'q str,
+    equals: Option<usize>,
+    escaped_name: bool,
+    escaped_value: bool,
+}
+
+impl<'q> Pair<'q> {
+    fn first_of(query: &'q str) -> Pair<'q> {
+        let (mut equals, mut escaped_name, mut escaped_value) = (None, false, false);
+        let mut end = query.len();
+        for (at, byte) in query.bytes().enumerate() {
+            match byte {
+                b'&' => {
+                    end = at;
+                    break;
+                }
+                b'=' if equals.is_none() => equals = Some(at),
+                b'%' | b'+' if equals.is_none() => escaped_name = true,
+                b'%' | b'+' => escaped_value = true,
+                _ => {}
+            }
+        }
+        // `&` and `=` are ASCII: the cuts fall on character boundaries.
+        Pair {
+            text: &query[..end],
+            equals,
+            escaped_name,
+            escaped_value,
+        }
     }
+
+    fn name(&self) -> Cow<'q, str> {
+        let raw = &self.text[..self.equals.unwrap_or(self.text.len())];
+        match self.escaped_name {
+            true => decode(raw),
+            false => Cow::Borrowed(raw),
+        }
+    }
+
+    /// Empty for a bare name (`a&b=2`), as `form_urlencoded` has it.
+    fn value(&self) -> Cow<'q, str> {
+        let Some(at) = self.equals else {
+            return Cow::Borrowed("");
+        };
+        let raw = &self.text[at + 1..];
+        match self.escaped_value {
+            true => decode(raw),
+            false => Cow::Borrowed(raw),
+        }
+    }
+}
+
+/// A name or value of a query holding an escape, as `form_urlencoded` decodes it (`+` a
+/// space, `%XX` a byte, invalid UTF-8 replaced).
+fn decode(raw: &str) -> Cow<'_, str> {
     let spaced = raw.replace('+', " ");
     Cow::Owned(
         percent_encoding::percent_decode_str(&spaced)

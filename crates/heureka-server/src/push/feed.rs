@@ -215,7 +215,9 @@ impl ChangeSink for PushFeed {
         let mut state = self.state.lock();
         state.visible = true;
         if self.making(&state) {
-            state.changed.push((change.app.clone(), change.id.clone()));
+            state
+                .changed
+                .push((change.app.to_string(), change.id.to_string()));
         }
     }
 
