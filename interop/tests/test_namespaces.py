@@ -344,6 +344,28 @@ def test_the_listing_counts_applications_and_instances_of_each_namespace(server_
         assert isinstance(entry["renewsLastMin"], int) and isinstance(entry["renewsThreshold"], int), entry
 
 
+def test_the_access_log_names_a_namespaced_request_by_the_path_its_client_sent(server_factory):
+    server = server_factory("heureka", settings={"heureka.access-log": "true"})
+    ns = Namespace(server, "team-log")
+    inst = cl.new_instance("NS-LOGGED")
+    register(ns, inst)
+    instance_path = f"/apps/{inst.app}/{wire.quote(inst.instance_id)}"
+    # The heartbeat is answered past the router, the instance read by it: both log alike.
+    renewal = ns.call("PUT", f"{instance_path}?status=UP&lastDirtyTimestamp={inst.dirty}")
+    assert renewal.status == 200, f"{renewal.request} -> {renewal.status}: {renewal.text[:300]}"
+    read = ns.call("GET", instance_path, headers=cl.JSON)
+    assert read.status == 200, f"{read.request} -> {read.status}: {read.text[:300]}"
+    sent = f"/ns/team-log/eureka{instance_path}"
+    wanted = [f'access method="PUT" uri={sent}?status=UP', f'access method="GET" uri={sent} status=200']
+
+    def logged():
+        text = server.proc.log_path.read_text(errors="replace")
+        return text if all(w in text for w in wanted) else None
+
+    text = wait_until("both requests are in the access log", logged, 10.0, logs=[server.proc])
+    assert f"uri=/eureka{instance_path}" not in text, "a line lost the namespace"
+
+
 def test_a_registration_with_the_x_namespace_header_lands_in_that_namespace(plain):
     inst = cl.new_instance("NS-BY-HEADER")
     r = wire.request("POST", plain.url(f"/apps/{inst.app}"), {**cl.JSON_BODY, "x-namespace": "team-h"},

@@ -33,6 +33,7 @@ use tower::Service;
 
 use crate::fast_lane::{FastLane, Later, Pending};
 use crate::http::error::ApiError;
+use crate::http::observe::AsSent;
 use crate::namespace_name as name;
 use crate::namespaces::{until_created, InNamespace, Namespace, Namespaces, Vacancy};
 use crate::state::SharedState;
@@ -221,14 +222,17 @@ fn new_path(tail: &str, query: Option<&str>) -> Bytes {
     Bytes::from(path)
 }
 
-/// Replaces the request's path and query with `path_and_query`.
+/// Replaces the request's path and query with `path_and_query`, keeping the URI the client sent
+/// for the log ([`AsSent`]).
 fn set_path(request: &mut Request, path_and_query: Bytes) -> Result<(), &'static str> {
-    let mut parts = std::mem::take(request.uri_mut()).into_parts();
+    let sent = std::mem::take(request.uri_mut());
+    let mut parts = sent.clone().into_parts();
     parts.path_and_query = Some(
         PathAndQuery::from_maybe_shared(path_and_query)
             .map_err(|_| "the path is not a valid URI")?,
     );
     *request.uri_mut() = Uri::from_parts(parts).map_err(|_| "not a valid URI")?;
+    request.extensions_mut().insert(AsSent(sent));
     Ok(())
 }
 
@@ -300,6 +304,17 @@ mod tests {
         let mut request = request("/ns/team-a/eureka/apps?regions=x");
         set_path(&mut request, new_path("/eureka/apps", Some("regions=x"))).unwrap();
         assert_eq!(request.uri().to_string(), "/eureka/apps?regions=x");
+    }
+
+    #[test]
+    fn the_uri_the_client_sent_is_kept_for_the_log() {
+        let mut request = request("/ns/team-a/eureka/apps?regions=x");
+        set_path(&mut request, new_path("/eureka/apps", Some("regions=x"))).unwrap();
+        let sent = request
+            .extensions()
+            .get::<AsSent>()
+            .map(|sent| sent.0.to_string());
+        assert_eq!(sent.as_deref(), Some("/ns/team-a/eureka/apps?regions=x"));
     }
 
     #[test]

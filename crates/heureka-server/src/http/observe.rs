@@ -36,6 +36,12 @@ impl<S> Layer<S> for ObserveLayer {
     }
 }
 
+/// A request's URI as its client sent it, set where the dispatcher rewrote the path (a
+/// namespace's `{prefix}/{name}` taken off), so that log lines name the namespace, as the fast
+/// lane's do.
+#[derive(Clone, Debug)]
+pub(crate) struct AsSent(pub(crate) Uri);
+
 #[derive(Clone)]
 pub(crate) struct Observe<S> {
     state: SharedState,
@@ -64,8 +70,12 @@ where
             .map_or(RouteLabel::Unmatched, |path| {
                 RouteLabel::Matched(path.clone())
             });
-        // Shares the request's bytes; only a log line reads it.
-        let uri = request.uri().clone();
+        // Shares the request's bytes; only a log line reads it. A namespaced request's path
+        // lost its namespace on the way in: the log shows the one the client sent.
+        let uri = request
+            .extensions()
+            .get::<AsSent>()
+            .map_or_else(|| request.uri().clone(), |sent| sent.0.clone());
         Observed {
             inner: self.inner.call(request),
             request: Some(Observing {
