@@ -12,7 +12,9 @@
 //!
 //! Once the namespace is known, heartbeats, registrations and registry fetches are offered to
 //! the fast lane (`fast_lane.rs`), which answers them without the router, and without
-//! rewriting a namespaced path.
+//! rewriting a namespaced path. The listener asks first whether a bodiless request can be
+//! answered at once ([`AnswersAtOnce`]): a heartbeat the lane takes is, from the same
+//! namespace and path [`Dispatch::route`] would find.
 //!
 //! One router for all, rather than one per namespace: a namespace costs no router's memory,
 //! and requests to many namespaces run through the same (cache-warm) routes and layers.
@@ -25,12 +27,14 @@ use std::task::{Context, Poll};
 
 use axum::extract::Request;
 use axum::http::uri::{PathAndQuery, Uri};
-use axum::http::HeaderName;
+use axum::http::{self, HeaderMap, HeaderName, Method};
 use axum::response::{IntoResponse, Response};
 use axum::routing::future::RouteFuture;
 use bytes::Bytes;
 use tower::Service;
+use tower_http::normalize_path::NormalizePath;
 
+use crate::connection::AnswersAtOnce;
 use crate::fast_lane::{FastLane, Later, Pending};
 use crate::http::error::ApiError;
 use crate::http::observe::AsSent;
@@ -70,38 +74,52 @@ impl Dispatch {
 
     /// The answer to `request` under way, or why its namespace is no name.
     fn route(&self, mut request: Request) -> Result<Dispatched, &'static str> {
-        let namespaces = &self.namespaces;
-        let prefix = namespaces.prefix();
-        if let Some(rest) = request.uri().path().strip_prefix(prefix) {
-            if rest.is_empty() {
+        match self.place(request.uri().path(), request.headers())? {
+            Place::Listing => {
                 // The listing: the default router serves it, reading the directory.
-                request.extensions_mut().insert(namespaces.clone());
-                return Ok(self.call_router(request));
+                request.extensions_mut().insert(self.namespaces.clone());
+                Ok(self.call_router(request))
             }
-            if let Some(rest) = rest.strip_prefix('/') {
-                let (segment, tail) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
-                let found = self.find(segment)?;
+            Place::ByPath(found, tail) => {
                 if let Some(fast) = self.fast(existing(&found), &request, tail) {
                     return Ok(fast.dispatched(request));
                 }
                 let path = new_path(tail, request.uri().query());
                 set_path(&mut request, path)?;
-                return Ok(self.to_namespace(found, request));
+                Ok(self.to_namespace(found, request))
+            }
+            Place::ByHeader(found) => {
+                if let Some(fast) = self.fast(existing(&found), &request, request.uri().path()) {
+                    return Ok(fast.dispatched(request));
+                }
+                Ok(self.to_namespace(found, request))
+            }
+            Place::Default => {
+                let default = &self.namespaces.default_namespace().state;
+                if let Some(fast) = self.fast(Some(default), &request, request.uri().path()) {
+                    return Ok(fast.dispatched(request));
+                }
+                Ok(self.call_router(request))
             }
         }
-        let Some(header) = request.headers().get(&NAMESPACE_HEADER) else {
-            let default = &self.namespaces.default_namespace().state;
-            if let Some(fast) = self.fast(Some(default), &request, request.uri().path()) {
-                return Ok(fast.dispatched(request));
+    }
+
+    /// Where a request with this path and these headers goes, or why its namespace is no name.
+    fn place<'p>(&self, path: &'p str, headers: &HeaderMap) -> Result<Place<'p>, &'static str> {
+        if let Some(rest) = path.strip_prefix(self.namespaces.prefix()) {
+            if rest.is_empty() {
+                return Ok(Place::Listing);
             }
-            return Ok(self.call_router(request));
+            if let Some(rest) = rest.strip_prefix('/') {
+                let (segment, tail) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+                return Ok(Place::ByPath(self.find(segment)?, tail));
+            }
+        }
+        let Some(header) = headers.get(&NAMESPACE_HEADER) else {
+            return Ok(Place::Default);
         };
         let named = header.to_str().map_err(|_| "not ASCII")?;
-        let found = self.find(named)?;
-        if let Some(fast) = self.fast(existing(&found), &request, request.uri().path()) {
-            return Ok(fast.dispatched(request));
-        }
-        Ok(self.to_namespace(found, request))
+        Ok(Place::ByHeader(self.find(named)?))
     }
 
     /// What the fast lane makes of the request, when it is a heartbeat, a registration or a
@@ -171,6 +189,49 @@ impl Dispatch {
         Dispatched::Routed {
             future: self.app.clone().call(request),
         }
+    }
+}
+
+/// Where a request's path and headers send it.
+enum Place<'p> {
+    /// `{prefix}` alone: the namespaces' listing.
+    Listing,
+    /// `{prefix}/{name}…`: the namespace named (or its name, not created yet) and the path
+    /// within it.
+    ByPath(Result<Arc<Namespace>, String>, &'p str),
+    /// Polaris' header names it; the path is the request's.
+    ByHeader(Result<Arc<Namespace>, String>),
+    /// Neither: the default namespace.
+    Default,
+}
+
+/// A heartbeat the fast lane takes is answered before the listener's per-request work; any
+/// other request, and any heartbeat the lane declines, goes on to [`Dispatch::route`], which
+/// offers it to the lane again.
+impl AnswersAtOnce for Dispatch {
+    fn answer_at_once<B>(&self, request: &http::Request<B>) -> Option<Response> {
+        let lane = self.lane.as_ref()?;
+        if request.method() != Method::PUT {
+            return None;
+        }
+        let path = request.uri().path();
+        match self.place(path, request.headers()).ok()? {
+            Place::Listing => None,
+            Place::ByPath(found, tail) => lane.renew(existing(&found)?, request, tail),
+            Place::ByHeader(found) => lane.renew(existing(&found)?, request, path),
+            Place::Default => lane.renew(&self.namespaces.default_namespace().state, request, path),
+        }
+    }
+}
+
+/// Through the trailing-slash normalisation: a path it would change goes the whole way.
+impl AnswersAtOnce for NormalizePath<Dispatch> {
+    fn answer_at_once<B>(&self, request: &http::Request<B>) -> Option<Response> {
+        let path = request.uri().path();
+        if path.ends_with('/') || path.starts_with("//") {
+            return None;
+        }
+        self.get_ref().answer_at_once(request)
     }
 }
 

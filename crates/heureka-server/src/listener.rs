@@ -54,7 +54,7 @@ use tower::{Service, ServiceExt};
 
 use self::table::{Deadline, Slot, Table};
 use crate::config::ConnectionConfig;
-use crate::connection::{ClientCertificate, Sender};
+use crate::connection::{AnswersAtOnce, ClientCertificate, Sender};
 use crate::http::error::ApiError;
 use crate::log_budget::LogBudget;
 use crate::tls::ServerTls;
@@ -82,7 +82,8 @@ pub(crate) async fn serve<S>(
     tls: Option<Arc<ServerTls>>,
     shutdown: impl Future<Output = ()>,
 ) where
-    S: Service<Request, Response = Response, Error = Infallible> + Clone + Send + 'static,
+    S: Service<Request, Response = Response, Error = Infallible> + AnswersAtOnce,
+    S: Clone + Send + 'static,
     S::Future: Send + 'static,
 {
     let table = Arc::new(Table::new(limits.max_connections));
@@ -248,7 +249,8 @@ async fn serve_connection<S>(
         Arc<parking_lot::Mutex<LogBudget>>,
     )>,
 ) where
-    S: Service<Request, Response = Response, Error = Infallible> + Clone + Send + 'static,
+    S: Service<Request, Response = Response, Error = Infallible> + AnswersAtOnce,
+    S: Clone + Send + 'static,
     S::Future: Send + 'static,
 {
     // As Tomcat does: responses are written whole, so Nagle's algorithm would only add delay.
@@ -291,7 +293,8 @@ async fn serve_tls<S>(
         Arc<parking_lot::Mutex<LogBudget>>,
     ),
 ) where
-    S: Service<Request, Response = Response, Error = Infallible> + Clone + Send + 'static,
+    S: Service<Request, Response = Response, Error = Infallible> + AnswersAtOnce,
+    S: Clone + Send + 'static,
     S::Future: Send + 'static,
 {
     let Connection {
@@ -379,7 +382,8 @@ async fn serve_http<S, I>(
     timeouts: Timeouts,
     mut stop: watch::Receiver<()>,
 ) where
-    S: Service<Request, Response = Response, Error = Infallible> + Clone + Send + 'static,
+    S: Service<Request, Response = Response, Error = Infallible> + AnswersAtOnce,
+    S: Clone + Send + 'static,
     S::Future: Send + 'static,
     I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
@@ -469,25 +473,38 @@ impl<S> Exchange<S> {
 
 impl<S> hyper::service::Service<http::Request<Incoming>> for Exchange<S>
 where
-    S: Service<Request, Response = Response, Error = Infallible> + Clone + Send + 'static,
+    S: Service<Request, Response = Response, Error = Infallible> + AnswersAtOnce,
+    S: Clone + Send + 'static,
     S::Future: Send + 'static,
 {
     type Response = http::Response<ExchangeBody>;
     type Error = Infallible;
-    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Infallible>> + Send>>;
+    type Future = Exchanged;
 
-    fn call(&self, request: http::Request<Incoming>) -> Self::Future {
+    fn call(&self, request: http::Request<Incoming>) -> Exchanged {
         self.slot.begin_request();
+        // A request without a body (a heartbeat, a fetch) has nothing left to wait for from
+        // the client, so it needs no timer.
+        let bodiless = request.body().is_end_stream();
+        if bodiless {
+            if let Some(response) = self.app.answer_at_once(&request) {
+                let slot = Arc::clone(&self.slot);
+                let keep_alive = self.timeouts.keep_alive;
+                return Exchanged::Now(Some(response.map(|body| ExchangeBody {
+                    body,
+                    slot,
+                    keep_alive,
+                    stream: None,
+                })));
+            }
+        }
         let app = self.app.clone();
         let slot = Arc::clone(&self.slot);
         let timeouts = self.timeouts;
         let mut stopped = self.stopped.clone();
-        // A request without a body (a heartbeat, a fetch) has nothing left to wait for from
-        // the client, so it needs no timer.
-        let bodiless = request.body().is_end_stream();
         let sender = self.sender;
         let certificate = self.certificate.clone();
-        Box::pin(async move {
+        Exchanged::Later(Box::pin(async move {
             let mut request = request.map(Body::new);
             if let Some(sender) = sender {
                 request.extensions_mut().insert(sender);
@@ -534,7 +551,27 @@ where
                 keep_alive: timeouts.keep_alive,
                 stream,
             }))
-        })
+        }))
+    }
+}
+
+/// An exchange's answer: given at once ([`AnswersAtOnce`]), or under way.
+enum Exchanged {
+    /// `None` once taken.
+    Now(Option<http::Response<ExchangeBody>>),
+    Later(Pin<Box<dyn Future<Output = Result<http::Response<ExchangeBody>, Infallible>> + Send>>),
+}
+
+impl Future for Exchanged {
+    type Output = Result<http::Response<ExchangeBody>, Infallible>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match self.get_mut() {
+            Exchanged::Now(response) => Poll::Ready(Ok(response
+                .take()
+                .expect("an exchange answered at once is polled once"))),
+            Exchanged::Later(future) => future.as_mut().poll(cx),
+        }
     }
 }
 

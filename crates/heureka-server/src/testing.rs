@@ -12,14 +12,14 @@
 
 use std::net::SocketAddr;
 
-use axum::body::Body;
+use axum::body::{Body, HttpBody};
 use axum::http::{HeaderMap, Method, Request};
 use heureka_core::Millis;
 use tower::ServiceExt;
 
 use crate::clock::Clock;
 use crate::config::Config;
-use crate::connection::Sender;
+use crate::connection::{AnswersAtOnce, Sender};
 use crate::serve::{Lanes, Running};
 use crate::state::AppState;
 
@@ -77,8 +77,14 @@ impl Server {
     }
 
     /// Sends `request` through the server's router and returns the response with its body
-    /// unread: an event stream's body never ends.
+    /// unread: an event stream's body never ends. A request without a body is first offered
+    /// to be answered at once, as the listener offers it (`connection.rs`).
     pub async fn call(&self, request: Request<Body>) -> axum::response::Response {
+        if request.body().is_end_stream() {
+            if let Some(response) = self.running.app.answer_at_once(&request) {
+                return response;
+            }
+        }
         let response = self.running.app.clone().oneshot(request).await;
         match response {
             Ok(response) => response,

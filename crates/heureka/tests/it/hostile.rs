@@ -3,7 +3,7 @@
 //! the process's memory and open files in `/proc` against a stated bound. No test measures
 //! time: the deadlines are configured short, and every wait is bounded by `PATIENCE`.
 
-use heureka_testkit::Sent;
+use heureka_testkit::{spring_body, Sent};
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 
@@ -213,6 +213,37 @@ async fn an_idle_kept_alive_connection_is_closed_at_the_keep_alive_timeout() {
     // The response arrives, then, with no further request, the server closes.
     let received = read_to_end(&mut stream).await;
     assert_eq!(status_of(&received), Some(200));
+    assert!(
+        closed_by_peer(&mut stream).await,
+        "still open after a minute"
+    );
+}
+
+#[tokio::test]
+async fn a_connection_idle_after_heartbeats_answered_at_once_is_closed_at_the_keep_alive_timeout() {
+    // Heartbeats skip the listener's per-request work (`connection.rs`, AnswersAtOnce): each
+    // answer must still end the exchange, so that the next head is read and the wait after the
+    // last one has its deadline.
+    let server = HeurekaProcess::start(&["--server.tomcat.keep-alive-timeout=500ms"]);
+    let registered = reqwest::Client::new()
+        .post(format!("http://{}/eureka/apps/ORDERS", server.address()))
+        .header("Content-Type", "application/json")
+        .body(spring_body("ORDERS", "orders-1"))
+        .sent()
+        .await;
+    assert_eq!(registered.status(), 204);
+    let mut stream = TcpStream::connect(server.address()).await.unwrap();
+    let heartbeat = "PUT /eureka/apps/ORDERS/orders-1?status=UP HTTP/1.1\r\nHost: test\r\n\r\n";
+    stream
+        .write_all(heartbeat.repeat(2).as_bytes())
+        .await
+        .unwrap();
+    let received = String::from_utf8_lossy(&read_to_end(&mut stream).await).into_owned();
+    assert_eq!(
+        received.matches("HTTP/1.1 200 OK").count(),
+        2,
+        "both heartbeats renew: {received}"
+    );
     assert!(
         closed_by_peer(&mut stream).await,
         "still open after a minute"
