@@ -437,9 +437,9 @@ async fn serve_http<S, I>(
     }
 }
 
-/// The hyper service of one connection: marks the connection busy for each request, bounds the
-/// time its body may take, tags it with its sender, and hands back a body that marks the end
-/// of the exchange.
+/// The hyper service of one connection: marks the connection busy for each request, offers a
+/// bodiless one to be answered at once ([`AnswersAtOnce`]), else bounds the time its body may
+/// take and tags it with its sender, and hands back a body that marks the end of the exchange.
 #[derive(Debug)]
 struct Exchange<S> {
     app: S,
