@@ -51,6 +51,7 @@ use axum::body::Bytes;
 use axum::extract::{DefaultBodyLimit, FromRequest, Request};
 use axum::http::{header, HeaderMap, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
+use heureka_core::Origin;
 
 use crate::clock;
 use crate::connection::Sender;
@@ -162,7 +163,9 @@ impl FastLane {
             return None;
         }
         let started = clock::instant();
-        let response = renew_lease(state, app, id, request.uri().query(), headers);
+        // A client's heartbeat: `plain` found no replication header.
+        let query = request.uri().query();
+        let response = renew_lease(state, app, id, query, headers, Origin::Client);
         let response = security_headers::add(response.into_response());
         self.observe(&routes.heartbeat, started, request.uri(), &response);
         Some(response)

@@ -97,17 +97,19 @@ pub(crate) async fn renew(
     query: QueryParams,
     Headers(headers): Headers,
 ) -> Result<StatusCode, ApiError> {
-    renew_lease(&state, &app, &id, query.query(), &headers)
+    renew_lease(&state, &app, &id, query.query(), &headers, origin(&headers))
 }
 
 /// A heartbeat's work, whichever way it came: its parameters read from `query`, the lease
-/// renewed, and the outcome as Eureka answers it.
+/// renewed for `origin` (which the caller reads from the headers, or knows), and the outcome
+/// as Eureka answers it.
 pub(crate) fn renew_lease(
     state: &SharedState,
     app: &str,
     id: &str,
     query: Option<&str>,
     headers: &HeaderMap,
+    origin: Origin,
 ) -> Result<StatusCode, ApiError> {
     let [dirty, overridden] = match query {
         Some(query) => firsts_in(query, ["lastDirtyTimestamp", "overriddenstatus"]),
@@ -118,7 +120,6 @@ pub(crate) fn renew_lease(
         Some(value) => Some(status_param("overriddenstatus", &value)?),
         None => None,
     };
-    let origin = origin(headers);
     let outcome = state
         .store
         .write(|registry, now| registry.renew(app, id, dirty, overridden, origin, now));

@@ -233,14 +233,26 @@ pub(crate) fn last_dirty_timestamp(query: &[(String, String)]) -> Result<Option<
 
 /// The value of a `lastDirtyTimestamp` parameter, if one was given.
 pub(crate) fn parse_last_dirty_timestamp(value: Option<&str>) -> Result<Option<Millis>, ApiError> {
-    match value {
-        None | Some("") => Ok(None),
-        Some(value) => value.trim().parse().map(Some).map_err(|_| {
-            ApiError::BadRequest(format!(
-                "lastDirtyTimestamp '{value}' is not a number of milliseconds"
-            ))
-        }),
-    }
+    let Some(value) = value.filter(|value| !value.is_empty()) else {
+        return Ok(None);
+    };
+    // Clients send bare digits, which trimming (Unicode whitespace) would scan for nothing.
+    let number = if bare_digits(value) {
+        value
+    } else {
+        value.trim()
+    };
+    number.parse().map(Some).map_err(|_| {
+        ApiError::BadRequest(format!(
+            "lastDirtyTimestamp '{value}' is not a number of milliseconds"
+        ))
+    })
+}
+
+/// Whether `value` starts and ends with an ASCII digit, which trimming leaves as it is.
+fn bare_digits(value: &str) -> bool {
+    let bytes = value.as_bytes();
+    bytes.first().is_some_and(u8::is_ascii_digit) && bytes.last().is_some_and(u8::is_ascii_digit)
 }
 
 /// A status named in a query parameter: exact enum names only, as Eureka's `valueOf`.

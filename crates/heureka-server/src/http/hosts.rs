@@ -19,8 +19,9 @@ use crate::security::hosts::AllowedHosts;
 use crate::security::origins::normalise_origin;
 
 /// Headers a browser sends and clients do not (see the module docs). Names rather than
-/// strings: a string is parsed into a name at every lookup, on every request.
-const BROWSER_MARKS: [HeaderName; 7] = [
+/// strings: a string is parsed into a name at every lookup, on every request. A `static`, not a
+/// `const`: a constant array of names is built and dropped at every use.
+static BROWSER_MARKS: [HeaderName; 7] = [
     header::ORIGIN,
     header::ACCEPT_LANGUAGE,
     header::UPGRADE_INSECURE_REQUESTS,
