@@ -33,7 +33,7 @@ use std::convert::Infallible;
 use std::future::Future;
 use std::pin::{pin, Pin};
 use std::sync::Arc;
-use std::task::{Context, Poll};
+use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 use axum::body::{Body, HttpBody};
@@ -53,6 +53,7 @@ use crate::clock::{self, Instant};
 use tower::{Service, ServiceExt};
 
 use self::table::{Deadline, Slot, Table};
+use self::wait::Woke;
 use crate::config::ConnectionConfig;
 use crate::connection::{AnswersAtOnce, ClientCertificate, Sender};
 use crate::http::error::ApiError;
@@ -61,6 +62,7 @@ use crate::tls::ServerTls;
 use heureka_tls::rustls;
 
 mod table;
+mod wait;
 
 /// How long the accept loop pauses after an error such as "too many open files", once it has
 /// closed a waiting connection to free a descriptor.
@@ -401,6 +403,8 @@ async fn serve_http<S, I>(
     // again). Heartbeats on a kept-alive connection thus cost no wake-up and no timer.
     let mut timer = pin!(sleep_until(clock::instant()));
     let mut stopping = false;
+    let others = Arc::new(wait::Others::default());
+    let others_waker = Waker::from(Arc::clone(&others));
     loop {
         let now = clock::instant();
         let check_at = match slot.deadline(now) {
@@ -419,17 +423,24 @@ async fn serve_http<S, I>(
             Deadline::Busy => now + timeouts.keep_alive,
         };
         timer.as_mut().reset(check_at);
-        tokio::select! {
-            biased;
-            result = connection.as_mut() => {
+        let told = pin!(slot.wake.notified());
+        let already_stopping = stopping;
+        let stop_changed = pin!(async {
+            if already_stopping {
+                std::future::pending::<()>().await;
+            }
+            let _ = stop.changed().await;
+        });
+        let (waiting, timer) = (connection.as_mut(), timer.as_mut());
+        match wait::first_of(&others, &others_waker, waiting, timer, told, stop_changed).await {
+            Woke::Ended(result) => {
                 if let Err(error) = result {
                     tracing::debug!(%error, "connection ended");
                 }
                 return;
             }
-            () = timer.as_mut() => {}
-            () = slot.wake.notified() => {}
-            _ = stop.changed(), if !stopping => {
+            Woke::Look => {}
+            Woke::Stopping => {
                 stopping = true;
                 connection.as_mut().graceful_shutdown();
             }
