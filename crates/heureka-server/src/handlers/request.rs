@@ -330,5 +330,14 @@ mod tests {
             prop_assert_eq!(a.map(Cow::into_owned), reference(&query, &one));
             prop_assert_eq!(b.map(Cow::into_owned), reference(&query, &other));
         }
+
+        #[test]
+        fn a_last_dirty_timestamp_reads_as_the_general_parse_reads_it(
+            value in "[ +-]?[0-9]{1,20}[ \u{2003}]?",
+        ) {
+            let general = value.trim().parse::<Millis>().ok();
+            let read = parse_last_dirty_timestamp(Some(&value)).ok().flatten();
+            prop_assert_eq!(read, general);
+        }
     }
 }
