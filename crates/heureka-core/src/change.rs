@@ -85,7 +85,39 @@ pub struct Change {
 pub(crate) enum Left {
     /// The instance is registered; `before` is its status before the write, None if it is new.
     Registered { before: Option<InstanceStatus> },
+    /// The instance is registered, and the write read it already (a heartbeat, the commonest
+    /// write), so `record` need not look it up again.
+    Read {
+        before: Option<InstanceStatus>,
+        read: Read,
+    },
     /// The write removed it: the lease as it went, with the map's shared copy of its id,
     /// which the delta shows after the instance has left the registry.
     Removed(Name, Lease),
+}
+
+/// What a change records of a registered instance, read from its lease: the lease's own shared
+/// copies of its names, and the parts of the instance that a change carries.
+pub(crate) struct Read {
+    pub(crate) app: Name,
+    pub(crate) id: Name,
+    pub(crate) status: InstanceStatus,
+    pub(crate) overridden_status: InstanceStatus,
+    pub(crate) last_dirty_timestamp: Millis,
+    pub(crate) health: Health,
+}
+
+impl Read {
+    /// `lease`, held in its map under `id`.
+    pub(crate) fn of(id: &Name, lease: &Lease) -> Read {
+        let holder = &lease.holder;
+        Read {
+            app: Name::clone(&holder.app),
+            id: Name::clone(id),
+            status: holder.status,
+            overridden_status: holder.overridden_status,
+            last_dirty_timestamp: holder.last_dirty_timestamp,
+            health: holder.health,
+        }
+    }
 }

@@ -55,6 +55,14 @@ impl LeaseMap {
             .map(|slot| &mut slot.lease)
     }
 
+    /// The lease, to change, and the map's shared copy of its id.
+    pub(crate) fn get_key_value_mut(&mut self, id: &str) -> Option<(&Name, &mut Lease)> {
+        let hash = self.hash(id);
+        self.table
+            .find_mut(hash, |slot| slot.id.as_ref() == id)
+            .map(|slot| (&slot.id, &mut slot.lease))
+    }
+
     pub(crate) fn contains_key(&self, id: &str) -> bool {
         self.slot(id).is_some()
     }

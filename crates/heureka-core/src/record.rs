@@ -5,7 +5,7 @@
 //! them can disagree. The server takes the outbox after every write ([`Registry::take_changes`]),
 //! under the same lock, and fans the changes out to replication and whatever else listens.
 
-use crate::change::{Change, ChangeKind, Left};
+use crate::change::{Change, ChangeKind, Left, Read};
 use crate::health::Health;
 use crate::model::{InstanceStatus, Millis};
 use crate::origin::Origin;
@@ -33,47 +33,43 @@ impl Registry {
         left: Left,
         now: Millis,
     ) {
-        // The lease's own shared copies of the names, when it is (or was) there.
-        let (before, holder, id_name) = match &left {
-            Left::Registered { before } => {
-                let stored = self
-                    .apps
-                    .get(app)
-                    .and_then(|leases| leases.get_key_value(id));
-                let id_name = stored.map(|(key, _)| Name::clone(key));
-                (*before, stored.map(|(_, lease)| &lease.holder), id_name)
+        // What the change records of the instance, with the lease's own shared copies of the
+        // names, when it is (or was) there; and the lease a removal took out.
+        let (before, read, removed) = match left {
+            Left::Registered { before } => (before, self.read(app, id), None),
+            Left::Read { before, read } => (before, Some(read), None),
+            Left::Removed(id_name, lease) => {
+                let read = Read::of(&id_name, &lease);
+                (Some(read.status), Some(read), Some((id_name, lease)))
             }
-            // A removal leaves the lease's status as it was.
-            Left::Removed(id_name, lease) => (
-                Some(lease.holder.status),
-                Some(&lease.holder),
-                Some(Name::clone(id_name)),
-            ),
         };
-        let app_name = match holder {
-            Some(holder) if *holder.app == *app => Name::clone(&holder.app),
-            _ => Name::from(app),
+        let after = match removed {
+            Some(_) => None,
+            None => read.as_ref().map(|read| read.status),
         };
-        let id_name = id_name.unwrap_or_else(|| Name::from(id));
-        let after = match &left {
-            Left::Registered { .. } => holder.map(|holder| holder.status),
-            Left::Removed(..) => None,
-        };
-        let (status, overridden_status, last_dirty_timestamp, health) = holder
-            .map(|holder| {
-                (
-                    holder.status,
-                    holder.overridden_status,
-                    holder.last_dirty_timestamp,
-                    holder.health,
-                )
-            })
-            .unwrap_or((
-                InstanceStatus::Unknown,
-                InstanceStatus::Unknown,
-                0,
-                Health::Passing,
-            ));
+        let (app_name, id_name, status, overridden_status, last_dirty_timestamp, health) =
+            match read {
+                Some(read) => (
+                    if *read.app == *app {
+                        read.app
+                    } else {
+                        Name::from(app)
+                    },
+                    read.id,
+                    read.status,
+                    read.overridden_status,
+                    read.last_dirty_timestamp,
+                    read.health,
+                ),
+                None => (
+                    Name::from(app),
+                    Name::from(id),
+                    InstanceStatus::Unknown,
+                    InstanceStatus::Unknown,
+                    0,
+                    Health::Passing,
+                ),
+            };
         self.statuses.changed(before, after);
         self.outbox.push(Change {
             kind,
@@ -90,19 +86,26 @@ impl Registry {
         if !kind.is_visible() {
             return;
         }
-        match left {
-            Left::Removed(id_name, mut lease) => {
+        match removed {
+            Some((id_name, mut lease)) => {
                 // The lease's own shared copies of app and id, for the delta queue to share.
                 let app_name = Name::clone(&lease.holder.app);
                 let earlier = lease.delta_seq.take();
                 self.recently_changed
                     .push_deleted(app_name, id_name, earlier, lease, now);
             }
-            Left::Registered { .. } => self.queue_live(app, id, now),
+            None => self.queue_live(app, id, now),
         }
         let names = &mut self.names;
         self.versions
             .app_changed(app, before.is_some(), after.is_some(), || names.intern(app));
+    }
+
+    /// What a change records of `app`'s registered instance `id`; `None` if it is not held.
+    fn read(&self, app: &str, id: &str) -> Option<Read> {
+        let leases = self.apps.get(app)?;
+        let (id_name, lease) = leases.get_key_value(id)?;
+        Some(Read::of(id_name, lease))
     }
 
     /// Queues the live item of a visible change and tells the lease its number.

@@ -2,7 +2,7 @@
 //! to register again or, for a peer, send it our newer copy. Eureka's `InstanceResource.renewLease`
 //! and `AbstractInstanceRegistry.renew`, the overridden-status rules applied on the way.
 
-use crate::change::{ChangeKind, Left};
+use crate::change::{ChangeKind, Left, Read};
 use crate::lease::decorate;
 use crate::model::{ActionType, InstanceStatus, Millis};
 use crate::origin::Origin;
@@ -25,10 +25,10 @@ impl Registry {
         now: Millis,
     ) -> RenewOutcome {
         let app = app_key(app);
-        let Some(lease) = self
+        let Some((id_name, lease)) = self
             .apps
             .get_mut(app.as_ref())
-            .and_then(|leases| leases.get_mut(id))
+            .and_then(|leases| leases.get_key_value_mut(id))
         else {
             return RenewOutcome::NotFound;
         };
@@ -87,8 +87,11 @@ impl Registry {
             }
             _ => RenewOutcome::Renewed,
         };
-        let before = Some(stored_status);
-        self.record(kind, &app, id, origin, Left::Registered { before }, now);
+        let left = Left::Read {
+            before: Some(stored_status),
+            read: Read::of(id_name, lease),
+        };
+        self.record(kind, &app, id, origin, left, now);
         outcome
     }
 }
