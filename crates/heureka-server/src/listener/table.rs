@@ -112,14 +112,20 @@ impl Inner {
         self.next_number
     }
 
-    fn wait(&mut self, id: u64, deadline: Instant) {
-        let ticket = self.next();
-        let entry = self
-            .connections
-            .get_mut(&id)
-            .expect("the connection is open");
+    /// The busy connection `id` begins to wait for a head until `deadline`; false (and nothing
+    /// changes) if it is not busy. One look-up: this runs for every response.
+    fn wait(&mut self, id: u64, deadline: Instant) -> bool {
+        let Some(entry) = self.connections.get_mut(&id) else {
+            return false;
+        };
+        if !matches!(entry.phase, Phase::Busy | Phase::Streaming { .. }) {
+            return false;
+        }
+        self.next_number += 1;
+        let ticket = self.next_number;
         entry.phase = Phase::Waiting { ticket, deadline };
         self.waiting.insert(ticket, id);
+        true
     }
 
     /// Closes the examined connection that has waited longest. The unexamined are the newest,
@@ -189,13 +195,13 @@ impl Slot {
     /// for a moment.
     pub(super) fn begin_request(&self) {
         let mut inner = self.table.inner.lock();
-        let Some(phase) = inner.connections.get(&self.id).map(|entry| entry.phase) else {
+        let inner = &mut *inner;
+        // One look-up: this runs for every request.
+        let Some(entry) = inner.connections.get_mut(&self.id) else {
             return;
         };
+        let phase = std::mem::replace(&mut entry.phase, Phase::Busy);
         inner.leave(phase);
-        if let Some(entry) = inner.connections.get_mut(&self.id) {
-            entry.phase = Phase::Busy;
-        }
     }
 
     /// Its task has read what the client sent so far.
@@ -228,12 +234,7 @@ impl Slot {
     /// The response was handed to hyper: the wait for the next head begins.
     pub(super) fn end_response(&self, keep_alive: Duration) {
         let mut inner = self.table.inner.lock();
-        let busy = inner
-            .connections
-            .get(&self.id)
-            .is_some_and(|entry| matches!(entry.phase, Phase::Busy | Phase::Streaming { .. }));
-        if busy {
-            inner.wait(self.id, clock::instant() + keep_alive);
+        if inner.wait(self.id, clock::instant() + keep_alive) {
             drop(inner);
             self.table.room.notify_one();
         }
