@@ -1,6 +1,7 @@
 //! Any request target (path and query, raw bytes: percent-encoding, `..`, odd UTF-8, repeated
 //! or empty parameters) with any of the methods the API knows, through the server's real
-//! router over an in-memory state holding two instances. The first byte picks the method, the
+//! service (the namespaces' dispatcher, the fast lane, the router) over an in-memory state
+//! holding two instances. The first byte picks the method, the
 //! `Accept` header and the read-back format; the rest is the target.
 //!
 //! Checked: nothing panics; no answer is a 5xx (where Eureka throws and answers 500, on a

@@ -64,7 +64,7 @@ pub fn negotiate(accept: &[u8]) -> (Format, Format) {
     )
 }
 
-/// One request through the server's real router, over an in-memory state holding [`SEEDED`],
+/// One request through the server's real service (dispatcher, fast lane, router), over an in-memory state holding [`SEEDED`],
 /// and what a reader sees afterwards.
 #[derive(Debug)]
 pub struct Exchange {
@@ -87,7 +87,8 @@ pub struct Exchange {
 pub const SEEDED: [(&str, &str); 2] = [("ORDERS", "10.0.0.1:orders:8080"), ("ORDERS", "node-b")];
 
 /// Sends `method target` with no body and no header but `Accept` (`None`: no header) through
-/// the router [`crate::serve`] serves, on a current-thread runtime. The state is built once
+/// the service [`crate::serve`] serves (the dispatcher, the fast lane and the router), on a
+/// current-thread runtime. The state is built once
 /// (a fresh one per request ran at 200 a second, most of it compressing the full-fetch
 /// cache) and put back to the [`SEEDED`] instances after every request that changed what a
 /// reader sees (its [`Registry::version`] moved), so the registry a request meets is the same
@@ -103,8 +104,6 @@ pub fn request(
     accept: Option<Format>,
     read_back: Format,
 ) -> Option<Exchange> {
-    use tower::ServiceExt;
-
     let uri = axum::http::Uri::from_maybe_shared(bytes::Bytes::copy_from_slice(target)).ok()?;
     let method = axum::http::Method::from_bytes(method.as_bytes()).ok()?;
     let reads_only = matches!(method.as_str(), "GET" | "HEAD" | "OPTIONS");
@@ -116,7 +115,7 @@ pub fn request(
             request = request.header(header::ACCEPT, format.content_type());
         }
         let request = request.body(axum::body::Body::empty()).ok()?;
-        let response = server.app.clone().oneshot(request).await.ok()?;
+        let response = server.call(request).await;
         let status = response.status().as_u16();
         let content_type = response
             .headers()
@@ -147,7 +146,7 @@ pub fn request(
                     .header(header::ACCEPT, format.content_type())
                     .body(axum::body::Body::empty())
                     .ok()?;
-                let response = server.app.clone().oneshot(read).await.ok()?;
+                let response = server.call(read).await;
                 let status = response.status().as_u16();
                 let body = axum::body::to_bytes(response.into_body(), usize::MAX)
                     .await
@@ -182,7 +181,7 @@ struct FuzzServer {
     runtime: tokio::runtime::Runtime,
     config: crate::config::Config,
     state: crate::state::SharedState,
-    app: tower_http::normalize_path::NormalizePath<axum::Router>,
+    app: tower_http::normalize_path::NormalizePath<crate::dispatch::Dispatch>,
     seeded: Vec<heureka_core::Instance>,
 }
 
@@ -205,7 +204,7 @@ fn fuzz_server() -> &'static FuzzServer {
         let _entered = runtime.enter();
         let state = crate::state::AppState::new(&config, crate::clock::Clock::System, 8761)
             .expect("no persistence here");
-        let app = crate::serve::app(&state, &config);
+        let app = crate::serve::service(&state, &config, None, crate::serve::Lanes::FastLane);
         let seeded = SEEDED
             .iter()
             .map(|(app, id)| {
@@ -230,6 +229,24 @@ fn fuzz_server() -> &'static FuzzServer {
 }
 
 impl FuzzServer {
+    /// `request` as a connection serves it: offered to be answered at once (the fast lane's
+    /// heartbeats, `connection.rs`), else through the dispatcher, the lane and the router.
+    async fn call(
+        &self,
+        request: axum::http::Request<axum::body::Body>,
+    ) -> axum::response::Response {
+        use crate::connection::AnswersAtOnce;
+        use tower::ServiceExt;
+
+        if let Some(response) = self.app.answer_at_once(&request) {
+            return response;
+        }
+        match self.app.clone().oneshot(request).await {
+            Ok(response) => response,
+            Err(never) => match never {},
+        }
+    }
+
     /// Cancels every instance (which drops its status override too) and registers the seeded
     /// ones afresh, through the write path, so the caches see new versions.
     fn reseed(&self) {

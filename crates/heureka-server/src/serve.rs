@@ -23,11 +23,27 @@ use crate::{
     routes, state, tasks, tls, xds,
 };
 
-/// The router alone, over the default namespace, behind trailing-slash normalisation (the
-/// fuzz targets' server).
-pub(crate) fn app(state: &state::SharedState, config: &Config) -> NormalizePath<axum::Router> {
+/// The service connections are handed: the namespaces' dispatcher with the fast lane (or the
+/// router alone), behind trailing-slash normalisation. [`start`] serves it, and the fuzz
+/// targets drive it without a socket.
+pub(crate) fn service(
+    state: &state::SharedState,
+    config: &Config,
+    reload: Option<ConfigReload>,
+    lanes: Lanes,
+) -> NormalizePath<Dispatch> {
+    let namespaces = namespaces(state, config, reload);
+    let lane = match lanes {
+        Lanes::FastLane => FastLane::new(
+            state,
+            &config.heureka.base_path,
+            config.heureka.max_request_body_bytes,
+        ),
+        Lanes::RouterOnly => None,
+    };
+    let dispatch = Dispatch::new(namespaces, router(state, config), lane);
     // Trim trailing slashes before routing: Eureka (Jersey) treats them as optional.
-    NormalizePathLayer::trim_trailing_slash().layer(router(state, config))
+    NormalizePathLayer::trim_trailing_slash().layer(dispatch)
 }
 
 /// The router every namespace shares, over the default namespace's state.
@@ -205,18 +221,7 @@ pub(crate) fn start(
     reload: Option<ConfigReload>,
     lanes: Lanes,
 ) -> Running {
-    let namespaces = namespaces(state, config, reload.clone());
-    // Trim trailing slashes before routing: Eureka (Jersey) treats them as optional.
-    let lane = match lanes {
-        Lanes::FastLane => FastLane::new(
-            state,
-            &config.heureka.base_path,
-            config.heureka.max_request_body_bytes,
-        ),
-        Lanes::RouterOnly => None,
-    };
-    let dispatch = Dispatch::new(namespaces, router(state, config), lane);
-    let app = NormalizePathLayer::trim_trailing_slash().layer(dispatch);
+    let app = service(state, config, reload.clone(), lanes);
     let mut background = tasks::spawn_all(&state.store, &state.events.feed, config);
     let replicating = replication::spawn_all(&state.replicator(), reload);
     events::webhooks::spawn_all(
