@@ -1,13 +1,13 @@
 //! Any request target (path and query, raw bytes: percent-encoding, `..`, odd UTF-8, repeated
 //! or empty parameters) with any of the methods the API knows, through the server's real
 //! service (the namespaces' dispatcher, the fast lane, the router) over an in-memory state
-//! holding two instances. The first byte picks the method, the
-//! `Accept` header and the read-back format; the rest is the target.
+//! holding two instances. The first byte picks the method, the `Accept` header and the
+//! read-back format; the rest is the target.
 //!
 //! Checked: nothing panics; no answer is a 5xx (where Eureka throws and answers 500, on a
 //! malformed `lastDirtyTimestamp` or an unknown status name, Heureka answers a 4xx with a
 //! reason); a JSON or XML body parses strictly (HEAD answers have none); after a method that
-//! may write, the full registry, read through the router in the read-back format, parses,
+//! may write, the full registry, read through the same service in the read-back format, parses,
 //! carries the `apps__hashcode` of its own statuses and shows exactly what the registry holds,
 //! and only a DELETE has removed a seeded instance.
 #![no_main]

@@ -110,27 +110,22 @@ impl Registry {
 
     /// Queues the live item of a visible change and tells the lease its number.
     fn queue_live(&mut self, app: &str, id: &str, now: Millis) {
-        // The lease's own shared copies of app and id, for the delta queue to share.
         let stored = self
             .apps
-            .get(app)
-            .and_then(|leases| leases.get_key_value(id));
-        let Some((app_name, id_name, earlier)) = stored.map(|(key, lease)| {
-            let app_name = Name::clone(&lease.holder.app);
-            (app_name, Name::clone(key), lease.delta_seq)
-        }) else {
+            .get_mut(app)
+            .and_then(|leases| leases.get_key_value_mut(id));
+        let Some((id_name, lease)) = stored else {
             // Every visible change is to an instance the registry holds or has just removed.
             let (app, id) = (Name::from(app), Name::from(id));
             self.recently_changed.push_live(app, id, None, now);
             return;
         };
+        // The lease's own shared copies of app and id, for the delta queue to share.
+        let (app_name, id_name) = (Name::clone(&lease.holder.app), Name::clone(id_name));
         let seq = self
             .recently_changed
-            .push_live(app_name, id_name, earlier, now);
-        // A second lookup: std's map lends its shared key only by shared reference.
-        if let Some(lease) = self.apps.get_mut(app).and_then(|leases| leases.get_mut(id)) {
-            lease.delta_seq = Some(seq);
-        }
+            .push_live(app_name, id_name, lease.delta_seq, now);
+        lease.delta_seq = Some(seq);
     }
 
     /// Every change recorded since the last call, oldest first. The server calls this after

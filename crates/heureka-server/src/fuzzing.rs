@@ -185,8 +185,8 @@ struct FuzzServer {
     seeded: Vec<heureka_core::Instance>,
 }
 
-/// The default configuration without peers (nothing replicates or syncs), its state holding
-/// the [`SEEDED`] instances, and its router.
+/// The default configuration without peers (nothing replicates or syncs) and without creating
+/// namespaces, its state holding the [`SEEDED`] instances, and its service.
 fn fuzz_server() -> &'static FuzzServer {
     static SERVER: std::sync::OnceLock<FuzzServer> = std::sync::OnceLock::new();
     SERVER.get_or_init(|| {
@@ -201,6 +201,9 @@ fn fuzz_server() -> &'static FuzzServer {
         // The fuzzer exercises the handlers behind the peers-only gate; its requests cross no
         // socket, so the gate would refuse every replication request as from no peer.
         config.heureka.replication.peers_only = false;
+        // A namespace a write created would outlive its input, with timers of its own, and
+        // answer later inputs otherwise: `/ns/{name}/…` is refused (404), the same every time.
+        config.heureka.namespaces.auto_create = false;
         let _entered = runtime.enter();
         let state = crate::state::AppState::new(&config, crate::clock::Clock::System, 8761)
             .expect("no persistence here");

@@ -33,7 +33,7 @@ use std::convert::Infallible;
 use std::future::Future;
 use std::pin::{pin, Pin};
 use std::sync::Arc;
-use std::task::{Context, Poll, Waker};
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use axum::body::{Body, HttpBody};
@@ -403,8 +403,7 @@ async fn serve_http<S, I>(
     // again). Heartbeats on a kept-alive connection thus cost no wake-up and no timer.
     let mut timer = pin!(sleep_until(clock::instant()));
     let mut stopping = false;
-    let others = Arc::new(wait::Others::default());
-    let others_waker = Waker::from(Arc::clone(&others));
+    let waits = wait::OtherWaits::new();
     loop {
         let now = clock::instant();
         let check_at = match slot.deadline(now) {
@@ -432,7 +431,7 @@ async fn serve_http<S, I>(
             let _ = stop.changed().await;
         });
         let (waiting, timer) = (connection.as_mut(), timer.as_mut());
-        match wait::first_of(&others, &others_waker, waiting, timer, told, stop_changed).await {
+        match wait::first_of(&waits, waiting, timer, told, stop_changed).await {
             Woke::Ended(result) => {
                 if let Err(error) = result {
                     tracing::debug!(%error, "connection ended");

@@ -1,6 +1,7 @@
 //! Serving: `serve` builds the state, `start`s everything that runs beside the listener
 //! (background tasks, replication, webhooks, the start-up sync, the server's own registration),
-//! serves until shutdown, then drains. `testing.rs` and `fuzzing.rs` start the same thing.
+//! serves until shutdown, then drains. `testing.rs` starts the same thing; `fuzzing.rs` drives
+//! the same service ([`service`]) without the tasks.
 
 use std::future::Future;
 use std::io;

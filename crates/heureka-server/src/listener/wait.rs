@@ -25,10 +25,25 @@ pub(super) enum Woke<T> {
     Stopping,
 }
 
+/// What a connection task polls its other futures with, made once per connection.
+pub(super) struct OtherWaits {
+    others: Arc<Others>,
+    /// Made from `others`: the one waker whose wake-ups `first_of` looks for.
+    waker: Waker,
+}
+
+impl OtherWaits {
+    pub(super) fn new() -> OtherWaits {
+        let others = Arc::new(Others::default());
+        let waker = Waker::from(Arc::clone(&others));
+        OtherWaits { others, waker }
+    }
+}
+
 /// The waker the other futures are polled with: it marks that one of them moved, then wakes
 /// the task.
 #[derive(Default)]
-pub(super) struct Others {
+struct Others {
     moved: AtomicBool,
     task: AtomicWaker,
 }
@@ -45,15 +60,15 @@ impl Wake for Others {
 }
 
 /// Waits for the first of `connection`, `timer`, `told` and `stopping`, polling the last
-/// three only on their own wake-ups. `others` and `waker` are the task's, made once.
+/// three only on their own wake-ups, with `waits`.
 pub(super) async fn first_of<C: Future>(
-    others: &Others,
-    waker: &Waker,
+    waits: &OtherWaits,
     mut connection: Pin<&mut C>,
     mut timer: Pin<&mut impl Future<Output = ()>>,
     mut told: Pin<&mut impl Future<Output = ()>>,
     mut stopping: Pin<&mut impl Future<Output = ()>>,
 ) -> Woke<C::Output> {
+    let OtherWaits { others, waker } = waits;
     // The other futures are new or were not polled since their last wake: poll them first.
     others.moved.store(true, Ordering::Release);
     std::future::poll_fn(move |cx| {
@@ -86,12 +101,6 @@ mod tests {
     use std::sync::atomic::AtomicUsize;
     use tokio::sync::Notify;
 
-    fn others() -> (Arc<Others>, Waker) {
-        let others = Arc::new(Others::default());
-        let waker = Waker::from(Arc::clone(&others));
-        (others, waker)
-    }
-
     /// A future that never ends and counts its polls.
     async fn counted(polls: &AtomicUsize) {
         std::future::poll_fn(|_| {
@@ -103,20 +112,20 @@ mod tests {
 
     #[tokio::test]
     async fn the_connection_ending_ends_the_wait_with_its_result() {
-        let (others, waker) = others();
+        let waits = OtherWaits::new();
         let connection = pin!(async { 7 });
         let (timer, told, stopping) = (pin!(pending()), pin!(pending()), pin!(pending()));
-        let woke = first_of(&others, &waker, connection, timer, told, stopping).await;
+        let woke = first_of(&waits, connection, timer, told, stopping).await;
         assert!(matches!(woke, Woke::Ended(7)));
     }
 
     #[tokio::test]
     async fn word_from_the_table_after_the_wait_began_ends_it() {
-        let (others, waker) = others();
+        let waits = OtherWaits::new();
         let notify = Notify::new();
         let connection = pin!(pending::<()>());
         let (timer, told, stopping) = (pin!(pending()), pin!(notify.notified()), pin!(pending()));
-        let wait = first_of(&others, &waker, connection, timer, told, stopping);
+        let wait = first_of(&waits, connection, timer, told, stopping);
         let tell = async {
             tokio::task::yield_now().await;
             notify.notify_waiters();
@@ -128,14 +137,14 @@ mod tests {
 
     #[tokio::test]
     async fn the_server_stopping_ends_the_wait() {
-        let (others, waker) = others();
+        let waits = OtherWaits::new();
         let (stop, mut stopped) = tokio::sync::watch::channel(());
         let connection = pin!(pending::<()>());
         let stopping = pin!(async {
             let _ = stopped.changed().await;
         });
         let (timer, told) = (pin!(pending()), pin!(pending()));
-        let wait = first_of(&others, &waker, connection, timer, told, stopping);
+        let wait = first_of(&waits, connection, timer, told, stopping);
         let send = async {
             tokio::task::yield_now().await;
             stop.send_replace(());
@@ -147,7 +156,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_wake_up_of_the_connection_alone_does_not_poll_the_others() {
-        let (others, waker) = others();
+        let waits = OtherWaits::new();
         let polls = AtomicUsize::new(0);
         let (timer, told, stopping) = (pin!(counted(&polls)), pin!(pending()), pin!(pending()));
         // A connection that wakes its task three times before it ends.
@@ -160,7 +169,7 @@ mod tests {
             cx.waker().wake_by_ref();
             Poll::Pending
         }));
-        let woke = first_of(&others, &waker, connection, timer, told, stopping).await;
+        let woke = first_of(&waits, connection, timer, told, stopping).await;
         assert!(matches!(woke, Woke::Ended(())));
         assert_eq!(
             polls.load(Ordering::Relaxed),
