@@ -120,4 +120,16 @@ impl Read {
             health: holder.health,
         }
     }
+
+    /// What a change records of an instance the registry does not hold.
+    pub(crate) fn absent(app: &str, id: &str) -> Read {
+        Read {
+            app: Name::from(app),
+            id: Name::from(id),
+            status: InstanceStatus::Unknown,
+            overridden_status: InstanceStatus::Unknown,
+            last_dirty_timestamp: 0,
+            health: Health::Passing,
+        }
+    }
 }

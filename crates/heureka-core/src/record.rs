@@ -6,8 +6,7 @@
 //! under the same lock, and fans the changes out to replication and whatever else listens.
 
 use crate::change::{Change, ChangeKind, Left, Read};
-use crate::health::Health;
-use crate::model::{InstanceStatus, Millis};
+use crate::model::Millis;
 use crate::origin::Origin;
 use crate::registry::Registry;
 use crate::stored::Name;
@@ -47,40 +46,27 @@ impl Registry {
             Some(_) => None,
             None => read.as_ref().map(|read| read.status),
         };
-        let (app_name, id_name, status, overridden_status, last_dirty_timestamp, health) =
-            match read {
-                Some(read) => (
-                    if *read.app == *app {
-                        read.app
-                    } else {
-                        Name::from(app)
-                    },
-                    read.id,
-                    read.status,
-                    read.overridden_status,
-                    read.last_dirty_timestamp,
-                    read.health,
-                ),
-                None => (
-                    Name::from(app),
-                    Name::from(id),
-                    InstanceStatus::Unknown,
-                    InstanceStatus::Unknown,
-                    0,
-                    Health::Passing,
-                ),
-            };
+        // The change names the application as the registry keys it, sharing the lease's copy
+        // when they are spelled the same.
+        let read = match read {
+            Some(read) if *read.app == *app => read,
+            Some(read) => Read {
+                app: Name::from(app),
+                ..read
+            },
+            None => Read::absent(app, id),
+        };
         self.statuses.changed(before, after);
         self.outbox.push(Change {
             kind,
-            app: app_name,
-            id: id_name,
+            app: read.app,
+            id: read.id,
             origin,
             at: now,
-            status,
-            overridden_status,
-            last_dirty_timestamp,
-            health,
+            status: read.status,
+            overridden_status: read.overridden_status,
+            last_dirty_timestamp: read.last_dirty_timestamp,
+            health: read.health,
             takeover: None,
         });
         if !kind.is_visible() {

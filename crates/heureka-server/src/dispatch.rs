@@ -6,9 +6,9 @@
 //! sees the path a client of the default namespace sends (`/ns/team-a/eureka/apps` is
 //! `/eureka/apps` in `team-a`). Without it, Polaris' `x-namespace` header names one. Neither:
 //! the default namespace, whose state is the router's own, at the cost of one prefix
-//! comparison and one pass over its few headers. A name not created yet goes to the vacant namespace,
-//! marked with a [`Vacancy`] so that a write that creates one can (`http/namespace_creation.rs`). `{prefix}`
-//! alone is the listing (`handlers/namespaces.rs`), given the directory in the request.
+//! comparison and one pass over its few headers. A name not created yet goes to the vacant
+//! namespace, marked with a [`Vacancy`] so that a write that creates one can
+//! (`http/namespace_creation.rs`). `{prefix}` alone is the listing (`handlers/namespaces.rs`), given the directory in the request.
 //!
 //! Once the namespace is known, heartbeats, registrations and registry fetches are offered to
 //! the fast lane (`fast_lane.rs`), which answers them without the router, and without

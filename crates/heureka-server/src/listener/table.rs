@@ -115,14 +115,14 @@ impl Inner {
     /// The busy connection `id` begins to wait for a head until `deadline`; false (and nothing
     /// changes) if it is not busy. One look-up: this runs for every response.
     fn wait(&mut self, id: u64, deadline: Instant) -> bool {
+        // Taken first, while nothing is borrowed; a ticket left unused only leaves a gap.
+        let ticket = self.next();
         let Some(entry) = self.connections.get_mut(&id) else {
             return false;
         };
         if !matches!(entry.phase, Phase::Busy | Phase::Streaming { .. }) {
             return false;
         }
-        self.next_number += 1;
-        let ticket = self.next_number;
         entry.phase = Phase::Waiting { ticket, deadline };
         self.waiting.insert(ticket, id);
         true
