@@ -119,6 +119,14 @@ impl Registry {
     pub fn take_changes(&mut self) -> Vec<Change> {
         std::mem::take(&mut self.outbox)
     }
+
+    /// [`Registry::take_changes`] into `changes`, which must be empty: its room becomes the
+    /// outbox's, so a writer that hands back the same vector each time allocates none.
+    pub fn take_changes_into(&mut self, changes: &mut Vec<Change>) {
+        debug_assert!(changes.is_empty(), "changes not yet taken would be lost");
+        changes.clear();
+        std::mem::swap(&mut self.outbox, changes);
+    }
 }
 
 #[cfg(test)]

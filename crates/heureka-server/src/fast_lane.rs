@@ -60,6 +60,7 @@ use crate::handlers::instances::{register_instance, renew_lease};
 use crate::handlers::request::QueryParams;
 use crate::http::hosts::is_a_browser_mark;
 use crate::http::observe::{self, Series};
+use crate::http::scan;
 use crate::http::{principal, security_headers};
 use crate::metrics::{KeptSeries, RequestLabels, RouteLabel};
 use crate::security::origins::REPLICATION_HEADER;
@@ -336,8 +337,8 @@ impl LanePaths {
     /// The routes, application and id of a heartbeat's path, `None` for any other path.
     fn heartbeat<'p>(&self, path: &'p str) -> Option<(&Routes, &'p str, &'p str)> {
         let (v2, rest) = self.under_apps(path)?;
-        let (app, id) = rest.split_once('/')?;
-        (plain_segment(app) && plain_segment(id)).then_some((self.routes(v2), app, id))
+        let (app, id) = app_and_id(rest)?;
+        Some((self.routes(v2), app, id))
     }
 
     /// Whether a registration's path is under `/v2`, and its application; `None` for any
@@ -352,6 +353,19 @@ impl LanePaths {
 /// percent escape to decode.
 fn plain_segment(segment: &str) -> bool {
     !segment.is_empty() && !segment.bytes().any(|byte| matches!(byte, b'/' | b'%'))
+}
+
+/// `{app}/{id}` as two plain segments (see [`plain_segment`]), in one scan for the marks.
+fn app_and_id(rest: &str) -> Option<(&str, &str)> {
+    const MARKS: [u8; 2] = [b'/', b'%'];
+    let bytes = rest.as_bytes();
+    let slash = scan::next_mark(bytes, 0, MARKS).filter(|&at| bytes[at] == b'/')?;
+    if scan::next_mark(bytes, slash + 1, MARKS).is_some() {
+        return None;
+    }
+    // `/` is ASCII: the cut falls on a character boundary.
+    let (app, id) = (&rest[..slash], &rest[slash + 1..]);
+    (!app.is_empty() && !id.is_empty()).then_some((app, id))
 }
 
 /// Whether every layer would pass the request through unchanged (see the module docs): one

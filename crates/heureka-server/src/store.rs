@@ -18,6 +18,7 @@
 //! is held for a few pushes, never for I/O. The response caches need no sink: they key on the
 //! registry's versions, which the same changes moved.
 
+use std::cell::Cell;
 use std::fmt::Debug;
 use std::ops::Deref;
 use std::sync::Arc;
@@ -34,8 +35,9 @@ pub(crate) trait ChangeSink: Debug + Send + Sync {
     fn publish(&self, change: &Change, registry: &Registry);
 
     /// Called once a write's changes have all been published, still under the lock, with the
-    /// registry as the write left it: for a sink that sends one message per write (the push's
-    /// delta, whose `apps__hashcode` must be the registry's after the whole write).
+    /// registry as the write left it, when one of them is visible to readers (a heartbeat's is
+    /// not): for a sink that sends one message per write (the push's delta, whose
+    /// `apps__hashcode` must be the registry's after the whole write).
     fn written(&self, _registry: &Registry) {}
 }
 
@@ -94,16 +96,17 @@ impl Store {
     /// Applies one write to the registry at the current time and publishes what it changed.
     pub(crate) fn write<T>(&self, write: impl FnOnce(&mut Registry, Millis) -> T) -> T {
         let now = self.now();
-        let (result, changes, refused) = {
+        let mut changes = SPARE_OUTBOX.take();
+        let (result, refused) = {
             let mut registry = self.registry.lock();
             let result = write(&mut registry, now);
-            let changes = registry.take_changes();
+            registry.take_changes_into(&mut changes);
             for change in &changes {
                 for sink in &self.sinks {
                     sink.publish(change, &registry);
                 }
             }
-            if !changes.is_empty() {
+            if changes.iter().any(|change| change.kind.is_visible()) {
                 for sink in &self.sinks {
                     sink.written(&registry);
                 }
@@ -112,12 +115,13 @@ impl Store {
                 registry.take_copies_refused_for_room(),
                 registry.limits().max_instances,
             );
-            (result, changes, refused)
+            (result, refused)
         };
         // Logging writes to stdout, which may block: never under the lock.
-        for change in &changes {
-            log(change);
+        for change in changes.drain(..) {
+            log(&change);
         }
+        SPARE_OUTBOX.set(changes);
         if refused.0 > 0 {
             self.report_refused_copies(refused.0, refused.1);
         }
@@ -153,6 +157,13 @@ impl Store {
     pub(crate) fn instant(&self) -> Instant {
         self.clock.instant()
     }
+}
+
+thread_local! {
+    /// An empty outbox with room, swapped into the registry at each write on this thread and
+    /// handed back full: a write's changes are logged after the lock is released, so they
+    /// must leave the registry, and a fresh vector each time was an allocation per heartbeat.
+    static SPARE_OUTBOX: Cell<Vec<Change>> = const { Cell::new(Vec::new()) };
 }
 
 /// One log line per change a reader can see; heartbeats only at debug level.

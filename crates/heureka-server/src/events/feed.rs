@@ -257,12 +257,18 @@ impl Events {
     }
 
     fn book_lastn(&self, change: &Change) {
-        let mut lastn = self.lastn.lock();
-        let list = match change.kind {
-            ChangeKind::Registered => &mut lastn.registered,
-            // Eureka books evictions as cancels: both go through its `internalCancel`.
-            ChangeKind::Cancelled | ChangeKind::Evicted => &mut lastn.cancelled,
+        // Eureka books evictions as cancels: both go through its `internalCancel`. Decided
+        // before the lock: a heartbeat, the commonest change, books nothing.
+        let registered = match change.kind {
+            ChangeKind::Registered => true,
+            ChangeKind::Cancelled | ChangeKind::Evicted => false,
             _ => return,
+        };
+        let mut lastn = self.lastn.lock();
+        let list = if registered {
+            &mut lastn.registered
+        } else {
+            &mut lastn.cancelled
         };
         if list.len() == LASTN_CAPACITY {
             list.pop_back();

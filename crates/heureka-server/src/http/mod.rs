@@ -18,4 +18,5 @@ pub(crate) mod origin;
 pub(crate) mod peers_only;
 pub(crate) mod principal;
 pub(crate) mod rate_limit;
+pub(crate) mod scan;
 pub(crate) mod security_headers;

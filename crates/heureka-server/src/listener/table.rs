@@ -2,7 +2,7 @@
 //! and which to close when a new connection needs room. Pure bookkeeping under one lock; the
 //! tasks in `listener.rs` act on what it says.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -29,8 +29,13 @@ struct Inner {
     /// Looked up a few times per request: hashed with foldhash rather than SipHash, whose
     /// resistance to chosen keys buys nothing for ids this server numbers itself.
     connections: HashMap<u64, Entry, foldhash::fast::RandomState>,
-    /// Waiting connections by ticket: the first is the one to close for room.
-    waiting: BTreeMap<u64, u64>,
+    /// `(ticket, id)` of each wait as it began, oldest first: the first still current is the
+    /// one to close for room. A wait that ends (a request head arrives, the connection goes)
+    /// is not looked for here: its entry goes stale, since the connection's phase no longer
+    /// holds its ticket, and is dropped when met or when stale entries outnumber the
+    /// connections. Two map operations per request were a twentieth of a heartbeat's
+    /// instructions; a push at the back is next to nothing.
+    waiting: VecDeque<(u64, u64)>,
     /// Connections told to close that have not closed yet; they no longer count against the
     /// limit.
     closing: usize,
@@ -124,7 +129,12 @@ impl Inner {
             return false;
         }
         entry.phase = Phase::Waiting { ticket, deadline };
-        self.waiting.insert(ticket, id);
+        self.waiting.push_back((ticket, id));
+        if self.waiting.len() > 2 * self.connections.len() + STALE_WAITS_KEPT {
+            let connections = &self.connections;
+            self.waiting
+                .retain(|&(ticket, id)| is_current(connections, ticket, id));
+        }
         true
     }
 
@@ -132,15 +142,18 @@ impl Inner {
     /// at the end of the list, so the search is short.
     fn close_longest_waiting(&mut self) -> bool {
         let connections = &self.connections;
-        let found = self
-            .waiting
-            .iter()
-            .find(|(_, id)| connections.get(id).is_some_and(|entry| entry.examined))
-            .map(|(ticket, id)| (*ticket, *id));
-        let Some((ticket, id)) = found else {
+        while let Some(&(ticket, id)) = self.waiting.front() {
+            if is_current(connections, ticket, id) {
+                break;
+            }
+            self.waiting.pop_front();
+        }
+        let found = self.waiting.iter().position(|&(ticket, id)| {
+            is_current(connections, ticket, id) && connections[&id].examined
+        });
+        let Some((_, id)) = found.and_then(|at| self.waiting.remove(at)) else {
             return false;
         };
-        self.waiting.remove(&ticket);
         let entry = self
             .connections
             .get_mut(&id)
@@ -151,16 +164,28 @@ impl Inner {
         true
     }
 
-    /// Takes the connection out of the waiting list or the closing count, whichever it is in.
+    /// Takes the connection out of the closing count if it is in it. (Its entry in the
+    /// waiting list, if it was waiting, has gone stale with the phase.)
     fn leave(&mut self, phase: Phase) {
-        match phase {
-            Phase::Waiting { ticket, .. } => {
-                self.waiting.remove(&ticket);
-            }
-            Phase::Closing => self.closing -= 1,
-            Phase::Busy | Phase::Streaming { .. } => {}
+        if let Phase::Closing = phase {
+            self.closing -= 1;
         }
     }
+}
+
+/// Stale waits tolerated beyond two per connection before they are swept: a handful, so a
+/// table of few connections is not swept at every response.
+const STALE_WAITS_KEPT: usize = 64;
+
+/// Whether the wait `ticket` of connection `id` is still going on.
+fn is_current(
+    connections: &HashMap<u64, Entry, foldhash::fast::RandomState>,
+    ticket: u64,
+    id: u64,
+) -> bool {
+    connections.get(&id).is_some_and(
+        |entry| matches!(entry.phase, Phase::Waiting { ticket: current, .. } if current == ticket),
+    )
 }
 
 /// One connection's place in the table, shared by its task, its service and its response
