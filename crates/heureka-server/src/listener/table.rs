@@ -2,12 +2,13 @@
 //! and which to close when a new connection needs room. Pure bookkeeping under one lock; the
 //! tasks in `listener.rs` act on what it says.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Duration;
 
 use crate::clock::{self, Instant};
 use parking_lot::Mutex;
+use slab::Slab;
 use tokio::sync::Notify;
 
 /// The open connections and which of them wait for a request head, oldest wait first.
@@ -23,19 +24,20 @@ pub(super) struct Table {
 
 #[derive(Debug, Default)]
 struct Inner {
-    /// Source of connection ids and wait tickets. It only grows, so a smaller ticket is an
-    /// older wait.
-    next_number: u64,
-    /// Looked up a few times per request: hashed with foldhash rather than SipHash, whose
-    /// resistance to chosen keys buys nothing for ids this server numbers itself.
-    connections: HashMap<u64, Entry, foldhash::fast::RandomState>,
+    /// Source of wait tickets. It only grows, so a smaller ticket is an older wait.
+    next_ticket: u64,
+    /// By id, the connection's key in the slab: looked up a few times per request, by index
+    /// rather than by hash. A closed connection's key is reused by a later one, which is
+    /// sound because no wait outlives its connection: a stale `waiting` entry names a ticket
+    /// the new connection never held.
+    connections: Slab<Entry>,
     /// `(ticket, id)` of each wait as it began, oldest first: the first still current is the
     /// one to close for room. A wait that ends (a request head arrives, the connection goes)
     /// is not looked for here: its entry goes stale, since the connection's phase no longer
     /// holds its ticket, and is dropped when met or when stale entries outnumber the
     /// connections. Two map operations per request were a twentieth of a heartbeat's
     /// instructions; a push at the back is next to nothing.
-    waiting: VecDeque<(u64, u64)>,
+    waiting: VecDeque<(u64, usize)>,
     /// Connections told to close that have not closed yet; they no longer count against the
     /// limit.
     closing: usize,
@@ -87,16 +89,12 @@ impl Table {
             }
             evicted = true;
         }
-        let id = inner.next();
         let wake = Arc::new(Notify::new());
-        inner.connections.insert(
-            id,
-            Entry {
-                phase: Phase::Busy,
-                examined: false,
-                wake: Arc::clone(&wake),
-            },
-        );
+        let id = inner.connections.insert(Entry {
+            phase: Phase::Busy,
+            examined: false,
+            wake: Arc::clone(&wake),
+        });
         inner.wait(id, clock::instant() + connection_timeout);
         let slot = Slot {
             table: Arc::clone(self),
@@ -113,16 +111,16 @@ impl Table {
 
 impl Inner {
     fn next(&mut self) -> u64 {
-        self.next_number += 1;
-        self.next_number
+        self.next_ticket += 1;
+        self.next_ticket
     }
 
     /// The busy connection `id` begins to wait for a head until `deadline`; false (and nothing
     /// changes) if it is not busy. One look-up: this runs for every response.
-    fn wait(&mut self, id: u64, deadline: Instant) -> bool {
+    fn wait(&mut self, id: usize, deadline: Instant) -> bool {
         // Taken first, while nothing is borrowed; a ticket left unused only leaves a gap.
         let ticket = self.next();
-        let Some(entry) = self.connections.get_mut(&id) else {
+        let Some(entry) = self.connections.get_mut(id) else {
             return false;
         };
         if !matches!(entry.phase, Phase::Busy | Phase::Streaming { .. }) {
@@ -149,14 +147,14 @@ impl Inner {
             self.waiting.pop_front();
         }
         let found = self.waiting.iter().position(|&(ticket, id)| {
-            is_current(connections, ticket, id) && connections[&id].examined
+            is_current(connections, ticket, id) && connections[id].examined
         });
         let Some((_, id)) = found.and_then(|at| self.waiting.remove(at)) else {
             return false;
         };
         let entry = self
             .connections
-            .get_mut(&id)
+            .get_mut(id)
             .expect("waiting connections are open");
         entry.phase = Phase::Closing;
         entry.wake.notify_one();
@@ -178,12 +176,8 @@ impl Inner {
 const STALE_WAITS_KEPT: usize = 64;
 
 /// Whether the wait `ticket` of connection `id` is still going on.
-fn is_current(
-    connections: &HashMap<u64, Entry, foldhash::fast::RandomState>,
-    ticket: u64,
-    id: u64,
-) -> bool {
-    connections.get(&id).is_some_and(
+fn is_current(connections: &Slab<Entry>, ticket: u64, id: usize) -> bool {
+    connections.get(id).is_some_and(
         |entry| matches!(entry.phase, Phase::Waiting { ticket: current, .. } if current == ticket),
     )
 }
@@ -193,7 +187,7 @@ fn is_current(
 #[derive(Debug)]
 pub(super) struct Slot {
     table: Arc<Table>,
-    id: u64,
+    id: usize,
     /// Wakes the connection's task to look at its phase: on eviction. (A wait that begins
     /// needs no wake: see `serve_connection`.)
     pub(super) wake: Arc<Notify>,
@@ -222,7 +216,7 @@ impl Slot {
         let mut inner = self.table.inner.lock();
         let inner = &mut *inner;
         // One look-up: this runs for every request.
-        let Some(entry) = inner.connections.get_mut(&self.id) else {
+        let Some(entry) = inner.connections.get_mut(self.id) else {
             return;
         };
         let phase = std::mem::replace(&mut entry.phase, Phase::Busy);
@@ -231,7 +225,7 @@ impl Slot {
 
     /// Its task has read what the client sent so far.
     pub(super) fn examined(&self) {
-        if let Some(entry) = self.table.inner.lock().connections.get_mut(&self.id) {
+        if let Some(entry) = self.table.inner.lock().connections.get_mut(self.id) {
             entry.examined = true;
         }
         self.table.room.notify_one();
@@ -247,7 +241,7 @@ impl Slot {
     /// Hyper asked the event stream for more: its client is reading.
     pub(super) fn stream_polled(&self, stall_after: Duration) {
         let mut inner = self.table.inner.lock();
-        if let Some(entry) = inner.connections.get_mut(&self.id) {
+        if let Some(entry) = inner.connections.get_mut(self.id) {
             if matches!(entry.phase, Phase::Busy | Phase::Streaming { .. }) {
                 entry.phase = Phase::Streaming {
                     stalled_at: clock::instant() + stall_after,
@@ -267,7 +261,7 @@ impl Slot {
 
     pub(super) fn deadline(&self, now: Instant) -> Deadline {
         let inner = self.table.inner.lock();
-        match inner.connections.get(&self.id).map(|entry| entry.phase) {
+        match inner.connections.get(self.id).map(|entry| entry.phase) {
             Some(Phase::Waiting { deadline, .. }) if deadline > now => Deadline::Waiting(deadline),
             Some(Phase::Streaming { stalled_at }) if stalled_at > now => {
                 Deadline::Streaming(stalled_at)
@@ -282,7 +276,7 @@ impl Slot {
 impl Drop for Slot {
     fn drop(&mut self) {
         let mut inner = self.table.inner.lock();
-        if let Some(entry) = inner.connections.remove(&self.id) {
+        if let Some(entry) = inner.connections.try_remove(self.id) {
             inner.leave(entry.phase);
         }
         drop(inner);

@@ -122,3 +122,44 @@ fn a_connection_not_yet_examined_is_not_closed_for_room() {
     assert!(table.admit(TIMEOUT).is_none());
     assert!(!closes_now(&unexamined));
 }
+
+#[test]
+fn the_waits_that_ended_do_not_pile_up_under_kept_alive_requests() {
+    let table = Arc::new(Table::new(4));
+    let slots: Vec<_> = (0..3).map(|_| admitted(&table)).collect();
+    for _ in 0..10_000 {
+        for slot in &slots {
+            slot.begin_request();
+            slot.end_response(TIMEOUT);
+        }
+    }
+    let waits = table.inner.lock().waiting.len();
+    assert!(
+        waits <= 2 * slots.len() + STALE_WAITS_KEPT + 1,
+        "{waits} waits kept"
+    );
+}
+
+#[test]
+fn after_many_requests_the_connection_idle_longest_is_still_the_one_closed() {
+    let table = Arc::new(Table::new(3));
+    let idle = admitted(&table);
+    let busy_then_idle = admitted(&table);
+    let kept_alive = admitted(&table);
+    for _ in 0..1_000 {
+        kept_alive.begin_request();
+        kept_alive.end_response(TIMEOUT);
+    }
+    busy_then_idle.begin_request();
+    busy_then_idle.end_response(TIMEOUT);
+    let _newest = admitted(&table);
+    assert!(closes_now(&idle));
+    assert!(!closes_now(&busy_then_idle));
+    assert!(!closes_now(&kept_alive));
+    let _next = admitted(&table);
+    assert!(
+        closes_now(&kept_alive),
+        "its last wait began before the other's"
+    );
+    assert!(!closes_now(&busy_then_idle));
+}
