@@ -250,10 +250,14 @@ impl Slot {
         }
     }
 
-    /// The response was handed to hyper: the wait for the next head begins.
+    /// The response was handed to hyper: the wait for the next head begins. The accept loop
+    /// is told only when the table is full, the one time it waits for room: under the limit,
+    /// the word would be a lock and a permit at every response for nobody.
     pub(super) fn end_response(&self, keep_alive: Duration) {
         let mut inner = self.table.inner.lock();
-        if inner.wait(self.id, clock::instant() + keep_alive) {
+        if inner.wait(self.id, clock::instant() + keep_alive)
+            && inner.connections.len() - inner.closing >= self.table.max_connections
+        {
             drop(inner);
             self.table.room.notify_one();
         }
