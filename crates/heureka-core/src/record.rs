@@ -120,12 +120,16 @@ impl Registry {
         std::mem::take(&mut self.outbox)
     }
 
-    /// [`Registry::take_changes`] into `changes`, which must be empty: its room becomes the
-    /// outbox's, so a writer that hands back the same vector each time allocates none.
-    pub fn take_changes_into(&mut self, changes: &mut Vec<Change>) {
-        debug_assert!(changes.is_empty(), "changes not yet taken would be lost");
-        changes.clear();
-        std::mem::swap(&mut self.outbox, changes);
+    /// The changes recorded since the last take, oldest first, left in the outbox.
+    pub fn changes(&self) -> &[Change] {
+        &self.outbox
+    }
+
+    /// Empties the outbox, keeping its room: for a writer that needs none of the changes
+    /// after [`Registry::changes`] (a heartbeat's, logged at debug level only), so that the
+    /// next write's change needs no allocation.
+    pub fn discard_changes(&mut self) {
+        self.outbox.clear();
     }
 }
 

@@ -32,9 +32,12 @@ impl Clock {
 
     pub(crate) fn now_millis(&self) -> Millis {
         match self {
+            // Whole seconds and the millisecond within: `as_millis` goes through 128 bits.
             Clock::System => SystemTime::now()
                 .duration_since(UNIX_EPOCH)
-                .map(|elapsed| elapsed.as_millis() as Millis)
+                .map(|elapsed| {
+                    elapsed.as_secs() as Millis * 1000 + Millis::from(elapsed.subsec_millis())
+                })
                 .unwrap_or(0),
             Clock::Tokio { epoch_ms, started } => {
                 epoch_ms + instant().saturating_duration_since(*started).as_millis() as Millis

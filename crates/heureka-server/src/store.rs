@@ -18,7 +18,6 @@
 //! is held for a few pushes, never for I/O. The response caches need no sink: they key on the
 //! registry's versions, which the same changes moved.
 
-use std::cell::Cell;
 use std::fmt::Debug;
 use std::ops::Deref;
 use std::sync::Arc;
@@ -96,12 +95,11 @@ impl Store {
     /// Applies one write to the registry at the current time and publishes what it changed.
     pub(crate) fn write<T>(&self, write: impl FnOnce(&mut Registry, Millis) -> T) -> T {
         let now = self.now();
-        let mut changes = SPARE_OUTBOX.take();
-        let (result, refused) = {
+        let (result, logged, refused) = {
             let mut registry = self.registry.lock();
             let result = write(&mut registry, now);
-            registry.take_changes_into(&mut changes);
-            for change in &changes {
+            let changes = registry.changes();
+            for change in changes {
                 for sink in &self.sinks {
                     sink.publish(change, &registry);
                 }
@@ -111,17 +109,24 @@ impl Store {
                     sink.written(&registry);
                 }
             }
+            // The changes leave the registry only when one of them is logged: a heartbeat's
+            // line is at debug level, and a vector per heartbeat was an allocation each.
+            let logged = if changes.iter().any(has_a_log_line) {
+                registry.take_changes()
+            } else {
+                registry.discard_changes();
+                Vec::new()
+            };
             let refused = (
                 registry.take_copies_refused_for_room(),
                 registry.limits().max_instances,
             );
-            (result, refused)
+            (result, logged, refused)
         };
         // Logging writes to stdout, which may block: never under the lock.
-        for change in changes.drain(..) {
-            log(&change);
+        for change in &logged {
+            log(change);
         }
-        SPARE_OUTBOX.set(changes);
         if refused.0 > 0 {
             self.report_refused_copies(refused.0, refused.1);
         }
@@ -159,11 +164,9 @@ impl Store {
     }
 }
 
-thread_local! {
-    /// An empty outbox with room, swapped into the registry at each write on this thread and
-    /// handed back full: a write's changes are logged after the lock is released, so they
-    /// must leave the registry, and a fresh vector each time was an allocation per heartbeat.
-    static SPARE_OUTBOX: Cell<Vec<Change>> = const { Cell::new(Vec::new()) };
+/// Whether `log` writes a line for the change at the levels enabled.
+fn has_a_log_line(change: &Change) -> bool {
+    change.kind != ChangeKind::Renewed || tracing::enabled!(tracing::Level::DEBUG)
 }
 
 /// One log line per change a reader can see; heartbeats only at debug level.

@@ -254,15 +254,53 @@ pub(crate) fn parse_last_dirty_timestamp(value: Option<&str>) -> Result<Option<M
 }
 
 /// `value` read as clients send it, bare digits, without the general parse's checks: up to 18
-/// digits cannot overflow. `None` for anything else, which the general parse reads.
+/// digits cannot overflow. `None` for anything else, which the general parse reads. A
+/// client's timestamp has 13 digits: its last eight are read at once ([`eight_digits`]).
 fn bare_millis(value: &str) -> Option<Millis> {
-    if value.len() > 18 {
+    let bytes = value.as_bytes();
+    if bytes.len() > 18 {
         return None;
     }
-    value.bytes().try_fold(0, |millis: Millis, byte| {
+    let (head, tail) = bytes.split_at(bytes.len().saturating_sub(8));
+    let mut millis: Millis = 0;
+    for &byte in head {
         let digit = byte.wrapping_sub(b'0');
-        (digit < 10).then(|| millis * 10 + Millis::from(digit))
-    })
+        if digit > 9 {
+            return None;
+        }
+        millis = millis * 10 + Millis::from(digit);
+    }
+    if let Ok(last) = <[u8; 8]>::try_from(tail) {
+        return Some(millis * 100_000_000 + Millis::from(eight_digits(last)?));
+    }
+    for &byte in tail {
+        let digit = byte.wrapping_sub(b'0');
+        if digit > 9 {
+            return None;
+        }
+        millis = millis * 10 + Millis::from(digit);
+    }
+    Some(millis)
+}
+
+/// Eight ASCII digits as a number, in a few multiplications (pairs, then fours, then the
+/// eight); `None` if any byte is not a digit.
+fn eight_digits(bytes: [u8; 8]) -> Option<u32> {
+    let word = u64::from_le_bytes(bytes);
+    // Every byte 0x30..=0x39: its high nibble 3, and adding 6 leaves it 3 (no carry).
+    let high = 0xF0F0_F0F0_F0F0_F0F0;
+    let threes = 0x3030_3030_3030_3030;
+    if word & high != threes || word.wrapping_add(0x0606_0606_0606_0606) & high != threes {
+        return None;
+    }
+    let digits = word & 0x0F0F_0F0F_0F0F_0F0F;
+    // Little-endian, the first digit is the lowest byte: each step multiplies the earlier
+    // part of a group by its weight and adds the later part. What overflows past the top lane
+    // is thrown away.
+    let pairs = (digits.wrapping_mul(10 << 8 | 1) >> 8) & 0x00FF_00FF_00FF_00FF;
+    let fours = (pairs.wrapping_mul(100 << 16 | 1) >> 16) & 0x0000_FFFF_0000_FFFF;
+    let eight = fours.wrapping_mul(10_000 << 32 | 1) >> 32;
+    Some(eight as u32)
 }
 
 /// A status named in a query parameter: exact enum names only, as Eureka's `valueOf`.
@@ -317,6 +355,16 @@ mod tests {
     fn the_first_of_repeated_names_wins_and_a_bare_name_is_empty() {
         assert_eq!(first_in("a=1&a=2", "a").unwrap(), "1");
         assert_eq!(first_in("&&a&b=2", "a").unwrap(), "");
+    }
+
+    #[test]
+    fn eight_digits_read_as_their_number() {
+        assert_eq!(eight_digits(*b"12345678"), Some(12_345_678));
+        assert_eq!(eight_digits(*b"00000000"), Some(0));
+        assert_eq!(eight_digits(*b"99999999"), Some(99_999_999));
+        for bad in [*b"1234567:", *b"/2345678", *b"1234 678", *b"12345\xe978"] {
+            assert_eq!(eight_digits(bad), None);
+        }
     }
 
     proptest! {
