@@ -95,8 +95,10 @@ pub(crate) struct FastLane {
 /// Where heartbeats and registrations are sent.
 #[derive(Debug)]
 struct LanePaths {
-    /// The base path (`/eureka`), under which `/v2` is the second prefix.
-    base: String,
+    /// `{base}/apps` and `{base}/v2/apps` (`/eureka/apps`, `/eureka/v2/apps`): a path is
+    /// compared with one of them whole, rather than part by part.
+    apps: String,
+    v2_apps: String,
     plain: Routes,
     v2: Routes,
 }
@@ -292,7 +294,8 @@ impl LanePaths {
             delta: route("GET", format!("{prefix}/apps/delta"), StatusCode::OK),
         };
         LanePaths {
-            base: base_path.to_owned(),
+            apps: format!("{base_path}/apps"),
+            v2_apps: format!("{base_path}/v2/apps"),
             plain: routes(base_path),
             v2: routes(&format!("{base_path}/v2")),
         }
@@ -309,12 +312,10 @@ impl LanePaths {
     /// Whether `path` is under the `/v2` prefix, and what follows `{prefix}/apps`; `None` for
     /// a path under neither prefix's applications.
     fn after_apps<'p>(&self, path: &'p str) -> Option<(bool, &'p str)> {
-        let rest = path.strip_prefix(self.base.as_str())?;
-        let (v2, rest) = match rest.strip_prefix("/v2") {
-            Some(rest) => (true, rest),
-            None => (false, rest),
-        };
-        Some((v2, rest.strip_prefix("/apps")?))
+        match path.strip_prefix(self.apps.as_str()) {
+            Some(rest) => Some((false, rest)),
+            None => Some((true, path.strip_prefix(self.v2_apps.as_str())?)),
+        }
     }
 
     /// Whether `path` is under the `/v2` prefix, and what follows `{prefix}/apps/`; `None`
