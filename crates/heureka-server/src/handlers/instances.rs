@@ -5,13 +5,14 @@ use axum::extract::rejection::BytesRejection;
 use axum::extract::Path;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use heureka_core::{instance_write_status_code, Origin, RenewOutcome};
+use heureka_core::{instance_write_status_code, InstanceStatus, Millis, Origin, RenewOutcome};
 use heureka_wire::{AuditAction, AuditEntry};
 
 use crate::handlers::regions;
 use crate::handlers::request::Ns;
 use crate::handlers::request::{
-    firsts_in, parse_last_dirty_timestamp, status_param, Headers, QueryParams,
+    firsts_in, heartbeat_as_clients_send, parse_last_dirty_timestamp, status_param, Headers,
+    QueryParams,
 };
 use crate::handlers::response::{document, written};
 use crate::http::audit::{self, Actor};
@@ -111,14 +112,9 @@ pub(crate) fn renew_lease(
     headers: &HeaderMap,
     origin: Origin,
 ) -> Result<StatusCode, ApiError> {
-    let [dirty, overridden] = match query {
-        Some(query) => firsts_in(query, ["lastDirtyTimestamp", "overriddenstatus"]),
-        None => [None, None],
-    };
-    let dirty = parse_last_dirty_timestamp(dirty.as_deref())?;
-    let overridden = match overridden {
-        Some(value) => Some(status_param("overriddenstatus", &value)?),
-        None => None,
+    let (dirty, overridden) = match query.and_then(heartbeat_as_clients_send) {
+        Some(dirty) => (Some(dirty), None),
+        None => heartbeat_parameters(query)?,
     };
     let outcome = state
         .store
@@ -141,6 +137,22 @@ pub(crate) fn renew_lease(
         }
     }
     written(status_code)
+}
+
+/// A heartbeat's `lastDirtyTimestamp` and `overriddenstatus`, read from any query.
+fn heartbeat_parameters(
+    query: Option<&str>,
+) -> Result<(Option<Millis>, Option<InstanceStatus>), ApiError> {
+    let [dirty, overridden] = match query {
+        Some(query) => firsts_in(query, ["lastDirtyTimestamp", "overriddenstatus"]),
+        None => [None, None],
+    };
+    let dirty = parse_last_dirty_timestamp(dirty.as_deref())?;
+    let overridden = match overridden {
+        Some(value) => Some(status_param("overriddenstatus", &value)?),
+        None => None,
+    };
+    Ok((dirty, overridden))
 }
 
 /// `DELETE {base}/apps/{app}/{id}`: cancel (deregister). Audited unless the instance itself

@@ -238,6 +238,21 @@ pub(crate) fn last_dirty_timestamp(query: &[(String, String)]) -> Result<Option<
     parse_last_dirty_timestamp(first(query, "lastDirtyTimestamp"))
 }
 
+/// The `lastDirtyTimestamp` of a heartbeat's query shaped as Eureka's clients send it,
+/// `status={status}&lastDirtyTimestamp={digits}`, which is what nearly every heartbeat carries;
+/// `None` for any other query, which the general reading takes ([`firsts_in`]). For a query of
+/// that shape both read the same: the timestamp, and no `overriddenstatus` (a renewal does not
+/// read `status`). A tenth of a heartbeat's work went into finding its pairs.
+pub(crate) fn heartbeat_as_clients_send(query: &str) -> Option<Millis> {
+    let rest = query.strip_prefix("status=")?;
+    let end = scan::next_mark(rest.as_bytes(), 0, QUERY_MARKS)?;
+    let digits = rest[end..].strip_prefix("&lastDirtyTimestamp=")?;
+    if digits.is_empty() {
+        return None;
+    }
+    bare_millis(digits)
+}
+
 /// The value of a `lastDirtyTimestamp` parameter, if one was given.
 pub(crate) fn parse_last_dirty_timestamp(value: Option<&str>) -> Result<Option<Millis>, ApiError> {
     let Some(value) = value.filter(|value| !value.is_empty()) else {
@@ -358,6 +373,28 @@ mod tests {
     }
 
     #[test]
+    fn a_heartbeat_as_clients_send_it_is_read_and_any_other_shape_is_left_to_the_general_reading() {
+        let read = heartbeat_as_clients_send;
+        assert_eq!(
+            read("status=UP&lastDirtyTimestamp=1714550399000"),
+            Some(1_714_550_399_000)
+        );
+        assert_eq!(read("status=DOWN&lastDirtyTimestamp=7"), Some(7));
+        for other in [
+            "lastDirtyTimestamp=1714550399000&status=UP",
+            "status=UP&lastDirtyTimestamp=1714550399000&overriddenstatus=DOWN",
+            "status=UP&lastDirtyTimestamp=",
+            "status=UP&lastDirtyTimestamp=+17",
+            "status=U%50&lastDirtyTimestamp=17",
+            "status=UP&lastDirty%54imestamp=17",
+            "status=UP",
+            "",
+        ] {
+            assert_eq!(read(other), None, "{other}");
+        }
+    }
+
+    #[test]
     fn eight_digits_read_as_their_number() {
         assert_eq!(eight_digits(*b"12345678"), Some(12_345_678));
         assert_eq!(eight_digits(*b"00000000"), Some(0));
@@ -387,6 +424,26 @@ mod tests {
             let [a, b] = firsts_in(&query, [one.as_str(), other.as_str()]);
             prop_assert_eq!(a.map(Cow::into_owned), reference(&query, &one));
             prop_assert_eq!(b.map(Cow::into_owned), reference(&query, &other));
+        }
+
+        #[test]
+        fn a_heartbeat_shaped_as_clients_send_it_reads_as_the_general_reading_reads_it(
+            status in "[A-Za-z_=&%+0-9]{0,12}",
+            joint in prop_oneof![
+                Just("&lastDirtyTimestamp=".to_owned()),
+                "[&a-zA-Z=%+]{0,22}",
+            ],
+            digits in "[0-9]{0,20}|[ +0-9a-f%&=-]{0,6}",
+            tail in prop_oneof![Just(String::new()), "[&a-z=0-9]{0,20}"],
+        ) {
+            let query = format!("status={status}{joint}{digits}{tail}");
+            if let Some(fast) = heartbeat_as_clients_send(&query) {
+                let [dirty, overridden] =
+                    firsts_in(&query, ["lastDirtyTimestamp", "overriddenstatus"]);
+                let general = parse_last_dirty_timestamp(dirty.as_deref()).ok().flatten();
+                prop_assert_eq!(Some(fast), general);
+                prop_assert!(overridden.is_none());
+            }
         }
 
         #[test]
