@@ -27,7 +27,7 @@ use std::task::{Context, Poll};
 
 use axum::extract::Request;
 use axum::http::uri::{PathAndQuery, Uri};
-use axum::http::{self, HeaderMap, HeaderName, Method};
+use axum::http::{self, HeaderMap, HeaderName, HeaderValue, Method};
 use axum::response::{IntoResponse, Response};
 use axum::routing::future::RouteFuture;
 use bytes::Bytes;
@@ -35,7 +35,7 @@ use tower::Service;
 use tower_http::normalize_path::NormalizePath;
 
 use crate::connection::AnswersAtOnce;
-use crate::fast_lane::{FastLane, Later, Pending};
+use crate::fast_lane::{self, FastLane, Later, Pending};
 use crate::http::error::ApiError;
 use crate::http::observe::AsSent;
 use crate::namespace_name as name;
@@ -106,6 +106,19 @@ impl Dispatch {
 
     /// Where a request with this path and these headers goes, or why its namespace is no name.
     fn place<'p>(&self, path: &'p str, headers: &HeaderMap) -> Result<Place<'p>, &'static str> {
+        // A pass over the request's few headers: cheaper than hashing the name to look it up.
+        let named = headers
+            .iter()
+            .find_map(|(name, value)| (*name == NAMESPACE_HEADER).then_some(value));
+        self.place_named(path, named)
+    }
+
+    /// [`Dispatch::place`] with the namespace header already found (`named`, its first).
+    fn place_named<'p>(
+        &self,
+        path: &'p str,
+        named: Option<&HeaderValue>,
+    ) -> Result<Place<'p>, &'static str> {
         if let Some(rest) = path.strip_prefix(self.namespaces.prefix()) {
             if rest.is_empty() {
                 return Ok(Place::Listing);
@@ -115,9 +128,7 @@ impl Dispatch {
                 return Ok(Place::ByPath(self.find(segment)?, tail));
             }
         }
-        // A pass over the request's few headers: cheaper than hashing the name to look it up.
-        let named = headers.iter().find(|(name, _)| **name == NAMESPACE_HEADER);
-        let Some((_, header)) = named else {
+        let Some(header) = named else {
             return Ok(Place::Default);
         };
         let named = header.to_str().map_err(|_| "not ASCII")?;
@@ -216,12 +227,25 @@ impl AnswersAtOnce for Dispatch {
         if request.method() != Method::PUT {
             return None;
         }
+        // One pass over the headers for the namespace and the lane both; a request the lane
+        // would decline for a header goes the whole way.
+        let mut named = None;
+        for (name, value) in request.headers() {
+            if *name == NAMESPACE_HEADER {
+                named = named.or(Some(value));
+            } else if !fast_lane::passes_unchanged(name, value) {
+                return None;
+            }
+        }
         let path = request.uri().path();
-        match self.place(path, request.headers()).ok()? {
+        match self.place_named(path, named).ok()? {
             Place::Listing => None,
-            Place::ByPath(found, tail) => lane.renew(existing(&found)?, request, tail),
-            Place::ByHeader(found) => lane.renew(existing(&found)?, request, path),
-            Place::Default => lane.renew(&self.namespaces.default_namespace().state, request, path),
+            Place::ByPath(found, tail) => lane.renew_plain(existing(&found)?, request, tail),
+            Place::ByHeader(found) => lane.renew_plain(existing(&found)?, request, path),
+            Place::Default => {
+                let default = &self.namespaces.default_namespace().state;
+                lane.renew_plain(default, request, path)
+            }
         }
     }
 }

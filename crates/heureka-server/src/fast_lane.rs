@@ -49,7 +49,7 @@ use std::sync::Arc;
 
 use axum::body::Bytes;
 use axum::extract::{DefaultBodyLimit, FromRequest, Request};
-use axum::http::{header, HeaderMap, Method, StatusCode, Uri};
+use axum::http::{header, HeaderMap, HeaderName, HeaderValue, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use heureka_core::Origin;
 
@@ -157,14 +157,25 @@ impl FastLane {
         request: &axum::http::Request<B>,
         path: &str,
     ) -> Option<Response> {
+        if !plain(request.headers()) {
+            return None;
+        }
+        self.renew_plain(state, request, path)
+    }
+
+    /// [`FastLane::renew`] for a request whose headers are known to be plain
+    /// ([`passes_unchanged`] for each): the dispatcher looks at them once for both.
+    pub(crate) fn renew_plain<B>(
+        &self,
+        state: &SharedState,
+        request: &axum::http::Request<B>,
+        path: &str,
+    ) -> Option<Response> {
         if request.method() != Method::PUT {
             return None;
         }
         let (routes, app, id) = self.paths.heartbeat(path)?;
         let headers = request.headers();
-        if !plain(headers) {
-            return None;
-        }
         let started = clock::instant();
         // A client's heartbeat: `plain` found no replication header.
         let query = request.uri().query();
@@ -370,14 +381,19 @@ fn app_and_id(rest: &str) -> Option<(&str, &str)> {
 }
 
 /// Whether every layer would pass the request through unchanged (see the module docs): one
-/// pass over its headers. A replication header of any value is left to the router, which
-/// reads it.
+/// pass over its headers.
 fn plain(headers: &HeaderMap) -> bool {
-    !headers.iter().any(|(name, value)| {
-        name == header::CONTENT_ENCODING
-            || name == REPLICATION_HEADER
-            || is_a_browser_mark(name, value)
-    })
+    headers
+        .iter()
+        .all(|(name, value)| passes_unchanged(name, value))
+}
+
+/// Whether every layer would pass one header unchanged. A replication header of any value is
+/// left to the router, which reads it.
+pub(crate) fn passes_unchanged(name: &HeaderName, value: &HeaderValue) -> bool {
+    !(name == header::CONTENT_ENCODING
+        || name == REPLICATION_HEADER
+        || is_a_browser_mark(name, value))
 }
 
 #[cfg(test)]
