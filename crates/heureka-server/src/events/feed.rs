@@ -13,6 +13,7 @@
 //! cancelled leases, as Spring's `/lastn` shows them), fed by the same call.
 
 use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
@@ -87,6 +88,27 @@ pub(crate) struct Events {
     last_self_preservation: Mutex<Option<SelfPreservationStatus>>,
     lastn: Mutex<Lastn>,
     settings: SelfPreservationSettings,
+    /// Subscriptions alive ([`Subscription`]): read at every change to skip the work when
+    /// nobody listens. The channel's own count takes its lock, whose line every worker thread
+    /// would write at every heartbeat.
+    subscribers: Arc<AtomicUsize>,
+}
+
+/// A subscription to the events: the channel's receiver, counted while the token lives.
+pub(crate) struct Subscription {
+    pub(crate) receiver: broadcast::Receiver<Arc<Published>>,
+    pub(crate) token: SubscriberToken,
+}
+
+/// Counts its subscription among [`Events`]' subscribers until dropped; keep it as long as
+/// the receiver.
+#[derive(Debug)]
+pub(crate) struct SubscriberToken(Arc<AtomicUsize>);
+
+impl Drop for SubscriberToken {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Release);
+    }
 }
 
 #[derive(Debug, Default)]
@@ -112,11 +134,18 @@ impl Events {
                     .expected_client_renewal_interval_seconds,
                 wait_time_in_ms_when_sync_empty: server.wait_time_in_ms_when_sync_empty as Millis,
             },
+            subscribers: Arc::new(AtomicUsize::new(0)),
         }
     }
 
-    pub(crate) fn subscribe(&self) -> broadcast::Receiver<Arc<Published>> {
-        self.sender.subscribe()
+    /// Counted before the receiver exists, so no change is skipped that it would receive.
+    pub(crate) fn subscribe(&self) -> Subscription {
+        self.subscribers.fetch_add(1, Ordering::AcqRel);
+        let token = SubscriberToken(self.subscribers.clone());
+        Subscription {
+            receiver: self.sender.subscribe(),
+            token,
+        }
     }
 
     /// The sequence number of the last event sent (for `lagged` events made per subscriber).
@@ -337,7 +366,7 @@ impl ChangeSink for Events {
     /// counts heartbeats, and sends instance events. Does nothing costly when nobody listens.
     fn publish(&self, change: &Change, registry: &Registry) {
         self.book_lastn(change);
-        if self.sender.receiver_count() == 0 {
+        if self.subscribers.load(Ordering::Acquire) == 0 {
             return;
         }
         let Some((kind, cause)) = event_kind(change) else {

@@ -15,7 +15,7 @@ use tokio_stream::wrappers::errors::BroadcastStreamRecvError;
 use tokio_stream::wrappers::BroadcastStream;
 use tokio_stream::{Stream, StreamExt};
 
-use super::feed::{Events, Published};
+use super::feed::{Events, Published, Subscription};
 
 /// One event as one subscriber gets it.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,12 +32,16 @@ pub(crate) fn subscriber_events(
     apps: Vec<String>,
     reconnected: bool,
 ) -> impl Stream<Item = Outgoing> + Send + 'static {
-    let receiver = events.subscribe();
+    let Subscription { receiver, token } = events.subscribe();
     let first = reconnected.then(|| lagged(events.last_seq(), 0));
     let hub = events.clone();
-    let events = BroadcastStream::new(receiver).filter_map(move |item| match item {
-        Ok(published) => for_subscriber(&published, &apps),
-        Err(BroadcastStreamRecvError::Lagged(missed)) => Some(lagged(hub.last_seq(), missed)),
+    let events = BroadcastStream::new(receiver).filter_map(move |item| {
+        // The stream counts as a subscriber for as long as it lives.
+        let _subscribed = &token;
+        match item {
+            Ok(published) => for_subscriber(&published, &apps),
+            Err(BroadcastStreamRecvError::Lagged(missed)) => Some(lagged(hub.last_seq(), missed)),
+        }
     });
     tokio_stream::iter(first).chain(events)
 }

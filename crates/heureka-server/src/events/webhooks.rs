@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use tokio::sync::broadcast::error::RecvError;
 
-use super::feed::Published;
+use super::feed::{Published, Subscription};
 use crate::config::WebhookConfig;
 
 /// Attempts per event before it is given up (logged).
@@ -38,15 +38,16 @@ pub(crate) fn spawn_all(
     for webhook in webhooks {
         tracing::info!(url = %webhook.url, events = ?webhook.events, "sending events to webhook");
         // Subscribed now, not when the task first runs: no event after start-up is missed.
-        let receiver = events.subscribe();
-        tasks.spawn(deliver_all(webhook.clone(), receiver));
+        let subscription = events.subscribe();
+        tasks.spawn(deliver_all(webhook.clone(), subscription));
     }
 }
 
-async fn deliver_all(
-    webhook: WebhookConfig,
-    mut receiver: tokio::sync::broadcast::Receiver<std::sync::Arc<Published>>,
-) {
+async fn deliver_all(webhook: WebhookConfig, subscription: Subscription) {
+    let Subscription {
+        mut receiver,
+        token: _subscribed,
+    } = subscription;
     // An https:// webhook is verified against the public roots, as a browser would.
     let built = crate::tls::client_config(None)
         .map_err(|error| error.to_string())

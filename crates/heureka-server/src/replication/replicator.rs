@@ -24,6 +24,10 @@ use crate::store::{ChangeSink, Store};
 #[derive(Debug)]
 pub(crate) struct Replication {
     pub(super) peers: RwLock<Vec<Arc<Peer>>>,
+    /// Whether `peers` holds any, kept with it (`update_peers`): a change published on a
+    /// single node reads this flag, not the lock, whose reader count every worker thread
+    /// would otherwise write at every heartbeat.
+    has_peers: AtomicBool,
     pub(super) own: OwnAddress,
     pub(super) settings: ReplicationSettings,
     pub(super) client: PeerClient,
@@ -94,6 +98,7 @@ impl Replication {
             senders,
             // A single node has no one to sync from: it serves reads from the first request.
             synced: AtomicBool::new(peers.is_empty()),
+            has_peers: AtomicBool::new(!peers.is_empty()),
             peers: RwLock::new(peers),
             client: PeerClient::new(settings.timeouts, settings.compress, peer_tls(config)),
             own,
@@ -123,6 +128,7 @@ impl Replication {
         Replication {
             senders: self.senders.clone(),
             synced: AtomicBool::new(peers.is_empty()),
+            has_peers: AtomicBool::new(!peers.is_empty()),
             peers: RwLock::new(peers),
             client: self.client.clone(),
             own: self.own.clone(),
@@ -243,6 +249,9 @@ impl ChangeSink for Replication {
         let Some(action) = action_for(change.kind) else {
             return;
         };
+        if !self.has_peers.load(Ordering::Acquire) {
+            return;
+        }
         for peer in self.peers.read().iter() {
             if !self.skips(peer) {
                 peer.enqueue(&change.app, &change.id, action, change.at);
@@ -288,6 +297,7 @@ impl Replication {
                 added.push(peer);
             }
         }
+        self.has_peers.store(!peers.is_empty(), Ordering::Release);
         (added, removed)
     }
 }
