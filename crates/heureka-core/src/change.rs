@@ -3,8 +3,9 @@
 //! Every write (register, renew, cancel, status override set or removed, metadata, eviction)
 //! records its effect through one function, `Registry::record` (`record.rs`), which also keeps
 //! the delta queue and the version counters. The changes pile up in the registry's outbox until
-//! the caller takes them (`Registry::take_changes`); the server does so after every write, under
-//! the same lock, and fans them out to replication and whatever else listens.
+//! the caller reads them (`Registry::changes`) and takes or discards them
+//! (`Registry::take_changes`, `Registry::discard_changes`); the server does so after every
+//! write, under the same lock, and fans them out to replication and whatever else listens.
 
 use std::sync::Arc;
 

@@ -2,8 +2,9 @@
 //! or removed, metadata, eviction, a health verdict, a peer's copy) books its effect, as a
 //! [`Change`] in the outbox, an item in the delta queue, the version counters and the status
 //! counts. Nothing else in the registry touches the delta queue or the versions, so none of
-//! them can disagree. The server takes the outbox after every write ([`Registry::take_changes`]),
-//! under the same lock, and fans the changes out to replication and whatever else listens.
+//! them can disagree. The server empties the outbox after every write, under the same lock
+//! ([`Registry::changes`], then [`Registry::take_changes`] or [`Registry::discard_changes`]),
+//! and fans the changes out to replication and whatever else listens.
 
 use crate::change::{Change, ChangeKind, Left, Read};
 use crate::model::Millis;
@@ -114,8 +115,8 @@ impl Registry {
         lease.delta_seq = Some(seq);
     }
 
-    /// Every change recorded since the last call, oldest first. The server calls this after
-    /// each write under the registry lock; the outbox is empty afterwards.
+    /// Every change recorded since the outbox was last emptied, oldest first; the outbox is
+    /// empty afterwards.
     pub fn take_changes(&mut self) -> Vec<Change> {
         std::mem::take(&mut self.outbox)
     }

@@ -157,7 +157,9 @@ impl FastLane {
         request: &axum::http::Request<B>,
         path: &str,
     ) -> Option<Response> {
-        if !plain(request.headers()) {
+        // Not a heartbeat's method, not worth a pass over the headers (fetches and
+        // registrations come this way).
+        if request.method() != Method::PUT || !plain(request.headers()) {
             return None;
         }
         self.renew_plain(state, request, path)
@@ -177,7 +179,7 @@ impl FastLane {
         let (routes, app, id) = self.paths.heartbeat(path)?;
         let headers = request.headers();
         let started = clock::instant();
-        // A client's heartbeat: `plain` found no replication header.
+        // A client's heartbeat: the headers were found plain, so none is a replication header.
         let query = request.uri().query();
         let response = renew_lease(state, app, id, query, headers, Origin::Client);
         let response = security_headers::add(response.into_response());

@@ -269,8 +269,9 @@ pub(crate) fn parse_last_dirty_timestamp(value: Option<&str>) -> Result<Option<M
 }
 
 /// `value` read as clients send it, bare digits, without the general parse's checks: up to 18
-/// digits cannot overflow. `None` for anything else, which the general parse reads. A
-/// client's timestamp has 13 digits: its last eight are read at once ([`eight_digits`]).
+/// digits cannot overflow. `None` for anything else, which the general parse reads; callers
+/// rule out the empty value first (it would read as 0). A client's timestamp has 13 digits:
+/// its last eight are read at once ([`eight_digits`]).
 fn bare_millis(value: &str) -> Option<Millis> {
     let bytes = value.as_bytes();
     if bytes.len() > 18 {

@@ -53,11 +53,12 @@ mod tests {
     }
 
     #[test]
-    fn a_byte_one_above_a_mark_after_it_is_not_taken_for_one() {
-        // `.` is `/` with its low bit set: after a true `/`, the zero-byte test's borrow can
-        // flag it too, and only the lowest flag is read.
+    fn a_byte_falsely_flagged_after_a_true_mark_is_never_the_one_found() {
+        // `.` is `/` with its lowest bit flipped: right after a true `/`, the zero-byte test's
+        // borrow can flag it too, and only the lowest flag is read. From the `.` on, in a whole
+        // word, there is no `/` to borrow from and nothing is found.
         assert_eq!(next_mark(b"ab/.cdefgh", 0, [b'/']), Some(2));
-        assert_eq!(next_mark(b"ab/.cdefgh", 3, [b'/']), None);
+        assert_eq!(next_mark(b"ab/.cdefghijkl", 3, [b'/']), None);
     }
 
     proptest! {

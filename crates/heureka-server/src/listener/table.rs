@@ -137,7 +137,8 @@ impl Inner {
     }
 
     /// Closes the examined connection that has waited longest. The unexamined are the newest,
-    /// at the end of the list, so the search is short.
+    /// at the end of the list, and stale entries are at most about twice the connections, so
+    /// the search is short.
     fn close_longest_waiting(&mut self) -> bool {
         let connections = &self.connections;
         while let Some(&(ticket, id)) = self.waiting.front() {

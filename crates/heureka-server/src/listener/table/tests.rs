@@ -163,3 +163,21 @@ fn after_many_requests_the_connection_idle_longest_is_still_the_one_closed() {
     );
     assert!(!closes_now(&busy_then_idle));
 }
+
+#[test]
+fn a_connection_in_a_closed_ones_place_does_not_inherit_its_wait() {
+    let table = Arc::new(Table::new(3));
+    let first = admitted(&table);
+    let second = admitted(&table);
+    // Its place in the table is taken by the next connection; its wait, the oldest, is over.
+    drop(first);
+    let in_its_place = admitted(&table);
+    let _third = admitted(&table);
+    let (_fourth, evicted) = table.admit(TIMEOUT).expect("room");
+    assert!(evicted);
+    assert!(
+        closes_now(&second),
+        "the longest wait still going on is the second's"
+    );
+    assert!(!closes_now(&in_its_place));
+}
