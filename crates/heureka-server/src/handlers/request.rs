@@ -278,18 +278,17 @@ fn bare_millis(value: &str) -> Option<Millis> {
         return None;
     }
     let (head, tail) = bytes.split_at(bytes.len().saturating_sub(8));
-    let mut millis: Millis = 0;
-    for &byte in head {
-        let digit = byte.wrapping_sub(b'0');
-        if digit > 9 {
-            return None;
-        }
-        millis = millis * 10 + Millis::from(digit);
+    let millis = digit_by_digit(head, 0)?;
+    match <[u8; 8]>::try_from(tail) {
+        Ok(last) => Some(millis * 100_000_000 + Millis::from(eight_digits(last)?)),
+        // Fewer than eight digits in all (`head` is empty).
+        Err(_) => digit_by_digit(tail, millis),
     }
-    if let Ok(last) = <[u8; 8]>::try_from(tail) {
-        return Some(millis * 100_000_000 + Millis::from(eight_digits(last)?));
-    }
-    for &byte in tail {
+}
+
+/// `millis` followed by the ASCII digits `bytes`; `None` if one is not a digit.
+fn digit_by_digit(bytes: &[u8], mut millis: Millis) -> Option<Millis> {
+    for &byte in bytes {
         let digit = byte.wrapping_sub(b'0');
         if digit > 9 {
             return None;
