@@ -16,9 +16,13 @@
 //!   whose fast path neither checks UTF-8 in strings, number ranges nor the nesting limit that
 //!   parsing a tree enforces.
 //!
-//! `tests` in this module checks the two readers against each other, for all three documents.
+//! A register body in the shape every client sends is read first by [`plain`], without serde,
+//! through the same rules; on anything else it gives up and this reader reads the body.
+//!
+//! `tests` in this module checks the readers against the tree reader, for all three documents.
 
 mod instance;
+mod plain;
 mod registry;
 #[cfg(test)]
 mod tests;

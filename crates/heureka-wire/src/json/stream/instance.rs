@@ -6,13 +6,23 @@ use std::collections::BTreeMap;
 use heureka_core::{DataCenterInfo, Instance, Millis};
 use serde::de::{MapAccess, SeqAccess};
 
+use super::plain;
 use super::visit::{document, entries, Handler, ObjectReader, OnScalar, Outcome, Skip, Value};
 use crate::error::DecodeError;
 use crate::fields::{self, InstanceBuilder, Scalar};
-use crate::json::decode::fill_instance_id_from_metadata;
+use crate::json::decode::{fill_instance_id_from_metadata, prepare};
 
-/// `{"instance":{…}}` read straight into an instance; see the module docs.
+/// `{"instance":{…}}` read straight into an instance: in the shape clients send by
+/// [`plain`], anything else by serde's visitors; see the module docs.
 pub(crate) fn instance(body: &[u8], now: Millis) -> Result<Instance, DecodeError> {
+    match prepare(body).map(|body| plain::instance(body, now)) {
+        Ok(Some(instance)) => Ok(instance),
+        _ => general(body, now),
+    }
+}
+
+/// Any register body, through serde's visitors: the answer, or the error with its message.
+pub(super) fn general(body: &[u8], now: Millis) -> Result<Instance, DecodeError> {
     document(
         body,
         "instance",

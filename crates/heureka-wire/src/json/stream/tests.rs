@@ -3,18 +3,32 @@
 
 use proptest::prelude::*;
 
-use super::instance;
+use super::instance::general;
+use super::{instance, plain};
 use crate::json::decode;
 
 const NOW: i64 = 1_714_550_400_000;
 
+/// The reader the server uses, and the general reader behind it alone (the plain shape
+/// never reaches it there), both against the tree reader.
 fn same_answer(body: &[u8]) {
-    assert_eq!(
-        instance(body, NOW),
-        decode::instance(body, NOW),
-        "body: {}",
-        String::from_utf8_lossy(body)
-    );
+    let tree = decode::instance(body, NOW);
+    let text = String::from_utf8_lossy(body);
+    assert_eq!(instance(body, NOW), tree, "body: {text}");
+    assert_eq!(general(body, NOW), tree, "general reader, body: {text}");
+}
+
+/// What the plain reader makes of `body`: `None`, or the tree reader's instance.
+fn plain_reads(body: &str) -> bool {
+    let read = plain::instance(body.as_bytes(), NOW);
+    if let Some(plain) = &read {
+        assert_eq!(
+            Ok(plain),
+            decode::instance(body.as_bytes(), NOW).as_ref(),
+            "body: {body}"
+        );
+    }
+    read.is_some()
 }
 
 #[test]
@@ -39,6 +53,70 @@ fn real_client_bodies_read_the_same() {
     }
     // Five recorded clients' bodies and two written by the encoder.
     assert!(instances >= 7, "only {instances} register bodies found");
+}
+
+#[test]
+fn every_recorded_client_body_takes_the_plain_way() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data");
+    let mut bodies = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        // `xstream_names.json` is a table of names, not a body.
+        let name = path.file_name().unwrap().to_string_lossy();
+        if name.ends_with(".json") && name != "xstream_names.json" {
+            let body = std::fs::read_to_string(&path).unwrap();
+            let body = body.trim_start_matches('\u{feff}');
+            assert!(plain_reads(body), "{} left the plain way", path.display());
+            bodies += 1;
+        }
+    }
+    assert!(bodies >= 5, "only {bodies} recorded bodies");
+}
+
+/// Each of these leaves the plain shape or breaks a rule; the general reader answers.
+#[test]
+fn the_plain_way_leaves_everything_else_to_the_general_reader() {
+    let bodies: &[&str] = &[
+        r#"{"instance":{"app":"a\"b"}}"#,
+        r#"{"instance":{"app":"a\u0041"}}"#,
+        "{\"instance\":{\"app\":\"a\tb\"}}",
+        r#"{"instance":{"countryId":1.0}}"#,
+        r#"{"instance":{"countryId":1e2}}"#,
+        r#"{"instance":{"countryId":-1}}"#,
+        r#"{"instance":{"countryId":01}}"#,
+        r#"{"instance":{"lastDirtyTimestamp":1234567890123456789}}"#,
+        r#"{"instance":{"unknown":[]}}"#,
+        r#"{"instance":{"unknown":{}}}"#,
+        r#"{"instance":{"countryId":"x"}}"#,
+        r#"{"instance":{"port":{"$":"x"}}}"#,
+        r#"{"instance":{"leaseInfo":5}}"#,
+        r#"{"instance":{"metadata":{"a":{}}}}"#,
+        r#"{"instance":{"dataCenterInfo":{"name":"Elsewhere"}}}"#,
+        r#"{"instance":{}, "other":1}"#,
+        r#"{"other":1, "instance":{}}"#,
+        r#"{"instance":{"app":"a",}}"#,
+        r#"{"instance":{"app":"a"}} x"#,
+        r#"{"instance":{"app":tru}}"#,
+        r#"{"instance":{"app":"a"}"#,
+        r#"{"instance":null}"#,
+        "{\"instance\":{\"app\":\"a",
+    ];
+    for body in bodies {
+        assert!(!plain_reads(body), "plain read {body}");
+        same_answer(body.as_bytes());
+    }
+}
+
+#[test]
+fn the_plain_way_reads_whitespace_nulls_and_every_kind_of_scalar() {
+    let body = "\r\n { \"instance\" :\t{ \"app\" : \"café\" , \"hostName\":null,\
+        \"countryId\":\"7\",\"isCoordinatingDiscoveryServer\":true,\"port\":8080,\
+        \"securePort\":{\"$\":\"443\",\"@enabled\":false,\"x\":null},\
+        \"leaseInfo\":{\"durationInSecs\":0,\"evictionTimestamp\":null},\
+        \"metadata\":{\"a\":1,\"b\":false,\"c\":null},\"metadata\":{\"d\":\"\"},\
+        \"dataCenterInfo\":{\"@class\":\"com.netflix.appinfo.AmazonInfo\",\"name\":\"Amazon\",\
+        \"metadata\":{\"instance-id\":\"i-1\"},\"other\":7}} } \n";
+    assert!(plain_reads(body));
 }
 
 /// Bodies at the edges of the rules: order, duplicates, `null`s, wrong kinds, and syntax
@@ -170,8 +248,49 @@ fn key() -> BoxedStrategy<&'static str> {
     .boxed()
 }
 
+/// A value of the plain shape: the leaves it reads and objects of the keys the rules know.
+fn plain_value(depth: u32) -> BoxedStrategy<String> {
+    let leaf = prop_oneof![
+        Just("null".to_owned()),
+        Just("true".to_owned()),
+        Just("false".to_owned()),
+        Just("0".to_owned()),
+        Just("8080".to_owned()),
+        Just("1714550399000".to_owned()),
+        Just("\"\"".to_owned()),
+        Just("\"7\"".to_owned()),
+        Just("\" UP \"".to_owned()),
+        Just("\"Amazon\"".to_owned()),
+        Just("\"MyOwn\"".to_owned()),
+        Just("\"com.netflix.appinfo.AmazonInfo\"".to_owned()),
+        Just("\"grüße, 世界\"".to_owned()),
+    ];
+    leaf.prop_recursive(depth, 48, 6, |inner| {
+        prop::collection::vec((key(), inner, " ?\n?"), 0..6)
+            .prop_map(|entries| {
+                let entries: Vec<String> = entries
+                    .into_iter()
+                    .map(|(k, v, space)| format!("{space}\"{k}\":{space}{v}"))
+                    .collect();
+                format!("{{{}}}", entries.join(","))
+            })
+            .boxed()
+    })
+    .boxed()
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn plain_bodies_read_as_the_tree_reader_reads_them(inner in plain_value(3), cut in any::<prop::sample::Index>()) {
+        let body = format!("{{\"instance\":{inner}}}");
+        plain_reads(&body);
+        same_answer(body.as_bytes());
+        let cut = &body.as_bytes()[..cut.index(body.len())];
+        prop_assert!(plain::instance(cut, NOW).is_none());
+        same_answer(cut);
+    }
 
     #[test]
     fn generated_bodies_read_the_same(inner in value(4), cut in any::<prop::sample::Index>(), truncate in any::<bool>()) {
