@@ -165,7 +165,9 @@ impl<'a> Reader<'a> {
         (self.next_byte()? == byte).then(|| self.at += 1)
     }
 
-    /// The rest of a string whose opening quote was read.
+    /// The rest of a string whose opening quote was read. Inlined: a body holds about ninety
+    /// strings, and a call apiece cost a fifth of the reading.
+    #[inline(always)]
     fn string(&mut self) -> Option<&'a str> {
         let start = self.at;
         let end = start + string_end(&self.bytes()[start..])?;
@@ -273,6 +275,7 @@ const HIGHS: u64 = ONES * 0x80;
 /// Where the string in `bytes` ends (the index of its closing quote), or `None` at an escape, a
 /// control character or the end of the body. Eight bytes at a time: register bodies are mostly
 /// text.
+#[inline(always)]
 fn string_end(bytes: &[u8]) -> Option<usize> {
     let mut at = 0;
     while let Some(chunk) = bytes.get(at..).and_then(<[u8]>::first_chunk::<8>) {
