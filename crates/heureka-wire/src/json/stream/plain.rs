@@ -10,8 +10,8 @@
 //! number, an array, an unknown object, another root key, a field the rules refuse, a syntax
 //! error — makes it answer `None` at once, and the general reader reads the body again from the
 //! start and gives the answer, error and message included. So it only ever has to be right about
-//! what it accepts; `tests` holds it to the general reader on real clients' bodies and on
-//! generated ones.
+//! what it accepts; the stream tests hold it to the tree reader, the oracle both other readers
+//! answer to, on real clients' bodies and on generated ones.
 
 use std::collections::BTreeMap;
 
@@ -20,8 +20,8 @@ use heureka_core::{Instance, Millis};
 use crate::fields::{self, InstanceBuilder, Scalar};
 use crate::json::decode::fill_instance_id_from_metadata;
 
-/// The instance in `body` (the bytes after a byte-order mark), or `None` where the body leaves
-/// the plain shape or a field breaks a rule.
+/// The instance in `body` (as `prepare` leaves it: without a byte-order mark), or `None` where
+/// the body leaves the plain shape or a field breaks a rule.
 pub(super) fn instance(body: &[u8], now: Millis) -> Option<Instance> {
     let text = std::str::from_utf8(body).ok()?;
     let mut reader = Reader { text, at: 0 };
@@ -45,7 +45,7 @@ pub(super) fn instance(body: &[u8], now: Millis) -> Option<Instance> {
 }
 
 /// One field of the instance object, as the general reader's `InstanceObject` dispatches it.
-fn instance_field<'a>(reader: &mut Reader<'a>, b: &mut InstanceBuilder, key: &str) -> Option<()> {
+fn instance_field(reader: &mut Reader<'_>, b: &mut InstanceBuilder, key: &str) -> Option<()> {
     match key {
         "port" | "securePort" => match reader.value()? {
             Token::Null => Some(()),
@@ -97,7 +97,8 @@ fn metadata(reader: &mut Reader<'_>, map: &mut BTreeMap<String, String>) -> Opti
     })
 }
 
-/// `dataCenterInfo`'s entries: its `@class`, `name` and `metadata`, the rest skipped.
+/// `dataCenterInfo`'s entries: its `@class`, `name` and `metadata`; other scalars are skipped,
+/// another object leaves the shape.
 fn data_center(reader: &mut Reader<'_>, b: &mut InstanceBuilder) -> Option<()> {
     let mut class = None;
     let mut name = None;
@@ -138,7 +139,8 @@ enum Token<'a> {
     Object,
 }
 
-/// A cursor over the body; every method answers `None` where the text leaves the plain shape.
+/// A cursor over the body; every method that reads a part of it answers `None` where the text
+/// leaves the plain shape.
 struct Reader<'a> {
     text: &'a str,
     at: usize,
@@ -225,8 +227,9 @@ impl<'a> Reader<'a> {
             })
     }
 
-    /// A non-negative integer of at most 18 digits, so that it fits without a check; a
-    /// fraction, an exponent or a leading zero leaves the shape.
+    /// A non-negative integer of at most 18 digits, so that it fits without a check; a leading
+    /// zero leaves the shape (JSON forbids it). So do a fraction and an exponent, which the
+    /// entries' `,` or `}` would refuse next anyway: said here, where numbers are read.
     fn integer(&mut self) -> Option<i64> {
         let rest = &self.bytes()[self.at..];
         let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
