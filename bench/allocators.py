@@ -8,7 +8,7 @@ measures them with the same loads, on the same machine, in one run:
 
 * **cpu** (persistence off, then on): the three servers and the ceiling (bench/baseline) side
   by side, each loaded with the same N instances (run.py's loader), then for `heartbeat` and
-  `register` (run.py's WORKLOADS: heartbeats over the N instances; registrations of new ids)
+  `register` (run.py's WORKLOADS: heartbeats over the N instances; re-registrations of them)
   run.py's warm-ups, then rounds in a rotating order (glibc, mimalloc, jemalloc; then mimalloc,
   jemalloc, glibc; …; the ceiling last in each, as ab.py does). A round's server CPU per request
   runs from the wrk start until the store has written what the round queued
