@@ -18,6 +18,7 @@
 use heureka_core::{Instance, InstanceStatus, Millis, PeerWrite};
 
 use crate::error::DecodeError;
+use crate::fields;
 use crate::json::decode::{parse, read_instance, scalar};
 use crate::json::encode::{instance_body, string, INSTANCE_MARKUP};
 use crate::json::tree::Node;
@@ -303,7 +304,7 @@ fn decode_item(node: &Node<'_>, now: Millis) -> Result<ReplicationItem, DecodeEr
                         .ok_or_else(|| DecodeError::field("action", "is not a known action"))?,
                 );
             }
-            "appName" => app_name = read_text(key, value)?.to_uppercase(),
+            "appName" => app_name = fields::upper_case(&read_text(key, value)?),
             "id" => id = read_text(key, value)?,
             "lastDirtyTimestamp" => last_dirty_timestamp = read_int(key, value)?,
             "overriddenStatus" => overridden_status = Some(read_status(key, value)?),

@@ -39,6 +39,7 @@
 use heureka_core::{Health, InstanceStatus, Millis, PartStamps, Parts, Stamp, StampedCopy};
 
 use crate::error::DecodeError;
+use crate::fields;
 use crate::json::decode::read_instance;
 use crate::json::encode::{instance_body, string, INSTANCE_MARKUP};
 use crate::json::tree::Node;
@@ -252,7 +253,7 @@ pub(crate) fn decode_copy(node: &Node<'_>, now: Millis) -> Result<StampedCopy, D
     let Node::Object(_) = node else {
         return Err(DecodeError::field("", "is not an object"));
     };
-    let app = text(node, "appName")?.to_uppercase();
+    let app = fields::upper_case(&text(node, "appName")?);
     let id = text(node, "id")?;
     let leased = match field(node, "leased")? {
         Node::Bool(leased) => *leased,

@@ -95,7 +95,7 @@ fn read_application(node: &Node<'_>) -> Result<Application, DecodeError> {
         match &**key {
             "name" => {
                 if let Some(s) = scalar(value) {
-                    app.name = s.text().to_uppercase();
+                    app.name = fields::upper_case(&s.text());
                 }
             }
             // Instances inside a registry document always carry their timestamps; if one does

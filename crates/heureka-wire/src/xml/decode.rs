@@ -103,7 +103,7 @@ fn read_application(element: &Element) -> Result<Application, DecodeError> {
     };
     for child in &element.children {
         match child.name.as_str() {
-            "name" => app.name = child.text.to_uppercase(),
+            "name" => app.name = fields::upper_case(&child.text),
             "instance" => {
                 let n = app.instances.len();
                 // No parse time inside a registry document: missing timestamps become 0.

@@ -59,27 +59,14 @@ fn instance_field(reader: &mut Reader<'_>, b: &mut InstanceBuilder, key: &str) -
                 _ => Some(()),
             }),
         },
-        "leaseInfo" => {
-            if reader.object_or_null()? {
-                reader.entries(|reader, field| match reader.scalar()? {
-                    Some(value) => b.lease(field, value).ok(),
-                    None => Some(()),
-                })?;
-            }
-            Some(())
-        }
-        "metadata" => {
-            if reader.object_or_null()? {
-                metadata(reader, b.metadata_mut())?;
-            }
-            Some(())
-        }
-        "dataCenterInfo" => {
-            if reader.object_or_null()? {
-                data_center(reader, b)?;
-            }
-            Some(())
-        }
+        "leaseInfo" => reader.optional_object(|reader| {
+            reader.entries(|reader, field| match reader.scalar()? {
+                Some(value) => b.lease(field, value).ok(),
+                None => Some(()),
+            })
+        }),
+        "metadata" => reader.optional_object(|reader| metadata(reader, b.metadata_mut())),
+        "dataCenterInfo" => reader.optional_object(|reader| data_center(reader, b)),
         _ => match reader.scalar()? {
             Some(value) => b.scalar(key, value).ok(),
             None => Some(()),
@@ -103,28 +90,11 @@ fn data_center(reader: &mut Reader<'_>, b: &mut InstanceBuilder) -> Option<()> {
     let mut class = None;
     let mut name = None;
     let mut metadata_map = BTreeMap::new();
-    reader.entries(|reader, key| {
-        match key {
-            "@class" | "name" => {
-                if let Some(value) = reader.scalar()? {
-                    let text = Some(value.text().into_owned());
-                    if key == "name" {
-                        name = text;
-                    } else {
-                        class = text;
-                    }
-                }
-            }
-            "metadata" => {
-                if reader.object_or_null()? {
-                    metadata(reader, &mut metadata_map)?;
-                }
-            }
-            _ => {
-                reader.scalar()?;
-            }
-        }
-        Some(())
+    reader.entries(|reader, key| match key {
+        "@class" => reader.text_into(&mut class),
+        "name" => reader.text_into(&mut name),
+        "metadata" => reader.optional_object(|reader| metadata(reader, &mut metadata_map)),
+        _ => reader.scalar().map(drop),
     })?;
     let dc = fields::data_center(class.as_deref(), name, metadata_map).ok()?;
     b.set_data_center(dc);
@@ -197,6 +167,22 @@ impl<'a> Reader<'a> {
 
     fn object(&mut self) -> Option<()> {
         self.object_or_null()?.then_some(())
+    }
+
+    /// An object read by `read`, or `null`, which is absent; a scalar leaves the shape.
+    fn optional_object(&mut self, read: impl FnOnce(&mut Self) -> Option<()>) -> Option<()> {
+        if self.object_or_null()? {
+            read(self)?;
+        }
+        Some(())
+    }
+
+    /// A scalar's text into `slot`; `null` leaves `slot` as it was.
+    fn text_into(&mut self, slot: &mut Option<String>) -> Option<()> {
+        if let Some(value) = self.scalar()? {
+            *slot = Some(value.text().into_owned());
+        }
+        Some(())
     }
 
     fn value(&mut self) -> Option<Token<'a>> {

@@ -14,7 +14,7 @@ use serde::de::{MapAccess, SeqAccess};
 use super::instance::InstanceObject;
 use super::visit::{document, entries, Handler, ObjectReader, OnScalar, Skip, Value};
 use crate::error::DecodeError;
-use crate::fields::Scalar;
+use crate::fields::{self, Scalar};
 use crate::json::decode::NO_VERSION;
 
 /// `{"applications":{…}}` read straight into a registry.
@@ -98,7 +98,7 @@ impl<'de> ObjectReader<'de> for ApplicationObject {
         };
         let outcome = entries(map, |key, map| match key {
             "name" => map.next_value_seed(Value(OnScalar(|value: Scalar<'_>| {
-                app.name = value.text().to_uppercase();
+                app.name = fields::upper_case(&value.text());
                 Ok(())
             }))),
             "instance" => {
