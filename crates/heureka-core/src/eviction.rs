@@ -87,7 +87,7 @@ impl Registry {
                 leases
                     .iter()
                     .filter(|(_, lease)| lease.is_expired(now, compensation_ms))
-                    .map(move |(id, _)| (app.clone(), id.to_string()))
+                    .map(move |(id, _)| (app.to_string(), id.to_string()))
             })
             .collect();
         expired.sort_unstable();

@@ -91,7 +91,7 @@ impl Registry {
         for (app, leases) in &self.apps {
             for (id, lease) in leases.iter() {
                 if lease.holder.health == Health::Failing {
-                    failing.push((app.clone(), id.to_string()));
+                    failing.push((app.to_string(), id.to_string()));
                 }
             }
         }

@@ -23,27 +23,30 @@ pub enum LeaseExpiry {
 }
 
 /// One registered instance and the timestamps of its lease (Eureka's `Lease`).
+///
+/// In the order written, what a renewal reads and writes first (`lease_map.rs` says why).
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub(crate) struct Lease {
     /// The stored instance. Its `leaseInfo` timestamps are stale; readers get them from the
     /// lease through [`Lease::decorated`]. Boxed: the lease maps keep their entries inline in
     /// tables an eighth to a half empty, and an empty slot should cost a pointer, not an
     /// instance.
     pub(crate) holder: Box<StoredInstance>,
-    registration_timestamp: Millis,
     /// Eureka's `lastUpdateTimestamp`; see [`Lease::renew`] for what it means per mode.
     last_update_timestamp: Millis,
+    expiry: LeaseExpiry,
+    /// Restored from disk and not renewed since (`persisted.rs`): no evidence yet that the
+    /// instance lives.
+    restored_unrenewed: bool,
+    duration_ms: Millis,
+    registration_timestamp: Millis,
     eviction_timestamp: Millis,
     service_up_timestamp: Millis,
-    duration_ms: Millis,
-    expiry: LeaseExpiry,
     /// The sequence number of the instance's latest delta-queue item, so that the next one can
     /// replace it without an index over the whole registry (see `delta.rs`). Carried from
     /// lease to lease across re-registers; it may name an item the purge has since dropped.
     pub(crate) delta_seq: Option<u64>,
-    /// Restored from disk and not renewed since (`persisted.rs`): no evidence yet that the
-    /// instance lives.
-    restored_unrenewed: bool,
 }
 
 impl Lease {

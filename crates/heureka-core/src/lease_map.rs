@@ -21,12 +21,19 @@ pub(crate) struct LeaseMap {
     hasher: foldhash::fast::RandomState,
 }
 
+///
+/// In the order written: a renewal compares the id, follows the holder and writes the lease's
+/// renewal time, which come first here and in [`Lease`], in 34 of the slot's 96 bytes. In a
+/// large registry every heartbeat finds its slot cold, and the compiler's own order put the id
+/// and the holder 56 bytes apart, always on two cache lines; now only a slot that starts half
+/// way into a line (every other one) reaches into a second.
 #[derive(Debug)]
+#[repr(C)]
 struct Slot {
-    hash: u64,
     /// Shared with the instance's delta-queue item, so one copy serves both.
     id: Name,
     lease: Lease,
+    hash: u64,
 }
 
 impl LeaseMap {

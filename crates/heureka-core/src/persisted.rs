@@ -99,7 +99,7 @@ impl Registry {
         let leases = self.apps.iter().flat_map(|(app, leases)| {
             leases
                 .iter()
-                .map(move |(id, _)| (app.as_str(), id.as_ref()))
+                .map(move |(id, _)| (app.as_ref(), id.as_ref()))
         });
         let removed = self
             .tombstones
@@ -156,7 +156,8 @@ impl Registry {
                     (registration_timestamp, service_up_timestamp),
                     now,
                 );
-                let leases = self.apps.entry(app.clone()).or_default();
+                let holder_app = Name::clone(&lease.holder.app);
+                let leases = self.leases_of(&app, holder_app);
                 let before = leases
                     .remove_entry(copy.id.as_str())
                     .map(|(_, old)| old.holder.status);

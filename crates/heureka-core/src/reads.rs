@@ -52,7 +52,7 @@ impl Registry {
             .iter()
             .filter(|(_, leases)| !leases.is_empty())
             .map(|(name, leases)| ApplicationVersion {
-                name: name.as_str(),
+                name: name.as_ref(),
                 version: self.versions.of_app(name),
                 instances: leases.len(),
             })
@@ -251,7 +251,7 @@ impl Registry {
             .apps
             .iter()
             .map(|(name, leases)| Application {
-                name: name.clone(),
+                name: name.to_string(),
                 instances: self.sorted_instances(leases.values(), &select),
             })
             .filter(|application| !application.instances.is_empty())

@@ -85,7 +85,7 @@ impl Registry {
 
         let existing = self
             .apps
-            .get_mut(&app)
+            .get_mut(app.as_str())
             .and_then(|leases| leases.remove_entry(id.as_str()));
         let taken_over = match (&existing, origin, kind) {
             (Some((_, lease)), Origin::Client, ChangeKind::Registered) => {
@@ -181,7 +181,8 @@ impl Registry {
         if lease.holder.status == InstanceStatus::Up {
             lease.service_up(now);
         }
-        self.apps.entry(app.clone()).or_default().insert(key, lease);
+        let holder_app = Name::clone(&lease.holder.app);
+        self.leases_of(&app, holder_app).insert(key, lease);
         let left = Left::Registered {
             before: existing_status,
         };

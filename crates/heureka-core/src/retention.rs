@@ -22,6 +22,8 @@ impl Registry {
         self.tombstones
             .purge(now, self.policy.tombstone_retention_ms);
         // Run with the purge timer, so names nothing carries any more stay at most one round.
-        self.names.purge_unused();
+        let apps = &self.apps;
+        self.names
+            .purge_unused(|name| apps.get(name).is_some_and(|leases| leases.is_empty()));
     }
 }

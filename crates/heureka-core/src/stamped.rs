@@ -274,8 +274,10 @@ impl Registry {
             }
         }
         self.tombstones.remove(app, id);
-        let leases = self.apps.entry(app.to_owned()).or_default();
-        let existing = leases.remove_entry(id);
+        let existing = self
+            .apps
+            .get_mut(app)
+            .and_then(|leases| leases.remove_entry(id));
         let before = existing.as_ref().map(|(_, lease)| lease.holder.status);
         let override_before = existing
             .as_ref()
@@ -315,10 +317,8 @@ impl Registry {
             }
             _ => ChangeKind::Registered,
         };
-        self.apps
-            .get_mut(app)
-            .expect("entry made above")
-            .insert(key, lease);
+        let holder_app = Name::clone(&lease.holder.app);
+        self.leases_of(app, holder_app).insert(key, lease);
         let left = Left::Registered { before };
         self.record(kind, app, id, Origin::Peer, left, now);
     }

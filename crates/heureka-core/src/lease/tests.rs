@@ -152,3 +152,14 @@ fn decorated_instance_overwrites_client_timestamps() {
     assert_eq!(decorated.lease_info.registration_timestamp, 1_000);
     assert_eq!(decorated.lease_info.last_renewal_timestamp, 1_000);
 }
+
+/// What a renewal reads and writes of a lease comes first, in 18 bytes: the holder, the
+/// renewal time and the two flags (`lease_map.rs`, `Slot`).
+#[test]
+fn a_renewal_reads_the_front_of_its_lease() {
+    use std::mem::offset_of;
+    assert_eq!(offset_of!(Lease, holder), 0);
+    assert_eq!(offset_of!(Lease, last_update_timestamp), 8);
+    assert!(offset_of!(Lease, expiry) < 18);
+    assert!(offset_of!(Lease, restored_unrenewed) < 18);
+}

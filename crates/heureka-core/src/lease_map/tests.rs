@@ -73,3 +73,14 @@ fn removed_ids_leave_the_others_findable() {
     assert!(map.get("i-999").is_some());
     assert_eq!(map.iter().count(), 500);
 }
+
+/// A heartbeat in a large registry finds its slot cold: the id it compares and the lease it
+/// renews come first, in the slot's first 34 bytes (`Slot`'s comment; the lease's own part
+/// is pinned in `lease/tests.rs`).
+#[test]
+fn a_renewal_reads_the_front_of_its_slot() {
+    use std::mem::{offset_of, size_of};
+    assert_eq!(offset_of!(super::Slot, id), 0);
+    assert_eq!(offset_of!(super::Slot, lease), 16);
+    assert_eq!(size_of::<super::Slot>(), 96);
+}

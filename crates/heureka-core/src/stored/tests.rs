@@ -111,7 +111,7 @@ fn interner_forgets_names_no_instance_carries_any_more() {
     );
     let before = names.len();
     drop(dropped);
-    names.purge_unused();
+    names.purge_unused(|_| false);
     // `DROPPED` and `only-here` go; `KEPT`, `na` and `MyOwn` stay for the instance kept.
     assert_eq!(names.len(), before - 2);
     assert_eq!(kept.to_instance(), instance("kept", "k1"));
@@ -129,4 +129,52 @@ fn names_of_cancelled_instances_go_once_the_delta_queue_forgets_them() {
     drop(registry.take_changes());
     registry.purge_recently_changed(1_000 + registry.policy.delta_retention_ms + 1);
     assert_eq!(registry.names.len(), 0);
+}
+
+/// A heartbeat reads a holder's name, dirty timestamp, statuses and verdict: they share the
+/// first cache line of the holder, which takes the allocator's 384-byte class, whose blocks
+/// start on a line boundary (`StoredInstance`'s comment).
+#[test]
+fn a_renewal_reads_the_first_line_of_its_holder() {
+    use std::mem::{offset_of, size_of};
+    let ends = [
+        offset_of!(StoredInstance, app) + size_of::<crate::stored::Name>(),
+        offset_of!(StoredInstance, last_dirty_timestamp) + 8,
+        offset_of!(StoredInstance, status) + 1,
+        offset_of!(StoredInstance, overridden_status) + 1,
+        offset_of!(StoredInstance, health) + 1,
+    ];
+    assert!(ends.iter().all(|end| *end <= 64), "{ends:?}");
+    assert!((321..=384).contains(&size_of::<StoredInstance>()));
+}
+
+/// The registry's map keys an application by its holders' own copy of the name, so that a
+/// heartbeat reading both reads one allocation (`Registry::leases_of`), and it keeps the key
+/// when the application's first holder goes.
+#[test]
+fn an_applications_key_is_its_holders_copy_of_the_name() {
+    let mut registry = registry();
+    registry.register(instance("orders", "o1"), Origin::Client, 1_000);
+    registry.register(instance("orders", "o2"), Origin::Client, 1_000);
+    registry.cancel("ORDERS", "o1", Origin::Client, 1_000);
+    let (key, leases) = registry.apps.get_key_value("ORDERS").expect("registered");
+    let holder = &leases.get("o2").expect("registered").holder;
+    assert!(Arc::ptr_eq(key, &holder.app));
+}
+
+/// An application whose last lease went keeps its place in the map, as in Eureka; its name
+/// goes from the shared set with the purge, and a holder registered after that shares a new
+/// copy, while the map keeps its old key.
+#[test]
+fn an_empty_applications_name_goes_from_the_shared_set() {
+    let mut registry = registry();
+    registry.register(instance("orders", "o1"), Origin::Client, 1_000);
+    registry.cancel("ORDERS", "o1", Origin::Client, 1_000);
+    drop(registry.take_changes());
+    registry.purge_recently_changed(1_000 + registry.policy.delta_retention_ms + 1);
+    assert!(registry.apps.contains_key("ORDERS"));
+    assert_eq!(registry.names.len(), 0);
+    registry.register(instance("orders", "o2"), Origin::Client, 90_000_000);
+    let leases = registry.apps.get("ORDERS").expect("kept");
+    assert_eq!(&*leases.get("o2").expect("registered").holder.app, "ORDERS");
 }
