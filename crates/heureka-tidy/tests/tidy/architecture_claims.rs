@@ -65,12 +65,14 @@ fn names_a_file(span: &str) -> bool {
 }
 
 /// Whether some file is at `span` (from the root) or ends with `/span` (the map names files
-/// from their crate's `src/` or a folder it has introduced).
+/// from their crate's `src/` or a folder it has introduced). A file in a hidden directory
+/// (`.cargo/config.toml`) is only found from the root.
 fn exists(span: &str, files: &[String]) -> bool {
     let span = span.trim_start_matches("./");
-    files
-        .iter()
-        .any(|file| file == span || file.ends_with(&format!("/{span}")))
+    root().join(span).is_file()
+        || files
+            .iter()
+            .any(|file| file == span || file.ends_with(&format!("/{span}")))
 }
 
 /// Spans of ARCHITECTURE.md (line, text) as the sites a failure lists.

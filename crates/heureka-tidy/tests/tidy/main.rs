@@ -9,6 +9,7 @@ mod crate_graph;
 mod layering;
 mod module_docs;
 mod registry_handle;
+mod release_profile;
 mod sleeps;
 mod status_codes;
 mod time;
