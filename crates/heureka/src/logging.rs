@@ -19,8 +19,9 @@ mod linger;
 /// request never waits on a `write` to a pipe or a file: Eureka logs every registration at
 /// INFO, and writing that line unbuffered on the request's thread was about a tenth of a
 /// registration's cost. The writer thread batches whatever queued up into one write, after
-/// letting lines gather for a moment ([`linger::Lingering`]). The queue is not lossy: when it is full (a stalled reader of stdout), logging waits, as a plain
-/// `write` would, rather than drop lines or grow without bound.
+/// letting lines gather for a moment ([`linger::Lingering`]). The queue is not lossy: when it
+/// is full (a stalled reader of stdout), logging waits, as a plain `write` would, rather than
+/// drop lines or grow without bound.
 pub(crate) fn init(config: &Config) -> tracing_appender::non_blocking::WorkerGuard {
     // hickory's serving loops log every DNS answer at INFO (`dns/`): two lines a query.
     // Heureka counts them instead; `logging.level.hickory_server` brings the lines back.

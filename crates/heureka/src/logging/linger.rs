@@ -20,8 +20,8 @@ pub(crate) struct Lingering<W> {
     pending: bool,
 }
 
-/// How long a line may wait for others: imperceptible to a reader of the log, and 100 writes
-/// a second at most, however many lines are logged.
+/// How long a line may wait for others: imperceptible to a reader of the log, and at most a
+/// hundred rounds of writing a second, however many lines are logged.
 pub(crate) const LINGER: Duration = Duration::from_millis(10);
 
 impl<W: Write> Lingering<W> {
