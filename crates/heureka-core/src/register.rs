@@ -3,6 +3,8 @@
 //! the newer `lastDirtyTimestamp` wins, the override in force is kept, an evicted instance comes
 //! back with the override it had, and a takeover of a live instance's endpoint is reported.
 
+use std::borrow::Cow;
+
 use crate::change::{ChangeKind, Left};
 use crate::health::Health;
 use crate::invalid_registration::InvalidRegistration;
@@ -76,17 +78,18 @@ impl Registry {
         now: Millis,
     ) {
         let mut incoming = instance;
-        incoming.app = app_key(&incoming.app).into_owned();
+        if let Cow::Owned(upper_case) = app_key(&incoming.app) {
+            incoming.app = upper_case;
+        }
         // Whatever path the instance came by, no longer lease is stored; the entry points
         // warn about a shortened one (`validate_registration`).
         let _ = self.policy.limits.lease_terms(&mut incoming.lease_info);
         let app = incoming.app.clone();
-        let id = incoming.id().to_owned();
 
         let existing = self
             .apps
             .get_mut(app.as_str())
-            .and_then(|leases| leases.remove_entry(id.as_str()));
+            .and_then(|leases| leases.remove_entry(incoming.id()));
         let taken_over = match (&existing, origin, kind) {
             (Some((_, lease)), Origin::Client, ChangeKind::Registered) => {
                 takeover(lease, &incoming, now)
@@ -96,8 +99,9 @@ impl Registry {
         // The id's shared copy survives a re-register, so its delta-queue item keeps sharing it.
         let (key, existing) = match existing {
             Some((key, lease)) => (key, Some(lease)),
-            None => (Name::from(id.as_str()), None),
+            None => (Name::from(incoming.id()), None),
         };
+        let id = Name::clone(&key);
         if existing.is_none() {
             self.renewals.client_registered(&self.policy);
         }

@@ -55,21 +55,23 @@ pub(crate) fn register_instance(
     }
     let origin = origin(headers);
     let refuse_takeover = state.node.refuse_takeovers && origin == Origin::Client;
-    let id = instance.id().to_owned();
     let refused = state.store.write(|registry, now| {
         // Under the same write as the register, so concurrent registers cannot overshoot.
-        registry.check_room(app, &id)?;
+        registry.check_room(app, instance.id())?;
         let refused = refuse_takeover
             .then(|| registry.takeover_by(&instance, now))
             .flatten();
-        if refused.is_none() {
-            registry.register(instance, origin, now);
-        }
-        Ok::<_, heureka_core::InvalidRegistration>(refused)
+        Ok::<_, heureka_core::InvalidRegistration>(match refused {
+            None => {
+                registry.register(instance, origin, now);
+                None
+            }
+            Some(taken_over) => Some((taken_over, instance.id().to_owned())),
+        })
     })?;
     match refused {
         None => Ok(StatusCode::NO_CONTENT),
-        Some(taken_over) => {
+        Some((taken_over, id)) => {
             tracing::warn!(
                 %app,
                 %id,
