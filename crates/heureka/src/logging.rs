@@ -83,7 +83,7 @@ const LOG_QUEUE_LINES: usize = 8_192;
 /// CR/LF in one would end the line and let its sender write a line of their own choosing (a
 /// forged "registered" or "cancelled"), and terminal escape sequences would reach an operator's
 /// terminal. The formatter escapes ESC, BEL and the C1 codes itself, but not CR, LF or TAB, so
-/// every field passes through [`OneLine`]: a log line is always one line.
+/// every field's value passes through [`OneLine`]: a log line is always one line.
 struct OneLineFields;
 
 impl<'w> FormatFields<'w> for OneLineFields {
@@ -118,8 +118,8 @@ impl Visit for OneLineVisitor<'_> {
 impl OneLineVisitor<'_> {
     /// A field's name goes out as it is: names are written in the source, never sent by a
     /// client, so only the value passes through [`OneLine`]. Every registration writes a line
-    /// of five fields, and escaping each name and `=` too, through a visitor per field, was
-    /// about a third of the line's cost.
+    /// of five fields; escaping each name and `=` too, through tracing-subscriber's delimited
+    /// visitor, made the line about an eighth dearer (3,415 instructions against 3,010).
     fn write_field(&mut self, field: &Field, value: &dyn fmt::Debug) -> fmt::Result {
         if !std::mem::take(&mut self.first) {
             self.writer.write_char(' ')?;
